@@ -1,0 +1,21 @@
+package dev.backstage.runtime.spi;
+
+import java.time.Instant;
+
+/**
+ * Holds jobs until they are due, then hands them to a jobs capability. Supplied by the jobs provider
+ * itself (Redis sorted set, RabbitMQ delay queues) or by another backend (Redis delays under Kafka).
+ */
+public interface DelaysCapability {
+    /** Backend name for the capability report, e.g. {@code redis}. */
+    String backend();
+
+    /** Stores {@code job} until {@code runAt}; returns an id such as {@code scheduled:<ms>}. */
+    String schedule(OutgoingJob job, Instant runAt);
+
+    /**
+     * Starts moving due jobs into {@code target}. Called once by the worker at start; the returned
+     * handle is closed when the worker closes. Promotion is at-least-once.
+     */
+    AutoCloseable startPromotion(JobsCapability target);
+}
