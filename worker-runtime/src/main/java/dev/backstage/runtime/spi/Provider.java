@@ -32,6 +32,8 @@ public interface Provider extends AutoCloseable {
 
     BacklogProbe backlogProbe();
 
+    DeadLetterQueue deadLetters();
+
     /** Current connection health, for readiness probes and metrics; never throws. */
     ProviderHealth health();
 

@@ -1,0 +1,278 @@
+package dev.backstage.runtime.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.backstage.runtime.core.CapabilitySet;
+import dev.backstage.runtime.core.JobProducer;
+import dev.backstage.runtime.core.PayloadCodec;
+import dev.backstage.runtime.core.RetryPolicy;
+import dev.backstage.runtime.core.TaskRegistry;
+import dev.backstage.runtime.core.WorkerEngine;
+import dev.backstage.runtime.core.WorkerMetrics;
+import dev.backstage.runtime.core.WorkerSettings;
+import dev.backstage.runtime.spi.DedupeCapability;
+import dev.backstage.runtime.spi.DelaysCapability;
+import dev.backstage.runtime.spi.Provider;
+import dev.backstage.runtime.spi.TopicsCapability;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A Backstage worker: register tasks by name, then {@link #run()} until SIGTERM (or {@link #start()}
+ * and {@link #close()} yourself). The same object is a producer ({@link #enqueue}).
+ *
+ * <p>Delivery is at-least-once: a handler may run more than once for the same job (after a crash, a
+ * lost ack or a timeout). Use {@link TaskContext#jobId()} as the idempotency key where that matters.
+ *
+ * <pre>{@code
+ * try (Worker worker = Worker.builder().provider(RedisProvider.connect("redis://localhost:6379")).build()) {
+ *     worker.register("processOrder", Order.class, (ctx, order) -> Next.task("sendReceipt", order.receipt()));
+ *     worker.register("sendReceipt", Receipt.class, (ctx, receipt) -> Next.done());
+ *     worker.run();
+ * }
+ * }</pre>
+ */
+public final class Worker implements AutoCloseable {
+    private final TaskRegistry registry;
+    private final WorkerEngine engine;
+
+    private Worker(TaskRegistry registry, WorkerEngine engine) {
+        this.registry = registry;
+        this.engine = engine;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public <T> Worker register(String taskName, Class<T> payloadType, TaskHandler<T> handler) {
+        return register(taskName, payloadType, TaskOptions.defaults(), handler);
+    }
+
+    public <T> Worker register(String taskName, Class<T> payloadType, TaskOptions options, TaskHandler<T> handler) {
+        registry.register(taskName, payloadType, options, handler);
+        return this;
+    }
+
+    public <T> Worker subscribe(Subscription subscription, Class<T> payloadType, TopicHandler<T> handler) {
+        engine.subscribe(subscription, payloadType, handler);
+        return this;
+    }
+
+    public EnqueueResult enqueue(String taskName, Object payload) {
+        return engine.producer().enqueue(taskName, payload, EnqueueOptions.defaults());
+    }
+
+    public EnqueueResult enqueue(String taskName, Object payload, EnqueueOptions options) {
+        return engine.producer().enqueue(taskName, payload, options);
+    }
+
+    /** Enqueue with a delay (needs the delays capability). */
+    public EnqueueResult schedule(String taskName, Object payload, Duration delay) {
+        return enqueue(taskName, payload, EnqueueOptions.defaults().delay(delay));
+    }
+
+    public EnqueueResult schedule(String taskName, Object payload, Duration delay, EnqueueOptions options) {
+        return enqueue(taskName, payload, options.delay(delay));
+    }
+
+    /** Publish to a topic (needs the topics capability). */
+    public String publish(String topic, Object payload) {
+        return engine.capabilities().topics().publish(topic, new PayloadCodec(objectMapperOf(engine)).encode(payload));
+    }
+
+    private static ObjectMapper objectMapperOf(WorkerEngine engine) {
+        return PayloadCodec.defaults().mapper();
+    }
+
+    /** Checks capabilities, logs the capability report and starts consuming. */
+    public Worker start() {
+        engine.start();
+        return this;
+    }
+
+    /** Starts (if needed), installs a SIGTERM hook and blocks until shut down. */
+    public void run() throws InterruptedException {
+        Thread hook = new Thread(engine::shutdown, "backstage-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        engine.run();
+    }
+
+    public boolean isRunning() {
+        return engine.isRunning();
+    }
+
+    public int inFlight() {
+        return engine.inFlight();
+    }
+
+    public WorkerMetrics.Totals totals() {
+        return engine.metrics().totals();
+    }
+
+    public String capabilityReport() {
+        return engine.capabilities().report();
+    }
+
+    /** The producer side alone, e.g. for a CLI or a web request handler. */
+    public JobProducer producer() {
+        return engine.producer();
+    }
+
+    /** Graceful shutdown within the configured grace period. */
+    @Override
+    public void close() {
+        engine.shutdown();
+    }
+
+    /** Builds a {@link Worker}; everything but the provider has a default. */
+    public static final class Builder {
+        private Provider provider;
+        private DelaysCapability delays;
+        private DedupeCapability dedupe;
+        private TopicsCapability topics;
+        private final List<AutoCloseable> owned = new ArrayList<>();
+        private List<String> queues = List.of();
+        private String consumerId;
+        private int concurrency = 50;
+        private Integer prefetch;
+        private int maxDeliveries = RetryPolicy.DEFAULT_MAX_DELIVERIES;
+        private Backoff backoff = RetryPolicy.DEFAULT_BACKOFF;
+        private Duration shutdownGrace = Duration.ofSeconds(30);
+        private UnknownTaskPolicy unknownTaskPolicy = UnknownTaskPolicy.DEAD_LETTER;
+        private MeterRegistry meterRegistry;
+        private ObjectMapper objectMapper;
+
+        private Builder() {}
+
+        public Builder provider(Provider value) {
+            this.provider = value;
+            return this;
+        }
+
+        /** Supplies delays from another backend; closed with the worker when it is {@link AutoCloseable}. */
+        public Builder delays(DelaysCapability value) {
+            this.delays = value;
+            own(value);
+            return this;
+        }
+
+        public Builder dedupe(DedupeCapability value) {
+            this.dedupe = value;
+            own(value);
+            return this;
+        }
+
+        public Builder topics(TopicsCapability value) {
+            this.topics = value;
+            own(value);
+            return this;
+        }
+
+        private void own(Object value) {
+            if (value instanceof AutoCloseable closeable && !owned.contains(closeable)) {
+                owned.add(closeable);
+            }
+        }
+
+        public Builder queues(List<String> value) {
+            this.queues = List.copyOf(value);
+            return this;
+        }
+
+        public Builder queues(String... value) {
+            return queues(List.of(value));
+        }
+
+        public Builder consumerId(String value) {
+            this.consumerId = value;
+            return this;
+        }
+
+        public Builder concurrency(int value) {
+            this.concurrency = value;
+            return this;
+        }
+
+        public Builder prefetch(int value) {
+            this.prefetch = value;
+            return this;
+        }
+
+        public Builder maxDeliveries(int value) {
+            this.maxDeliveries = value;
+            return this;
+        }
+
+        public Builder backoff(Backoff value) {
+            this.backoff = value;
+            return this;
+        }
+
+        public Builder shutdownGrace(Duration value) {
+            this.shutdownGrace = value;
+            return this;
+        }
+
+        public Builder unknownTasks(UnknownTaskPolicy value) {
+            this.unknownTaskPolicy = value;
+            return this;
+        }
+
+        public Builder meterRegistry(MeterRegistry value) {
+            this.meterRegistry = value;
+            return this;
+        }
+
+        public Builder objectMapper(ObjectMapper value) {
+            this.objectMapper = value;
+            return this;
+        }
+
+        public Worker build() {
+            if (provider == null) {
+                throw new ConfigurationException("a worker needs a provider: Worker.builder().provider(...)");
+            }
+            require(concurrency >= 1, "concurrency must be >= 1, got " + concurrency);
+            int effectivePrefetch = prefetch == null ? concurrency : prefetch;
+            require(effectivePrefetch >= 1, "prefetch must be >= 1, got " + effectivePrefetch);
+            require(maxDeliveries >= 1, "maxDeliveries must be >= 1, got " + maxDeliveries);
+            Objects.requireNonNull(shutdownGrace, "shutdownGrace");
+            require(!shutdownGrace.isNegative(), "shutdownGrace must not be negative, got " + shutdownGrace);
+            for (String queue : queues) {
+                EnqueueOptions.onQueue(queue); // validates the name
+            }
+            TaskRegistry registry = new TaskRegistry();
+            PayloadCodec codec = objectMapper == null ? PayloadCodec.defaults() : new PayloadCodec(objectMapper);
+            CapabilitySet capabilities = new CapabilitySet(provider, delays, dedupe, topics);
+            WorkerSettings settings = new WorkerSettings(queues, consumerId == null ? defaultConsumerId() : consumerId,
+                    concurrency, Math.min(effectivePrefetch, concurrency), maxDeliveries, backoff, shutdownGrace,
+                    unknownTaskPolicy);
+            WorkerEngine engine = new WorkerEngine(provider, capabilities, settings, registry, codec,
+                    meterRegistry == null ? new SimpleMeterRegistry() : meterRegistry, owned);
+            return new Worker(registry, engine);
+        }
+
+        private static void require(boolean condition, String message) {
+            if (!condition) {
+                throw new ConfigurationException(message);
+            }
+        }
+
+        /** {@code <hostname>-<pid>}, the seed's default consumer name. */
+        static String defaultConsumerId() {
+            String host;
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (Exception e) {
+                host = "worker";
+            }
+            return host + "-" + ManagementFactory.getRuntimeMXBean().getPid();
+        }
+    }
+}

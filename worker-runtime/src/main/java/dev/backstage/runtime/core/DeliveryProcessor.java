@@ -1,0 +1,312 @@
+package dev.backstage.runtime.core;
+
+import dev.backstage.runtime.api.EnqueueOptions;
+import dev.backstage.runtime.api.Next;
+import dev.backstage.runtime.api.TaskOptions;
+import dev.backstage.runtime.api.UnknownTaskPolicy;
+import dev.backstage.runtime.spi.Delivery;
+import dev.backstage.runtime.spi.DeliverySink;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Settlement, in one place: every delivery from every provider comes through here and ends in
+ * exactly one of ack, retry, dead-letter or (on shutdown, or for a task owned elsewhere) abandon.
+ *
+ * <ul>
+ *   <li>success → the next task, if any, is enqueued first; then ack. A failed hand-off is a failure.
+ *   <li>failure or hard timeout → {@link RetryPolicy} → retry after back-off, or dead-letter with the error.
+ *   <li>malformed record, unparseable payload, unknown task → dead-letter with the reason (never lost).
+ * </ul>
+ */
+public final class DeliveryProcessor implements DeliverySink {
+    private static final Logger log = LoggerFactory.getLogger(DeliveryProcessor.class);
+
+    private final TaskRegistry registry;
+    private final RetryPolicy policy;
+    private final PayloadCodec codec;
+    private final JobProducer producer;
+    private final InFlightGate gate;
+    private final ExecutorService handlers;
+    private final ScheduledExecutorService watchdog;
+    private final WorkerMetrics metrics;
+    private final UnknownTaskPolicy unknownTaskPolicy;
+    private final Set<Run> running = ConcurrentHashMap.newKeySet();
+
+    public DeliveryProcessor(
+            TaskRegistry registry, RetryPolicy policy, PayloadCodec codec, JobProducer producer, InFlightGate gate,
+            ExecutorService handlers, ScheduledExecutorService watchdog, WorkerMetrics metrics,
+            UnknownTaskPolicy unknownTaskPolicy) {
+        this.registry = registry;
+        this.policy = policy;
+        this.codec = codec;
+        this.producer = producer;
+        this.gate = gate;
+        this.handlers = handlers;
+        this.watchdog = watchdog;
+        this.metrics = metrics;
+        this.unknownTaskPolicy = unknownTaskPolicy;
+    }
+
+    @Override
+    public void accept(Delivery delivery) {
+        gate.occupy();
+        metrics.delivered();
+        Run run = new Run(delivery);
+        running.add(run);
+        try {
+            handlers.execute(run::execute);
+        } catch (RejectedExecutionException e) {
+            // Shutting down: leave it with the broker for redelivery.
+            run.abandon();
+        }
+    }
+
+    /** Abandons every run still unsettled (shutdown past its grace): they stay with the broker. */
+    void abandonAll() {
+        for (Run run : Set.copyOf(running)) {
+            run.cancelAndAbandon();
+        }
+    }
+
+    int running() {
+        return running.size();
+    }
+
+    private final class Run {
+        private final Delivery delivery;
+        private final DeliveryContext context;
+        private final AtomicBoolean settled = new AtomicBoolean();
+        private volatile Thread thread;
+        private volatile ScheduledFuture<?> timeoutTimer;
+        private TaskOptions options = TaskOptions.defaults();
+
+        Run(Delivery delivery) {
+            this.delivery = delivery;
+            this.context = new DeliveryContext(delivery);
+        }
+
+        void execute() {
+            thread = Thread.currentThread();
+            try {
+                if (!settled.get()) {
+                    process();
+                }
+            } catch (Throwable unexpected) {
+                // Only reachable if settlement itself throws; the broker keeps the delivery.
+                log.error("settling {} {} failed; it stays with the broker for redelivery",
+                        delivery.taskName(), delivery.deliveryId(), unexpected);
+                if (claim()) {
+                    finish();
+                }
+            } finally {
+                thread = null;
+                Thread.interrupted(); // never leak an interrupt into the next run on this pool thread
+            }
+        }
+
+        private void process() {
+            if (delivery.malformedReason().isPresent()) {
+                deadLetterNow(delivery.malformedReason().get());
+                return;
+            }
+            var task = registry.find(delivery.taskName());
+            if (task.isEmpty()) {
+                unknownTask();
+                return;
+            }
+            options = task.get().options();
+            if (policy.exhaustedBeforeRun(delivery.deliveryCount(), delivery.meta(), options)) {
+                deadLetterNow("delivered " + delivery.deliveryCount() + " times without settling (max "
+                        + policy.maxFor(delivery.meta(), options) + " retries); not run again");
+                return;
+            }
+            Object payload;
+            try {
+                payload = codec.decode(delivery.payloadJson(), task.get().payloadType());
+            } catch (PayloadCodec.MalformedPayloadException e) {
+                deadLetterNow(e.getMessage());
+                return;
+            }
+            Next next;
+            long started = System.nanoTime();
+            armTimeout();
+            try {
+                next = invoke(task.get(), payload);
+            } catch (Throwable failure) {
+                metrics.handlerTook(Duration.ofNanos(System.nanoTime() - started));
+                if (claim()) {
+                    disarmTimeout();
+                    fail(describe(failure));
+                }
+                return;
+            }
+            metrics.handlerTook(Duration.ofNanos(System.nanoTime() - started));
+            if (!claim()) {
+                return; // the hard timeout settled it already
+            }
+            disarmTimeout();
+            if (next != null && !next.isDone()) {
+                try {
+                    EnqueueOptions opts = EnqueueOptions.onQueue(next.queue()).delay(next.delay());
+                    producer.enqueue(next.taskName(), next.payload(), opts);
+                    metrics.chained();
+                } catch (RuntimeException handOff) {
+                    fail("could not enqueue next task '" + next.taskName() + "': " + describe(handOff));
+                    return;
+                }
+            }
+            ack();
+        }
+
+        @SuppressWarnings("unchecked")
+        private <T> Next invoke(RegisteredTask<T> task, Object payload) throws Exception {
+            return task.handler().handle(context, (T) payload);
+        }
+
+        private void armTimeout() {
+            Duration limit = effectiveTimeout();
+            if (limit != null) {
+                timeoutTimer = watchdog.schedule(this::timedOut, limit.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+
+        private Duration effectiveTimeout() {
+            Duration task = options.hardTimeout();
+            Long job = delivery.meta().timeoutMs();
+            if (job == null) {
+                return task;
+            }
+            Duration jobLimit = Duration.ofMillis(job);
+            return task == null || jobLimit.compareTo(task) < 0 ? jobLimit : task;
+        }
+
+        private void disarmTimeout() {
+            ScheduledFuture<?> timer = timeoutTimer;
+            if (timer != null) {
+                timer.cancel(false);
+            }
+        }
+
+        private void timedOut() {
+            if (!claim()) {
+                return;
+            }
+            context.cancel();
+            Thread t = thread;
+            if (t != null) {
+                t.interrupt();
+            }
+            fail("hard timeout: handler ran longer than " + effectiveTimeout().toMillis() + " ms");
+        }
+
+        private void unknownTask() {
+            String name = delivery.taskName();
+            if (unknownTaskPolicy == UnknownTaskPolicy.LEAVE_PENDING) {
+                log.warn("no handler for task '{}' ({}): left pending for a worker that owns it", name,
+                        delivery.deliveryId());
+                if (claim()) {
+                    delivery.abandon();
+                    finish();
+                }
+                return;
+            }
+            deadLetterNow("unknown task '" + name + "'");
+        }
+
+        private boolean claim() {
+            return settled.compareAndSet(false, true);
+        }
+
+        private void ack() {
+            CompletionStage<Void> stage = delivery.ack();
+            metrics.acked();
+            finish(); // the slot frees as soon as the ack is queued; acks flush in batches
+            stage.whenComplete((ok, error) -> {
+                if (error != null) {
+                    log.warn("ack of {} failed; the broker will redeliver it", delivery.deliveryId(), error);
+                }
+            });
+        }
+
+        private void fail(String error) {
+            RetryPolicy.Decision decision = policy.afterFailure(delivery.deliveryCount(), delivery.meta(), options);
+            if (decision instanceof RetryPolicy.Retry retry) {
+                log.debug("task '{}' {} failed (delivery {}): {}; retry in {} ms", delivery.taskName(),
+                        delivery.deliveryId(), delivery.deliveryCount(), error, retry.delay().toMillis());
+                metrics.retried();
+                settleWith(delivery.retry(retry.delay(), error), "retry");
+            } else {
+                log.warn("task '{}' {} dead-lettered after delivery {}: {}", delivery.taskName(),
+                        delivery.deliveryId(), delivery.deliveryCount(), error);
+                metrics.deadLettered();
+                settleWith(delivery.deadLetter(error), "dead-letter");
+            }
+        }
+
+        private void deadLetterNow(String reason) {
+            if (!claim()) {
+                return;
+            }
+            log.warn("dead-lettering {} (task '{}'): {}", delivery.deliveryId(), delivery.taskName(), reason);
+            metrics.deadLettered();
+            settleWith(delivery.deadLetter(reason), "dead-letter");
+        }
+
+        private void settleWith(CompletionStage<Void> stage, String what) {
+            stage.whenComplete((ok, error) -> {
+                if (error != null) {
+                    log.warn("{} of {} failed; it stays with the broker for redelivery: {}", what,
+                            delivery.deliveryId(), error.toString());
+                }
+                finish();
+            });
+        }
+
+        void cancelAndAbandon() {
+            if (!claim()) {
+                return;
+            }
+            disarmTimeout();
+            context.cancel();
+            Thread t = thread;
+            if (t != null) {
+                t.interrupt();
+            }
+            log.warn("shutdown grace elapsed: {} (task '{}') left for redelivery", delivery.deliveryId(),
+                    delivery.taskName());
+            delivery.abandon();
+            finish();
+        }
+
+        void abandon() {
+            if (claim()) {
+                delivery.abandon();
+                finish();
+            }
+        }
+
+        private void finish() {
+            if (running.remove(this)) {
+                gate.release();
+            }
+        }
+    }
+
+    static String describe(Throwable failure) {
+        Throwable root = failure;
+        String message = root.getMessage();
+        String name = root.getClass().getSimpleName();
+        return message == null || message.isBlank() ? name : name + ": " + message;
+    }
+}

@@ -1,0 +1,213 @@
+package dev.backstage.runtime.core;
+
+import dev.backstage.runtime.api.BackstageException;
+import dev.backstage.runtime.api.Capability;
+import dev.backstage.runtime.api.Subscription;
+import dev.backstage.runtime.api.TopicHandler;
+import dev.backstage.runtime.spi.ConsumerSettings;
+import dev.backstage.runtime.spi.JobConsumer;
+import dev.backstage.runtime.spi.Provider;
+import dev.backstage.runtime.spi.TopicConsumer;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker's lifecycle: start (check capabilities, start consumers and delay promotion), run until
+ * asked to stop, then shut down gracefully (stop fetching → let in-flight work finish within the grace
+ * → abandon the rest to the broker → flush acks → close).
+ */
+public final class WorkerEngine {
+    private static final Logger log = LoggerFactory.getLogger(WorkerEngine.class);
+
+    private enum State { NEW, RUNNING, STOPPING, STOPPED }
+
+    private final Provider provider;
+    private final CapabilitySet capabilities;
+    private final WorkerSettings settings;
+    private final TaskRegistry registry;
+    private final PayloadCodec codec;
+    private final JobProducer producer;
+    private final InFlightGate gate;
+    private final WorkerMetrics metrics;
+    private final List<AutoCloseable> ownedResources;
+    private final ExecutorService handlers;
+    private final ScheduledExecutorService watchdog;
+    private final DeliveryProcessor processor;
+    private final List<PendingSubscription<?>> subscriptions = new ArrayList<>();
+    private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private JobConsumer jobConsumer;
+    private final List<TopicConsumer> topicConsumers = new ArrayList<>();
+    private AutoCloseable promotion;
+
+    public WorkerEngine(
+            Provider provider, CapabilitySet capabilities, WorkerSettings settings, TaskRegistry registry,
+            PayloadCodec codec, MeterRegistry meters, List<AutoCloseable> ownedResources) {
+        this.provider = provider;
+        this.capabilities = capabilities;
+        this.settings = settings;
+        this.registry = registry;
+        this.codec = codec;
+        this.ownedResources = List.copyOf(ownedResources);
+        this.gate = new InFlightGate(settings.concurrency());
+        this.metrics = new WorkerMetrics(meters, gate::inFlight);
+        this.producer = new JobProducer(capabilities, codec);
+        this.handlers = Executors.newCachedThreadPool(new NamedThreads("backstage-handler", true));
+        this.watchdog = Executors.newSingleThreadScheduledExecutor(new NamedThreads("backstage-timeout", true));
+        this.processor = new DeliveryProcessor(registry, new RetryPolicy(settings.maxDeliveries(),
+                settings.defaultBackoff()), codec, producer, gate, handlers, watchdog, metrics,
+                settings.unknownTaskPolicy());
+    }
+
+    public JobProducer producer() {
+        return producer;
+    }
+
+    public CapabilitySet capabilities() {
+        return capabilities;
+    }
+
+    public WorkerMetrics metrics() {
+        return metrics;
+    }
+
+    public int inFlight() {
+        return gate.inFlight();
+    }
+
+    public boolean isRunning() {
+        return state.get() == State.RUNNING;
+    }
+
+    public <T> void subscribe(Subscription subscription, Class<T> type, TopicHandler<T> handler) {
+        if (state.get() != State.NEW) {
+            throw new IllegalStateException("subscribe before start()");
+        }
+        capabilities.topics(); // fails now, with the hint, if nothing supplies topics
+        subscriptions.add(new PendingSubscription<>(subscription, type, handler));
+    }
+
+    public synchronized void start() {
+        if (!state.compareAndSet(State.NEW, State.RUNNING)) {
+            throw new IllegalStateException("worker already started");
+        }
+        Set<Capability> required = EnumSet.of(Capability.JOBS);
+        if (capabilities.jobs().retryNeedsDelays()) {
+            required.add(Capability.DELAYS);
+        }
+        if (!subscriptions.isEmpty()) {
+            required.add(Capability.TOPICS);
+        }
+        try {
+            capabilities.require(required);
+        } catch (BackstageException e) {
+            state.set(State.STOPPED);
+            stopped.countDown();
+            throw e;
+        }
+        log.info("{}", capabilities.report());
+        if (registry.isEmpty() && subscriptions.isEmpty()) {
+            log.warn("no tasks registered: every delivery will be handled as an unknown task");
+        }
+        List<String> queues = settings.queues().isEmpty() ? capabilities.jobs().defaultQueues() : settings.queues();
+        log.info("worker {} starting: queues {}, concurrency {}, prefetch {}, maxDeliveries {}, tasks {}",
+                settings.consumerId(), queues, settings.concurrency(), settings.prefetch(),
+                settings.maxDeliveries(), registry.names());
+        promotion = capabilities.delaysIfPresent().map(d -> d.startPromotion(capabilities.jobs())).orElse(null);
+        jobConsumer = capabilities.jobs().consume(new ConsumerSettings(queues, settings.consumerId(),
+                settings.prefetch(), gate, capabilities.delaysIfPresent()), processor);
+        for (PendingSubscription<?> s : subscriptions) {
+            topicConsumers.add(s.open(this));
+        }
+    }
+
+    /** Starts (if needed) and blocks until {@link #shutdown()} completes, e.g. from a SIGTERM hook. */
+    public void run() throws InterruptedException {
+        if (state.get() == State.NEW) {
+            start();
+        }
+        stopped.await();
+    }
+
+    /** Graceful shutdown; idempotent. Returns when everything is closed. */
+    public void shutdown() {
+        State previous = state.getAndSet(State.STOPPING);
+        if (previous == State.STOPPED || previous == State.STOPPING) {
+            awaitStopped();
+            return;
+        }
+        long started = System.nanoTime();
+        gate.beginStopping();
+        if (jobConsumer != null) {
+            jobConsumer.stopFetching();
+        }
+        topicConsumers.forEach(TopicConsumer::close);
+        boolean drained;
+        try {
+            drained = gate.awaitDrained(settings.shutdownGrace());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            drained = false;
+        }
+        if (!drained) {
+            log.warn("shutdown grace of {} ms elapsed with {} deliveries in flight; they stay with the broker",
+                    settings.shutdownGrace().toMillis(), processor.running());
+            processor.abandonAll();
+        }
+        closeQuietly(jobConsumer, "job consumer");
+        closeQuietly(promotion, "delay promotion");
+        handlers.shutdownNow();
+        watchdog.shutdownNow();
+        try {
+            handlers.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (AutoCloseable resource : ownedResources) {
+            closeQuietly(resource, "supplied capability");
+        }
+        closeQuietly(provider, "provider");
+        log.info("worker {} stopped in {} ms (drained: {})", settings.consumerId(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), drained);
+        state.set(State.STOPPED);
+        stopped.countDown();
+    }
+
+    private void awaitStopped() {
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable resource, String what) {
+        if (resource == null) {
+            return;
+        }
+        try {
+            resource.close();
+        } catch (Exception e) {
+            log.warn("closing {} failed: {}", what, e.toString());
+        }
+    }
+
+    private record PendingSubscription<T>(Subscription subscription, Class<T> type, TopicHandler<T> handler) {
+        TopicConsumer open(WorkerEngine engine) {
+            TopicProcessor<T> sink = new TopicProcessor<>(type, handler, engine.codec, engine.gate, engine.handlers);
+            return engine.capabilities.topics().subscribe(subscription, engine.settings.consumerId(),
+                    engine.settings.maxDeliveries(), sink);
+        }
+    }
+}

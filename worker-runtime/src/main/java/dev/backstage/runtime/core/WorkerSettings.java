@@ -1,0 +1,15 @@
+package dev.backstage.runtime.core;
+
+import dev.backstage.runtime.api.Backoff;
+import dev.backstage.runtime.api.UnknownTaskPolicy;
+import java.time.Duration;
+import java.util.List;
+
+/** Immutable worker settings, validated by the builder. */
+public record WorkerSettings(
+        List<String> queues, String consumerId, int concurrency, int prefetch, int maxDeliveries,
+        Backoff defaultBackoff, Duration shutdownGrace, UnknownTaskPolicy unknownTaskPolicy) {
+    public WorkerSettings {
+        queues = List.copyOf(queues);
+    }
+}
