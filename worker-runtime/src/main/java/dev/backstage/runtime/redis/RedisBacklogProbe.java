@@ -6,8 +6,7 @@ import dev.backstage.runtime.spi.BacklogUnavailableException;
 import dev.backstage.runtime.spi.QueueBacklog;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
-import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.models.stream.PendingMessages;
 import java.time.Instant;
@@ -41,11 +40,12 @@ final class RedisBacklogProbe implements BacklogProbe {
                 out.add(measureQueue(queue, consumerGroup));
             }
             return new BacklogReport(Instant.now(), out);
-        } catch (RedisConnectionException e) {
+        } catch (RedisCommandExecutionException e) {
+            throw new BacklogUnavailableException("BrokerError", "redis refused a command: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // Connection refused, timed out, or closed: the broker cannot be read now.
             throw new BacklogUnavailableException("BrokerUnreachable",
                     "redis at " + provider.settings().redactedUri() + " unreachable: " + e.getMessage(), e);
-        } catch (RedisException e) {
-            throw new BacklogUnavailableException("BrokerError", "redis error: " + e.getMessage(), e);
         }
     }
 

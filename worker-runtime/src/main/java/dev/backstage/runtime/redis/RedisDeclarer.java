@@ -5,7 +5,6 @@ import dev.backstage.runtime.spi.DeclaredObject.State;
 import dev.backstage.runtime.spi.TopologyDeclarer;
 import dev.backstage.runtime.spi.TopologyRequest;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.XAddArgs;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
 import java.util.ArrayList;
@@ -106,7 +105,9 @@ final class RedisDeclarer implements TopologyDeclarer {
         if (exists(key)) {
             return DeclaredObject.of(kind, key, State.EXISTED);
         }
-        provider.sync().xadd(key, XAddArgs.Builder.maxlen(0), "declared", "1");
+        // XADD … MAXLEN 0 creates the key and trims the marker in one command (lettuce rejects maxlen 0 itself).
+        provider.sync().eval("return redis.call('XADD', KEYS[1], 'MAXLEN', '0', '*', 'declared', '1')",
+                io.lettuce.core.ScriptOutputType.VALUE, key);
         return DeclaredObject.of(kind, key, State.CREATED);
     }
 }
