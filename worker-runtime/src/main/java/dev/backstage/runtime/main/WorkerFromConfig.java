@@ -2,13 +2,7 @@ package dev.backstage.runtime.main;
 
 import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.ConfigurationException;
-import dev.backstage.runtime.api.StartPosition;
-import dev.backstage.runtime.api.Subscription;
-import dev.backstage.runtime.api.TaskBinder;
-import dev.backstage.runtime.api.TaskHandler;
 import dev.backstage.runtime.api.TaskModule;
-import dev.backstage.runtime.api.TaskOptions;
-import dev.backstage.runtime.api.TopicHandler;
 import dev.backstage.runtime.api.UnknownTaskPolicy;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.config.RuntimeConfig;
@@ -20,7 +14,6 @@ import dev.backstage.runtime.spi.Providers;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -87,10 +80,10 @@ public final class WorkerFromConfig {
             throw e;
         }
         Worker worker = builder.build();
-        Binder binder = new Binder(worker);
+        ModuleBinder binder = new ModuleBinder(worker);
         List<String> names = new java.util.ArrayList<>();
         for (TaskModule module : modules) {
-            module.register(binder);
+            binder.install(module);
             names.add(module.getClass().getName());
         }
         for (RuntimeConfig.TopicSubscription s : w.topics() == null ? List.<RuntimeConfig.TopicSubscription>of() : w.topics()) {
@@ -148,52 +141,6 @@ public final class WorkerFromConfig {
             default -> throw new ConfigurationException(
                     "runtime config: worker.unknownTask must be dead-letter or leave-pending, got " + value);
         };
-    }
-
-    /** Collects a module's registrations into the worker. */
-    private static final class Binder implements TaskBinder {
-        private final Worker worker;
-        private final Map<String, TopicBinding<?>> topics = new HashMap<>();
-
-        Binder(Worker worker) {
-            this.worker = worker;
-        }
-
-        @Override
-        public <T> TaskBinder task(String taskName, Class<T> payloadType, TaskHandler<T> handler) {
-            worker.register(taskName, payloadType, handler);
-            return this;
-        }
-
-        @Override
-        public <T> TaskBinder task(String taskName, Class<T> payloadType, TaskOptions options, TaskHandler<T> handler) {
-            worker.register(taskName, payloadType, options, handler);
-            return this;
-        }
-
-        @Override
-        public <T> TaskBinder topic(String topic, Class<T> payloadType, TopicHandler<T> handler) {
-            if (topics.putIfAbsent(topic, new TopicBinding<>(payloadType, handler)) != null) {
-                throw new ConfigurationException("topic '" + topic + "' has two handlers; register one per topic");
-            }
-            return this;
-        }
-
-        void subscribe(RuntimeConfig.TopicSubscription s) {
-            TopicBinding<?> binding = topics.get(s.topic());
-            if (binding == null) {
-                throw new ConfigurationException("runtime config subscribes to topic '" + s.topic()
-                        + "' but no task module registers a handler for it");
-            }
-            StartPosition start = "earliest".equalsIgnoreCase(s.start()) ? StartPosition.EARLIEST : StartPosition.LATEST;
-            binding.subscribe(worker, new Subscription(s.topic(), s.group(), start));
-        }
-    }
-
-    private record TopicBinding<T>(Class<T> type, TopicHandler<T> handler) {
-        void subscribe(Worker worker, Subscription subscription) {
-            worker.subscribe(subscription, type, handler);
-        }
     }
 
     /** A supplied delays capability that closes the backend it was created with. */
