@@ -315,7 +315,9 @@ def check_self_signed(c, docs, name, namespace, hooks, tls_secret, deployment):
                     "self-signed: the pod mounts a rendered kubernetes.io/tls Secret"):
         return
     data = secrets[0]["data"]
-    c.expect({"tls.crt", "tls.key", "ca.crt"} <= set(data), "self-signed: the Secret holds tls.crt, tls.key and ca.crt")
+    if not c.expect(all(isinstance(data.get(k), str) and data[k] for k in ("tls.crt", "tls.key", "ca.crt")),
+                    "self-signed: the Secret holds tls.crt, tls.key and ca.crt"):
+        return
     bundles = {h["clientConfig"].get("caBundle") for h in hooks}
     c.expect(bundles == {data["ca.crt"]}, "self-signed: both webhooks trust the Secret's CA (caBundle = ca.crt)")
     annotations = deployment["spec"]["template"]["metadata"].get("annotations") or {}
