@@ -14,8 +14,8 @@ import java.util.List;
  *   <li>{@code TIME} is seconds ({@code 30}) or an inclusive range with a step ({@code 0-60/5}).</li>
  *   <li>{@code BODY} is {@code ERR(Reason)} for an unavailable sample, or
  *       {@code UNDELIVERED+INFLIGHT[@READY]} with {@code ?} for an unknown in-flight count, followed by
- *       optional space-separated attributes: {@code aN} / {@code aR/s} arrived total (absolute, or R per
- *       second since t=0), {@code cN} / {@code cR/s} completed total likewise, {@code note=text_with_underscores}.</li>
+ *       optional space-separated attributes: {@code aN} / {@code aR/s[+K]} arrived total (absolute, or R per
+ *       second since t=0 plus K), {@code cN} / {@code cR/s} completed total likewise, {@code note=text_with_underscores}.</li>
  * </ul>
  * Entries are sorted by time, so interleaved ranges ({@code 0-60/10:99+0, 5-55/10:101+0}) work.
  *
@@ -121,10 +121,13 @@ final class SampleScript {
         return new BacklogSample(at, true, undelivered, inFlight, arrived, completed, ready, null, note);
     }
 
+    /** {@code N}, or {@code R/s} (R per second since t=0), optionally followed by {@code +K} or {@code -K}. */
     private static long counter(String text, long t) {
-        if (text.endsWith("/s")) {
-            return Math.round(Double.parseDouble(text.substring(0, text.length() - 2)) * t);
+        int perSecond = text.indexOf("/s");
+        if (perSecond < 0) {
+            return Long.parseLong(text);
         }
-        return Long.parseLong(text);
+        long offset = perSecond + 2 < text.length() ? Long.parseLong(text.substring(perSecond + 2).replace("+", "")) : 0;
+        return Math.round(Double.parseDouble(text.substring(0, perSecond)) * t) + offset;
     }
 }

@@ -1,0 +1,50 @@
+package dev.backstage.operator.scaling;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Rates from histories in {@link SampleScript} notation; {@code -} means the rate is unknown. */
+class RateEstimatorTest {
+    private final RateEstimator estimator = new RateEstimator();
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+        # case                                                  | window | history                                              | arrivals/s | per replica/s | missing contains
+        steady backlog, arrival counter: completions = arrivals | 60     | 0-60/5:600+0@10 a20/s                                          | 20.0       | 2.0           | -
+        steady backlog, completion counter only                 | 60     | 0-60/5:600+0@10 c20/s                                          | 20.0       | 2.0           | -
+        growing backlog: completions are arrivals minus growth  | 60     | 0:0+0@5 a0, 5:10+0@5 a150, 10:20+0@5 a300, 15:30+0@5 a450      | 30.0       | 5.6           | -
+        in-flight work counts as outstanding too                | 60     | 0:100+0@5 a0, 5:80+40@5 a150                                   | 30.0       | 5.2           | -
+        queue empty: arrivals known, capacity not measurable    | 60     | 0-60/5:0+8@4 a10/s                                             | 10.0       | -             | not seen busy
+        no counters at all                                      | 60     | 0-60/5:50+0@4                                                  | -          | -             | no arrival or completion counter
+        one sample only                                         | 60     | 0:50+0@4 a0                                                    | -          | -             | one sample only
+        busy replicas completing nothing                        | 60     | 0-60/5:50+0@4 c0                                               | 0.0        | 0.0           | completed nothing
+        only the window counts                                  | 30     | 0-30/5:600+0@10 a40/s, 35-60/5:600+0@10 a20/s+600              | 20.0       | 2.0           | -
+        without the window, the older rate shows                | 60     | 0-30/5:600+0@10 a40/s, 35-60/5:600+0@10 a20/s+600              | 30.0       | 3.0           | -
+        a counter reset skips its interval                      | 60     | 0-30/5:600+0@10 a20/s, 35-60/5:600+0@10 a20/s-700              | 20.0       | 2.0           | -
+        an unavailable sample splits the pairs                  | 60     | 0-25/5:600+0@10 a20/s, 30:ERR(Timeout), 35-60/5:600+0@10 a20/s | 20.0       | 2.0           | -
+        replicas counted as the mean of both ends               | 60     | 0:600+0@5 a0, 5:600+0@15 a100                                  | 20.0       | 2.0           | -
+        no ready replica at one end: capacity not measured      | 60     | 0:600+0@0 a0, 5:600+0@10 a100                                  | 20.0       | -             | not seen busy
+        """)
+    void estimates(String name, long windowSeconds, String history, Double arrivals, Double perReplica,
+                   String missing) {
+        SampleHistory samples = SampleScript.history(history);
+        RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(windowSeconds));
+
+        assertEquals(arrivals, round(estimate.arrivalsPerSecond()), name);
+        assertEquals(perReplica, round(estimate.completionsPerReplicaSecond()), name);
+        if (missing == null) {
+            assertNull(estimate.missing(), name);
+        } else {
+            assertTrue(estimate.missing().contains(missing), estimate.missing());
+        }
+    }
+
+    private static Double round(Double value) {
+        return value == null ? null : Math.round(value * 1000) / 1000.0;
+    }
+}
