@@ -3,19 +3,38 @@ package dev.backstage.operator.scaling;
 /**
  * Rates measured from a stretch of sample history.
  *
- * @param arrivalsPerSecond            jobs enqueued per second, {@code null} when no counter was available
- * @param completionsPerReplicaSecond  jobs one ready replica settles per second while it has work waiting,
- *                                     {@code null} when it could not be measured
- * @param missing                      why a rate is {@code null} (for the decision's reason), else {@code null}
+ * @param arrivalsPerSecond           jobs enqueued per second over the rate window, {@code null} when no
+ *                                    counter was available
+ * @param latestArrivalsPerSecond     the same over the newest interval only (reacts to a step at once)
+ * @param completionsPerReplicaSecond jobs one replica can settle per second, {@code null} when it could not
+ *                                    be measured
+ * @param capacitySource              how that capacity was obtained (for the decision's reason)
+ * @param missing                     why a rate is {@code null} (for the decision's reason), else {@code null}
  */
-public record RateEstimate(Double arrivalsPerSecond, Double completionsPerReplicaSecond, String missing) {
+public record RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSecond,
+                           Double completionsPerReplicaSecond, String capacitySource, String missing) {
+
+    public static final String MEASURED_WHILE_BUSY = "measured while busy";
+    public static final String FROM_JOB_TIME = "from job time x concurrency";
 
     public static RateEstimate unknown(String why) {
-        return new RateEstimate(null, null, why);
+        return new RateEstimate(null, null, null, null, why);
     }
 
     /** Both rates are known and a replica was seen to make progress: the drain target can be computed. */
     public boolean drainComputable() {
         return arrivalsPerSecond != null && completionsPerReplicaSecond != null && completionsPerReplicaSecond > 0;
+    }
+
+    /**
+     * The arrival rate to size for: the higher of the window's average and the newest interval's, so a step
+     * up in arrivals is answered at the next poll while a dip does not shrink the pool (scale-down has its
+     * own window).
+     */
+    public Double arrivalsToServe() {
+        if (arrivalsPerSecond == null) {
+            return null;
+        }
+        return latestArrivalsPerSecond == null ? arrivalsPerSecond : Math.max(arrivalsPerSecond, latestArrivalsPerSecond);
     }
 }

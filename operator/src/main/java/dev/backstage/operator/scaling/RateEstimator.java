@@ -4,16 +4,22 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Estimates the arrival rate and the per-replica completion rate from backlog samples.
+ * Estimates the arrival rate and a replica's capacity (jobs it can settle per second) from backlog samples.
  *
  * <p>Only one cumulative counter is needed: work is conserved, so between two samples
  * {@code arrived - completed = change in outstanding}, and the missing counter follows from the other.
  * (Jobs removed without being processed, e.g. a trimmed stream, show up as completions.)
  *
- * <p>The per-replica rate is measured only over intervals where jobs were waiting at both ends: only then
- * were the replicas busy, so their completions show what a replica <em>can</em> do. While the queue is
- * empty, completions equal arrivals and say nothing about capacity; dividing them by the replica count
- * would under-rate a replica and over-scale the pool.
+ * <p>Capacity, in order of preference:
+ * <ol>
+ *   <li><b>Measured while busy</b>: completions per ready replica over intervals where jobs were waiting at
+ *       both ends. Only then were the replicas busy, so their completions show what a replica <em>can</em>
+ *       do. While the queue is empty completions equal arrivals and say nothing about capacity.</li>
+ *   <li><b>From job time × concurrency</b> (needs the pool's concurrency and in-flight counts): by Little's
+ *       law the mean time a job runs is {@code mean in flight / completion rate}, so a replica with
+ *       {@code concurrency} slots settles {@code concurrency / job time} per second. Works whenever jobs
+ *       flow, even with idle slots.</li>
+ * </ol>
  */
 public final class RateEstimator {
 
@@ -21,16 +27,21 @@ public final class RateEstimator {
      * Rates from the samples that end at {@code endIndex} (inclusive) and start no earlier than
      * {@code window} before it. Pairs of consecutive available samples are the unit; a pair that spans an
      * unavailable sample or a counter reset is skipped.
+     *
+     * @param concurrencyPerReplica the pool's worker concurrency, or {@code null} if unknown
      */
-    public RateEstimate estimate(SampleHistory history, int endIndex, Duration window) {
+    public RateEstimate estimate(SampleHistory history, int endIndex, Duration window, Integer concurrencyPerReplica) {
         if (endIndex < 1) {
             return RateEstimate.unknown("one sample only, no rate yet");
         }
         Instant cutoff = history.get(endIndex).at().minus(window);
         double arrived = 0;
         double arrivalSeconds = 0;
+        Double latestArrivals = null;
         double completedWhileBusy = 0;
         double busyReplicaSeconds = 0;
+        double completedWithInFlight = 0;
+        double inFlightSeconds = 0;
         boolean anyCounter = false;
         for (int i = endIndex; i >= 1; i--) {
             BacklogSample from = history.get(i - 1);
@@ -50,6 +61,9 @@ public final class RateEstimator {
             if (arrivedDelta == null || completedDelta == null) {
                 continue;
             }
+            if (!anyCounter && i == endIndex) {
+                latestArrivals = arrivedDelta / seconds;
+            }
             anyCounter = true;
             arrived += arrivedDelta;
             arrivalSeconds += seconds;
@@ -57,20 +71,31 @@ public final class RateEstimator {
                 completedWhileBusy += completedDelta;
                 busyReplicaSeconds += (from.readyReplicas() + to.readyReplicas()) / 2.0 * seconds;
             }
+            if (from.inFlightKnown() && to.inFlightKnown()) {
+                completedWithInFlight += completedDelta;
+                inFlightSeconds += (from.inFlight() + to.inFlight()) / 2.0 * seconds;
+            }
         }
         if (!anyCounter) {
             return RateEstimate.unknown("no arrival or completion counter in the last " + window.toSeconds() + " s");
         }
-        Double arrivalRate = arrived / arrivalSeconds;
-        if (busyReplicaSeconds == 0) {
-            return new RateEstimate(arrivalRate, null,
-                    "replicas were not seen busy with jobs waiting in the last " + window.toSeconds() + " s");
+        double arrivalRate = arrived / arrivalSeconds;
+        if (busyReplicaSeconds > 0 && completedWhileBusy > 0) {
+            return new RateEstimate(arrivalRate, latestArrivals, completedWhileBusy / busyReplicaSeconds,
+                    RateEstimate.MEASURED_WHILE_BUSY, null);
         }
-        if (completedWhileBusy == 0) {
-            return new RateEstimate(arrivalRate, 0.0, "busy replicas completed nothing in the last "
-                    + window.toSeconds() + " s");
+        if (concurrencyPerReplica != null && completedWithInFlight > 0 && inFlightSeconds > 0) {
+            double jobSeconds = inFlightSeconds / completedWithInFlight;
+            return new RateEstimate(arrivalRate, latestArrivals, concurrencyPerReplica / jobSeconds,
+                    RateEstimate.FROM_JOB_TIME, null);
         }
-        return new RateEstimate(arrivalRate, completedWhileBusy / busyReplicaSeconds, null);
+        if (busyReplicaSeconds > 0) {
+            return new RateEstimate(arrivalRate, latestArrivals, 0.0, null,
+                    "busy replicas completed nothing in the last " + window.toSeconds() + " s");
+        }
+        return new RateEstimate(arrivalRate, latestArrivals, null, null,
+                "replicas were not seen busy with jobs waiting in the last " + window.toSeconds() + " s"
+                        + (concurrencyPerReplica == null ? " and the concurrency is unknown" : ""));
     }
 
     /** Jobs were waiting at both ends and someone was there to take them, so every ready replica was busy. */

@@ -16,7 +16,8 @@ import java.util.Objects;
  *       the current count (only the policy bounds still apply) and say so.</li>
  *   <li><b>Need.</b> {@code outstanding = undelivered + in flight};
  *       {@code need = outstanding / targetBacklogPerReplica}. With a drain target and measured rates,
- *       {@code drainNeed = (outstanding / targetDrain + arrivalRate) / perReplicaRate}; the larger wins.</li>
+ *       {@code drainNeed = (outstanding / targetDrain + arrivalRate) / perReplicaRate} ({@link RateEstimator};
+ *       the arrival rate is the higher of the window's and the newest interval's); the larger need wins.</li>
  *   <li><b>Scale up at once</b> to {@code ceil(need)} when that is above the current count. One undelivered
  *       job activates a pool at zero.</li>
  *   <li><b>Scale down through a window.</b> Otherwise take the highest need over the last
@@ -25,8 +26,9 @@ import java.util.Objects;
  *       wobbles around a threshold therefore never flaps: going down needs the whole window to sit a
  *       tolerance below the count. It scales down only when the window was fully observed and had no
  *       unavailable sample (an error mid-window hides what the need was).</li>
- *   <li><b>Never to zero while anything is in flight.</b> In-flight work is part of the need, so it keeps
- *       at least one replica; if the broker cannot tell the in-flight count, one replica stays.</li>
+ *   <li><b>Never scale in below what is busy.</b> In-flight work is part of the need, so it keeps at least
+ *       one replica; with the pool's concurrency known, scale-down keeps {@code inFlight / concurrency}
+ *       replicas (the slots in use). If the broker cannot tell the in-flight count, one replica stays.</li>
  *   <li><b>Bounds.</b> Clamp to {@code [minReplicas, min(maxReplicas, partitionCap)]} and report which bound
  *       clipped. Kafka is capped at the partition count directly: no recommendation lands between the cap
  *       and the metric (unlike clamping the lag metric, which can stall one replica below the cap under
@@ -91,7 +93,7 @@ public final class ScalingDecider {
                                 + ") within the " + windowText + " scale-down window");
             }
             inFlightUnknownInWindow |= !sample.inFlightKnown();
-            windowNeed = Math.max(windowNeed, needAt(policy, history, i).replicas());
+            windowNeed = Math.max(windowNeed, needAt(policy, history, i).replicasToKeep());
         }
 
         int downCount = windowNeed <= 0 ? 0 : roundUp(windowNeed * (1 + policy.tolerance()));
@@ -114,16 +116,20 @@ public final class ScalingDecider {
         BacklogSample sample = history.get(index);
         double outstanding = sample.outstanding();
         double backlogReplicas = outstanding / policy.targetBacklogPerReplica();
+        Double busyReplicas = policy.concurrencyPerReplica() != null && sample.inFlightKnown()
+                ? sample.inFlight() / (double) policy.concurrencyPerReplica()
+                : null;
         if (!policy.hasDrainTarget()) {
-            return new ReplicaNeed(backlogReplicas, null, null);
+            return new ReplicaNeed(backlogReplicas, null, busyReplicas, null);
         }
-        RateEstimate estimate = rates.estimate(history, index, policy.rateWindow());
+        RateEstimate estimate = rates.estimate(history, index, policy.rateWindow(), policy.concurrencyPerReplica());
         if (!estimate.drainComputable()) {
-            return new ReplicaNeed(backlogReplicas, null, estimate);
+            return new ReplicaNeed(backlogReplicas, null, busyReplicas, estimate);
         }
         double drainSeconds = policy.targetDrain().toNanos() / 1e9;
-        double capacityNeeded = outstanding / drainSeconds + estimate.arrivalsPerSecond();
-        return new ReplicaNeed(backlogReplicas, capacityNeeded / estimate.completionsPerReplicaSecond(), estimate);
+        double capacityNeeded = outstanding / drainSeconds + estimate.arrivalsToServe();
+        return new ReplicaNeed(backlogReplicas, capacityNeeded / estimate.completionsPerReplicaSecond(),
+                busyReplicas, estimate);
     }
 
     /** Applies the policy bounds, then words the action from the final count so a reason never overstates. */
@@ -164,14 +170,19 @@ public final class ScalingDecider {
         }
         text.append(" needs ").append(decimal(need.backlogReplicas())).append(" replicas at ")
                 .append(policy.targetBacklogPerReplica()).append(" per replica");
+        if (need.busyReplicas() != null && need.busyReplicas() > need.backlogReplicas()) {
+            text.append(", ").append(decimal(need.busyReplicas())).append(" busy at concurrency ")
+                    .append(policy.concurrencyPerReplica());
+        }
         if (policy.hasDrainTarget()) {
             RateEstimate estimate = need.rates();
             if (need.drainReplicas() != null) {
                 text.append(need.drainDominates() ? "; the drain target needs more: " : "; the drain target needs ")
                         .append(decimal(need.drainReplicas())).append(" (clear it in ")
                         .append(policy.targetDrain().toSeconds()).append(" s at ")
-                        .append(decimal(estimate.completionsPerReplicaSecond())).append(" jobs/s per replica while ")
-                        .append(decimal(estimate.arrivalsPerSecond())).append(" jobs/s arrive)");
+                        .append(decimal(estimate.completionsPerReplicaSecond())).append(" jobs/s per replica (")
+                        .append(estimate.capacitySource()).append(") while ")
+                        .append(decimal(estimate.arrivalsToServe())).append(" jobs/s arrive)");
             } else {
                 text.append("; drain target not computed (")
                         .append(estimate == null ? "no rates" : estimate.missing()).append(')');

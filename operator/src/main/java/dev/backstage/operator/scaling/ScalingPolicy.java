@@ -21,6 +21,11 @@ import java.util.Objects;
  * @param partitionCap            optional: Kafka partition count of the pool's topics; replicas beyond it
  *                                would sit idle, so the desired count is capped there. {@code null} = no cap
  * @param rateWindow              how far back arrival and completion rates are estimated from
+ * @param concurrencyPerReplica   optional: jobs one replica runs at once (the pool's worker concurrency).
+ *                                Enables two things: a scale-down floor of {@code inFlight / concurrency}
+ *                                (never take away replicas that are busy), and measuring a replica's
+ *                                capacity from job times (Little's law) when no queue was waiting.
+ *                                {@code null} = unknown
  */
 public record ScalingPolicy(
         int minReplicas,
@@ -30,7 +35,8 @@ public record ScalingPolicy(
         Duration scaleDownWindow,
         double tolerance,
         Integer partitionCap,
-        Duration rateWindow) {
+        Duration rateWindow,
+        Integer concurrencyPerReplica) {
 
     public static final Duration DEFAULT_SCALE_DOWN_WINDOW = Duration.ofSeconds(60);
     public static final double DEFAULT_TOLERANCE = 0.10;
@@ -70,6 +76,9 @@ public record ScalingPolicy(
         if (rateWindow.isNegative() || rateWindow.isZero()) {
             throw new IllegalArgumentException("rateWindow must be positive, got " + rateWindow);
         }
+        if (concurrencyPerReplica != null && concurrencyPerReplica < 1) {
+            throw new IllegalArgumentException("concurrencyPerReplica must be >= 1, got " + concurrencyPerReplica);
+        }
     }
 
     public static Builder builder() {
@@ -100,7 +109,8 @@ public record ScalingPolicy(
         return longest.plus(HISTORY_SLACK);
     }
 
-    /** Defaults: min 0, max 10, 10 jobs per replica, no drain target, 60 s window, 10 % tolerance, no cap. */
+    /** Defaults: min 0, max 10, 10 jobs per replica, no drain target, 60 s windows, 10 % tolerance, no cap,
+     * concurrency unknown. */
     public static final class Builder {
         private int minReplicas = 0;
         private int maxReplicas = 10;
@@ -110,6 +120,7 @@ public record ScalingPolicy(
         private double tolerance = DEFAULT_TOLERANCE;
         private Integer partitionCap;
         private Duration rateWindow = DEFAULT_RATE_WINDOW;
+        private Integer concurrencyPerReplica;
 
         private Builder() {}
 
@@ -153,9 +164,14 @@ public record ScalingPolicy(
             return this;
         }
 
+        public Builder concurrencyPerReplica(Integer value) {
+            this.concurrencyPerReplica = value;
+            return this;
+        }
+
         public ScalingPolicy build() {
             return new ScalingPolicy(minReplicas, maxReplicas, targetBacklogPerReplica, targetDrain,
-                    scaleDownWindow, tolerance, partitionCap, rateWindow);
+                    scaleDownWindow, tolerance, partitionCap, rateWindow, concurrencyPerReplica);
         }
     }
 }
