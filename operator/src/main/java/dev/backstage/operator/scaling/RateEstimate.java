@@ -5,7 +5,9 @@ package dev.backstage.operator.scaling;
  *
  * @param arrivalsPerSecond           jobs enqueued per second over the rate window, {@code null} when no
  *                                    counter was available
- * @param latestArrivalsPerSecond     the same over the newest interval only (reacts to a step at once)
+ * @param latestArrivalsPerSecond     the same over the newest interval only, when that interval shows a step:
+ *                                    more arrivals than the window's rate explains beyond chance (more than
+ *                                    three standard deviations of a Poisson count above it); else {@code null}
  * @param completionsPerReplicaSecond jobs one replica can settle per second, {@code null} when it could not
  *                                    be measured
  * @param capacitySource              how that capacity was obtained (for the decision's reason)
@@ -27,9 +29,9 @@ public record RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSec
     }
 
     /**
-     * The arrival rate to size for: the higher of the window's average and the newest interval's, so a step
-     * up in arrivals is answered at the next poll while a dip does not shrink the pool (scale-down has its
-     * own window).
+     * The arrival rate to size for: the newest interval's when it shows a step up, else the window's
+     * average. A step is answered at the next poll, while a few extra arrivals in one short interval (noise
+     * at low rates) do not inflate the pool.
      */
     public Double arrivalsToServe() {
         if (arrivalsPerSecond == null) {

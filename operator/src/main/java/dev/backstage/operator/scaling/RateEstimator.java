@@ -16,9 +16,12 @@ import java.time.Instant;
  *       both ends. Only then were the replicas busy, so their completions show what a replica <em>can</em>
  *       do. While the queue is empty completions equal arrivals and say nothing about capacity.</li>
  *   <li><b>From job time × concurrency</b> (needs the pool's concurrency and in-flight counts): by Little's
- *       law the mean time a job runs is {@code mean in flight / completion rate}, so a replica with
+ *       law the mean time a job runs is {@code mean in flight / throughput} (throughput: the mean of jobs
+ *       started and finished per second, which keeps a ramp-up from reading as slow jobs), so a replica with
  *       {@code concurrency} slots settles {@code concurrency / job time} per second. Works whenever jobs
- *       flow, even with idle slots.</li>
+ *       flow, even with idle slots. Used only when the job time is shorter than the span observed: Little's
+ *       law needs to see jobs finish, and while work ramps up it overstates the job time. Pools with
+ *       long jobs need a rate window of a few job times.</li>
  * </ol>
  */
 public final class RateEstimator {
@@ -38,10 +41,13 @@ public final class RateEstimator {
         double arrived = 0;
         double arrivalSeconds = 0;
         Double latestArrivals = null;
+        double latestSeconds = 0;
         double completedWhileBusy = 0;
         double busyReplicaSeconds = 0;
         double completedWithInFlight = 0;
+        double startedWithInFlight = 0;
         double inFlightSeconds = 0;
+        double inFlightSpan = 0;
         boolean anyCounter = false;
         for (int i = endIndex; i >= 1; i--) {
             BacklogSample from = history.get(i - 1);
@@ -63,6 +69,7 @@ public final class RateEstimator {
             }
             if (!anyCounter && i == endIndex) {
                 latestArrivals = arrivedDelta / seconds;
+                latestSeconds = seconds;
             }
             anyCounter = true;
             arrived += arrivedDelta;
@@ -73,19 +80,26 @@ public final class RateEstimator {
             }
             if (from.inFlightKnown() && to.inFlightKnown()) {
                 completedWithInFlight += completedDelta;
+                startedWithInFlight += completedDelta + to.inFlight() - from.inFlight();
                 inFlightSeconds += (from.inFlight() + to.inFlight()) / 2.0 * seconds;
+                inFlightSpan += seconds;
             }
         }
         if (!anyCounter) {
             return RateEstimate.unknown("no arrival or completion counter in the last " + window.toSeconds() + " s");
         }
         double arrivalRate = arrived / arrivalSeconds;
+        latestArrivals = significantStep(latestArrivals, latestSeconds, arrivalRate);
         if (busyReplicaSeconds > 0 && completedWhileBusy > 0) {
             return new RateEstimate(arrivalRate, latestArrivals, completedWhileBusy / busyReplicaSeconds,
                     RateEstimate.MEASURED_WHILE_BUSY, null);
         }
-        if (concurrencyPerReplica != null && completedWithInFlight > 0 && inFlightSeconds > 0) {
-            double jobSeconds = inFlightSeconds / completedWithInFlight;
+        // Jobs through the window: the mean of those that started and those that finished in it, so work that
+        // is ramping up (many started, few finished yet) does not read as slow jobs.
+        double jobsThrough = (completedWithInFlight + startedWithInFlight) / 2;
+        if (concurrencyPerReplica != null && completedWithInFlight > 0 && inFlightSeconds > 0
+                && inFlightSeconds / jobsThrough <= inFlightSpan) {
+            double jobSeconds = inFlightSeconds / jobsThrough;
             return new RateEstimate(arrivalRate, latestArrivals, concurrencyPerReplica / jobSeconds,
                     RateEstimate.FROM_JOB_TIME, null);
         }
@@ -96,6 +110,19 @@ public final class RateEstimator {
         return new RateEstimate(arrivalRate, latestArrivals, null, null,
                 "replicas were not seen busy with jobs waiting in the last " + window.toSeconds() + " s"
                         + (concurrencyPerReplica == null ? " and the concurrency is unknown" : ""));
+    }
+
+    /**
+     * The newest interval's rate if its count is above what the window's rate predicts by more than chance
+     * (three standard deviations of a Poisson count, plus one job), else {@code null}.
+     */
+    private static Double significantStep(Double latestRate, double latestSeconds, double windowRate) {
+        if (latestRate == null) {
+            return null;
+        }
+        double expected = windowRate * latestSeconds;
+        double observed = latestRate * latestSeconds;
+        return observed > expected + 3 * Math.sqrt(expected) + 1 ? latestRate : null;
     }
 
     /** Jobs were waiting at both ends and someone was there to take them, so every ready replica was busy. */

@@ -16,7 +16,7 @@ import java.util.Objects;
  *       the current count (only the policy bounds still apply) and say so.</li>
  *   <li><b>Need.</b> {@code outstanding = undelivered + in flight};
  *       {@code need = outstanding / targetBacklogPerReplica}. With a drain target and measured rates,
- *       {@code drainNeed = (outstanding / targetDrain + arrivalRate) / perReplicaRate} ({@link RateEstimator};
+ *       {@code drainNeed = (undelivered / targetDrain + arrivalRate) / perReplicaRate} ({@link RateEstimator};
  *       the arrival rate is the higher of the window's and the newest interval's); the larger need wins.</li>
  *   <li><b>Scale up at once</b> to {@code ceil(need)} when that is above the current count. One undelivered
  *       job activates a pool at zero.</li>
@@ -127,7 +127,8 @@ public final class ScalingDecider {
             return new ReplicaNeed(backlogReplicas, null, busyReplicas, estimate);
         }
         double drainSeconds = policy.targetDrain().toNanos() / 1e9;
-        double capacityNeeded = outstanding / drainSeconds + estimate.arrivalsToServe();
+        // Jobs already running finish at the rate the arrival term pays for; the waiting ones must be cleared.
+        double capacityNeeded = sample.undelivered() / drainSeconds + estimate.arrivalsToServe();
         return new ReplicaNeed(backlogReplicas, capacityNeeded / estimate.completionsPerReplicaSecond(),
                 busyReplicas, estimate);
     }
@@ -178,7 +179,7 @@ public final class ScalingDecider {
             RateEstimate estimate = need.rates();
             if (need.drainReplicas() != null) {
                 text.append(need.drainDominates() ? "; the drain target needs more: " : "; the drain target needs ")
-                        .append(decimal(need.drainReplicas())).append(" (clear it in ")
+                        .append(decimal(need.drainReplicas())).append(" (clear the undelivered in ")
                         .append(policy.targetDrain().toSeconds()).append(" s at ")
                         .append(decimal(estimate.completionsPerReplicaSecond())).append(" jobs/s per replica (")
                         .append(estimate.capacitySource()).append(") while ")

@@ -10,9 +10,9 @@ import java.util.Objects;
  * @param maxReplicas             highest replica count
  * @param targetBacklogPerReplica outstanding jobs (undelivered + in flight) one replica should carry:
  *                                {@code needed = outstanding / targetBacklogPerReplica}
- * @param targetDrain             optional: also run enough replicas to clear the backlog within this time at
- *                                the measured per-replica completion rate while keeping up with arrivals; the
- *                                larger of the two needs wins. {@code null} = off
+ * @param targetDrain             optional: also run enough replicas to clear the undelivered backlog within
+ *                                this time at the measured per-replica completion rate while keeping up with
+ *                                arrivals; the larger of the two needs wins. {@code null} = off
  * @param scaleDownWindow         scale-down stabilization: scale down only to what the highest need seen
  *                                over this window still allows (the HPA's behaviour, 60 s by default, not 300 s)
  * @param tolerance               headroom kept when scaling down, as a fraction (0.1 = 10 %): the new count

@@ -66,4 +66,26 @@ class RateEstimatorTest {
         assertEquals(40.0, round(estimate.arrivalsToServe()));
         assertEquals(RateEstimate.MEASURED_WHILE_BUSY, estimate.capacitySource());
     }
+
+    @Test
+    void givenOneExtraArrivalAtALowRate_whenEstimated_thenItIsNoiseNotAStep() {
+        SampleHistory samples = SampleScript.history("0-55/5:0+12@12 a0.1/s, 60:0+12@12 a7");
+
+        RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(60), 1);
+
+        assertNull(estimate.latestArrivalsPerSecond());
+        assertEquals(0.117, round(estimate.arrivalsToServe()));
+    }
+
+    @Test
+    void givenJobsLongerThanTheWindow_whenEstimated_thenJobTimeIsNotTrusted() {
+        // 12 in flight, 0.1 completions/s: jobs take 120 s, longer than the 60 s window.
+        SampleHistory samples = SampleScript.history("0-60/5:0+12@12 a0.1/s");
+
+        RateEstimate shortWindow = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(60), 1);
+        RateEstimate longWindow = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(300), 1);
+
+        assertNull(shortWindow.completionsPerReplicaSecond());
+        assertNull(longWindow.completionsPerReplicaSecond(), "the history itself is only 60 s long");
+    }
 }

@@ -26,22 +26,36 @@ public final class AutoscalingSimulation {
     static final double KUBERNETES_DEFAULT_GRACE = 30;
     static final double TAIL_SECONDS = 900;
 
-    private final SimulationRunner runner = new SimulationRunner();
+    private final SimulationRunner runner;
     private final PrintStream out;
 
-    AutoscalingSimulation(PrintStream out) {
+    AutoscalingSimulation(PrintStream out, SimulationRunner runner) {
         this.out = out;
+        this.runner = runner;
     }
 
+    /**
+     * No arguments: all tables. {@code --timeline TRACE LABEL PHASE}: one run's state every 10 s instead
+     * (e.g. {@code --timeline steady "keda+hpa (defaults)" 0}), to see why a figure is what it is.
+     */
     public static void main(String[] args) {
-        new AutoscalingSimulation(System.out).runAll(scenarios());
+        if (args.length == 4 && args[0].equals("--timeline")) {
+            Scenario scenario = scenarios().stream().filter(sc -> sc.trace().name().equals(args[1])).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("no trace " + args[1]));
+            Contestant contestant = scenario.contestants().stream().filter(c -> c.label().equals(args[2]))
+                    .findFirst().orElseThrow(() -> new IllegalArgumentException("no autoscaler " + args[2]));
+            RunResult result = new SimulationRunner(System.out).run(scenario, contestant, Integer.parseInt(args[3]));
+            System.out.println(result);
+            return;
+        }
+        new AutoscalingSimulation(System.out, new SimulationRunner(null)).runAll(scenarios());
     }
 
     static List<Scenario> scenarios() {
         Workload shortJobs = new Workload(4, 2, 0, STARTUP_SECONDS);
         Workload kafka = new Workload(4, 2, 12, STARTUP_SECONDS);
         Workload longJobs = new Workload(1, 120, 0, STARTUP_SECONDS);
-        String sharedQueueNotes = "both: max 40, target 10 outstanding/replica; ours: grace 60 s (shutdownGrace);"
+        String sharedQueueNotes = "both: max 40, target 10 outstanding/replica; ours: concurrency 4, grace 60 s;"
                 + " KEDA: " + KedaMetric.READY_PLUS_UNACKED.description + ", grace 30 s (k8s default)";
         List<Scenario> scenarios = new ArrayList<>();
         for (ArrivalTrace trace : List.of(
@@ -50,14 +64,14 @@ public final class AutoscalingSimulation {
                 ArrivalTrace.sawtooth(30, 240, 60, 4),
                 ArrivalTrace.diurnal(2, 38, 1800, 2))) {
             scenarios.add(new Scenario(trace, shortJobs, 40, TAIL_SECONDS, sharedQueueNotes,
-                    standardContestants(10, 40, null, 60, Duration.ofSeconds(30), KedaMetric.READY_PLUS_UNACKED, 0)));
+                    standardContestants(10, 4, 40, null, 60, Duration.ofSeconds(30), ScalingPolicy.DEFAULT_RATE_WINDOW, KedaMetric.READY_PLUS_UNACKED, 0)));
         }
         scenarios.add(new Scenario(ArrivalTrace.ramp("kafka-ramp", 2, 23, 600, 600), kafka, 40, TAIL_SECONDS,
-                "both: max 40, lagThreshold / target 10; ours: partitionCap 12, grace 60 s; KEDA: "
+                "both: max 40, lagThreshold / target 10; ours: partitionCap 12, concurrency 4, grace 60 s; KEDA: "
                         + KedaMetric.KAFKA_LAG_CAPPED.description + ", grace 30 s",
-                standardContestants(10, 40, 12, 60, Duration.ofSeconds(30), KedaMetric.KAFKA_LAG_CAPPED, 12)));
+                standardContestants(10, 4, 40, 12, 60, Duration.ofSeconds(30), ScalingPolicy.DEFAULT_RATE_WINDOW, KedaMetric.KAFKA_LAG_CAPPED, 12)));
         List<Contestant> longJobContestants = new ArrayList<>(
-                standardContestants(1, 40, null, 150, Duration.ofSeconds(600), KedaMetric.READY_PLUS_UNACKED, 0));
+                standardContestants(1, 1, 40, null, 150, Duration.ofSeconds(600), Duration.ofSeconds(300), KedaMetric.READY_PLUS_UNACKED, 0));
         KedaSettings readyOnly = KedaSettings.defaults(1, 40, KedaMetric.READY_ONLY, 0);
         longJobContestants.add(keda("keda+hpa, ready-only metric", Contestant.Role.VARIANT, KUBERNETES_DEFAULT_GRACE,
                 readyOnly));
@@ -66,17 +80,19 @@ public final class AutoscalingSimulation {
         scenarios.add(new Scenario(ArrivalTrace.constant("long-jobs", 0.1, 1800,
                 "0.1 jobs/s of 2-minute jobs for 30 min (video transcodes): workers stay busy while the ready "
                         + "queue is often empty"), longJobs, 40, TAIL_SECONDS,
-                "both: max 40, target 1 outstanding/replica; ours: drain 600 s, grace 150 s (shutdownGrace >= "
-                        + "longest job); KEDA: grace 30 s unless said", longJobContestants));
+                "both: max 40, target 1 outstanding/replica; ours: concurrency 1, grace 150 s (shutdownGrace >= "
+                        + "longest job), drain variant with a 300 s rate window; KEDA: grace 30 s unless said", longJobContestants));
         return scenarios;
     }
 
-    private static List<Contestant> standardContestants(long target, int max, Integer partitions, double ourGrace,
-                                                        Duration drain, KedaMetric metric, int kedaPartitions) {
+    private static List<Contestant> standardContestants(long target, int concurrency, int max, Integer partitions,
+                                                        double ourGrace, Duration drain, Duration rateWindow,
+                                                        KedaMetric metric, int kedaPartitions) {
         ScalingPolicy backlogOnly = ScalingPolicy.builder().minReplicas(0).maxReplicas(max)
-                .targetBacklogPerReplica(target).partitionCap(partitions).build();
+                .targetBacklogPerReplica(target).partitionCap(partitions).concurrencyPerReplica(concurrency).build();
         ScalingPolicy withDrain = ScalingPolicy.builder().minReplicas(0).maxReplicas(max)
-                .targetBacklogPerReplica(target).partitionCap(partitions).targetDrain(drain).build();
+                .targetBacklogPerReplica(target).partitionCap(partitions).concurrencyPerReplica(concurrency)
+                .targetDrain(drain).rateWindow(rateWindow).build();
         KedaSettings keda = KedaSettings.defaults(target, max, metric, kedaPartitions);
         return List.of(
                 ours("backstage", ourGrace, backlogOnly),
@@ -102,6 +118,10 @@ public final class AutoscalingSimulation {
                 + " cooldown 300 s; HPA: sync 15 s, tolerance 10 %, scale-down window 300 s, up max(+4, +100 %)/15 s");
         out.println("each row: mean over " + PHASES + " runs with the controllers' loop phases shifted; "
                 + "an idle tail of " + (int) TAIL_SECONDS + " s follows each trace");
+        out.println("reach: from a rise of the needed replicas (ceil(arrival rate / replica rate)) until that many"
+                + " are ready (10 s start-up included); asked: until the Deployment asks for them;");
+        out.println("deficit: replica-s short of the need; replica-s: every pod from creation to exit; p99 wait:"
+                + " arrival to start; killed: in-flight jobs killed at the end of a termination grace period");
         for (Scenario scenario : scenarios) {
             runScenario(scenario);
         }
@@ -112,8 +132,8 @@ public final class AutoscalingSimulation {
         out.println("== " + scenario.trace().name() + ": " + scenario.trace().description());
         out.println("   " + scenario.workload().describe());
         out.println("   " + scenario.notes());
-        out.printf(Locale.ROOT, "   %-34s %11s %10s %11s %10s %9s %8s%n", "autoscaler", "reach mean", "reach max",
-                "replica-s", "p99 wait", "scalings", "killed");
+        out.printf(Locale.ROOT, "   %-32s %10s %10s %10s %9s %9s %10s %9s %9s %7s%n", "autoscaler", "reach mean",
+                "reach max", "asked mean", "max queue", "deficit", "replica-s", "p99 wait", "scalings", "killed");
         List<Summary> summaries = new ArrayList<>();
         for (Contestant contestant : scenario.contestants()) {
             List<RunResult> runs = new ArrayList<>();
@@ -122,11 +142,20 @@ public final class AutoscalingSimulation {
             }
             Summary summary = Summary.of(contestant, runs);
             summaries.add(summary);
-            out.printf(Locale.ROOT, "   %-34s %9.1f s %8.1f s %11.0f %8.1f s %9.1f %8.1f%s%n", contestant.label(),
-                    summary.reachMean(), summary.reachMax(), summary.replicaSeconds(), summary.p99Wait(),
-                    summary.scaleEvents(), summary.killed(),
+            out.printf(Locale.ROOT, "   %-32s %8.1f s %8.1f s %8.1f s %9.0f %9.0f %10.0f %7.1f s %9.1f %7.1f%s%n",
+                    contestant.label(), summary.reachMean(), summary.reachMax(), summary.askMean(),
+                    summary.maxOutstanding(), summary.deficitReplicaSeconds(), summary.replicaSeconds(),
+                    summary.p99Wait(), summary.scaleEvents(), summary.killed(),
                     summary.unreached() > 0 ? String.format(Locale.ROOT, "   (%d of %d rises never reached)",
                             summary.unreached(), summary.rises()) : "");
+        }
+        if (scenario.workload().partitioned()) {
+            for (Summary summary : summaries) {
+                out.printf(Locale.ROOT, "   %-32s idle consumers (ready > %d partitions): %.0f replica-s; runs stuck one "
+                                + "below the cap for >= %.0f s: %d of %d%n", summary.contestant().label(),
+                        scenario.workload().partitions(), summary.idleConsumerReplicaSeconds(), Summary.STALL_SECONDS,
+                        summary.stalledRuns(), PHASES);
+            }
         }
         Summary baseline = summaries.stream().filter(s -> s.contestant().role() == Contestant.Role.BASELINE)
                 .findFirst().orElseThrow();
@@ -135,10 +164,12 @@ public final class AutoscalingSimulation {
                 continue;
             }
             double speedup = baseline.reachMean() / ours.reachMean();
+            double askSpeedup = baseline.askMean() / ours.askMean();
             double cost = ours.replicaSeconds() / baseline.replicaSeconds();
-            out.printf(Locale.ROOT, "   goals, %s vs %s: reach %.1fx sooner (>= 4x: %s), replica-s %.2fx (<= 1x: %s),"
-                            + " killed %.1f (0: %s)%n", ours.contestant().label(), baseline.contestant().label(),
-                    speedup, verdict(speedup >= 4), cost, verdict(cost <= 1), ours.killed(), verdict(ours.killed() == 0));
+            out.printf(Locale.ROOT, "   goals, %s vs %s: ready %.1fx sooner (>= 4x: %s; asked %.1fx sooner),"
+                            + " replica-s %.2fx (<= 1x: %s), killed %.1f (0: %s)%n", ours.contestant().label(),
+                    baseline.contestant().label(), speedup, verdict(speedup >= 4), askSpeedup, cost,
+                    verdict(cost <= 1), ours.killed(), verdict(ours.killed() == 0));
         }
     }
 
