@@ -77,6 +77,8 @@ public final class AutoscalingSimulation {
                 readyOnly));
         longJobContestants.add(keda("keda+hpa, grace 150 s like ours", Contestant.Role.VARIANT, 150,
                 KedaSettings.defaults(1, 40, KedaMetric.READY_PLUS_UNACKED, 0)));
+        longJobContestants.add(new Contestant("backstage, grace 30 s like KEDA", Contestant.Role.VARIANT,
+                KUBERNETES_DEFAULT_GRACE, longJobContestants.get(0).factory()));
         scenarios.add(new Scenario(ArrivalTrace.constant("long-jobs", 0.1, 1800,
                 "0.1 jobs/s of 2-minute jobs for 30 min (video transcodes): workers stay busy while the ready "
                         + "queue is often empty"), longJobs, 40, TAIL_SECONDS,
