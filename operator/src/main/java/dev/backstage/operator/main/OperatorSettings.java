@@ -1,0 +1,55 @@
+package dev.backstage.operator.main;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The operator's process settings, from the environment (the Helm chart sets them).
+ *
+ * @param watchNamespaces  namespaces to watch; empty = all ({@code WATCH_NAMESPACES}, comma-separated)
+ * @param leaderElection   whether to hold a Lease before reconciling ({@code BACKSTAGE_LEADER_ELECTION}, default true)
+ * @param leaseName        the Lease's name ({@code BACKSTAGE_LEASE_NAME})
+ * @param leaseNamespace   the Lease's namespace ({@code BACKSTAGE_LEASE_NAMESPACE}, else {@code POD_NAMESPACE});
+ *                         null = the client's namespace
+ * @param identity         this replica's identity in the Lease ({@code POD_NAME}, else {@code HOSTNAME})
+ * @param httpPort         port of /healthz, /readyz and /metrics ({@code BACKSTAGE_HTTP_PORT}, default 8081)
+ */
+public record OperatorSettings(
+        Set<String> watchNamespaces, boolean leaderElection, String leaseName, String leaseNamespace, String identity,
+        int httpPort) {
+    public static final String DEFAULT_LEASE_NAME = "backstage-operator-leader";
+    public static final int DEFAULT_HTTP_PORT = 8081;
+
+    public OperatorSettings {
+        watchNamespaces = Set.copyOf(watchNamespaces);
+    }
+
+    public boolean watchesAllNamespaces() {
+        return watchNamespaces.isEmpty();
+    }
+
+    public static OperatorSettings fromEnv(Map<String, String> env) {
+        Set<String> namespaces = Arrays.stream(env.getOrDefault("WATCH_NAMESPACES", "").split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .collect(Collectors.toUnmodifiableSet());
+        boolean leaderElection = !"false".equalsIgnoreCase(env.getOrDefault("BACKSTAGE_LEADER_ELECTION", "true").trim());
+        String leaseName = nonBlank(env.get("BACKSTAGE_LEASE_NAME"), DEFAULT_LEASE_NAME);
+        String leaseNamespace = nonBlank(env.get("BACKSTAGE_LEASE_NAMESPACE"), nonBlank(env.get("POD_NAMESPACE"), null));
+        String identity = nonBlank(env.get("POD_NAME"), nonBlank(env.get("HOSTNAME"), "backstage-operator"));
+        int port;
+        String portText = nonBlank(env.get("BACKSTAGE_HTTP_PORT"), String.valueOf(DEFAULT_HTTP_PORT));
+        try {
+            port = Integer.parseInt(portText.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("BACKSTAGE_HTTP_PORT must be a port number, got '" + portText + "'", e);
+        }
+        return new OperatorSettings(namespaces, leaderElection, leaseName, leaseNamespace, identity, port);
+    }
+
+    private static String nonBlank(String value, String fallback) {
+        return value == null || value.isBlank() ? fallback : value.trim();
+    }
+}
