@@ -103,6 +103,13 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     @Override
     public ErrorStatusUpdateControl<BackstageWorkerPool> updateErrorStatus(BackstageWorkerPool pool,
             Context<BackstageWorkerPool> context, Exception e) {
+        if (Conflicts.isConflict(e)) {
+            // Someone (the deployment controller, a user) wrote the object between our read and our write. That is
+            // routine under optimistic locking, not a failure to report: the retry reads the new version.
+            LOG.info("pool {}/{}: write conflict ({}); retrying", pool.getMetadata().getNamespace(),
+                    pool.getMetadata().getName(), Conflicts.describe(e));
+            return ErrorStatusUpdateControl.noStatusUpdate();
+        }
         LOG.warn("reconcile of pool {}/{} failed: {}", pool.getMetadata().getNamespace(), pool.getMetadata().getName(),
                 e.toString());
         if (pool.getStatus() == null) {
