@@ -40,7 +40,11 @@ public final class BackstageOperator {
                     .withReconciliationTerminationTimeout(Duration.ofSeconds(20));
             if (settings.leaderElection()) {
                 o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(
-                        settings.leaseName(), settings.leaseNamespace(), settings.identity()));
+                        settings.leaseName(), settings.leaseNamespace(),
+                        LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
+                        LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
+                        LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE,
+                        settings.identity(), null, settings.exitWhenLeadershipLost()));
             }
         });
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);

@@ -15,10 +15,13 @@ import java.util.stream.Collectors;
  *                         null = the client's namespace
  * @param identity         this replica's identity in the Lease ({@code POD_NAME}, else {@code HOSTNAME})
  * @param httpPort         port of /healthz, /readyz and /metrics ({@code BACKSTAGE_HTTP_PORT}, default 8081)
+ * @param exitWhenLeadershipLost  exit the process when the Lease is lost (always in a pod, so a deposed leader
+ *                         can never reconcile beside the new one; tests that stop and start operators in one JVM
+ *                         turn it off)
  */
 public record OperatorSettings(
         Set<String> watchNamespaces, boolean leaderElection, String leaseName, String leaseNamespace, String identity,
-        int httpPort) {
+        int httpPort, boolean exitWhenLeadershipLost) {
     public static final String DEFAULT_LEASE_NAME = "backstage-operator-leader";
     public static final int DEFAULT_HTTP_PORT = 8081;
 
@@ -46,7 +49,7 @@ public record OperatorSettings(
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("BACKSTAGE_HTTP_PORT must be a port number, got '" + portText + "'", e);
         }
-        return new OperatorSettings(namespaces, leaderElection, leaseName, leaseNamespace, identity, port);
+        return new OperatorSettings(namespaces, leaderElection, leaseName, leaseNamespace, identity, port, true);
     }
 
     private static String nonBlank(String value, String fallback) {

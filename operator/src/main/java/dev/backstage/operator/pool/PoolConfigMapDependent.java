@@ -24,6 +24,7 @@ public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<Conf
                 .withName(PoolResources.configMapName(pool))
                 .withNamespace(pool.getMetadata().getNamespace())
                 .withLabels(PoolResources.labels(pool))
+                .withOwnerReferences(PoolResources.controllerReference(pool))
                 .endMetadata()
                 .addToData(WorkerContainer.CONFIG_FILE, plan.runtimeYaml())
                 .build();

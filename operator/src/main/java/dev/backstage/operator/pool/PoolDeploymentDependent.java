@@ -68,6 +68,7 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
                 .withName(PoolResources.deploymentName(pool))
                 .withNamespace(pool.getMetadata().getNamespace())
                 .withLabels(PoolResources.labels(pool))
+                .withOwnerReferences(PoolResources.controllerReference(pool))
                 .endMetadata()
                 .withNewSpec()
                 .withReplicas(plan.replicas())

@@ -1,6 +1,8 @@
 package dev.backstage.operator.pool;
 
 import dev.backstage.operator.model.BackstageWorkerPool;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -29,6 +31,22 @@ public final class PoolResources {
 
     public static String configMapName(BackstageWorkerPool pool) {
         return pool.getMetadata().getName() + "-runtime-config";
+    }
+
+    /**
+     * The pool as controller of an owned object. JOSDK would add a plain owner reference; a controller reference
+     * also shows in {@code kubectl describe} ("Controlled By") and holds foreground deletion of the pool until its
+     * workers are gone.
+     */
+    public static OwnerReference controllerReference(BackstageWorkerPool pool) {
+        return new OwnerReferenceBuilder()
+                .withApiVersion(pool.getApiVersion())
+                .withKind(pool.getKind())
+                .withName(pool.getMetadata().getName())
+                .withUid(pool.getMetadata().getUid())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
+                .build();
     }
 
     /** Labels on the owned objects. */

@@ -314,6 +314,8 @@ class WorkerPoolReconcilerTest {
         assertEquals("BackstageWorkerPool", ref.getKind());
         assertEquals(owner.getMetadata().getName(), ref.getName());
         assertEquals(owner.getMetadata().getUid(), ref.getUid());
+        assertEquals(Boolean.TRUE, ref.getController(), "the pool is the controller");
+        assertEquals(Boolean.TRUE, ref.getBlockOwnerDeletion());
     }
 
     private static Deployment awaitDeployment(String ns, String name) {

@@ -2,7 +2,6 @@ package dev.backstage.operator.testing;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -34,7 +33,7 @@ public final class MockKubernetes implements AutoCloseable {
     /** Starts the mock on a free loopback port and loads the CRDs. */
     public static MockKubernetes start() {
         KubernetesMockServer server = new KubernetesMockServer(
-                new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(List.of()), false);
+                new Context(), new MockWebServer(), new HashMap<>(), new MockApiServerDispatcher(), false);
         server.init();
         KubernetesClient client = server.createClient();
         MockKubernetes mock = new MockKubernetes(server, client);

@@ -44,9 +44,15 @@ public final class OperatorTestHarness implements AutoCloseable {
      *                          {@link #SETTINGS}) before the operator starts
      */
     public static OperatorTestHarness start(Consumer<Operator> moreRegistrations) {
+        return start(SETTINGS, Metrics.NOOP, moreRegistrations);
+    }
+
+    /** With other settings (namespaces, leader election) or real metrics. */
+    public static OperatorTestHarness start(OperatorSettings settings, Metrics metrics,
+            Consumer<Operator> moreRegistrations) {
         MockKubernetes mock = MockKubernetes.start();
         FakeDeploymentController deployments = new FakeDeploymentController(mock.client());
-        Operator operator = BackstageOperator.create(mock.client(), SETTINGS, Metrics.NOOP, Clock.systemUTC());
+        Operator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC());
         moreRegistrations.accept(operator);
         operator.start();
         return new OperatorTestHarness(mock, deployments, operator);
@@ -54,7 +60,7 @@ public final class OperatorTestHarness implements AutoCloseable {
 
     /** All namespaces, no leader election (the mock has Leases, but one operator needs none). */
     public static final OperatorSettings SETTINGS =
-            new OperatorSettings(Set.of(), false, OperatorSettings.DEFAULT_LEASE_NAME, null, "test-operator", 0);
+            new OperatorSettings(Set.of(), false, OperatorSettings.DEFAULT_LEASE_NAME, null, "test-operator", 0, false);
 
     public KubernetesClient client() {
         return mock.client();
