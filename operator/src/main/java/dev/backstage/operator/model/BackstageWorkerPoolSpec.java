@@ -20,7 +20,7 @@ import java.util.List;
 public class BackstageWorkerPoolSpec {
     /** Env vars the operator sets itself; a user value would break the runtime contract. */
     public static final String RESERVED_ENV_RULE = "self.all(e, !(e.name in ['BACKSTAGE_CONFIG',"
-            + " 'BACKSTAGE_PROVIDER_URL', 'BACKSTAGE_DELAYS_URL', 'BACKSTAGE_DEDUPE_URL']))";
+            + " 'BACKSTAGE_PROVIDER_URL', 'BACKSTAGE_DELAYS_URL', 'BACKSTAGE_DEDUPE_URL', 'POD_NAME']))";
 
     @Required
     @Size(min = 1, max = 1024)
@@ -83,7 +83,7 @@ public class BackstageWorkerPoolSpec {
 
     @Size(max = 128)
     @ValidationRule(value = RESERVED_ENV_RULE,
-            message = "BACKSTAGE_CONFIG and BACKSTAGE_*_URL are set by the operator; remove them from spec.env")
+            message = "BACKSTAGE_CONFIG, BACKSTAGE_*_URL and POD_NAME are set by the operator; remove them from spec.env")
     @JsonPropertyDescription("Extra worker env vars.")
     private List<EnvVar> env;
 

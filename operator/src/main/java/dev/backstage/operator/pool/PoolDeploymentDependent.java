@@ -160,11 +160,14 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
         return builder.build();
     }
 
-    /** The operator's env first (config path, connection URLs from Secrets), then the user's. */
+    /** The operator's env first (config path, pod name, connection URLs from Secrets), then the user's. */
     private static List<EnvVar> env(BackstageWorkerPool pool, PoolPlan plan) {
         BackstageTopologySpec broker = plan.topology().getSpec();
         List<EnvVar> env = new ArrayList<>();
         env.add(new EnvVarBuilder().withName(WorkerContainer.CONFIG_ENV).withValue(WorkerContainer.CONFIG_PATH).build());
+        env.add(new EnvVarBuilder().withName(WorkerContainer.POD_NAME_ENV)
+                .withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name").endFieldRef().endValueFrom()
+                .build());
         env.add(secretEnv(WorkerContainer.PROVIDER_URL_ENV, broker.getConnection()));
         if (broker.getCapabilities() != null) {
             CapabilityBackend delays = broker.getCapabilities().getDelays();

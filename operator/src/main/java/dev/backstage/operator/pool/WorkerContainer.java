@@ -19,6 +19,9 @@ public final class WorkerContainer {
     public static final String DELAYS_URL_ENV = "BACKSTAGE_DELAYS_URL";
     public static final String DEDUPE_URL_ENV = "BACKSTAGE_DEDUPE_URL";
 
+    /** The pod's name (downward API): the runtime uses it as its consumer name, stable in broker tooling. */
+    public static final String POD_NAME_ENV = "POD_NAME";
+
     /** The runtime serves /healthz, /readyz and /metrics on this port. */
     public static final int HTTP_PORT = 8080;
     public static final String HTTP_PORT_NAME = "http";

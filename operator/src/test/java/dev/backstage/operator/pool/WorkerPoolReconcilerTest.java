@@ -106,6 +106,8 @@ class WorkerPoolReconcilerTest {
         assertEquals("orders-redis", env.get("BACKSTAGE_PROVIDER_URL").getValueFrom().getSecretKeyRef().getName());
         assertEquals("url", env.get("BACKSTAGE_PROVIDER_URL").getValueFrom().getSecretKeyRef().getKey());
         assertNull(env.get("BACKSTAGE_PROVIDER_URL").getValue(), "no credential inline");
+        assertEquals("metadata.name", env.get("POD_NAME").getValueFrom().getFieldRef().getFieldPath(),
+                "the runtime names its consumer after the pod");
         assertTrue(worker.getVolumeMounts().stream()
                 .anyMatch(m -> m.getMountPath().equals("/etc/backstage") && Boolean.TRUE.equals(m.getReadOnly())));
         assertTrue(worker.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/tmp")));
