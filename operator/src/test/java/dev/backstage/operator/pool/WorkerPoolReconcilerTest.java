@@ -158,6 +158,29 @@ class WorkerPoolReconcilerTest {
     }
 
     @Test
+    void givenSettledPool_whenReconciledWithoutChange_thenStatusIsNotRewritten() {
+        String ns = harness.newNamespace("noop");
+        BackstageTopology topology = createReadyTopology(client, redisTopology(ns, "orders", "orders"));
+        client.resource(pool(ns, "workers", "orders", "orders")).create();
+        BackstageWorkerPool settled = await().atMost(WAIT).until(() -> getPool(ns, "workers"), p -> p.getStatus() != null
+                && Conditions.isTrue(p.getStatus().getConditions(), Conditions.READY)
+                && Integer.valueOf(2).equals(p.getStatus().getReadyReplicas()));
+        double reconciles = harness.successfulReconciles(ns, "workers");
+
+        // A topology change the pool does not depend on still re-reconciles every pool that names it.
+        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders")
+                .edit(t -> {
+                    t.getMetadata().setLabels(Map.of("touched", "yes"));
+                    return t;
+                });
+
+        await().atMost(WAIT).until(() -> harness.successfulReconciles(ns, "workers") > reconciles);
+        BackstageWorkerPool after = getPool(ns, "workers");
+        assertEquals(settled.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion(),
+                "no status write when nothing changed");
+    }
+
+    @Test
     void givenRunningPool_whenDeploymentDeletedByHand_thenItIsRecreated() {
         String ns = harness.newNamespace("delete");
         createReadyTopology(client, redisTopology(ns, "orders", "orders"));

@@ -7,6 +7,10 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -28,11 +32,14 @@ public final class OperatorTestHarness implements AutoCloseable {
     private final MockKubernetes mock;
     private final FakeDeploymentController deployments;
     private final Operator operator;
+    private final MeterRegistry meters;
 
-    private OperatorTestHarness(MockKubernetes mock, FakeDeploymentController deployments, Operator operator) {
+    private OperatorTestHarness(MockKubernetes mock, FakeDeploymentController deployments, Operator operator,
+            MeterRegistry meters) {
         this.mock = mock;
         this.deployments = deployments;
         this.operator = operator;
+        this.meters = meters;
     }
 
     public static OperatorTestHarness start() {
@@ -44,18 +51,19 @@ public final class OperatorTestHarness implements AutoCloseable {
      *                          {@link #SETTINGS}) before the operator starts
      */
     public static OperatorTestHarness start(Consumer<Operator> moreRegistrations) {
-        return start(SETTINGS, Metrics.NOOP, moreRegistrations);
+        return start(SETTINGS, new SimpleMeterRegistry(), moreRegistrations);
     }
 
-    /** With other settings (namespaces, leader election) or real metrics. */
-    public static OperatorTestHarness start(OperatorSettings settings, Metrics metrics,
+    /** With other settings (namespaces, leader election) or another registry (e.g. Prometheus, to scrape). */
+    public static OperatorTestHarness start(OperatorSettings settings, MeterRegistry meters,
             Consumer<Operator> moreRegistrations) {
         MockKubernetes mock = MockKubernetes.start();
         FakeDeploymentController deployments = new FakeDeploymentController(mock.client());
+        Metrics metrics = MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(meters).build();
         Operator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC());
         moreRegistrations.accept(operator);
         operator.start();
-        return new OperatorTestHarness(mock, deployments, operator);
+        return new OperatorTestHarness(mock, deployments, operator, meters);
     }
 
     /** All namespaces, no leader election (the mock has Leases, but one operator needs none). */
@@ -68,6 +76,15 @@ public final class OperatorTestHarness implements AutoCloseable {
 
     public Operator operator() {
         return operator;
+    }
+
+    /**
+     * Reconciles of one resource that finished without error so far (JOSDK's per-resource counter). Lets a test
+     * wait until a reconcile has happened before asserting that it changed nothing.
+     */
+    public double successfulReconciles(String namespace, String name) {
+        return meters.find("operator.sdk.reconciliations.success").tag("namespace", namespace).tag("name", name)
+                .counters().stream().mapToDouble(Counter::count).sum();
     }
 
     /** A fresh namespace (created in the mock) so tests sharing the harness never see each other's objects. */
