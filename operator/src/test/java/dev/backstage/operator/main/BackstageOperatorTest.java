@@ -42,11 +42,12 @@ class BackstageOperatorTest {
     @BeforeAll
     static void start() throws Exception {
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        OperatorSettings settings = new OperatorSettings(Set.of(WATCHED), true, "backstage-test-leader",
-                LEASE_NAMESPACE, "operator-0", 0, false);
+        LeaseSettings lease = new LeaseSettings("backstage-test-leader", LEASE_NAMESPACE,
+                LeaseSettings.DEFAULT_DURATION, LeaseSettings.DEFAULT_RENEW_DEADLINE, LeaseSettings.DEFAULT_RETRY_PERIOD);
+        OperatorSettings settings = new OperatorSettings(Set.of(WATCHED), true, lease, "operator-0", 0, false);
         harness = OperatorTestHarness.start(settings, registry, operator -> {});
         client = harness.client();
-        health = new HealthServer(0, () -> harness.operator().getRuntimeInfo(), registry);
+        health = new HealthServer(0, () -> harness.operator().operator().getRuntimeInfo(), registry);
         health.start();
     }
 

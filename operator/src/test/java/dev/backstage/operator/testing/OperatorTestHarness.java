@@ -1,11 +1,11 @@
 package dev.backstage.operator.testing;
 
 import dev.backstage.operator.main.BackstageOperator;
+import dev.backstage.operator.main.LeaseSettings;
 import dev.backstage.operator.main.OperatorSettings;
 import dev.backstage.testsupport.UniqueNames;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.Counter;
@@ -31,10 +31,10 @@ import java.util.function.Consumer;
 public final class OperatorTestHarness implements AutoCloseable {
     private final MockKubernetes mock;
     private final FakeDeploymentController deployments;
-    private final Operator operator;
+    private final BackstageOperator operator;
     private final MeterRegistry meters;
 
-    private OperatorTestHarness(MockKubernetes mock, FakeDeploymentController deployments, Operator operator,
+    private OperatorTestHarness(MockKubernetes mock, FakeDeploymentController deployments, BackstageOperator operator,
             MeterRegistry meters) {
         this.mock = mock;
         this.deployments = deployments;
@@ -47,20 +47,20 @@ public final class OperatorTestHarness implements AutoCloseable {
     }
 
     /**
-     * @param moreRegistrations registers further reconcilers (use {@link BackstageOperator#register} with
-     *                          {@link #SETTINGS}) before the operator starts
+     * @param moreRegistrations registers further reconcilers ({@link BackstageOperator#register}) before the
+     *                          operator starts
      */
-    public static OperatorTestHarness start(Consumer<Operator> moreRegistrations) {
+    public static OperatorTestHarness start(Consumer<BackstageOperator> moreRegistrations) {
         return start(SETTINGS, new SimpleMeterRegistry(), moreRegistrations);
     }
 
     /** With other settings (namespaces, leader election) or another registry (e.g. Prometheus, to scrape). */
     public static OperatorTestHarness start(OperatorSettings settings, MeterRegistry meters,
-            Consumer<Operator> moreRegistrations) {
+            Consumer<BackstageOperator> moreRegistrations) {
         MockKubernetes mock = MockKubernetes.start();
         FakeDeploymentController deployments = new FakeDeploymentController(mock.client());
         Metrics metrics = MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(meters).build();
-        Operator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC());
+        BackstageOperator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC());
         moreRegistrations.accept(operator);
         operator.start();
         return new OperatorTestHarness(mock, deployments, operator, meters);
@@ -68,13 +68,13 @@ public final class OperatorTestHarness implements AutoCloseable {
 
     /** All namespaces, no leader election (the mock has Leases, but one operator needs none). */
     public static final OperatorSettings SETTINGS =
-            new OperatorSettings(Set.of(), false, OperatorSettings.DEFAULT_LEASE_NAME, null, "test-operator", 0, false);
+            new OperatorSettings(Set.of(), false, LeaseSettings.defaults(null), "test-operator", 0, false);
 
     public KubernetesClient client() {
         return mock.client();
     }
 
-    public Operator operator() {
+    public BackstageOperator operator() {
         return operator;
     }
 
