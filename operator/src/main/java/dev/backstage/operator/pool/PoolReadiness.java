@@ -5,7 +5,6 @@ import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
-import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -36,14 +35,11 @@ public record PoolReadiness(String status, String reason, String message) {
 
     /** The failure in a line or two: JOSDK's aggregated workflow error carries stack traces in its message. */
     public static PoolReadiness failed(Exception e) {
-        String message;
-        if (e instanceof AggregatedOperatorException aggregated) {
-            message = aggregated.getAggregatedExceptions().entrySet().stream()
-                    .map(entry -> entry.getKey() + ": " + describe(entry.getValue()))
-                    .collect(Collectors.joining("; "));
-        } else {
-            message = describe(e);
-        }
+        var failures = WorkflowFailures.of(e);
+        String message = failures.size() == 1 && failures.containsKey("reconcile") ? describe(e)
+                : failures.entrySet().stream()
+                        .map(entry -> entry.getKey() + ": " + describe(entry.getValue()))
+                        .collect(Collectors.joining("; "));
         if (message.length() > MAX_MESSAGE) {
             message = message.substring(0, MAX_MESSAGE) + "…";
         }

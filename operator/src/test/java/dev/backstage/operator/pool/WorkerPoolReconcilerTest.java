@@ -260,6 +260,25 @@ class WorkerPoolReconcilerTest {
     }
 
     @Test
+    void givenForeignDeploymentWithThePoolsName_thenReadyFalseReconcileFailedSaysSo() {
+        String ns = harness.newNamespace("foreign");
+        client.apps().deployments().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder()
+                .withNewMetadata().withName("workers").endMetadata()
+                .withNewSpec().withNewSelector().addToMatchLabels("app", "other").endSelector()
+                .withNewTemplate().withNewMetadata().addToLabels("app", "other").endMetadata()
+                .withNewSpec().addNewContainer().withName("c").withImage("other").endContainer().endSpec()
+                .endTemplate().endSpec().build()).create();
+        createReadyTopology(client, redisTopology(ns, "orders", "orders"));
+        client.resource(pool(ns, "workers", "orders", "orders")).create();
+
+        Condition failed = awaitReadyCondition(ns, "workers", PoolReadiness.RECONCILE_FAILED);
+        assertTrue(failed.getMessage().contains("already exists"), failed.getMessage());
+        assertEquals("other", client.apps().deployments().inNamespace(ns).withName("workers").get()
+                .getSpec().getTemplate().getSpec().getContainers().get(0).getImage(), "a foreign object is never taken over");
+        await().atMost(WAIT).until(() -> reasons(ns).contains(PoolReadiness.RECONCILE_FAILED));
+    }
+
+    @Test
     void givenAutoscalingOn_thenDeploymentFollowsStatusDesiredReplicasWithinBoundsAndAutoscalerFieldsSurvive() {
         String ns = harness.newNamespace("scale");
         createReadyTopology(client, redisTopology(ns, "orders", "orders"));
