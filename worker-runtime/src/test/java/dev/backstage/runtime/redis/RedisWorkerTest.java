@@ -196,7 +196,8 @@ class RedisWorkerTest {
         RedisSettings slowIdle = redis.settings().withIdleTimeout(Duration.ofSeconds(60))
                 .withDeadWorkerTimeout(Duration.ofSeconds(1));
         RedisProvider crashing = RedisProvider.connect(slowIdle);
-        Worker victim = Worker.builder().provider(crashing).queues("default").consumerId("victim").build();
+        Worker victim = Worker.builder().provider(crashing).queues("default").consumerId("victim")
+                .shutdownGrace(Duration.ZERO).build();
         CountDownLatch started = new CountDownLatch(2);
         victim.register("work", Order.class, (ctx, order) -> {
             started.countDown();
