@@ -47,6 +47,21 @@ final class RedisStreams implements AutoCloseable {
         return redis().xpending(stream, group).getCount();
     }
 
+    /** How many entries the group has been handed so far (XINFO GROUPS entries-read). */
+    long entriesRead(String stream, String group) {
+        for (Object g : redis().xinfoGroups(stream)) {
+            List<?> fields = (List<?>) g;
+            Map<String, Object> map = new HashMap<>();
+            for (int i = 0; i + 1 < fields.size(); i += 2) {
+                map.put(String.valueOf(fields.get(i)), fields.get(i + 1));
+            }
+            if (group.equals(map.get("name"))) {
+                return ((Number) map.get("entries-read")).longValue();
+            }
+        }
+        return 0;
+    }
+
     /** Entries pending for one consumer (a pod: the runtime uses the pod name as its consumer name). */
     long pendingOf(String stream, String group, String consumer) {
         return redis().xpending(stream, io.lettuce.core.Consumer.from(group, consumer), Range.create("-", "+"),

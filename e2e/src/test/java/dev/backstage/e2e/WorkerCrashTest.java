@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * that no job is lost and reports how many ran twice (delivery is at-least-once).
  */
 class WorkerCrashTest {
-    private static final int ORDERS = 1500;
+    private static final int ORDERS = 2000;
 
     @Test
     void givenAWorkerKilledHardMidRunThenEveryJobStillCompletes() throws Exception {
@@ -44,7 +44,7 @@ class WorkerCrashTest {
             }
             String stream = prefix + ":default";
             System.out.println("[crash] waiting until a fifth of the orders are done, then killing a worker");
-            await().atMost(Duration.ofSeconds(120)).until(() -> streams.receiptsPerOrder(stream).size() >= ORDERS / 5);
+            await().atMost(Duration.ofSeconds(120)).until(() -> streams.entriesRead(stream, "shop-workers") >= ORDERS / 5);
             LocalPod victim = cluster.kubelet().pods("orders").get(0);
             // Kill it while it holds unacked work, so the crash really interrupts jobs.
             await().atMost(Duration.ofSeconds(30)).until(() -> streams.pendingOf(stream, "shop-workers", victim.name()) > 0);
@@ -99,6 +99,7 @@ class WorkerCrashTest {
                   concurrency: 8
                   maxDeliveries: 5
                   shutdownGracePeriod: 5s
+                  env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "40"}]
                 """.formatted(RedisStreams.URL, prefix);
     }
 }
