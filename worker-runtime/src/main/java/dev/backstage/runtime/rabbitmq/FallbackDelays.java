@@ -64,9 +64,8 @@ final class FallbackDelays implements RabbitMqDelays {
         return ladder;
     }
 
-    /** Declares the ladder (idempotent: same names, same arguments). Returns true when anything was missing. */
-    boolean declareLadder() {
-        boolean complete = ladderMissing().isEmpty();
+    /** Declares the ladder (idempotent: same names, same arguments). */
+    void declareLadder() {
         admin.call("declare the delay ladder", ch -> {
             ch.exchangeDeclare(names.delayDeliverExchange(), "headers", true, false, null);
             for (int level = 0; level < ladder.levels(); level++) {
@@ -77,7 +76,6 @@ final class FallbackDelays implements RabbitMqDelays {
             }
             return null;
         });
-        return !complete;
     }
 
     private void declareLevel(Channel ch, int level) throws IOException {
@@ -143,7 +141,8 @@ final class FallbackDelays implements RabbitMqDelays {
 
     @Override
     public List<DeclaredObject> declare(List<String> queues) {
-        boolean created = declareLadder();
+        boolean created = !ladderMissing().isEmpty();
+        declareLadder();
         List<DeclaredObject> result = new ArrayList<>();
         result.add(ladderObject(created ? DeclaredObject.State.CREATED : DeclaredObject.State.EXISTED, null));
         for (String queue : queues) {
