@@ -55,7 +55,9 @@ final class ManagementApi {
                 + (configured.getRawPath() == null ? "" : configured.getRawPath().replaceAll("/+$", "")));
         this.authorization = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
                 .getBytes(StandardCharsets.UTF_8));
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        // HTTP/1.1: the broker's web server does not take the h2c upgrade the JDK client tries by default.
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2)).build();
         this.mapper = mapper;
     }
 

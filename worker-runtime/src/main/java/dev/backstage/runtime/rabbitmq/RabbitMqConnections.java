@@ -81,6 +81,13 @@ final class RabbitMqConnections implements AutoCloseable {
     Connection openThrowaway(String role) {
         ConnectionFactory throwaway = factory.clone();
         throwaway.setAutomaticRecoveryEnabled(false);
+        throwaway.setExceptionHandler(new com.rabbitmq.client.impl.ForgivingExceptionHandler() {
+            @Override
+            public void handleUnexpectedConnectionDriverException(Connection connection, Throwable cause) {
+                // The broker may drop this connection on purpose (the plugin probe); that reset is expected.
+                log.debug("rabbitmq {} connection ended: {}", role, cause.toString());
+            }
+        });
         try {
             return throwaway.newConnection(settings.connectionName() + "/" + role);
         } catch (IOException | TimeoutException e) {

@@ -40,7 +40,7 @@ final class RabbitMqTestBroker implements AutoCloseable {
 
     final String prefix = UniqueNames.prefix("rmq");
     private final ObjectMapper mapper = new ObjectMapper();
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<String> policies = new ArrayList<>();
     private Connection raw;
