@@ -58,6 +58,11 @@ final class RabbitMqTestBroker implements AutoCloseable {
         return provider;
     }
 
+    List<RabbitMqProvider> ownedProviders() {
+        return closeables.stream().filter(RabbitMqProvider.class::isInstance).map(RabbitMqProvider.class::cast)
+                .toList();
+    }
+
     RabbitMqProvider provider(String connectionRole) {
         return provider(connectionRole, Map.of());
     }
