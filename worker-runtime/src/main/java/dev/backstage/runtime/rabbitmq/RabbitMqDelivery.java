@@ -101,10 +101,10 @@ final class RabbitMqDelivery implements Delivery {
         return consumer.deadLetter(this, error);
     }
 
-    /** Back to the head of the queue at once: another worker (or this one, later) takes it. */
+    /** Back to the head of the queue after a short pause (see {@link RabbitMqJobConsumer#requeueLater}). */
     @Override
     public void abandon() {
-        consumer.requeue(epoch, deliveryTag);
+        consumer.requeueLater(epoch, deliveryTag);
     }
 
     JobBody body() {

@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +49,10 @@ final class RabbitMqJobConsumer implements JobConsumer {
     private final RabbitMqJobs jobs;
     private final Optional<DelaysCapability> delays;
     private final Map<String, String> queueByConsumerTag = new HashMap<>();
+    static final Duration ABANDON_PAUSE = Duration.ofSeconds(1);
+
     private final SupervisedChannel channel;
+    private final ScheduledExecutorService supervisor;
     private volatile boolean fetching = true;
 
     RabbitMqJobConsumer(ConsumerSettings settings, DeliverySink sink, RabbitMqJobs jobs, Connection connection,
@@ -56,6 +61,7 @@ final class RabbitMqJobConsumer implements JobConsumer {
         this.sink = sink;
         this.jobs = jobs;
         this.delays = settings.delays();
+        this.supervisor = supervisor;
         // The broker never pushes more unacked deliveries than the worker may hold in flight.
         int prefetch = Math.max(1, Math.min(settings.prefetch(), settings.flow().capacity()));
         List<SupervisedChannel.Subscription> subscriptions = new ArrayList<>();
@@ -97,6 +103,20 @@ final class RabbitMqJobConsumer implements JobConsumer {
             return CompletableFuture.failedFuture(e instanceof BackstageException ? e
                     : new StaleDeliveryException("ack of delivery " + deliveryTag + " failed: "
                             + RabbitMqConnections.describe(e)));
+        }
+    }
+
+    /**
+     * Hands a delivery back after {@link #ABANDON_PAUSE}: a worker that leaves a task to others
+     * (unknown-task policy {@code leave-pending}) would otherwise bounce the message between itself and the
+     * broker as fast as the network allows when no other worker takes it. At shutdown the channel closes
+     * first and the broker requeues the delivery at once; the delayed requeue then finds it stale.
+     */
+    void requeueLater(long epoch, long deliveryTag) {
+        try {
+            supervisor.schedule(() -> requeue(epoch, deliveryTag), ABANDON_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            requeue(epoch, deliveryTag); // the provider is closing: no pause to wait for
         }
     }
 

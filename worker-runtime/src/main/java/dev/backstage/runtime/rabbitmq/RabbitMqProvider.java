@@ -15,6 +15,7 @@ import dev.backstage.runtime.spi.TopologyDeclarer;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -60,8 +61,9 @@ public final class RabbitMqProvider implements Provider {
 
     public static RabbitMqProvider connect(RabbitMqSettings settings) {
         RabbitMqConnections connections = RabbitMqConnections.open(settings);
-        ScheduledExecutorService confirms = Executors.newSingleThreadScheduledExecutor(
+        ScheduledThreadPoolExecutor confirms = new ScheduledThreadPoolExecutor(1,
                 new NamedThreads("backstage-rabbitmq-confirms", true));
+        confirms.setRemoveOnCancelPolicy(true); // every confirmed publish cancels its timeout: drop it at once
         ScheduledExecutorService supervisor = Executors.newSingleThreadScheduledExecutor(
                 new NamedThreads("backstage-rabbitmq-supervisor", true));
         try {

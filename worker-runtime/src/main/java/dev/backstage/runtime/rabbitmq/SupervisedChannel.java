@@ -158,7 +158,7 @@ final class SupervisedChannel implements AutoCloseable {
         }
         subscriptions.forEach(s -> s.active = false);
         channel = ch;
-        reopen = false;
+        reopen = !ch.isOpen(); // closed before it was ours to watch: the listener ignored it, so reopen here
         epoch.incrementAndGet();
     }
 

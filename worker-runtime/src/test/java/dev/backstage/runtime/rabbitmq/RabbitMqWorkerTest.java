@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.backstage.runtime.api.EnqueueResult;
 import dev.backstage.runtime.api.Next;
+import dev.backstage.runtime.api.UnknownTaskPolicy;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.DeadLetterEntry;
 import java.time.Duration;
@@ -154,6 +155,30 @@ class RabbitMqWorkerTest {
         RabbitMqProvider admin = broker.provider("admin");
         await().atMost(Duration.ofSeconds(20)).until(() -> admin.deadLetters().count("default") == 1);
         assertEquals("unknown task 'nobody.handles.this'", admin.deadLetters().list("default", 1).get(0).error());
+    }
+
+    @Test
+    void givenAWorkerThatLeavesUnknownTasksPending_thenItHandsThemBackWithoutSpinning_andTheOwnerRunsThem()
+            throws Exception {
+        Worker bystander = broker.own(broker.worker("a").unknownTasks(UnknownTaskPolicy.LEAVE_PENDING).build());
+        bystander.register("not.this.one", String.class, (ctx, s) -> Next.done());
+        bystander.start();
+        bystander.enqueue("owned.elsewhere", "x");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> bystander.totals().deliveries() >= 1);
+        // Handed back after a pause each time, so only a few redeliveries fit in three seconds (not thousands).
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+                .until(() -> bystander.totals().deliveries() <= 6);
+
+        List<Integer> ownerSaw = new CopyOnWriteArrayList<>();
+        Worker owner = broker.own(broker.worker("b").build());
+        owner.register("owned.elsewhere", String.class, (ctx, s) -> {
+            ownerSaw.add(ctx.deliveryCount());
+            return Next.done();
+        });
+        owner.start();
+        await().atMost(Duration.ofSeconds(20)).until(() -> ownerSaw.size() == 1);
+        assertEquals(0, broker.provider("admin").deadLetters().count("default"), "never dead-lettered");
     }
 
     @Test
