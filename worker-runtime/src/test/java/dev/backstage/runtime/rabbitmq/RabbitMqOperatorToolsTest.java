@@ -155,7 +155,8 @@ class RabbitMqOperatorToolsTest {
         List<String> ids = new CopyOnWriteArrayList<>();
         List<Integer> counts = new CopyOnWriteArrayList<>();
         AtomicBoolean healthy = new AtomicBoolean(false);
-        Worker worker = broker.own(broker.worker("w").maxDeliveries(1).build());
+        // One at a time, so jobs reach the dead-letter queue (and come back) in the order they were enqueued.
+        Worker worker = broker.own(broker.worker("w").maxDeliveries(1).concurrency(1).build());
         worker.register("fragile", String.class, (ctx, s) -> {
             if (!healthy.get()) {
                 throw new IllegalStateException("downstream unavailable");
