@@ -39,6 +39,8 @@ public final class SandboxCluster implements AutoCloseable {
     }
 
     public static SandboxCluster start(String namespace, Path workDir) {
+        // The mock web server logs every request through java.util.logging at INFO.
+        java.util.logging.Logger.getLogger("io.fabric8.mockwebserver").setLevel(java.util.logging.Level.WARNING);
         MockKubernetes mock = MockKubernetes.start();
         KubernetesClient client = mock.client();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
