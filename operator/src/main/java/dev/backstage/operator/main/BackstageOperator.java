@@ -2,6 +2,12 @@ package dev.backstage.operator.main;
 
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.pool.WorkerPoolReconciler;
+import dev.backstage.operator.topology.BrokerConnections;
+import dev.backstage.operator.topology.ConnectionSecrets;
+import dev.backstage.operator.topology.TopologyBroker;
+import dev.backstage.operator.topology.TopologyReconciler;
+import dev.backstage.operator.topology.TopologySettings;
+import dev.backstage.runtime.spi.Providers;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
@@ -11,6 +17,7 @@ import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -27,8 +34,20 @@ public final class BackstageOperator {
 
     private BackstageOperator() {}
 
-    /** An operator with the pool reconciler registered; call {@link Operator#start()} on it. */
+    /**
+     * The production operator: pool and topology reconcilers (topology settings from the environment, see
+     * {@link TopologySettings#fromEnv}); call {@link Operator#start()} on it.
+     */
     public static Operator create(KubernetesClient client, OperatorSettings settings, Metrics metrics, Clock clock) {
+        return create(client, settings, metrics, clock, Optional.of(TopologySettings.fromEnv(System.getenv())));
+    }
+
+    /**
+     * @param topologies the topology reconciler's settings; empty leaves it out (tests of pools alone, which write
+     *                   topology status themselves)
+     */
+    public static Operator create(KubernetesClient client, OperatorSettings settings, Metrics metrics, Clock clock,
+            Optional<TopologySettings> topologies) {
         Operator operator = new Operator(o -> {
             o.withKubernetesClient(client)
                     .withMetrics(metrics)
@@ -49,10 +68,16 @@ public final class BackstageOperator {
         });
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
         register(operator, new WorkerPoolReconciler(events, clock), settings);
+        if (topologies.isPresent()) {
+            // Closed by the reconciler's lifecycle event source when the operator stops.
+            BrokerConnections connections = new BrokerConnections();
+            TopologyBroker broker = new TopologyBroker(new ConnectionSecrets(client), connections, Providers::create);
+            register(operator, new TopologyReconciler(broker, connections, events, topologies.get(), clock), settings);
+        }
         return operator;
     }
 
-    /** Registers a reconciler on the configured namespaces (issue 6 registers the topology reconciler here too). */
+    /** Registers a reconciler on the configured namespaces. */
     public static <P extends HasMetadata> void register(Operator operator, Reconciler<P> reconciler,
             OperatorSettings settings) {
         Consumer<ControllerConfigurationOverrider<P>> namespaces = settings.watchesAllNamespaces()

@@ -2,12 +2,14 @@ package dev.backstage.operator.testing;
 
 import dev.backstage.operator.main.BackstageOperator;
 import dev.backstage.operator.main.OperatorSettings;
+import dev.backstage.operator.topology.TopologySettings;
 import dev.backstage.testsupport.UniqueNames;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -22,7 +24,8 @@ import java.util.function.Consumer;
  * @AfterAll static void stop() { harness.close(); }
  * @Test void something() { String ns = harness.newNamespace("pool"); ... }
  * }</pre>
- * Other reconcilers (topology, autoscaler) join through {@link #start(Consumer)}, which runs before start-up.
+ * The topology reconciler joins through {@link #startWithTopologies}; others (autoscaler) through
+ * {@link #start(Consumer)}, which runs before start-up.
  */
 public final class OperatorTestHarness implements AutoCloseable {
     private final MockKubernetes mock;
@@ -47,12 +50,25 @@ public final class OperatorTestHarness implements AutoCloseable {
         return start(SETTINGS, Metrics.NOOP, moreRegistrations);
     }
 
-    /** With other settings (namespaces, leader election) or real metrics. */
+    /** With other settings (namespaces, leader election) or real metrics; without the topology reconciler. */
     public static OperatorTestHarness start(OperatorSettings settings, Metrics metrics,
             Consumer<Operator> moreRegistrations) {
+        return start(settings, metrics, Optional.empty(), moreRegistrations);
+    }
+
+    /**
+     * With the topology reconciler too (it talks to real brokers), polling as {@code topologies} says. Tests that
+     * use it create connection Secrets instead of writing topology status themselves.
+     */
+    public static OperatorTestHarness startWithTopologies(TopologySettings topologies) {
+        return start(SETTINGS, Metrics.NOOP, Optional.of(topologies), operator -> {});
+    }
+
+    private static OperatorTestHarness start(OperatorSettings settings, Metrics metrics,
+            Optional<TopologySettings> topologies, Consumer<Operator> moreRegistrations) {
         MockKubernetes mock = MockKubernetes.start();
         FakeDeploymentController deployments = new FakeDeploymentController(mock.client());
-        Operator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC());
+        Operator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC(), topologies);
         moreRegistrations.accept(operator);
         operator.start();
         return new OperatorTestHarness(mock, deployments, operator);
