@@ -53,7 +53,8 @@ public record PemKeyPair(List<X509Certificate> chain, PrivateKey key) {
                     return new PemKeyPair(chain, keys.getPrivateKey(info));
                 }
                 if (item instanceof PEMKeyPair pair) {
-                    return new PemKeyPair(chain, keys.getKeyPair(pair).getPrivate());
+                    // Only the private half: SEC1 "EC PRIVATE KEY" may omit the public key, and the chain has it.
+                    return new PemKeyPair(chain, keys.getPrivateKey(pair.getPrivateKeyInfo()));
                 }
             }
         }
