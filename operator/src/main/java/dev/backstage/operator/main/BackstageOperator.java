@@ -10,6 +10,7 @@ import dev.backstage.operator.topology.TopologySettings;
 import dev.backstage.runtime.spi.Providers;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
@@ -18,37 +19,36 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Assembles the JOSDK {@link Operator} with Backstage's reconcilers, the same way for the container main and
+ * The JOSDK {@link Operator} with Backstage's reconcilers, assembled the same way for the container main and
  * for tests, so the tests run the configuration that ships.
  *
  * <p>Server-side apply is off for both the primary status and the dependents: the fabric8 mock API server our
- * tests run against does not implement SSA, and running a different patch strategy in production than in tests
- * would leave the shipped path untested. Non-SSA status patches are JSON diffs, which also keeps the reconciler
- * and the autoscaler from overwriting each other's status fields.
+ * tests run against does not implement SSA, and a patch strategy that only runs in production would be
+ * untested. Non-SSA status patches are JSON diffs, which also keeps the reconciler and the autoscaler from
+ * overwriting each other's status fields.
+ *
+ * <p>Losing the Lease exits the process (when {@link OperatorSettings#exitWhenLeadershipLost()}), so a deposed
+ * leader never reconciles beside the new one. JOSDK's own exit-on-loss is not used: it calls
+ * {@code System.exit} on the thread that stops leadership, which during a SIGTERM is the shutdown hook itself,
+ * and the JVM then hangs. Here a deliberate {@link #stop()} is not a loss, and the exit runs on its own thread.
  */
-public final class BackstageOperator {
+public final class BackstageOperator implements AutoCloseable {
     public static final String COMPONENT = "backstage-operator";
+    private static final Logger LOG = LoggerFactory.getLogger(BackstageOperator.class);
 
-    private BackstageOperator() {}
+    private final Operator operator;
+    private final OperatorSettings settings;
+    private final AtomicBoolean stopping = new AtomicBoolean();
 
-    /**
-     * The production operator: pool and topology reconcilers (topology settings from the environment, see
-     * {@link TopologySettings#fromEnv}); call {@link Operator#start()} on it.
-     */
-    public static Operator create(KubernetesClient client, OperatorSettings settings, Metrics metrics, Clock clock) {
-        return create(client, settings, metrics, clock, Optional.of(TopologySettings.fromEnv(System.getenv())));
-    }
-
-    /**
-     * @param topologies the topology reconciler's settings; empty leaves it out (tests of pools alone, which write
-     *                   topology status themselves)
-     */
-    public static Operator create(KubernetesClient client, OperatorSettings settings, Metrics metrics, Clock clock,
-            Optional<TopologySettings> topologies) {
-        Operator operator = new Operator(o -> {
+    private BackstageOperator(KubernetesClient client, OperatorSettings settings, Metrics metrics) {
+        this.settings = settings;
+        this.operator = new Operator(o -> {
             o.withKubernetesClient(client)
                     .withMetrics(metrics)
                     .withUseSSAToPatchPrimaryResource(false)
@@ -58,31 +58,84 @@ public final class BackstageOperator {
                     // Bounded so a stuck reconcile cannot hold the pod past its termination grace period.
                     .withReconciliationTerminationTimeout(Duration.ofSeconds(20));
             if (settings.leaderElection()) {
+                LeaseSettings lease = settings.lease();
                 o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(
-                        settings.leaseName(), settings.leaseNamespace(),
-                        LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
-                        LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
-                        LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE,
-                        settings.identity(), null, settings.exitWhenLeadershipLost()));
+                        lease.name(), lease.namespace(), lease.duration(), lease.renewDeadline(), lease.retryPeriod(),
+                        settings.identity(),
+                        new LeaderCallbacks(
+                                () -> LOG.info("{} leads (lease {})", settings.identity(), lease.name()),
+                                this::leadershipEnded,
+                                leader -> LOG.info("leader is now {}", leader)),
+                        false));
             }
         });
+    }
+
+    /**
+     * The production operator: pool and topology reconcilers (topology settings from the environment, see
+     * {@link TopologySettings#fromEnv}); call {@link #start()}.
+     */
+    public static BackstageOperator create(KubernetesClient client, OperatorSettings settings, Metrics metrics,
+            Clock clock) {
+        return create(client, settings, metrics, clock, Optional.of(TopologySettings.fromEnv(System.getenv())));
+    }
+
+    /**
+     * @param topologies the topology reconciler's settings; empty leaves it out (tests of pools alone, which write
+     *                   topology status themselves)
+     */
+    public static BackstageOperator create(KubernetesClient client, OperatorSettings settings, Metrics metrics,
+            Clock clock, Optional<TopologySettings> topologies) {
+        BackstageOperator backstage = new BackstageOperator(client, settings, metrics);
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
-        register(operator, new WorkerPoolReconciler(events, clock), settings);
+        backstage.register(new WorkerPoolReconciler(events, clock));
         if (topologies.isPresent()) {
             // Closed by the reconciler's lifecycle event source when the operator stops.
             BrokerConnections connections = new BrokerConnections();
             TopologyBroker broker = new TopologyBroker(new ConnectionSecrets(client), connections, Providers::create);
-            register(operator, new TopologyReconciler(broker, connections, events, topologies.get(), clock), settings);
+            backstage.register(new TopologyReconciler(broker, connections, events, topologies.get(), clock));
         }
-        return operator;
+        return backstage;
     }
 
     /** Registers a reconciler on the configured namespaces. */
-    public static <P extends HasMetadata> void register(Operator operator, Reconciler<P> reconciler,
-            OperatorSettings settings) {
+    public <P extends HasMetadata> void register(Reconciler<P> reconciler) {
         Consumer<ControllerConfigurationOverrider<P>> namespaces = settings.watchesAllNamespaces()
                 ? ControllerConfigurationOverrider::watchingAllNamespaces
                 : o -> o.settingNamespaces(settings.watchNamespaces());
         operator.register(reconciler, namespaces);
+    }
+
+    public Operator operator() {
+        return operator;
+    }
+
+    public void start() {
+        operator.start();
+    }
+
+    /** Stops reconciling and releases the Lease; not a leadership loss. */
+    public void stop() {
+        stopping.set(true);
+        operator.stop();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void leadershipEnded() {
+        if (stopping.get()) {
+            LOG.info("released the lease {}", settings.lease().name());
+            return;
+        }
+        if (!settings.exitWhenLeadershipLost()) {
+            LOG.warn("lost the lease {}; not exiting (exitWhenLeadershipLost is off)", settings.lease().name());
+            return;
+        }
+        LOG.error("lost the lease {}; exiting so that only the new leader reconciles", settings.lease().name());
+        Thread exit = new Thread(() -> System.exit(1), "lost-lease-exit");
+        exit.start();
     }
 }

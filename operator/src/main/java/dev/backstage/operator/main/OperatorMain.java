@@ -4,7 +4,6 @@ import dev.backstage.operator.admission.WebhookServer;
 import dev.backstage.operator.admission.WebhookSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -33,8 +32,8 @@ public final class OperatorMain {
         OperatorSettings settings = OperatorSettings.fromEnv(System.getenv());
         LOG.info("starting Backstage operator: namespaces={}, leaderElection={} (lease {}/{}), identity={}",
                 settings.watchesAllNamespaces() ? "all" : settings.watchNamespaces(), settings.leaderElection(),
-                settings.leaseNamespace() == null ? "<client namespace>" : settings.leaseNamespace(),
-                settings.leaseName(), settings.identity());
+                settings.lease().namespace() == null ? "<client namespace>" : settings.lease().namespace(),
+                settings.lease().name(), settings.identity());
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
@@ -44,9 +43,9 @@ public final class OperatorMain {
         gc.bindTo(registry);
 
         KubernetesClient client = new KubernetesClientBuilder().build();
-        AtomicReference<Operator> operatorRef = new AtomicReference<>();
+        AtomicReference<BackstageOperator> operatorRef = new AtomicReference<>();
         HealthServer health = new HealthServer(settings.httpPort(),
-                () -> operatorRef.get() == null ? null : operatorRef.get().getRuntimeInfo(), registry);
+                () -> operatorRef.get() == null ? null : operatorRef.get().operator().getRuntimeInfo(), registry);
         health.start();
 
         // The webhook answers admission on every replica (the Service spreads calls), leader or not.
@@ -62,13 +61,13 @@ public final class OperatorMain {
         }
         Optional<WebhookServer> webhookToClose = webhook;
 
-        Operator operator = BackstageOperator.create(client, settings,
+        BackstageOperator operator = BackstageOperator.create(client, settings,
                 MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry).build(), Clock.systemUTC());
         operatorRef.set(operator);
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.info("SIGTERM: stopping the operator");
+            LOG.info("shutting down (SIGTERM or exit): stopping the operator");
             try {
                 operator.stop();
             } finally {

@@ -9,7 +9,10 @@ import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
-/** Backlog-driven scaling bounds and targets. When enabled, spec.replicas is ignored. */
+/**
+ * Backlog-driven scaling bounds and targets. When enabled, spec.replicas is ignored. Defaults match
+ * {@code dev.backstage.operator.scaling.ScalingPolicy}'s, except minReplicas (1: scale-to-zero is opt-in).
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",
         message = "autoscaling.minReplicas must be <= autoscaling.maxReplicas")
@@ -28,10 +31,10 @@ public class AutoscalingSpec {
     @JsonPropertyDescription("Upper bound. With Kafka, replicas beyond the partition count stay idle.")
     private Integer maxReplicas = 10;
 
-    @Default("100")
+    @Default("10")
     @Min(1)
     @JsonPropertyDescription("Outstanding jobs (undelivered + in flight) one replica should carry.")
-    private Integer targetBacklogPerReplica = 100;
+    private Integer targetBacklogPerReplica = 10;
 
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
@@ -46,11 +49,11 @@ public class AutoscalingSpec {
     @JsonPropertyDescription("How often backlog is measured.")
     private String pollInterval = "5s";
 
-    @Default("5m")
+    @Default("60s")
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
-    @JsonPropertyDescription("Stabilization window: scale down only to the highest recommendation seen within it.")
-    private String scaleDownWindow = "5m";
+    @JsonPropertyDescription("Stabilization window: scale down only to what the highest need seen within it allows.")
+    private String scaleDownWindow = "60s";
 
     public Boolean getEnabled() {
         return enabled;

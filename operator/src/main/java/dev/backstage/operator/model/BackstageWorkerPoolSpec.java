@@ -18,9 +18,10 @@ import java.util.List;
 @ValidationRule(value = "(has(self.queues) && size(self.queues) > 0) || (has(self.topics) && size(self.topics) > 0)",
         message = "a pool must consume at least one queue or topic: set spec.queues or spec.topics")
 public class BackstageWorkerPoolSpec {
-    /** Env vars the operator sets itself; a user value would break the runtime contract. */
+    /** Env vars the operator sets (or fixes, like the health port) itself; a user value would break the contract. */
     public static final String RESERVED_ENV_RULE = "self.all(e, !(e.name in ['BACKSTAGE_CONFIG',"
-            + " 'BACKSTAGE_PROVIDER_URL', 'BACKSTAGE_DELAYS_URL', 'BACKSTAGE_DEDUPE_URL', 'POD_NAME']))";
+            + " 'BACKSTAGE_PROVIDER_URL', 'BACKSTAGE_DELAYS_URL', 'BACKSTAGE_DEDUPE_URL', 'BACKSTAGE_HTTP_PORT',"
+            + " 'POD_NAME']))";
 
     @Required
     @Size(min = 1, max = 1024)
@@ -88,7 +89,8 @@ public class BackstageWorkerPoolSpec {
 
     @Size(max = 128)
     @ValidationRule(value = RESERVED_ENV_RULE,
-            message = "BACKSTAGE_CONFIG, BACKSTAGE_*_URL and POD_NAME are set by the operator; remove them from spec.env")
+            message = "BACKSTAGE_CONFIG, BACKSTAGE_*_URL, BACKSTAGE_HTTP_PORT (the probes' port) and POD_NAME are set"
+                    + " by the operator; remove them from spec.env")
     @JsonPropertyDescription("Extra worker env vars.")
     private List<EnvVar> env;
 

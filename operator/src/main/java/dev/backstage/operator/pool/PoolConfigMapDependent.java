@@ -33,8 +33,9 @@ public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<Conf
     @Override
     public ConfigMap create(ConfigMap desired, BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
         ConfigMap created = super.create(desired, pool, context);
-        PoolPlan.from(context).events().normal(pool, "ConfigCreated",
-                "Created ConfigMap " + desired.getMetadata().getName() + " (config " + PoolPlan.from(context).configHash() + ")");
+        PoolPlan plan = PoolPlan.from(context);
+        plan.events().normal(pool, "ConfigCreated",
+                "Created ConfigMap " + desired.getMetadata().getName() + " (config " + plan.configHash() + ")");
         return created;
     }
 
@@ -42,8 +43,9 @@ public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<Conf
     public ConfigMap update(ConfigMap actual, ConfigMap desired, BackstageWorkerPool pool,
             Context<BackstageWorkerPool> context) {
         ConfigMap updated = super.update(actual, desired, pool, context);
-        PoolPlan.from(context).events().normal(pool, "ConfigUpdated",
-                "Updated ConfigMap " + desired.getMetadata().getName() + " (config " + PoolPlan.from(context).configHash() + ")");
+        PoolPlan plan = PoolPlan.from(context);
+        plan.events().normal(pool, "ConfigUpdated",
+                "Updated ConfigMap " + desired.getMetadata().getName() + " (config " + plan.configHash() + ")");
         return updated;
     }
 }

@@ -6,6 +6,7 @@ import dev.backstage.operator.model.Conditions;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The pool's Ready condition, from a closed set of reasons. A pool is Ready when its topology is Ready and its
@@ -32,8 +33,24 @@ public record PoolReadiness(String status, String reason, String message) {
                 + "' not found in namespace '" + namespace + "'; create it or fix spec.topologyRef.name");
     }
 
+    /** The failure in a line or two: JOSDK's aggregated workflow error carries stack traces in its message. */
     public static PoolReadiness failed(Exception e) {
-        return new PoolReadiness(Conditions.FALSE, RECONCILE_FAILED, e.getClass().getSimpleName() + ": " + e.getMessage());
+        var failures = WorkflowFailures.of(e);
+        String message = failures.size() == 1 && failures.containsKey("reconcile") ? describe(e)
+                : failures.entrySet().stream()
+                        .map(entry -> entry.getKey() + ": " + describe(entry.getValue()))
+                        .collect(Collectors.joining("; "));
+        if (message.length() > MAX_MESSAGE) {
+            message = message.substring(0, MAX_MESSAGE) + "…";
+        }
+        return new PoolReadiness(Conditions.FALSE, RECONCILE_FAILED, message);
+    }
+
+    private static final int MAX_MESSAGE = 512;
+
+    private static String describe(Throwable t) {
+        String text = t.getMessage() == null ? "" : t.getMessage().lines().findFirst().orElse("");
+        return t.getClass().getSimpleName() + (text.isEmpty() ? "" : ": " + text);
     }
 
     /**

@@ -110,12 +110,13 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
                     pool.getMetadata().getName(), Conflicts.describe(e));
             return ErrorStatusUpdateControl.noStatusUpdate();
         }
+        PoolReadiness failed = PoolReadiness.failed(e);
         LOG.warn("reconcile of pool {}/{} failed: {}", pool.getMetadata().getNamespace(), pool.getMetadata().getName(),
-                e.toString());
+                failed.message());
+        LOG.debug("reconcile failure of pool {}/{}", pool.getMetadata().getNamespace(), pool.getMetadata().getName(), e);
         if (pool.getStatus() == null) {
             pool.setStatus(new BackstageWorkerPoolStatus());
         }
-        PoolReadiness failed = PoolReadiness.failed(e);
         events.warning(pool, failed.reason(), failed.message());
         setReady(pool, failed);
         return ErrorStatusUpdateControl.patchStatus(pool);

@@ -12,7 +12,6 @@ import dev.backstage.operator.testing.OperatorTestHarness;
 import dev.backstage.testsupport.UniqueNames;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -43,12 +42,12 @@ class BackstageOperatorTest {
     @BeforeAll
     static void start() throws Exception {
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        OperatorSettings settings = new OperatorSettings(Set.of(WATCHED), true, "backstage-test-leader",
-                LEASE_NAMESPACE, "operator-0", 0, false);
-        harness = OperatorTestHarness.start(settings,
-                MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry).build(), operator -> {});
+        LeaseSettings lease = new LeaseSettings("backstage-test-leader", LEASE_NAMESPACE,
+                LeaseSettings.DEFAULT_DURATION, LeaseSettings.DEFAULT_RENEW_DEADLINE, LeaseSettings.DEFAULT_RETRY_PERIOD);
+        OperatorSettings settings = new OperatorSettings(Set.of(WATCHED), true, lease, "operator-0", 0, false);
+        harness = OperatorTestHarness.start(settings, registry, operator -> {});
         client = harness.client();
-        health = new HealthServer(0, () -> harness.operator().getRuntimeInfo(), registry);
+        health = new HealthServer(0, () -> harness.operator().operator().getRuntimeInfo(), registry);
         health.start();
     }
 

@@ -10,7 +10,12 @@ import org.junit.jupiter.api.Test;
 
 class ConflictsTest {
     private static KubernetesClientException status(int code) {
-        return new KubernetesClientException("HTTP " + code, code, null);
+        return status(code, code == 409 ? "Conflict" : "Invalid", "failed");
+    }
+
+    private static KubernetesClientException status(int code, String reason, String message) {
+        return new KubernetesClientException(new io.fabric8.kubernetes.api.model.StatusBuilder()
+                .withCode(code).withReason(reason).withMessage(message).build());
     }
 
     @Test
@@ -22,8 +27,22 @@ class ConflictsTest {
     @Test
     void aggregatedFailuresAreConflictsOnlyWhenAllOfThemAre() {
         assertTrue(Conflicts.isConflict(new AggregatedOperatorException("x", Map.of("deployment", status(409)))));
+        assertTrue(Conflicts.isConflict(new io.javaoperatorsdk.operator.OperatorException(
+                new AggregatedOperatorException("x", Map.of("deployment", status(409))))), "as JOSDK wraps it");
         assertFalse(Conflicts.isConflict(new AggregatedOperatorException("x",
                 Map.of("deployment", status(409), "runtime-config", status(403)))));
+    }
+
+    @Test
+    void theMocksConflictIsRecognisedByItsMessage() {
+        assertTrue(Conflicts.isConflict(status(409, "Invalid", "Operation cannot be fulfilled on Deployment \"w\":"
+                + " the object has been modified; please apply your changes to the latest version and try again")));
+    }
+
+    @Test
+    void alreadyExistsIsNotARaceButAFailureToReport() {
+        assertFalse(Conflicts.isConflict(status(409, "AlreadyExists", "deployments.apps \"workers\" already exists")));
+        assertFalse(Conflicts.isConflict(status(409, "Invalid", "Deployment 'workers' already exists")));
     }
 
     @Test

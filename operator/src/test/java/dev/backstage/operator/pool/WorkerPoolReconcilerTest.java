@@ -158,6 +158,29 @@ class WorkerPoolReconcilerTest {
     }
 
     @Test
+    void givenSettledPool_whenReconciledWithoutChange_thenStatusIsNotRewritten() {
+        String ns = harness.newNamespace("noop");
+        BackstageTopology topology = createReadyTopology(client, redisTopology(ns, "orders", "orders"));
+        client.resource(pool(ns, "workers", "orders", "orders")).create();
+        BackstageWorkerPool settled = await().atMost(WAIT).until(() -> getPool(ns, "workers"), p -> p.getStatus() != null
+                && Conditions.isTrue(p.getStatus().getConditions(), Conditions.READY)
+                && Integer.valueOf(2).equals(p.getStatus().getReadyReplicas()));
+        double reconciles = harness.successfulReconciles(ns, "workers");
+
+        // A topology change the pool does not depend on still re-reconciles every pool that names it.
+        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders")
+                .edit(t -> {
+                    t.getMetadata().setLabels(Map.of("touched", "yes"));
+                    return t;
+                });
+
+        await().atMost(WAIT).until(() -> harness.successfulReconciles(ns, "workers") > reconciles);
+        BackstageWorkerPool after = getPool(ns, "workers");
+        assertEquals(settled.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion(),
+                "no status write when nothing changed");
+    }
+
+    @Test
     void givenRunningPool_whenDeploymentDeletedByHand_thenItIsRecreated() {
         String ns = harness.newNamespace("delete");
         createReadyTopology(client, redisTopology(ns, "orders", "orders"));
@@ -234,6 +257,25 @@ class WorkerPoolReconcilerTest {
 
         setTopologyReady(client, topology, true, "Declared", "ok");
         awaitReady(ns, "workers");
+    }
+
+    @Test
+    void givenForeignDeploymentWithThePoolsName_thenReadyFalseReconcileFailedSaysSo() {
+        String ns = harness.newNamespace("foreign");
+        client.apps().deployments().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder()
+                .withNewMetadata().withName("workers").endMetadata()
+                .withNewSpec().withNewSelector().addToMatchLabels("app", "other").endSelector()
+                .withNewTemplate().withNewMetadata().addToLabels("app", "other").endMetadata()
+                .withNewSpec().addNewContainer().withName("c").withImage("other").endContainer().endSpec()
+                .endTemplate().endSpec().build()).create();
+        createReadyTopology(client, redisTopology(ns, "orders", "orders"));
+        client.resource(pool(ns, "workers", "orders", "orders")).create();
+
+        Condition failed = awaitReadyCondition(ns, "workers", PoolReadiness.RECONCILE_FAILED);
+        assertTrue(failed.getMessage().contains("already exists"), failed.getMessage());
+        assertEquals("other", client.apps().deployments().inNamespace(ns).withName("workers").get()
+                .getSpec().getTemplate().getSpec().getContainers().get(0).getImage(), "a foreign object is never taken over");
+        await().atMost(WAIT).until(() -> reasons(ns).contains(PoolReadiness.RECONCILE_FAILED));
     }
 
     @Test

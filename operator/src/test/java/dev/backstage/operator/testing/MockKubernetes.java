@@ -45,6 +45,30 @@ public final class MockKubernetes implements AutoCloseable {
         return client;
     }
 
+    /** A kubeconfig that points at this mock, for a child process (e.g. the operator's main) to use. */
+    public String kubeconfig() {
+        String url = client.getConfiguration().getMasterUrl();
+        return String.join("\n",
+                "apiVersion: v1",
+                "kind: Config",
+                "clusters:",
+                "- name: mock",
+                "  cluster:",
+                "    server: " + url,
+                "contexts:",
+                "- name: mock",
+                "  context:",
+                "    cluster: mock",
+                "    user: mock",
+                "    namespace: default",
+                "current-context: mock",
+                "users:",
+                "- name: mock",
+                "  user:",
+                "    token: mock-token",
+                "");
+    }
+
     private void loadCrds() {
         for (String resource : CRD_RESOURCES) {
             client.apiextensions().v1().customResourceDefinitions().resource(crd(resource)).create();

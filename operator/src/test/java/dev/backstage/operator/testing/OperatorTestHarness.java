@@ -1,13 +1,17 @@
 package dev.backstage.operator.testing;
 
 import dev.backstage.operator.main.BackstageOperator;
+import dev.backstage.operator.main.LeaseSettings;
 import dev.backstage.operator.main.OperatorSettings;
 import dev.backstage.operator.topology.TopologySettings;
 import dev.backstage.testsupport.UniqueNames;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
@@ -30,12 +34,15 @@ import java.util.function.Consumer;
 public final class OperatorTestHarness implements AutoCloseable {
     private final MockKubernetes mock;
     private final FakeDeploymentController deployments;
-    private final Operator operator;
+    private final BackstageOperator operator;
+    private final MeterRegistry meters;
 
-    private OperatorTestHarness(MockKubernetes mock, FakeDeploymentController deployments, Operator operator) {
+    private OperatorTestHarness(MockKubernetes mock, FakeDeploymentController deployments, BackstageOperator operator,
+            MeterRegistry meters) {
         this.mock = mock;
         this.deployments = deployments;
         this.operator = operator;
+        this.meters = meters;
     }
 
     public static OperatorTestHarness start() {
@@ -43,17 +50,20 @@ public final class OperatorTestHarness implements AutoCloseable {
     }
 
     /**
-     * @param moreRegistrations registers further reconcilers (use {@link BackstageOperator#register} with
-     *                          {@link #SETTINGS}) before the operator starts
+     * @param moreRegistrations registers further reconcilers ({@link BackstageOperator#register}) before the
+     *                          operator starts
      */
-    public static OperatorTestHarness start(Consumer<Operator> moreRegistrations) {
-        return start(SETTINGS, Metrics.NOOP, moreRegistrations);
+    public static OperatorTestHarness start(Consumer<BackstageOperator> moreRegistrations) {
+        return start(SETTINGS, new SimpleMeterRegistry(), moreRegistrations);
     }
 
-    /** With other settings (namespaces, leader election) or real metrics; without the topology reconciler. */
-    public static OperatorTestHarness start(OperatorSettings settings, Metrics metrics,
-            Consumer<Operator> moreRegistrations) {
-        return start(settings, metrics, Optional.empty(), moreRegistrations);
+    /**
+     * With other settings (namespaces, leader election) or another registry (e.g. Prometheus, to scrape); without the
+     * topology reconciler.
+     */
+    public static OperatorTestHarness start(OperatorSettings settings, MeterRegistry meters,
+            Consumer<BackstageOperator> moreRegistrations) {
+        return start(settings, meters, Optional.empty(), moreRegistrations);
     }
 
     /**
@@ -61,29 +71,40 @@ public final class OperatorTestHarness implements AutoCloseable {
      * use it create connection Secrets instead of writing topology status themselves.
      */
     public static OperatorTestHarness startWithTopologies(TopologySettings topologies) {
-        return start(SETTINGS, Metrics.NOOP, Optional.of(topologies), operator -> {});
+        return start(SETTINGS, new SimpleMeterRegistry(), Optional.of(topologies), operator -> {});
     }
 
-    private static OperatorTestHarness start(OperatorSettings settings, Metrics metrics,
-            Optional<TopologySettings> topologies, Consumer<Operator> moreRegistrations) {
+    private static OperatorTestHarness start(OperatorSettings settings, MeterRegistry meters,
+            Optional<TopologySettings> topologies, Consumer<BackstageOperator> moreRegistrations) {
         MockKubernetes mock = MockKubernetes.start();
         FakeDeploymentController deployments = new FakeDeploymentController(mock.client());
-        Operator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC(), topologies);
+        Metrics metrics = MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(meters).build();
+        BackstageOperator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC(),
+                topologies);
         moreRegistrations.accept(operator);
         operator.start();
-        return new OperatorTestHarness(mock, deployments, operator);
+        return new OperatorTestHarness(mock, deployments, operator, meters);
     }
 
     /** All namespaces, no leader election (the mock has Leases, but one operator needs none). */
     public static final OperatorSettings SETTINGS =
-            new OperatorSettings(Set.of(), false, OperatorSettings.DEFAULT_LEASE_NAME, null, "test-operator", 0, false);
+            new OperatorSettings(Set.of(), false, LeaseSettings.defaults(null), "test-operator", 0, false);
 
     public KubernetesClient client() {
         return mock.client();
     }
 
-    public Operator operator() {
+    public BackstageOperator operator() {
         return operator;
+    }
+
+    /**
+     * Reconciles of one resource that finished without error so far (JOSDK's per-resource counter). Lets a test
+     * wait until a reconcile has happened before asserting that it changed nothing.
+     */
+    public double successfulReconciles(String namespace, String name) {
+        return meters.find("operator.sdk.reconciliations.success").tag("namespace", namespace).tag("name", name)
+                .counters().stream().mapToDouble(Counter::count).sum();
     }
 
     /** A fresh namespace (created in the mock) so tests sharing the harness never see each other's objects. */
