@@ -132,6 +132,11 @@ public final class ContiguousOffsetTracker {
         return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
+    /** The highest offset tracked so far, or -1. */
+    public long lastTracked() {
+        return lastTracked;
+    }
+
     /** Tracked offsets not settled yet. */
     public int unsettled() {
         return unsettled;
