@@ -83,11 +83,7 @@ public final class Worker implements AutoCloseable {
 
     /** Publish to a topic (needs the topics capability). */
     public String publish(String topic, Object payload) {
-        return engine.capabilities().topics().publish(topic, new PayloadCodec(objectMapperOf(engine)).encode(payload));
-    }
-
-    private static ObjectMapper objectMapperOf(WorkerEngine engine) {
-        return PayloadCodec.defaults().mapper();
+        return engine.publish(topic, payload);
     }
 
     /** Checks capabilities, logs the capability report and starts consuming. */
@@ -145,6 +141,7 @@ public final class Worker implements AutoCloseable {
         private Backoff backoff = RetryPolicy.DEFAULT_BACKOFF;
         private Duration shutdownGrace = Duration.ofSeconds(30);
         private UnknownTaskPolicy unknownTaskPolicy = UnknownTaskPolicy.DEAD_LETTER;
+        private Duration hardTimeout;
         private MeterRegistry meterRegistry;
         private ObjectMapper objectMapper;
 
@@ -219,6 +216,12 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
+        /** The hard timeout for tasks that set none of their own (none by default). */
+        public Builder hardTimeout(Duration value) {
+            this.hardTimeout = value;
+            return this;
+        }
+
         public Builder unknownTasks(UnknownTaskPolicy value) {
             this.unknownTaskPolicy = value;
             return this;
@@ -244,6 +247,8 @@ public final class Worker implements AutoCloseable {
             require(maxDeliveries >= 1, "maxDeliveries must be >= 1, got " + maxDeliveries);
             Objects.requireNonNull(shutdownGrace, "shutdownGrace");
             require(!shutdownGrace.isNegative(), "shutdownGrace must not be negative, got " + shutdownGrace);
+            require(hardTimeout == null || (!hardTimeout.isNegative() && !hardTimeout.isZero()),
+                    "hardTimeout must be positive, got " + hardTimeout);
             for (String queue : queues) {
                 EnqueueOptions.onQueue(queue); // validates the name
             }
@@ -252,7 +257,7 @@ public final class Worker implements AutoCloseable {
             CapabilitySet capabilities = new CapabilitySet(provider, delays, dedupe, topics);
             WorkerSettings settings = new WorkerSettings(queues, consumerId == null ? defaultConsumerId() : consumerId,
                     concurrency, Math.min(effectivePrefetch, concurrency), maxDeliveries, backoff, shutdownGrace,
-                    unknownTaskPolicy);
+                    unknownTaskPolicy, hardTimeout);
             WorkerEngine engine = new WorkerEngine(provider, capabilities, settings, registry, codec,
                     meterRegistry == null ? new SimpleMeterRegistry() : meterRegistry, owned);
             return new Worker(registry, engine);

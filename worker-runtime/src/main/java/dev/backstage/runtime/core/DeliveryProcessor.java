@@ -41,12 +41,13 @@ public final class DeliveryProcessor implements DeliverySink {
     private final ScheduledExecutorService watchdog;
     private final WorkerMetrics metrics;
     private final UnknownTaskPolicy unknownTaskPolicy;
+    private final Duration defaultHardTimeout;
     private final Set<Run> running = ConcurrentHashMap.newKeySet();
 
     public DeliveryProcessor(
             TaskRegistry registry, RetryPolicy policy, PayloadCodec codec, JobProducer producer, InFlightGate gate,
             ExecutorService handlers, ScheduledExecutorService watchdog, WorkerMetrics metrics,
-            UnknownTaskPolicy unknownTaskPolicy) {
+            UnknownTaskPolicy unknownTaskPolicy, Duration defaultHardTimeout) {
         this.registry = registry;
         this.policy = policy;
         this.codec = codec;
@@ -56,6 +57,7 @@ public final class DeliveryProcessor implements DeliverySink {
         this.watchdog = watchdog;
         this.metrics = metrics;
         this.unknownTaskPolicy = unknownTaskPolicy;
+        this.defaultHardTimeout = defaultHardTimeout;
     }
 
     @Override
@@ -182,7 +184,7 @@ public final class DeliveryProcessor implements DeliverySink {
         }
 
         private Duration effectiveTimeout() {
-            Duration task = options.hardTimeout();
+            Duration task = options.hardTimeout() != null ? options.hardTimeout() : defaultHardTimeout;
             Long job = delivery.meta().timeoutMs();
             if (job == null) {
                 return task;

@@ -98,14 +98,15 @@ public final class InFlightGate implements FlowControl {
 
     /** Waits until nothing is in flight or the timeout passes; true when drained. */
     boolean awaitDrained(Duration timeout) throws InterruptedException {
-        long nanos = timeout.toNanos();
+        long deadline = System.nanoTime() + timeout.toNanos();
         lock.lock();
         try {
             while (inFlight > 0) {
-                if (nanos <= 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
                     return false;
                 }
-                nanos = changed.awaitNanos(Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(100)));
+                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
             }
             return true;
         } finally {

@@ -67,11 +67,15 @@ public final class WorkerEngine {
         this.watchdog = Executors.newSingleThreadScheduledExecutor(new NamedThreads("backstage-timeout", true));
         this.processor = new DeliveryProcessor(registry, new RetryPolicy(settings.maxDeliveries(),
                 settings.defaultBackoff()), codec, producer, gate, handlers, watchdog, metrics,
-                settings.unknownTaskPolicy());
+                settings.unknownTaskPolicy(), settings.defaultHardTimeout());
     }
 
     public JobProducer producer() {
         return producer;
+    }
+
+    public String publish(String topic, Object payload) {
+        return capabilities.topics().publish(topic, codec.encode(payload));
     }
 
     public CapabilitySet capabilities() {

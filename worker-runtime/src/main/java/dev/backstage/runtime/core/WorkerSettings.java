@@ -8,7 +8,8 @@ import java.util.List;
 /** Immutable worker settings, validated by the builder. */
 public record WorkerSettings(
         List<String> queues, String consumerId, int concurrency, int prefetch, int maxDeliveries,
-        Backoff defaultBackoff, Duration shutdownGrace, UnknownTaskPolicy unknownTaskPolicy) {
+        Backoff defaultBackoff, Duration shutdownGrace, UnknownTaskPolicy unknownTaskPolicy,
+        Duration defaultHardTimeout) {
     public WorkerSettings {
         queues = List.copyOf(queues);
     }

@@ -1,0 +1,43 @@
+# Shared helpers for bin/ scripts: start local brokers when they do not answer, build when needed.
+# shellcheck shell=bash
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MVN="mvn -B -ntp"
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+ensure_redis() {
+  if port_open 6379; then return 0; fi
+  command -v redis-server >/dev/null || { echo "redis-server missing: installing it" >&2; apt-get update -qq && apt-get install -y -qq redis-server >/dev/null; }
+  echo "starting Redis on 127.0.0.1:6379" >&2
+  mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null
+  for _ in $(seq 1 50); do port_open 6379 && return 0; sleep 0.2; done
+  echo "Redis did not start on 127.0.0.1:6379" >&2; return 1
+}
+
+ensure_rabbitmq() {
+  if ! port_open 5672; then
+    command -v rabbitmq-server >/dev/null || { echo "rabbitmq-server missing: installing it" >&2; apt-get update -qq && apt-get install -y -qq rabbitmq-server >/dev/null; }
+    echo "starting RabbitMQ on 127.0.0.1:5672" >&2
+    rabbitmq-server -detached >/dev/null 2>&1 || true
+    for _ in $(seq 1 120); do port_open 5672 && break; sleep 0.5; done
+    port_open 5672 || { echo "RabbitMQ did not start on 127.0.0.1:5672" >&2; return 1; }
+  fi
+  # The management API gives unacked counts to the backlog probe (port 15672).
+  if ! port_open 15672; then
+    rabbitmq-plugins enable rabbitmq_management >/dev/null 2>&1 || echo "could not enable rabbitmq_management: backlog shows ready messages only" >&2
+    for _ in $(seq 1 60); do port_open 15672 && break; sleep 0.5; done
+  fi
+}
+
+# Builds the jars and their lib/ folders unless they are newer than every source file.
+ensure_built() {
+  local marker="$ROOT/examples/sample-tasks/target/sample-tasks-0.1.0-SNAPSHOT.jar"
+  if [ -f "$marker" ] && [ -z "$(find "$ROOT" -name '*.java' -path '*/src/main/*' -newer "$marker" -print -quit)" ] \
+     && [ -z "$(find "$ROOT" -name pom.xml -newer "$marker" -print -quit)" ]; then
+    return 0
+  fi
+  echo "building (mvn package -DskipTests)…" >&2
+  (cd "$ROOT" && $MVN -q -DskipTests package) >&2
+}

@@ -1,0 +1,66 @@
+package dev.backstage.examples.orders;
+
+import dev.backstage.runtime.api.Next;
+import dev.backstage.runtime.api.TaskBinder;
+import dev.backstage.runtime.api.TaskModule;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+
+/**
+ * The sample task module: {@code processOrder} charges the card and chains {@code sendReceipt}, which is
+ * enqueued before {@code processOrder} is acked. A "declined" card always fails (it ends in the dead-letter
+ * queue after its retries); a "flaky" card fails on its first delivery only (a retry fixes it).
+ *
+ * <p>Found by the container main through {@code META-INF/services/dev.backstage.runtime.api.TaskModule}.
+ */
+public final class OrderTasks implements TaskModule {
+    private final Consumer<String> receiptSent;
+
+    public OrderTasks() {
+        this(orderId -> {});
+    }
+
+    /** @param receiptSent called with the order id each time a receipt goes out (the demo counts them) */
+    public OrderTasks(Consumer<String> receiptSent) {
+        this.receiptSent = receiptSent;
+    }
+
+    @Override
+    public void register(TaskBinder binder) {
+        binder.task("processOrder", Order.class, (ctx, order) -> {
+            charge(order, ctx.deliveryCount());
+            return Next.task("sendReceipt", new Receipt(order.orderId(), order.amountCents()));
+        });
+        binder.task("sendReceipt", Receipt.class, (ctx, receipt) -> {
+            // ctx.jobId() is the idempotency key a real mailer would pass on: delivery is at-least-once.
+            simulateWork();
+            receiptSent.accept(receipt.orderId());
+            return Next.done();
+        });
+    }
+
+    private static void charge(Order order, int deliveryCount) throws PaymentDeclinedException {
+        simulateWork();
+        if ("declined".equals(order.card())) {
+            throw new PaymentDeclinedException("card declined for order " + order.orderId());
+        }
+        if ("flaky".equals(order.card()) && deliveryCount == 1) {
+            throw new PaymentDeclinedException("payment gateway timed out for order " + order.orderId());
+        }
+    }
+
+    private static void simulateWork() {
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextInt(1, 4));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A business failure: retried by policy, dead-lettered when retries run out. */
+    public static final class PaymentDeclinedException extends Exception {
+        public PaymentDeclinedException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.backstage.runtime.redis;
+
+import dev.backstage.runtime.spi.DeadLetterEntry;
+import dev.backstage.runtime.spi.DeadLetterQueue;
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.StreamMessage;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The per-queue dead-letter stream {@code {p}:{q}:dead-letter}. Redrive puts each entry back on
+ * {@code {p}:{q}} with its original job fields and removes it from the dead-letter stream in one atomic
+ * script, entry by entry: an interrupted redrive leaves every entry either moved or still dead-lettered.
+ */
+final class RedisDeadLetters implements DeadLetterQueue {
+    private static final Set<String> DEAD_LETTER_FIELDS = Set.of("originalId", "deliveryCount", "deadLetteredAt", "error");
+
+    private final RedisProvider provider;
+
+    RedisDeadLetters(RedisProvider provider) {
+        this.provider = provider;
+    }
+
+    @Override
+    public List<DeadLetterEntry> list(String queue, int limit) {
+        List<DeadLetterEntry> out = new ArrayList<>();
+        for (StreamMessage<String, String> m : provider.sync().xrange(provider.keys().deadLetter(queue),
+                Range.create("-", "+"), Limit.from(limit))) {
+            Map<String, String> b = m.getBody();
+            out.add(new DeadLetterEntry(m.getId(), queue, b.get("taskName"), b.get("payload"), b.get("error"),
+                    JobEntryCodec.parseInt(b.get("deliveryCount")), JobEntryCodec.parseLong(b.get("deadLetteredAt")),
+                    b.get("originalId"), JobEntryCodec.parseLong(b.get("enqueuedAt"))));
+        }
+        return out;
+    }
+
+    @Override
+    public long count(String queue) {
+        return provider.sync().xlen(provider.keys().deadLetter(queue));
+    }
+
+    @Override
+    public long redrive(String queue, int limit) {
+        String dlq = provider.keys().deadLetter(queue);
+        String stream = provider.keys().stream(queue);
+        long moved = 0;
+        while (moved < limit) {
+            List<StreamMessage<String, String>> batch = provider.sync().xrange(dlq, Range.create("-", "+"),
+                    Limit.from(Math.min(100, limit - moved)));
+            if (batch.isEmpty()) {
+                break;
+            }
+            for (StreamMessage<String, String> entry : batch) {
+                List<String> args = new ArrayList<>();
+                args.add(entry.getId());
+                Map<String, String> job = new LinkedHashMap<>(entry.getBody());
+                job.keySet().removeAll(DEAD_LETTER_FIELDS);
+                job.forEach((k, v) -> {
+                    args.add(k);
+                    args.add(v);
+                });
+                provider.sync().eval(RedisScripts.REDRIVE, ScriptOutputType.VALUE, new String[] {dlq, stream},
+                        args.toArray(String[]::new));
+                moved++;
+            }
+        }
+        return moved;
+    }
+}

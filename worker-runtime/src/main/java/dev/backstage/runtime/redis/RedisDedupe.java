@@ -1,0 +1,43 @@
+package dev.backstage.runtime.redis;
+
+import dev.backstage.runtime.spi.DedupeCapability;
+import io.lettuce.core.SetArgs;
+import java.time.Duration;
+
+/**
+ * Dedupe with {@code SET {p}:dedupe:{key} 1 NX EX max(1, ceil(ttl/1000))} (WIRE.md §8). Like the seed,
+ * the marker is not removed if the enqueue after it fails: a failed enqueue must be retried with a new key
+ * or after the TTL.
+ */
+public final class RedisDedupe implements DedupeCapability, AutoCloseable {
+    private final RedisProvider provider;
+    private final RedisProvider owned;
+
+    RedisDedupe(RedisProvider provider, RedisProvider owned) {
+        this.provider = provider;
+        this.owned = owned;
+    }
+
+    public static RedisDedupe connect(String uri) {
+        RedisProvider provider = RedisProvider.connect(uri);
+        return new RedisDedupe(provider, provider);
+    }
+
+    @Override
+    public String backend() {
+        return "redis";
+    }
+
+    @Override
+    public boolean tryClaim(String key, Duration ttl) {
+        long seconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
+        return "OK".equals(provider.sync().set(provider.keys().dedupe(key), "1", SetArgs.Builder.nx().ex(seconds)));
+    }
+
+    @Override
+    public void close() {
+        if (owned != null) {
+            owned.close();
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package dev.backstage.runtime.redis;
+
+import dev.backstage.runtime.core.NamedThreads;
+import dev.backstage.runtime.spi.DelaysCapability;
+import dev.backstage.runtime.spi.JobsCapability;
+import dev.backstage.runtime.spi.OutgoingJob;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delays in the sorted set {@code {p}:scheduled} (WIRE.md §1.10, §8).
+ *
+ * <p>Two promotion modes: under Redis jobs, an atomic script moves due members straight onto their
+ * streams (the seed's behaviour, so seed workers and Java workers can promote each other's jobs). Under a
+ * foreign jobs provider (Kafka, RabbitMQ), members are claimed into {@code {p}:scheduled:claimed},
+ * published through that provider, then removed; a claim abandoned for 30 s (a worker died between claim
+ * and publish) is claimed again, so promotion is at-least-once and nothing is lost.
+ *
+ * <p>Use {@link #connect(String)} to supply Redis delays to another jobs provider; the worker closes the
+ * store it was given.
+ */
+public final class RedisDelays implements DelaysCapability, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RedisDelays.class);
+    static final Duration ABANDONED_CLAIM_AGE = Duration.ofSeconds(30);
+
+    private final RedisProvider provider;
+    private final RedisProvider owned;
+
+    RedisDelays(RedisProvider provider, RedisProvider owned) {
+        this.provider = provider;
+        this.owned = owned;
+    }
+
+    /** A delays store on its own connection, e.g. for Kafka or RabbitMQ jobs. */
+    public static RedisDelays connect(String uri) {
+        return connect(RedisSettings.of(uri));
+    }
+
+    public static RedisDelays connect(RedisSettings settings) {
+        RedisProvider provider = RedisProvider.connect(settings);
+        return new RedisDelays(provider, provider);
+    }
+
+    @Override
+    public String backend() {
+        return "redis";
+    }
+
+    @Override
+    public String schedule(OutgoingJob job, Instant runAt) {
+        long at = runAt.toEpochMilli();
+        provider.sync().zadd(provider.keys().scheduled(), at, DelayMember.encode(job, provider.keys()));
+        return "scheduled:" + at;
+    }
+
+    @Override
+    public AutoCloseable startPromotion(JobsCapability target) {
+        boolean sameRedis = target instanceof RedisJobs jobs && jobs.provider() == provider;
+        ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(
+                new NamedThreads("backstage-redis-promoter", true));
+        long every = provider.settings().promotionInterval().toMillis();
+        Runnable tick = sameRedis ? this::promoteOntoStreams : () -> promoteInto(target);
+        loop.scheduleWithFixedDelay(() -> {
+            try {
+                tick.run();
+            } catch (RuntimeException e) {
+                log.warn("delayed-job promotion failed: {}; next try in {} ms", e.toString(), every);
+            }
+        }, 0, every, TimeUnit.MILLISECONDS);
+        return loop::shutdownNow;
+    }
+
+    /** One pass of the atomic promotion script; returns how many members moved. */
+    long promoteOntoStreams() {
+        long total = 0;
+        while (true) {
+            List<Long> result = provider.sync().eval(RedisScripts.PROMOTE, ScriptOutputType.MULTI,
+                    new String[] {provider.keys().scheduled()}, Long.toString(System.currentTimeMillis()),
+                    provider.keys().prefix(), Integer.toString(provider.settings().promotionBatch()));
+            long promoted = result.get(0);
+            long skipped = result.get(1);
+            if (skipped > 0) {
+                log.warn("{} delayed members in {} cannot be promoted (not valid job JSON); they stay in place",
+                        skipped, provider.keys().scheduled());
+            }
+            total += promoted;
+            if (promoted + skipped < provider.settings().promotionBatch() || promoted == 0) {
+                return total;
+            }
+        }
+    }
+
+    /** Claim → publish → remove, for a foreign jobs provider. */
+    long promoteInto(JobsCapability target) {
+        long now = System.currentTimeMillis();
+        List<String> members = provider.sync().eval(RedisScripts.CLAIM_DUE, ScriptOutputType.MULTI,
+                new String[] {provider.keys().scheduled(), provider.keys().scheduledClaimed()}, Long.toString(now),
+                Integer.toString(provider.settings().promotionBatch()),
+                Long.toString(now - ABANDONED_CLAIM_AGE.toMillis()));
+        long published = 0;
+        for (String member : members) {
+            OutgoingJob job = DelayMember.decode(member, provider.keys());
+            if (job == null || job.taskName().isEmpty()) {
+                log.error("delayed member is not a job; moved to {}:invalid: {}", provider.keys().scheduled(), member);
+                provider.sync().zadd(provider.keys().scheduled() + ":invalid", now, member);
+                provider.sync().zrem(provider.keys().scheduledClaimed(), member);
+                continue;
+            }
+            target.publish(job); // throws on failure: the claim stays and is retried after 30 s
+            provider.sync().zrem(provider.keys().scheduledClaimed(), member);
+            published++;
+        }
+        return published;
+    }
+
+    @Override
+    public void close() {
+        if (owned != null) {
+            owned.close();
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package dev.backstage.runtime.redis;
+
+import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.Delivery;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One stream entry delivered to this consumer. The job id is the entry id: it stays the same across
+ * reclaims and retries, since a Redis retry leaves the entry pending instead of copying it.
+ */
+final class RedisDelivery implements Delivery {
+    private final RedisConsumer consumer;
+    private final String stream;
+    private final String queue;
+    private final String id;
+    private final Map<String, String> body;
+    private final int deliveryCount;
+    private final JobMeta meta;
+
+    RedisDelivery(RedisConsumer consumer, String stream, String queue, String id, Map<String, String> body,
+            int deliveryCount) {
+        this.consumer = consumer;
+        this.stream = stream;
+        this.queue = queue;
+        this.id = id;
+        this.body = body;
+        this.deliveryCount = deliveryCount;
+        this.meta = JobEntryCodec.meta(body);
+    }
+
+    String stream() {
+        return stream;
+    }
+
+    Map<String, String> body() {
+        return body;
+    }
+
+    @Override
+    public String queue() {
+        return queue;
+    }
+
+    @Override
+    public String taskName() {
+        return body.getOrDefault("taskName", "");
+    }
+
+    @Override
+    public String payloadJson() {
+        return body.get("payload");
+    }
+
+    @Override
+    public long enqueuedAtMs() {
+        return JobEntryCodec.enqueuedAt(body);
+    }
+
+    @Override
+    public JobMeta meta() {
+        return meta;
+    }
+
+    @Override
+    public int deliveryCount() {
+        return deliveryCount;
+    }
+
+    @Override
+    public String jobId() {
+        return id;
+    }
+
+    @Override
+    public String deliveryId() {
+        return id;
+    }
+
+    @Override
+    public Optional<String> malformedReason() {
+        return Optional.ofNullable(JobEntryCodec.malformedReason(body));
+    }
+
+    @Override
+    public CompletionStage<Void> ack() {
+        return consumer.ack(this);
+    }
+
+    @Override
+    public CompletionStage<Void> retry(Duration delay, String error) {
+        return consumer.retry(this, delay, error);
+    }
+
+    @Override
+    public CompletionStage<Void> deadLetter(String error) {
+        return consumer.deadLetter(this, error);
+    }
+
+    @Override
+    public void abandon() {
+        consumer.abandon(this);
+    }
+}

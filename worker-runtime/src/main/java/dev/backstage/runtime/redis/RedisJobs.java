@@ -1,0 +1,41 @@
+package dev.backstage.runtime.redis;
+
+import dev.backstage.runtime.spi.ConsumerSettings;
+import dev.backstage.runtime.spi.DeliverySink;
+import dev.backstage.runtime.spi.JobConsumer;
+import dev.backstage.runtime.spi.JobsCapability;
+import dev.backstage.runtime.spi.OutgoingJob;
+import java.util.List;
+
+/** Jobs on Redis Streams: {@code XADD {p}:{q}} to publish, consumer groups to consume. */
+final class RedisJobs implements JobsCapability {
+    static final List<String> DEFAULT_QUEUES = List.of("urgent", "default", "low");
+
+    private final RedisProvider provider;
+
+    RedisJobs(RedisProvider provider) {
+        this.provider = provider;
+    }
+
+    @Override
+    public String publish(OutgoingJob job) {
+        return provider.sync().xadd(provider.keys().stream(job.queue()),
+                JobEntryCodec.fields(job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta()));
+    }
+
+    @Override
+    public JobConsumer consume(ConsumerSettings settings, DeliverySink sink) {
+        RedisConsumer consumer = new RedisConsumer(provider, settings, sink);
+        consumer.start();
+        return consumer;
+    }
+
+    @Override
+    public List<String> defaultQueues() {
+        return DEFAULT_QUEUES;
+    }
+
+    RedisProvider provider() {
+        return provider;
+    }
+}

@@ -1,0 +1,38 @@
+package dev.backstage.runtime.redis;
+
+/** The key map of WIRE.md §1.1/§2, in one place. */
+public record RedisKeys(String prefix) {
+    public String stream(String queue) {
+        return prefix + ":" + queue;
+    }
+
+    public String deadLetter(String queue) {
+        return prefix + ":" + queue + ":dead-letter";
+    }
+
+    public String scheduled() {
+        return prefix + ":scheduled";
+    }
+
+    public String scheduledClaimed() {
+        return prefix + ":scheduled:claimed";
+    }
+
+    public String dedupe(String key) {
+        return prefix + ":dedupe:" + key;
+    }
+
+    public String error(String entryId) {
+        return prefix + ":error:" + entryId;
+    }
+
+    public String topic(String topic) {
+        return prefix + ":topic:" + topic;
+    }
+
+    /** Queue name of a job stream key, or null when the key is not one of ours. */
+    public String queueOf(String streamKey) {
+        String head = prefix + ":";
+        return streamKey.startsWith(head) ? streamKey.substring(head.length()) : null;
+    }
+}

@@ -1,0 +1,137 @@
+package dev.backstage.runtime.redis;
+
+import dev.backstage.runtime.spi.BacklogProbe;
+import dev.backstage.runtime.spi.DeadLetterQueue;
+import dev.backstage.runtime.spi.DedupeCapability;
+import dev.backstage.runtime.spi.DelaysCapability;
+import dev.backstage.runtime.spi.JobsCapability;
+import dev.backstage.runtime.spi.Provider;
+import dev.backstage.runtime.spi.ProviderHealth;
+import dev.backstage.runtime.spi.TopicsCapability;
+import dev.backstage.runtime.spi.TopologyDeclarer;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Redis Streams provider (the default): jobs, delays, dedupe and topics on one Redis, wire-compatible
+ * with the seed TS/Go SDKs (WIRE.md §8).
+ *
+ * <p>One shared connection carries every non-blocking command (lettuce pipelines them); each consumer
+ * opens its own connection for the blocking XREADGROUP so a block never delays an ack.
+ */
+public final class RedisProvider implements Provider {
+    private final RedisSettings settings;
+    private final RedisKeys keys;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final RedisJobs jobs;
+    private final RedisDelays delays;
+    private final RedisDedupe dedupe;
+    private final RedisTopics topics;
+
+    private RedisProvider(RedisSettings settings) {
+        this.settings = settings;
+        this.keys = new RedisKeys(settings.prefix());
+        RedisURI uri = RedisURI.create(settings.uri());
+        uri.setTimeout(Duration.ofSeconds(10));
+        this.client = RedisClient.create(uri);
+        client.setOptions(ClientOptions.builder().autoReconnect(true).build());
+        this.connection = client.connect();
+        this.jobs = new RedisJobs(this);
+        this.delays = new RedisDelays(this, null);
+        this.dedupe = new RedisDedupe(this, null);
+        this.topics = new RedisTopics(this);
+    }
+
+    public static RedisProvider connect(String uri) {
+        return connect(RedisSettings.of(uri));
+    }
+
+    public static RedisProvider connect(RedisSettings settings) {
+        return new RedisProvider(settings);
+    }
+
+    RedisSettings settings() {
+        return settings;
+    }
+
+    RedisKeys keys() {
+        return keys;
+    }
+
+    RedisCommands<String, String> sync() {
+        return connection.sync();
+    }
+
+    RedisAsyncCommands<String, String> async() {
+        return connection.async();
+    }
+
+    /** A fresh connection for a blocking loop; the caller closes it. */
+    StatefulRedisConnection<String, String> dedicatedConnection() {
+        return client.connect();
+    }
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    @Override
+    public JobsCapability jobs() {
+        return jobs;
+    }
+
+    @Override
+    public Optional<DelaysCapability> delays() {
+        return Optional.of(delays);
+    }
+
+    @Override
+    public Optional<DedupeCapability> dedupe() {
+        return Optional.of(dedupe);
+    }
+
+    @Override
+    public Optional<TopicsCapability> topics() {
+        return Optional.of(topics);
+    }
+
+    @Override
+    public TopologyDeclarer declarer() {
+        return new RedisDeclarer(this);
+    }
+
+    @Override
+    public BacklogProbe backlogProbe() {
+        return new RedisBacklogProbe(this);
+    }
+
+    @Override
+    public DeadLetterQueue deadLetters() {
+        return new RedisDeadLetters(this);
+    }
+
+    @Override
+    public ProviderHealth health() {
+        try {
+            String pong = connection.async().ping().get(2, TimeUnit.SECONDS);
+            return "PONG".equals(pong) ? ProviderHealth.ok() : ProviderHealth.down("unexpected PING reply " + pong);
+        } catch (Exception e) {
+            return ProviderHealth.down("redis at " + settings.redactedUri() + " unreachable: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        connection.close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+}

@@ -1,0 +1,98 @@
+package dev.backstage.runtime.redis;
+
+/** The Lua scripts; each runs atomically on the server. */
+final class RedisScripts {
+    private RedisScripts() {}
+
+    /**
+     * Promote due delayed jobs onto their streams (the TS seed script's behaviour: {@code streamKey}
+     * first, options copied), in bounded batches. A member that cannot be decoded or promoted is left in
+     * place and logged by count, never blocks the members after it (pcall per member).
+     * KEYS[1] = {p}:scheduled; ARGV = now, prefix, batch. Returns {promoted, skipped}.
+     */
+    static final String PROMOTE = """
+            local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+            local promoted, skipped = 0, 0
+            for _, member in ipairs(due) do
+              local ok, job = pcall(cjson.decode, member)
+              if ok and type(job) == 'table' and type(job.payload) == 'string' then
+                local key = job.streamKey
+                if type(key) ~= 'string' then
+                  key = ARGV[2] .. ':' .. (type(job.priority) == 'string' and job.priority or 'default')
+                end
+                local fields = {'taskName', type(job.taskName) == 'string' and job.taskName or '',
+                                'payload', job.payload, 'enqueuedAt', tostring(job.enqueuedAt or 0)}
+                if type(job.attempts) == 'number' then
+                  table.insert(fields, 'attempts'); table.insert(fields, tostring(job.attempts))
+                end
+                if type(job.backoff) == 'string' then
+                  table.insert(fields, 'backoff'); table.insert(fields, job.backoff)
+                end
+                if type(job.timeout) == 'number' then
+                  table.insert(fields, 'timeout'); table.insert(fields, tostring(job.timeout))
+                end
+                local added = redis.pcall('XADD', key, '*', unpack(fields))
+                if type(added) == 'table' and added.err then
+                  skipped = skipped + 1
+                else
+                  redis.call('ZREM', KEYS[1], member)
+                  promoted = promoted + 1
+                end
+              else
+                skipped = skipped + 1
+              end
+            end
+            return {promoted, skipped}
+            """;
+
+    /**
+     * Claim due members for a foreign jobs provider: move them from {p}:scheduled to {p}:scheduled:claimed
+     * (score = claim time) and return them, together with claims abandoned longer than the retry age.
+     * KEYS[1] = scheduled, KEYS[2] = claimed; ARGV = now, batch, abandonedBefore.
+     */
+    static final String CLAIM_DUE = """
+            local out = {}
+            local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[3], 'LIMIT', 0, tonumber(ARGV[2]))
+            for _, member in ipairs(stale) do
+              redis.call('ZADD', KEYS[2], ARGV[1], member)
+              table.insert(out, member)
+            end
+            local room = tonumber(ARGV[2]) - #out
+            if room > 0 then
+              local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, room)
+              for _, member in ipairs(due) do
+                redis.call('ZREM', KEYS[1], member)
+                redis.call('ZADD', KEYS[2], ARGV[1], member)
+                table.insert(out, member)
+              end
+            end
+            return out
+            """;
+
+    /**
+     * Dead-letter in one step: XADD to the DLQ, XACK the source, optional XDEL, DEL the failure record.
+     * KEYS[1] = dlq, KEYS[2] = source stream, KEYS[3] = error key; ARGV = group, id, deleteOnAck, fields...
+     */
+    static final String DEAD_LETTER = """
+            local fields = {}
+            for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+            local dlId = redis.call('XADD', KEYS[1], '*', unpack(fields))
+            redis.call('XACK', KEYS[2], ARGV[1], ARGV[2])
+            if ARGV[3] == '1' then redis.call('XDEL', KEYS[2], ARGV[2]) end
+            redis.call('DEL', KEYS[3])
+            return dlId
+            """;
+
+    /**
+     * Redrive one dead-letter entry: XADD the job back to its stream, then XDEL it from the DLQ, in one
+     * step, so an interrupted redrive neither loses nor duplicates an entry.
+     * KEYS[1] = dlq, KEYS[2] = stream; ARGV = dl entry id, fields...
+     */
+    static final String REDRIVE = """
+            local fields = {}
+            for i = 2, #ARGV do fields[#fields + 1] = ARGV[i] end
+            local id = redis.call('XADD', KEYS[2], '*', unpack(fields))
+            redis.call('XDEL', KEYS[1], ARGV[1])
+            return id
+            """;
+}

@@ -1,0 +1,112 @@
+package dev.backstage.runtime.redis;
+
+import dev.backstage.runtime.api.ConfigurationException;
+import dev.backstage.runtime.spi.ProviderSettings;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Redis Streams provider settings. Defaults are the seed's where they matter for interoperability
+ * (prefix, group, idle threshold) and tighter where they only affect latency.
+ *
+ * @param idleTimeout        a pending entry with no failure record is taken from another consumer only
+ *                           after this idle time (the seed's 60 s): it may still be running there
+ * @param reclaimInterval    how often the reclaimer looks for such entries
+ * @param blockTimeout       how long one XREADGROUP blocks when the streams are empty
+ * @param ackFlushInterval   acks are batched per stream and flushed this often, or at {@code ackBatchSize}
+ * @param promotionInterval  how often due delayed jobs are promoted (keeps lateness well under 1 s)
+ */
+public record RedisSettings(
+        String uri, String prefix, String consumerGroup, Duration idleTimeout, Duration reclaimInterval,
+        Duration blockTimeout, boolean deleteOnAck, int ackBatchSize, Duration ackFlushInterval,
+        Duration promotionInterval, int promotionBatch) {
+
+    private static final Set<String> OPTIONS = Set.of("idleTimeoutMs", "reclaimIntervalMs", "blockTimeoutMs",
+            "deleteOnAck", "ackBatchSize", "ackFlushIntervalMs", "promotionIntervalMs", "promotionBatch");
+
+    public RedisSettings {
+        if (!uri.startsWith("redis://") && !uri.startsWith("rediss://")) {
+            throw new ConfigurationException("a Redis URL starts with redis:// or rediss://, e.g. redis://127.0.0.1:6379");
+        }
+        positive(idleTimeout, "idleTimeout");
+        positive(reclaimInterval, "reclaimInterval");
+        positive(blockTimeout, "blockTimeout");
+        positive(ackFlushInterval, "ackFlushInterval");
+        positive(promotionInterval, "promotionInterval");
+        if (ackBatchSize < 1 || promotionBatch < 1) {
+            throw new ConfigurationException("ackBatchSize and promotionBatch must be >= 1");
+        }
+    }
+
+    private static void positive(Duration value, String name) {
+        if (value == null || value.isZero() || value.isNegative()) {
+            throw new ConfigurationException(name + " must be a positive duration, got " + value);
+        }
+    }
+
+    public static RedisSettings of(String uri) {
+        return new RedisSettings(uri, ProviderSettings.DEFAULT_PREFIX, ProviderSettings.DEFAULT_GROUP,
+                Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(1), false, 100,
+                Duration.ofMillis(50), Duration.ofMillis(100), 500);
+    }
+
+    public static RedisSettings from(ProviderSettings settings) {
+        for (String key : settings.options().keySet()) {
+            if (!OPTIONS.contains(key)) {
+                throw new ConfigurationException("unknown redis option '" + key + "'; known: " + OPTIONS);
+            }
+        }
+        Map<String, String> o = settings.options();
+        RedisSettings d = of(settings.url());
+        return new RedisSettings(settings.url(), settings.prefix(), settings.consumerGroup(),
+                ms(o, "idleTimeoutMs", d.idleTimeout), ms(o, "reclaimIntervalMs", d.reclaimInterval),
+                ms(o, "blockTimeoutMs", d.blockTimeout), Boolean.parseBoolean(o.getOrDefault("deleteOnAck", "false")),
+                Integer.parseInt(o.getOrDefault("ackBatchSize", "100")), ms(o, "ackFlushIntervalMs", d.ackFlushInterval),
+                ms(o, "promotionIntervalMs", d.promotionInterval),
+                Integer.parseInt(o.getOrDefault("promotionBatch", "500")));
+    }
+
+    private static Duration ms(Map<String, String> options, String key, Duration fallback) {
+        String value = options.get(key);
+        try {
+            return value == null ? fallback : Duration.ofMillis(Long.parseLong(value));
+        } catch (NumberFormatException e) {
+            throw new ConfigurationException("redis option " + key + " must be milliseconds, got '" + value + "'");
+        }
+    }
+
+    public RedisSettings withPrefix(String value) {
+        return new RedisSettings(uri, value, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch);
+    }
+
+    public RedisSettings withGroup(String value) {
+        return new RedisSettings(uri, prefix, value, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch);
+    }
+
+    public RedisSettings withIdleTimeout(Duration value) {
+        return new RedisSettings(uri, prefix, consumerGroup, value, reclaimInterval, blockTimeout, deleteOnAck,
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch);
+    }
+
+    public RedisSettings withReclaimInterval(Duration value) {
+        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, value, blockTimeout, deleteOnAck,
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch);
+    }
+
+    public RedisSettings withDeleteOnAck(boolean value) {
+        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, value,
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch);
+    }
+
+    public RedisSettings withAckBatching(int batchSize, Duration flushInterval) {
+        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
+                batchSize, flushInterval, promotionInterval, promotionBatch);
+    }
+
+    public String redactedUri() {
+        return uri.replaceAll("//[^/@]*@", "//***@");
+    }
+}

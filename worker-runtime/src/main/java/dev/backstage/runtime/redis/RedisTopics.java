@@ -1,0 +1,209 @@
+package dev.backstage.runtime.redis;
+
+import dev.backstage.runtime.api.StartPosition;
+import dev.backstage.runtime.api.Subscription;
+import dev.backstage.runtime.core.NamedThreads;
+import dev.backstage.runtime.spi.TopicConsumer;
+import dev.backstage.runtime.spi.TopicDelivery;
+import dev.backstage.runtime.spi.TopicSink;
+import dev.backstage.runtime.spi.TopicsCapability;
+import io.lettuce.core.Consumer;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XAddArgs;
+import io.lettuce.core.XClaimArgs;
+import io.lettuce.core.XGroupCreateArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.XReadArgs.StreamOffset;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Topics on Redis Streams, the provider-version format (WIRE.md §2): {@code XADD {p}:topic:{t} MAXLEN ~
+ * 10000}; fan-out subscribers use group {@code sub:{consumerId}}, shared ones {@code grp:{name}}, created
+ * at {@code $} (latest) or {@code 0} (earliest). A failed message is claimed back after a second and
+ * retried; once its delivery count reaches max deliveries it is acked and dropped (topics have no DLQ).
+ */
+final class RedisTopics implements TopicsCapability {
+    private static final Logger log = LoggerFactory.getLogger(RedisTopics.class);
+    private static final long RETRY_AFTER_MS = 1_000;
+
+    private final RedisProvider provider;
+
+    RedisTopics(RedisProvider provider) {
+        this.provider = provider;
+    }
+
+    @Override
+    public String backend() {
+        return "redis";
+    }
+
+    @Override
+    public String publish(String topic, String payloadJson) {
+        return provider.sync().xadd(provider.keys().topic(topic), XAddArgs.Builder.maxlen(10_000).approximateTrimming(),
+                "payload", payloadJson, "publishedAt", Long.toString(System.currentTimeMillis()));
+    }
+
+    @Override
+    public TopicConsumer subscribe(Subscription subscription, String consumerId, int maxDeliveries, TopicSink sink) {
+        String stream = provider.keys().topic(subscription.topic());
+        String group = subscription.isFanOut() ? "sub:" + consumerId : "grp:" + subscription.group();
+        try {
+            provider.sync().xgroupCreate(StreamOffset.from(stream,
+                    subscription.start() == StartPosition.EARLIEST ? "0" : "$"), group, XGroupCreateArgs.Builder.mkstream());
+        } catch (RedisCommandExecutionException e) {
+            if (!String.valueOf(e.getMessage()).startsWith("BUSYGROUP")) {
+                throw e;
+            }
+        }
+        Loop loop = new Loop(subscription.topic(), stream, Consumer.from(group, consumerId), maxDeliveries, sink);
+        loop.start();
+        return loop;
+    }
+
+    private final class Loop implements TopicConsumer {
+        private final String topic;
+        private final String stream;
+        private final Consumer<String> me;
+        private final int maxDeliveries;
+        private final TopicSink sink;
+        private final Thread reader;
+        private final ScheduledExecutorService retries;
+        private volatile boolean running = true;
+
+        Loop(String topic, String stream, Consumer<String> me, int maxDeliveries, TopicSink sink) {
+            this.topic = topic;
+            this.stream = stream;
+            this.me = me;
+            this.maxDeliveries = maxDeliveries;
+            this.sink = sink;
+            this.reader = new NamedThreads("backstage-redis-topic-" + topic, true).newThread(this::read);
+            this.retries = Executors.newSingleThreadScheduledExecutor(
+                    new NamedThreads("backstage-redis-topic-retry-" + topic, true));
+        }
+
+        void start() {
+            reader.start();
+        }
+
+        private void read() {
+            try (StatefulRedisConnection<String, String> connection = provider.dedicatedConnection()) {
+                while (running) {
+                    try {
+                        List<StreamMessage<String, String>> messages = connection.sync().xreadgroup(me,
+                                XReadArgs.Builder.count(10).block(provider.settings().blockTimeout()),
+                                StreamOffset.lastConsumed(stream));
+                        messages.forEach(m -> sink.accept(new Message(this, m, 1)));
+                    } catch (RuntimeException e) {
+                        if (running) {
+                            log.warn("reading topic {} failed: {}; retrying in 1 s", topic, e.toString());
+                            sleepQuietly();
+                        }
+                    }
+                }
+            }
+        }
+
+        private void sleepQuietly() {
+            try {
+                Thread.sleep(1_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running = false;
+            }
+        }
+
+        void retryLater(Message message) {
+            retries.schedule(() -> {
+                try {
+                    List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
+                            XClaimArgs.Builder.minIdleTime(RETRY_AFTER_MS), message.id());
+                    if (!claimed.isEmpty() && claimed.get(0).getBody() != null) {
+                        sink.accept(new Message(this, claimed.get(0), message.deliveryCount() + 1));
+                    }
+                } catch (RuntimeException e) {
+                    log.warn("retrying topic message {} failed: {}", message.id(), e.toString());
+                }
+            }, RETRY_AFTER_MS, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            retries.shutdownNow();
+            try {
+                reader.join(provider.settings().blockTimeout().toMillis() + 2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private final class Message implements TopicDelivery {
+        private final Loop loop;
+        private final String id;
+        private final Map<String, String> body;
+        private final int deliveryCount;
+
+        Message(Loop loop, StreamMessage<String, String> message, int deliveryCount) {
+            this.loop = loop;
+            this.id = message.getId();
+            this.body = message.getBody();
+            this.deliveryCount = deliveryCount;
+        }
+
+        String id() {
+            return id;
+        }
+
+        @Override
+        public String topic() {
+            return loop.topic;
+        }
+
+        @Override
+        public String messageId() {
+            return id;
+        }
+
+        @Override
+        public String payloadJson() {
+            return body.get("payload");
+        }
+
+        @Override
+        public long publishedAtMs() {
+            Long at = JobEntryCodec.parseLong(body.get("publishedAt"));
+            return at == null ? 0 : at;
+        }
+
+        @Override
+        public int deliveryCount() {
+            return deliveryCount;
+        }
+
+        @Override
+        public CompletionStage<Void> ack() {
+            return provider.async().xack(loop.stream, loop.me.getGroup(), id).thenApply(n -> null);
+        }
+
+        @Override
+        public CompletionStage<Void> fail(String error) {
+            if (deliveryCount >= loop.maxDeliveries) {
+                log.warn("topic {} message {} dropped after {} deliveries: {}", loop.topic, id, deliveryCount, error);
+                return ack();
+            }
+            loop.retryLater(this);
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+}

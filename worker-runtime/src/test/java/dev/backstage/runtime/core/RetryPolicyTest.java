@@ -1,0 +1,57 @@
+package dev.backstage.runtime.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.backstage.runtime.api.Backoff;
+import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.api.TaskOptions;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class RetryPolicyTest {
+    private final RetryPolicy policy = new RetryPolicy(5, Backoff.fixed(Duration.ofMillis(100)));
+
+    @Test
+    void givenWorkerMaxFiveWhenDeliveryFiveFailsThenRetryAndWhenSixFailsThenDeadLetter() {
+        assertInstanceOf(RetryPolicy.Retry.class, policy.afterFailure(5, JobMeta.NONE, TaskOptions.defaults()));
+        assertInstanceOf(RetryPolicy.DeadLetter.class, policy.afterFailure(6, JobMeta.NONE, TaskOptions.defaults()));
+    }
+
+    @Test
+    void givenJobAttemptsThenTheyWinOverTaskAndWorker() {
+        JobMeta meta = new JobMeta(1, null, null);
+        TaskOptions task = TaskOptions.defaults().withMaxDeliveries(9);
+        assertInstanceOf(RetryPolicy.Retry.class, policy.afterFailure(1, meta, task));
+        assertInstanceOf(RetryPolicy.DeadLetter.class, policy.afterFailure(2, meta, task));
+    }
+
+    @Test
+    void givenTaskMaxThenItWinsOverWorker() {
+        TaskOptions task = TaskOptions.defaults().withMaxDeliveries(2);
+        assertInstanceOf(RetryPolicy.DeadLetter.class, policy.afterFailure(3, JobMeta.NONE, task));
+    }
+
+    @Test
+    void givenZeroAttemptsOnTheWireThenTheyCountAsAbsent() {
+        assertEquals(5, policy.maxFor(new JobMeta(0, null, null), TaskOptions.defaults()));
+    }
+
+    @Test
+    void givenJobBackoffThenItWinsOverTaskAndWorker() {
+        JobMeta meta = new JobMeta(null, Backoff.fixed(Duration.ofMillis(7)), null);
+        TaskOptions task = TaskOptions.defaults().withBackoff(Backoff.fixed(Duration.ofMillis(9)));
+        var decision = (RetryPolicy.Retry) policy.afterFailure(1, meta, task);
+        assertEquals(Duration.ofMillis(7), decision.delay());
+        var taskDecision = (RetryPolicy.Retry) policy.afterFailure(1, JobMeta.NONE, task);
+        assertEquals(Duration.ofMillis(9), taskDecision.delay());
+    }
+
+    @Test
+    void givenADeliveryPastItsAllowanceThatNeverSettledThenItIsNotRunAgain() {
+        assertFalse(policy.exhaustedBeforeRun(6, JobMeta.NONE, TaskOptions.defaults()));
+        assertTrue(policy.exhaustedBeforeRun(7, JobMeta.NONE, TaskOptions.defaults()));
+    }
+}

@@ -1,0 +1,183 @@
+package dev.backstage.runtime.redis;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.backstage.runtime.api.Capability;
+import dev.backstage.runtime.api.CapabilityMissingException;
+import dev.backstage.runtime.api.EnqueueOptions;
+import dev.backstage.runtime.api.Next;
+import dev.backstage.runtime.api.StartPosition;
+import dev.backstage.runtime.api.Subscription;
+import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.spi.BacklogProbe;
+import dev.backstage.runtime.spi.DeadLetterQueue;
+import dev.backstage.runtime.spi.JobsCapability;
+import dev.backstage.runtime.spi.Provider;
+import dev.backstage.runtime.spi.ProviderHealth;
+import dev.backstage.runtime.spi.TopologyDeclarer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Capability resolution, supplied capabilities, and the explicit failures when one is missing. */
+class RedisCapabilitiesTest {
+    private final RedisTestSupport redis = new RedisTestSupport();
+    private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (AutoCloseable c : closeables) {
+            c.close();
+        }
+        redis.close();
+    }
+
+    /** A provider that supplies jobs only (borrowing Redis for the mechanics), like a bare broker would. */
+    private Provider jobsOnly(RedisProvider inner, boolean retryNeedsDelays) {
+        return new Provider() {
+            @Override
+            public String name() {
+                return "jobs-only";
+            }
+
+            @Override
+            public JobsCapability jobs() {
+                JobsCapability jobs = inner.jobs();
+                return new JobsCapability() {
+                    @Override
+                    public String publish(dev.backstage.runtime.spi.OutgoingJob job) {
+                        return jobs.publish(job);
+                    }
+
+                    @Override
+                    public dev.backstage.runtime.spi.JobConsumer consume(dev.backstage.runtime.spi.ConsumerSettings s,
+                            dev.backstage.runtime.spi.DeliverySink sink) {
+                        return jobs.consume(s, sink);
+                    }
+
+                    @Override
+                    public List<String> defaultQueues() {
+                        return jobs.defaultQueues();
+                    }
+
+                    @Override
+                    public boolean retryNeedsDelays() {
+                        return retryNeedsDelays;
+                    }
+                };
+            }
+
+            @Override
+            public TopologyDeclarer declarer() {
+                return inner.declarer();
+            }
+
+            @Override
+            public BacklogProbe backlogProbe() {
+                return inner.backlogProbe();
+            }
+
+            @Override
+            public DeadLetterQueue deadLetters() {
+                return inner.deadLetters();
+            }
+
+            @Override
+            public ProviderHealth health() {
+                return inner.health();
+            }
+
+            @Override
+            public void close() {
+                inner.close();
+            }
+        };
+    }
+
+    @Test
+    void givenAProviderWithoutDelaysWhoseRetryNeedsThemThenStartFailsNamingProviderCapabilityAndFix() {
+        Worker worker = Worker.builder().provider(jobsOnly(redis.provider(), true)).build();
+        closeables.add(worker);
+        CapabilityMissingException e = assertThrows(CapabilityMissingException.class, worker::start);
+        assertEquals("jobs-only", e.provider());
+        assertEquals(Capability.DELAYS, e.capability());
+        assertTrue(e.getMessage().contains("RedisDelays.connect"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("provider 'jobs-only' does not supply the 'delays' capability"), e.getMessage());
+    }
+
+    @Test
+    void givenNoDelaysOrDedupeThenEachCallThatNeedsThemFailsExplicitlyAndNothingIsWritten() {
+        Worker worker = Worker.builder().provider(jobsOnly(redis.provider(), false)).build();
+        closeables.add(worker);
+        var delay = assertThrows(CapabilityMissingException.class,
+                () -> worker.schedule("t", Map.of(), Duration.ofSeconds(1)));
+        assertEquals(Capability.DELAYS, delay.capability());
+        var dedupe = assertThrows(CapabilityMissingException.class,
+                () -> worker.enqueue("t", Map.of(), EnqueueOptions.defaults().dedupe("k", Duration.ofSeconds(5))));
+        assertEquals(Capability.DEDUPE, dedupe.capability());
+        var topics = assertThrows(CapabilityMissingException.class,
+                () -> worker.subscribe(Subscription.fanOut("news"), Map.class, (ctx, p) -> {}));
+        assertEquals(Capability.TOPICS, topics.capability());
+        assertEquals(0, redis.redis().exists(redis.prefix() + ":default"), "no job was written");
+    }
+
+    @Test
+    void givenSuppliedRedisDelaysThenTheReportNamesThemAndClaimModePromotesThroughTheJobsProvider() {
+        RedisDelays delays = RedisDelays.connect(redis.settings());
+        Worker worker = Worker.builder().provider(jobsOnly(redis.provider(), true)).delays(delays).queues("default").build();
+        closeables.add(worker);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        worker.register("later", Map.class, (ctx, p) -> {
+            seen.add(String.valueOf(p.get("n")));
+            return Next.done();
+        });
+        worker.start();
+        assertTrue(worker.capabilityReport().contains("delays  from redis (supplied)"), worker.capabilityReport());
+        assertTrue(worker.capabilityReport().contains("dedupe  MISSING"), worker.capabilityReport());
+
+        worker.schedule("later", Map.of("n", 1), Duration.ofMillis(300));
+        // An abandoned claim (a worker died between claim and publish) is claimed again.
+        String abandoned = "{\"taskName\":\"later\",\"payload\":\"{\\\"n\\\":2}\",\"enqueuedAt\":1,\"streamKey\":\""
+                + redis.prefix() + ":default\",\"priority\":\"default\"}";
+        redis.redis().zadd(redis.prefix() + ":scheduled:claimed", System.currentTimeMillis() - 60_000, abandoned);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 2);
+        assertEquals(Set.of("1", "2"), Set.copyOf(seen));
+        assertEquals(0, redis.redis().zcard(redis.prefix() + ":scheduled"));
+        assertEquals(0, redis.redis().zcard(redis.prefix() + ":scheduled:claimed"));
+    }
+
+    @Test
+    void givenTopicsThenFanOutSubscribersEachGetEveryMessageAndAGroupSharesThem() {
+        Set<String> a = ConcurrentHashMap.newKeySet();
+        Set<String> b = ConcurrentHashMap.newKeySet();
+        List<String> billing = new CopyOnWriteArrayList<>();
+        Worker w1 = Worker.builder().provider(redis.provider()).consumerId("w1").build();
+        Worker w2 = Worker.builder().provider(redis.provider()).consumerId("w2").build();
+        closeables.add(w1);
+        closeables.add(w2);
+        w1.subscribe(Subscription.fanOut("ride.cancelled").from(StartPosition.EARLIEST), Map.class,
+                (ctx, p) -> a.add(String.valueOf(p.get("rideId"))));
+        w2.subscribe(Subscription.fanOut("ride.cancelled").from(StartPosition.EARLIEST), Map.class,
+                (ctx, p) -> b.add(String.valueOf(p.get("rideId"))));
+        w1.subscribe(Subscription.group("ride.cancelled", "billing").from(StartPosition.EARLIEST), Map.class,
+                (ctx, p) -> billing.add(String.valueOf(p.get("rideId"))));
+        w2.subscribe(Subscription.group("ride.cancelled", "billing").from(StartPosition.EARLIEST), Map.class,
+                (ctx, p) -> billing.add(String.valueOf(p.get("rideId"))));
+        w1.start();
+        w2.start();
+        for (int i = 0; i < 10; i++) {
+            w1.publish("ride.cancelled", Map.of("rideId", "r" + i));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> a.size() == 10 && b.size() == 10 && billing.size() >= 10);
+        assertEquals(10, Set.copyOf(billing).size());
+    }
+}
