@@ -1,0 +1,144 @@
+package dev.backstage.runtime.kafka;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.backstage.runtime.api.Backoff;
+import dev.backstage.runtime.api.EnqueueOptions;
+import dev.backstage.runtime.api.Next;
+import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.redis.RedisDelays;
+import dev.backstage.runtime.redis.RedisTestSupport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The delivery model on the in-process Kafka broker, with Redis delays as the retry store. */
+class KafkaWorkerTest {
+    record Job(int n) {}
+
+    private final KafkaTestSupport kafka = new KafkaTestSupport();
+    private final RedisTestSupport redis = new RedisTestSupport();
+    private final List<Worker> workers = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void tearDown() {
+        workers.forEach(Worker::close);
+        kafka.close();
+        redis.close();
+    }
+
+    private Worker.Builder builder(int concurrency) {
+        return Worker.builder().provider(kafka.provider()).delays(RedisDelays.connect(redis.settings()))
+                .queues("jobs").concurrency(concurrency).shutdownGrace(Duration.ofSeconds(5))
+                .backoff(Backoff.fixed(Duration.ofMillis(200)));
+    }
+
+    private Worker track(Worker worker) {
+        workers.add(worker);
+        return worker;
+    }
+
+    @Test
+    void givenPublishedJobs_whenAWorkerRuns_thenEachRunsOnceWithItsJobIdAndTheGroupCommitsToTheEnd() throws Exception {
+        Worker worker = track(builder(8).build());
+        Map<Integer, String> seen = new ConcurrentHashMap<>();
+        AtomicInteger runs = new AtomicInteger();
+        worker.register("work", Job.class, (ctx, job) -> {
+            runs.incrementAndGet();
+            seen.put(job.n(), ctx.jobId());
+            return Next.done();
+        });
+        worker.start();
+        Map<Integer, String> published = new ConcurrentHashMap<>();
+        for (int i = 0; i < 30; i++) {
+            published.put(i, worker.enqueue("work", new Job(i), EnqueueOptions.onQueue("jobs")).id());
+        }
+        String topic = kafka.topic("jobs");
+        await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 30);
+        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.committed(kafka.group, topic, 0) == 30);
+        assertEquals(published, seen, "the handler sees the id enqueue returned");
+        assertEquals(30, runs.get());
+        assertEquals(30, kafka.endOffset(topic, 0));
+    }
+
+    @Test
+    void givenAnEarlierRecordStillRunning_whenLaterOnesFinish_thenTheCommitWaitsForItAndRecordsTheFinishedOnes()
+            throws Exception {
+        Worker worker = track(builder(4).build());
+        CountDownLatch release = new CountDownLatch(1);
+        Set<Integer> done = ConcurrentHashMap.newKeySet();
+        worker.register("work", Job.class, (ctx, job) -> {
+            if (job.n() == 0) {
+                release.await(30, TimeUnit.SECONDS);
+            }
+            done.add(job.n());
+            return Next.done();
+        });
+        for (int i = 0; i < 6; i++) {
+            worker.enqueue("work", new Job(i), EnqueueOptions.onQueue("jobs"));
+        }
+        worker.start();
+        String topic = kafka.topic("jobs");
+        await().atMost(Duration.ofSeconds(30)).until(() -> done.containsAll(Set.of(1, 2, 3, 4, 5)));
+        // Offsets 1..5 are settled but 0 is not: the commit must stay at 0, with 1..5 in its metadata.
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            OffsetAndMetadata om = kafka.committedWithMetadata(kafka.group, topic, 0);
+            return om != null && CommitMetadata.decode(om.offset(), om.metadata()).length == 5;
+        });
+        OffsetAndMetadata stuck = kafka.committedWithMetadata(kafka.group, topic, 0);
+        assertEquals(0, stuck.offset());
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L), toList(CommitMetadata.decode(0, stuck.metadata())));
+        assertFalse(done.contains(0));
+
+        release.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.committed(kafka.group, topic, 0) == 6);
+        assertEquals("", kafka.committedWithMetadata(kafka.group, topic, 0).metadata());
+    }
+
+    @Test
+    void givenConcurrencyThree_whenManyJobsWait_thenExactlyThreeRunAtOnce() throws Exception {
+        Worker worker = track(builder(3).build());
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger maxRunning = new AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger finished = new AtomicInteger();
+        worker.register("work", Job.class, (ctx, job) -> {
+            maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+            release.await(30, TimeUnit.SECONDS);
+            running.decrementAndGet();
+            finished.incrementAndGet();
+            return Next.done();
+        });
+        for (int i = 0; i < 12; i++) {
+            worker.enqueue("work", new Job(i), EnqueueOptions.onQueue("jobs"));
+        }
+        worker.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> running.get() == 3);
+        // Room is full: the loop must not hand out a fourth record while these three hold their slots.
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> running.get() == 3);
+        assertEquals(3, worker.inFlight());
+        release.countDown();
+        await().atMost(Duration.ofSeconds(30)).until(() -> finished.get() == 12);
+        assertEquals(3, maxRunning.get());
+    }
+
+    private static List<Long> toList(long[] values) {
+        List<Long> out = new ArrayList<>();
+        for (long v : values) {
+            out.add(v);
+        }
+        return out;
+    }
+}
