@@ -4,7 +4,13 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.backstage.runtime.api.Backoff;
+import dev.backstage.runtime.api.Capability;
+import dev.backstage.runtime.api.CapabilityMissingException;
+import dev.backstage.runtime.spi.DeadLetterEntry;
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
@@ -132,6 +138,80 @@ class KafkaWorkerTest {
         release.countDown();
         await().atMost(Duration.ofSeconds(30)).until(() -> finished.get() == 12);
         assertEquals(3, maxRunning.get());
+    }
+
+    @Test
+    void givenNoDelaysCapability_whenTheWorkerStarts_thenItFailsAndSaysHowToSupplyRedisDelays() {
+        Worker worker = track(Worker.builder().provider(kafka.provider()).queues("jobs").build());
+        worker.register("work", Job.class, (ctx, job) -> Next.done());
+        CapabilityMissingException e = assertThrows(CapabilityMissingException.class, worker::start);
+        assertEquals(Capability.DELAYS, e.capability());
+        assertEquals("kafka", e.provider());
+        assertTrue(e.getMessage().contains("RedisDelays.connect("), e.getMessage());
+        assertFalse(worker.isRunning());
+    }
+
+    @Test
+    void givenAJobThatAlwaysFails_whenRetriedThroughRedisDelays_thenItIsDeadLetteredWithTheErrorAndItsJobId()
+            throws Exception {
+        Worker worker = track(builder(4).maxDeliveries(2).build());
+        List<Integer> deliveries = new CopyOnWriteArrayList<>();
+        Set<String> jobIds = ConcurrentHashMap.newKeySet();
+        worker.register("flaky", Job.class, (ctx, job) -> {
+            deliveries.add(ctx.deliveryCount());
+            jobIds.add(ctx.jobId());
+            throw new IllegalStateException("boom " + ctx.deliveryCount());
+        });
+        worker.start();
+        String jobId = worker.enqueue("flaky", new Job(7), EnqueueOptions.onQueue("jobs")).id();
+
+        // max 2 retries: deliveries 1, 2, 3, each retry copy going through Redis and back onto the topic.
+        await().atMost(Duration.ofSeconds(30)).until(() -> worker.totals().deadLetters() == 1);
+        assertEquals(List.of(1, 2, 3), deliveries);
+        assertEquals(Set.of(jobId), jobIds, "retry copies keep the job id");
+        assertEquals(0, redis.redis().zcard(redis.prefix() + ":scheduled"), "nothing left in the delay set");
+
+        var topic = kafka.topic("jobs");
+        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.committed(kafka.group, topic, 0) == 3);
+        List<DeadLetterEntry> dead = deadLetters("jobs");
+        assertEquals(1, dead.size());
+        DeadLetterEntry entry = dead.get(0);
+        assertEquals("flaky", entry.taskName());
+        assertEquals("{\"n\":7}", entry.payloadJson());
+        assertEquals("IllegalStateException: boom 3", entry.error());
+        assertEquals(3, entry.deliveryCount());
+        assertEquals(topic + ":0:2", entry.originalId(), "the copy that failed last");
+        var value = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+                KafkaTestSupport.text(kafka.readAll(kafka.topic("jobs.dead-letter"), 1).get(0)));
+        assertEquals(jobId, value.get("jobId").asText());
+        assertTrue(value.get("deadLetteredAt").asLong() > 0);
+    }
+
+    @Test
+    void givenAnUnknownTaskAndAValueThatIsNotAJob_whenDelivered_thenBothAreDeadLetteredWithTheReason() throws Exception {
+        Worker worker = track(builder(4).build());
+        worker.register("known", Job.class, (ctx, job) -> Next.done());
+        String topic = kafka.topic("jobs");
+        kafka.createTopic(topic, 1);
+        kafka.produceRaw(topic, 0,
+                "{\"taskName\":\"nobody-owns-this\",\"payload\":{\"n\":1},\"enqueuedAt\":1718900000000,\"meta\":{},\"deliveryCount\":1}",
+                "this is not JSON");
+        worker.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> kafka.committed(kafka.group, topic, 0) == 2);
+        List<DeadLetterEntry> dead = deadLetters("jobs");
+        assertEquals(2, dead.size());
+        DeadLetterEntry unknown = dead.stream().filter(d -> "nobody-owns-this".equals(d.taskName())).findFirst().orElseThrow();
+        assertEquals("unknown task 'nobody-owns-this'", unknown.error());
+        assertEquals(topic + ":0:0", unknown.originalId());
+        DeadLetterEntry garbage = dead.stream().filter(d -> d.taskName() == null).findFirst().orElseThrow();
+        assertEquals("this is not JSON", garbage.payloadJson(), "the raw value is kept");
+        assertTrue(garbage.error().startsWith("record value is not a JSON job"), garbage.error());
+    }
+
+    private List<DeadLetterEntry> deadLetters(String queue) {
+        try (KafkaProvider provider = kafka.provider()) {
+            return provider.deadLetters().list(queue, 100);
+        }
     }
 
     private static List<Long> toList(long[] values) {
