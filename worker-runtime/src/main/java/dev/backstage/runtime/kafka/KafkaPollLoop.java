@@ -23,6 +23,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -479,8 +480,13 @@ final class KafkaPollLoop implements AutoCloseable {
     private void committed(Map<TopicPartition, OffsetAndMetadata> offsets, Map<TopicPartition, PartitionState> owners,
             Exception error) {
         if (error != null) {
-            log.warn("{}: commit of {} failed; it is retried with the next commit: {}", name, describe(offsets),
-                    error.toString());
+            if (error instanceof RebalanceInProgressException) {
+                // Expected while a cooperative rebalance runs: the group refuses commits until it settles.
+                log.info("{}: commit of {} deferred: the group is rebalancing", name, describe(offsets));
+            } else {
+                log.warn("{}: commit of {} failed; it is retried with the next commit: {}", name, describe(offsets),
+                        error.toString());
+            }
             for (var e : offsets.entrySet()) {
                 PartitionState state = owners.get(e.getKey());
                 if (state.requestedOffset == e.getValue().offset()) {
