@@ -2,6 +2,7 @@ package dev.backstage.runtime.kafka;
 
 import java.util.Arrays;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 
 /**
  * Which fetched offsets of one partition are settled, and how far the group may commit.
@@ -16,9 +17,15 @@ import java.util.OptionalLong;
  * beyond its commit (see {@link CommitMetadata}) can be passed in as {@code presettled}: tracking one
  * of them reports {@link Tracked#ALREADY_SETTLED} so the caller skips it instead of running it twice.
  *
+ * <p>A settlement may carry an attachment (the poll loop's "ack committed" future). Once the
+ * committable position passes the offset, the attachment waits in offset order until
+ * {@link #releaseCommitted} reports a confirmed commit covering it: no per-ack searching or sorting.
+ *
  * <p>Not thread-safe: the poll thread owns it. Pure bookkeeping, no Kafka calls.
+ *
+ * @param <A> what a settlement may carry until its offset is committed
  */
-public final class ContiguousOffsetTracker {
+public final class ContiguousOffsetTracker<A> {
     /** What {@link #track} found. */
     public enum Tracked {
         /** A new record: hand it out and settle it later. */
@@ -33,9 +40,16 @@ public final class ContiguousOffsetTracker {
     // is the oldest offset not yet passed by the committable position.
     private long[] offsets = new long[INITIAL_CAPACITY];
     private boolean[] settled = new boolean[INITIAL_CAPACITY];
+    private Object[] attachments = new Object[INITIAL_CAPACITY];
     private int head;
     private int size;
     private int unsettled;
+
+    // Attachments of offsets the committable position has passed, in offset order, until a commit is confirmed.
+    private long[] passedOffsets = new long[INITIAL_CAPACITY];
+    private Object[] passedItems = new Object[INITIAL_CAPACITY];
+    private int passedHead;
+    private int passedSize;
 
     private long lastTracked = -1;
     private long committable = -1;
@@ -87,6 +101,11 @@ public final class ContiguousOffsetTracker {
      * settles each delivery exactly once, so either is a bookkeeping bug worth failing loudly on.
      */
     public void settle(long offset) {
+        settle(offset, null);
+    }
+
+    /** As {@link #settle(long)}, keeping {@code attachment} until a commit covering the offset is confirmed. */
+    public void settle(long offset, A attachment) {
         int index = indexOf(offset);
         if (index < 0) {
             throw new IllegalStateException("offset " + offset + " is not tracked (or already committable)");
@@ -96,8 +115,35 @@ public final class ContiguousOffsetTracker {
             throw new IllegalStateException("offset " + offset + " settled twice");
         }
         settled[slot] = true;
+        attachments[slot] = attachment;
         unsettled--;
         advanceHead();
+    }
+
+    /** Hands over, in offset order, the attachments of offsets below {@code committedOffset}. */
+    @SuppressWarnings("unchecked")
+    public void releaseCommitted(long committedOffset, Consumer<A> each) {
+        while (passedSize > 0 && passedOffsets[passedHead] < committedOffset) {
+            A item = (A) passedItems[passedHead];
+            passedItems[passedHead] = null;
+            passedHead = (passedHead + 1) % passedOffsets.length;
+            passedSize--;
+            each.accept(item);
+        }
+    }
+
+    /** Hands over every attachment still held (the partition is going away uncommitted). */
+    @SuppressWarnings("unchecked")
+    public void releaseAll(Consumer<A> each) {
+        releaseCommitted(Long.MAX_VALUE, each);
+        for (int i = 0; i < size; i++) {
+            int slot = slot(i);
+            if (attachments[slot] != null) {
+                A item = (A) attachments[slot];
+                attachments[slot] = null;
+                each.accept(item);
+            }
+        }
     }
 
     /**
@@ -150,9 +196,32 @@ public final class ContiguousOffsetTracker {
     private void advanceHead() {
         while (size > 0 && settled[head]) {
             committable = offsets[head] + 1;
+            if (attachments[head] != null) {
+                pass(offsets[head], attachments[head]);
+                attachments[head] = null;
+            }
             head = (head + 1) % offsets.length;
             size--;
         }
+    }
+
+    private void pass(long offset, Object item) {
+        if (passedSize == passedOffsets.length) {
+            long[] newOffsets = new long[passedOffsets.length * 2];
+            Object[] newItems = new Object[passedOffsets.length * 2];
+            for (int i = 0; i < passedSize; i++) {
+                int from = (passedHead + i) % passedOffsets.length;
+                newOffsets[i] = passedOffsets[from];
+                newItems[i] = passedItems[from];
+            }
+            passedOffsets = newOffsets;
+            passedItems = newItems;
+            passedHead = 0;
+        }
+        int slot = (passedHead + passedSize) % passedOffsets.length;
+        passedOffsets[slot] = offset;
+        passedItems[slot] = item;
+        passedSize++;
     }
 
     /** Position of {@code offset} counted from the head, or -1. */
@@ -193,18 +262,22 @@ public final class ContiguousOffsetTracker {
         int slot = slot(size);
         offsets[slot] = offset;
         settled[slot] = isSettled;
+        attachments[slot] = null;
         size++;
     }
 
     private void grow() {
         long[] newOffsets = new long[offsets.length * 2];
         boolean[] newSettled = new boolean[offsets.length * 2];
+        Object[] newAttachments = new Object[offsets.length * 2];
         for (int i = 0; i < size; i++) {
             newOffsets[i] = offsets[slot(i)];
             newSettled[i] = settled[slot(i)];
+            newAttachments[i] = attachments[slot(i)];
         }
         offsets = newOffsets;
         settled = newSettled;
+        attachments = newAttachments;
         head = 0;
     }
 }

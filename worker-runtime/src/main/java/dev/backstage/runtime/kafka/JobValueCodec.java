@@ -4,9 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeType;
 import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
@@ -14,8 +11,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
-import java.util.Map;
 
 /**
  * Reads and writes Kafka job values and dead-letter values (WIRE.md §4, §8).
@@ -27,8 +22,7 @@ import java.util.Map;
  * Unknown fields are ignored. Writing always includes {@code meta} (possibly empty) and {@code jobId}.
  */
 public final class JobValueCodec {
-    private final ObjectMapper mapper = new ObjectMapper();
-    private final JsonFactory json = mapper.getFactory();
+    private final JsonFactory json = new JsonFactory();
 
     /** A value as read: either a job or the reason it is not one. */
     public sealed interface Decoded permits Valid, Malformed {}
@@ -69,37 +63,40 @@ public final class JobValueCodec {
         if (value == null) {
             return new Malformed("record has no value (a tombstone), not a job", "");
         }
-        String text = new String(value, StandardCharsets.UTF_8);
         Fields f;
         try {
-            f = parse(text);
+            f = parse(value);
         } catch (IOException | RuntimeException e) {
-            return new Malformed("record value is not a JSON job: " + firstLine(e.getMessage()), text);
+            return new Malformed("record value is not a JSON job: " + firstLine(e.getMessage()), text(value));
         }
         if (f == null) {
-            return new Malformed("record value is not a JSON object", text);
+            return new Malformed("record value is not a JSON object", text(value));
         }
         if (f.taskName == null || f.taskName.isEmpty()) {
-            return new Malformed("record value has no taskName", text);
+            return new Malformed("record value has no taskName", text(value));
         }
         return new Valid(f.job());
     }
 
     public DeadLetterValue decodeDeadLetter(byte[] value) {
-        String text = value == null ? "" : new String(value, StandardCharsets.UTF_8);
+        byte[] bytes = value == null ? new byte[0] : value;
         Fields f;
         try {
-            f = parse(text);
+            f = parse(bytes);
         } catch (IOException | RuntimeException e) {
-            f = null;
+            f = null; // not JSON at all: shown below as raw text, with a reason
         }
         if (f == null) {
             // Not written by a dead-lettering worker: show it as raw text rather than hide it.
-            return new DeadLetterValue(null, text, "dead-letter value is not a JSON object", null, null, null);
+            return new DeadLetterValue(null, text(bytes), "dead-letter value is not a JSON object", null, null, null);
         }
         JobValue job = f.taskName == null ? null : f.job();
-        return new DeadLetterValue(job, job == null ? (f.rawValue == null ? text : f.rawValue) : null, f.error,
+        return new DeadLetterValue(job, job == null ? (f.rawValue == null ? text(bytes) : f.rawValue) : null, f.error,
                 f.originalId, f.deliveryCountRaw, f.deadLetteredAt);
+    }
+
+    private static String text(byte[] value) {
+        return new String(value, StandardCharsets.UTF_8);
     }
 
     /** True when {@code text} is exactly one JSON value (what {@code writeRawValue} may embed). */
@@ -184,9 +181,12 @@ public final class JobValueCodec {
         }
     }
 
-    /** Null when the text is JSON but not an object. */
-    private Fields parse(String text) throws IOException {
-        try (JsonParser p = mapper.createParser(text)) {
+    /**
+     * One streaming pass over the bytes (no tree, no whole-value String: this runs once per delivery).
+     * Null when the value is JSON but not an object.
+     */
+    private Fields parse(byte[] value) throws IOException {
+        try (JsonParser p = json.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
             }
@@ -196,24 +196,14 @@ public final class JobValueCodec {
                 JsonToken token = p.nextToken();
                 switch (name) {
                     case "taskName" -> f.taskName = token == JsonToken.VALUE_STRING ? p.getText() : null;
-                    case "payload" -> {
-                        int start = (int) p.currentTokenLocation().getCharOffset();
-                        // Strings are read lazily: finish the token so the location is past its end.
-                        p.finishToken();
-                        p.skipChildren();
-                        int end = (int) p.currentLocation().getCharOffset();
-                        f.payloadJson = text.substring(start, end);
-                    }
+                    case "payload" -> f.payloadJson = rawValue(p, value);
                     case "enqueuedAt" -> f.enqueuedAt = longOrNull(p, token);
                     case "deliveryCount" -> {
                         Long n = longOrNull(p, token);
                         f.deliveryCountRaw = n == null ? null : (int) Math.min(Integer.MAX_VALUE, n);
                     }
                     case "jobId" -> f.jobId = token == JsonToken.VALUE_STRING ? p.getText() : null;
-                    case "meta" -> {
-                        JsonNode node = p.readValueAsTree();
-                        f.meta = meta(node);
-                    }
+                    case "meta" -> f.meta = meta(p, token);
                     case "error" -> f.error = token == JsonToken.VALUE_STRING ? p.getText() : null;
                     case "originalId" -> f.originalId = token.isScalarValue() ? p.getText() : null;
                     case "deadLetteredAt" -> f.deadLetteredAt = longOrNull(p, token);
@@ -223,6 +213,83 @@ public final class JobValueCodec {
             }
             return f;
         }
+    }
+
+    /** The current value's bytes exactly as they appear in {@code value}. */
+    private static String rawValue(JsonParser p, byte[] value) throws IOException {
+        int start = (int) p.currentTokenLocation().getByteOffset();
+        p.finishToken(); // strings are read lazily: move the location past their end
+        p.skipChildren();
+        int end = (int) p.currentLocation().getByteOffset();
+        while (end > start && isJsonWhitespace(value[end - 1])) {
+            end--;
+        }
+        return new String(value, start, end - start, StandardCharsets.UTF_8);
+    }
+
+    private static boolean isJsonWhitespace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
+    }
+
+    /** {@code meta} read in the same pass; keys match case-insensitively for Go's untagged spellings. */
+    private static JobMeta meta(JsonParser p, JsonToken token) throws IOException {
+        if (token != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return JobMeta.NONE;
+        }
+        Integer attempts = null;
+        Long timeout = null;
+        Backoff backoff = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken t = p.nextToken();
+            if (name.equalsIgnoreCase("attempts")) {
+                Long n = longOrNull(p, t);
+                attempts = n == null ? null : (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, n));
+            } else if (name.equalsIgnoreCase("timeout")) {
+                timeout = t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT ? longOrNull(p, t) : skip(p);
+            } else if (name.equalsIgnoreCase("backoff")) {
+                backoff = backoff(p, t);
+            } else {
+                p.skipChildren();
+            }
+        }
+        return attempts == null && timeout == null && backoff == null ? JobMeta.NONE
+                : new JobMeta(attempts, backoff, timeout);
+    }
+
+    private static Long skip(JsonParser p) throws IOException {
+        p.skipChildren();
+        return null;
+    }
+
+    private static Backoff backoff(JsonParser p, JsonToken token) throws IOException {
+        if (token != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return null;
+        }
+        String type = null;
+        long delayMs = 0;
+        long maxMs = 0;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken t = p.nextToken();
+            if (name.equalsIgnoreCase("type")) {
+                type = t.isScalarValue() ? p.getText() : null;
+                p.skipChildren();
+            } else if (name.equalsIgnoreCase("delay")) {
+                Long n = t.isNumeric() ? longOrNull(p, t) : skip(p);
+                delayMs = n == null ? 0 : Math.max(0, n);
+            } else if (name.equalsIgnoreCase("maxDelay")) {
+                Long n = t.isNumeric() ? longOrNull(p, t) : skip(p);
+                maxMs = n == null ? 0 : n;
+            } else {
+                p.skipChildren();
+            }
+        }
+        Backoff.Type parsed = type == null ? null : Backoff.Type.fromWire(type);
+        // The seed waits 0 for an unknown backoff type (WIRE.md §5.1): a fixed zero wait says the same.
+        return parsed == null ? new Backoff(Backoff.Type.FIXED, 0, 0) : new Backoff(parsed, delayMs, maxMs);
     }
 
     private static Long longOrNull(JsonParser p, JsonToken token) throws IOException {
@@ -240,47 +307,6 @@ public final class JobValueCodec {
             }
         }
         p.skipChildren();
-        return null;
-    }
-
-    private static JobMeta meta(JsonNode node) {
-        if (node == null || !node.isObject()) {
-            return JobMeta.NONE;
-        }
-        JsonNode attempts = field(node, "attempts");
-        JsonNode timeout = field(node, "timeout");
-        return new JobMeta(
-                attempts != null && attempts.canConvertToInt() ? attempts.asInt() : null,
-                backoff(field(node, "backoff")),
-                timeout != null && timeout.isNumber() ? timeout.asLong() : null);
-    }
-
-    private static Backoff backoff(JsonNode node) {
-        if (node == null || node.getNodeType() != JsonNodeType.OBJECT) {
-            return null;
-        }
-        JsonNode type = field(node, "type");
-        JsonNode delay = field(node, "delay");
-        JsonNode maxDelay = field(node, "maxDelay");
-        long delayMs = delay != null && delay.isNumber() ? Math.max(0, delay.asLong()) : 0;
-        long maxMs = maxDelay != null && maxDelay.isNumber() ? maxDelay.asLong() : 0;
-        Backoff.Type parsed = type == null ? null : Backoff.Type.fromWire(type.asText());
-        // The seed waits 0 for an unknown backoff type (WIRE.md §5.1): a fixed zero wait says the same.
-        return parsed == null ? new Backoff(Backoff.Type.FIXED, 0, 0) : new Backoff(parsed, delayMs, maxMs);
-    }
-
-    /** The field by its camelCase name or Go's untagged capitalised spelling. */
-    private static JsonNode field(JsonNode node, String camel) {
-        JsonNode value = node.get(camel);
-        if (value != null) {
-            return value;
-        }
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            if (e.getKey().equalsIgnoreCase(camel)) {
-                return e.getValue();
-            }
-        }
         return null;
     }
 

@@ -6,7 +6,9 @@ import dev.backstage.runtime.spi.JobConsumer;
 import dev.backstage.runtime.spi.JobsCapability;
 import dev.backstage.runtime.spi.OutgoingJob;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -83,16 +85,18 @@ final class KafkaJobs implements JobsCapability {
     @Override
     public JobConsumer consume(ConsumerSettings settings, DeliverySink sink) {
         List<String> topics = new ArrayList<>();
+        Map<String, String> queueOfTopic = new HashMap<>();
         for (String queue : settings.queues()) {
             String topic = names.jobTopic(queue);
             clients.ensureJobTopic(topic);
             topics.add(topic);
+            queueOfTopic.put(topic, queue);
         }
         KafkaSettings kafka = clients.settings();
         KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(kafka.consumerGroup(),
                 settings.consumerId() + "-jobs", "earliest", Math.max(1, settings.prefetch()));
         KafkaPollLoop.RecordSink toCore = (record, ticket) -> sink.accept(
-                new KafkaDelivery(queueOf(record.topic()), record, ticket, this, settings.delays()));
+                new KafkaDelivery(queueOfTopic.get(record.topic()), record, ticket, this, settings.delays()));
         KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-jobs-" + settings.consumerId(), consumer, topics,
                 KafkaPollLoop.Room.of(settings.flow()), 0, toCore, kafka);
         loop.start();
@@ -107,11 +111,6 @@ final class KafkaJobs implements JobsCapability {
                 loop.close();
             }
         };
-    }
-
-    private String queueOf(String topic) {
-        String queue = names.queueOf(topic);
-        return queue == null ? topic : queue;
     }
 
     /** The seed's default queues; on Kafka they are read side by side (no priority between topics). */

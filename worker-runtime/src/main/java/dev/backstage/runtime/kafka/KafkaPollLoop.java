@@ -318,7 +318,7 @@ final class KafkaPollLoop implements AutoCloseable {
         PartitionState state = partitions.get(partition);
         if (state == null) {
             // Only when the assignment callback could not read the committed metadata.
-            state = new PartitionState(partition, new ContiguousOffsetTracker());
+            state = new PartitionState(partition, new ContiguousOffsetTracker<>());
             partitions.put(partition, state);
         }
         return state;
@@ -372,10 +372,7 @@ final class KafkaPollLoop implements AutoCloseable {
         inFlightTotal--;
         switch (s.kind()) {
             case SETTLED -> {
-                state.tracker.settle(s.record().offset());
-                if (s.untilCommitted() != null) {
-                    state.waiters.add(new PartitionState.CommitWaiter(s.record().offset(), s.untilCommitted()));
-                }
+                state.tracker.settle(s.record().offset(), s.untilCommitted());
             }
             case ABANDONED -> {
                 // Stays unsettled: the commit cannot pass it, so it is redelivered after a restart or rebalance.
@@ -548,7 +545,7 @@ final class KafkaPollLoop implements AutoCloseable {
                     OffsetAndMetadata om = committed.get(tp);
                     long[] presettled = om == null ? new long[0] : CommitMetadata.decode(om.offset(), om.metadata());
                     skipped += presettled.length;
-                    PartitionState previous = partitions.put(tp, new PartitionState(tp, new ContiguousOffsetTracker(presettled)));
+                    PartitionState previous = partitions.put(tp, new PartitionState(tp, new ContiguousOffsetTracker<>(presettled)));
                     if (previous != null) {
                         inFlightTotal -= previous.inFlight;
                         previous.release("reassigned");

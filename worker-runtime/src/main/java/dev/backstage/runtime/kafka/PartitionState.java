@@ -1,7 +1,5 @@
 package dev.backstage.runtime.kafka;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 
@@ -12,42 +10,30 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class PartitionState {
     final TopicPartition partition;
-    final ContiguousOffsetTracker tracker;
+    /** Settled offsets; an ack's "committed" future rides along until a commit covering it is confirmed. */
+    final ContiguousOffsetTracker<CompletableFuture<Void>> tracker;
     /** Handed to the sink and not yet settled, abandoned or put back for redelivery. */
     int inFlight;
-    /** Acks waiting for a commit that covers them. */
-    final List<CommitWaiter> waiters = new ArrayList<>();
     long requestedOffset = -1;
     String requestedMetadata = "";
     long confirmedOffset = -1;
     boolean released;
 
-    PartitionState(TopicPartition partition, ContiguousOffsetTracker tracker) {
+    PartitionState(TopicPartition partition, ContiguousOffsetTracker<CompletableFuture<Void>> tracker) {
         this.partition = partition;
         this.tracker = tracker;
     }
 
-    record CommitWaiter(long offset, CompletableFuture<Void> done) {}
-
     /** Completes the acks a confirmed commit at {@code offset} covers. */
     void confirmed(long offset) {
         confirmedOffset = Math.max(confirmedOffset, offset);
-        waiters.removeIf(w -> {
-            if (w.offset() < confirmedOffset) {
-                w.done().complete(null);
-                return true;
-            }
-            return false;
-        });
+        tracker.releaseCommitted(confirmedOffset, done -> done.complete(null));
     }
 
     /** The partition left this worker: acks not covered by a commit will run again elsewhere. */
     void release(String why) {
         released = true;
-        for (CommitWaiter w : waiters) {
-            w.done().completeExceptionally(new IllegalStateException(
-                    partition + " " + why + " before offset " + w.offset() + " was committed; its next owner may run it again"));
-        }
-        waiters.clear();
+        tracker.releaseAll(done -> done.completeExceptionally(new IllegalStateException(
+                partition + " " + why + " before the record was committed; its next owner may run it again")));
     }
 }

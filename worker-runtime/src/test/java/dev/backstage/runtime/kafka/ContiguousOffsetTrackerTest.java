@@ -18,12 +18,12 @@ class ContiguousOffsetTrackerTest {
 
     @Test
     void givenNothingTracked_thenThereIsNothingToCommit() {
-        assertEquals(OptionalLong.empty(), new ContiguousOffsetTracker().committableOffset());
+        assertEquals(OptionalLong.empty(), new ContiguousOffsetTracker<String>().committableOffset());
     }
 
     @Test
     void givenTrackedButUnsettled_thenTheCommitStaysAtTheFirstFetchedOffset() {
-        ContiguousOffsetTracker tracker = new ContiguousOffsetTracker();
+        ContiguousOffsetTracker<String> tracker = new ContiguousOffsetTracker<>();
         tracker.track(5);
         tracker.track(6);
         assertEquals(OptionalLong.of(5), tracker.committableOffset());
@@ -32,7 +32,7 @@ class ContiguousOffsetTrackerTest {
 
     @Test
     void givenALaterOffsetSettlesFirst_thenTheCommitDoesNotPassTheEarlierUnsettledOne() {
-        ContiguousOffsetTracker tracker = new ContiguousOffsetTracker();
+        ContiguousOffsetTracker<String> tracker = new ContiguousOffsetTracker<>();
         for (long o = 0; o < 5; o++) {
             tracker.track(o);
         }
@@ -52,7 +52,7 @@ class ContiguousOffsetTrackerTest {
 
     @Test
     void givenGapsBetweenOffsets_thenOnlyTrackedOffsetsCount() {
-        ContiguousOffsetTracker tracker = new ContiguousOffsetTracker();
+        ContiguousOffsetTracker<String> tracker = new ContiguousOffsetTracker<>();
         tracker.track(10);
         tracker.track(13); // 11 and 12 are, e.g., compacted away
         tracker.track(20);
@@ -66,7 +66,7 @@ class ContiguousOffsetTrackerTest {
 
     @Test
     void givenOffsetsOutOfOrderOrSettledTwice_thenItFailsLoudly() {
-        ContiguousOffsetTracker tracker = new ContiguousOffsetTracker();
+        ContiguousOffsetTracker<String> tracker = new ContiguousOffsetTracker<>();
         tracker.track(3);
         assertThrows(IllegalArgumentException.class, () -> tracker.track(3));
         assertThrows(IllegalArgumentException.class, () -> tracker.track(2));
@@ -80,7 +80,7 @@ class ContiguousOffsetTrackerTest {
 
     @Test
     void givenOffsetsSettledByAPreviousOwner_thenTheyAreReportedAlreadySettledAndCountAsSettled() {
-        ContiguousOffsetTracker tracker = new ContiguousOffsetTracker(new long[] {12, 11});
+        ContiguousOffsetTracker<String> tracker = new ContiguousOffsetTracker<>(new long[] {12, 11});
         assertEquals(Tracked.NEW, tracker.track(10));
         assertEquals(Tracked.ALREADY_SETTLED, tracker.track(11));
         assertArrayEquals(new long[] {11, 12}, tracker.settledBeyondCommittable(),
@@ -94,9 +94,36 @@ class ContiguousOffsetTrackerTest {
 
     @Test
     void givenAPresettledOffsetWithNothingOpenBeforeIt_thenTheCommitMovesPastItAtOnce() {
-        ContiguousOffsetTracker tracker = new ContiguousOffsetTracker(new long[] {7});
+        ContiguousOffsetTracker<String> tracker = new ContiguousOffsetTracker<>(new long[] {7});
         assertEquals(Tracked.ALREADY_SETTLED, tracker.track(7));
         assertEquals(OptionalLong.of(8), tracker.committableOffset());
+    }
+
+    @Test
+    void givenAttachments_thenTheyAreReleasedInOffsetOrderOnlyOnceACommitCoversThem() {
+        ContiguousOffsetTracker<String> tracker = new ContiguousOffsetTracker<>();
+        for (long o = 0; o < 4; o++) {
+            tracker.track(o);
+        }
+        tracker.settle(2, "ack-2");
+        tracker.settle(0, "ack-0");
+        List<String> released = new ArrayList<>();
+        tracker.releaseCommitted(10, released::add);
+        assertEquals(List.of("ack-0"), released, "2 is settled but the commit cannot pass the unsettled 1 yet");
+        tracker.settle(1); // e.g. a retry: nothing attached
+        assertEquals(OptionalLong.of(3), tracker.committableOffset());
+        released.clear();
+        tracker.releaseCommitted(2, released::add);
+        assertEquals(List.of(), released, "a commit at 2 does not cover offset 2");
+        tracker.releaseCommitted(3, released::add);
+        assertEquals(List.of("ack-2"), released);
+        tracker.settle(3, "ack-3");
+        tracker.track(4);
+        tracker.track(5);
+        tracker.settle(5, "ack-5");
+        released.clear();
+        tracker.releaseAll(released::add);
+        assertEquals(List.of("ack-3", "ack-5"), released, "committed or not, everything held comes back once");
     }
 
     @Test
@@ -112,7 +139,7 @@ class ContiguousOffsetTrackerTest {
                 offsets.add(next);
                 next += 1 + (random.nextInt(10) == 0 ? random.nextInt(5) : 0);
             }
-            ContiguousOffsetTracker tracker = new ContiguousOffsetTracker();
+            ContiguousOffsetTracker<String> tracker = new ContiguousOffsetTracker<>();
             TreeSet<Long> unsettled = new TreeSet<>();
             List<Long> settleable = new ArrayList<>();
             int tracked = 0;
@@ -128,7 +155,7 @@ class ContiguousOffsetTrackerTest {
                 } else {
                     Collections.swap(settleable, random.nextInt(settleable.size()), settleable.size() - 1);
                     long offset = settleable.remove(settleable.size() - 1);
-                    tracker.settle(offset);
+                    tracker.settle(offset, Long.toString(offset));
                     unsettled.remove(offset);
                 }
                 OptionalLong committable = tracker.committableOffset();
@@ -144,6 +171,9 @@ class ContiguousOffsetTrackerTest {
             assertEquals(offsets.get(count - 1) + 1, tracker.committableOffset().getAsLong(),
                     "round " + round + ": all settled must commit past the last offset");
             assertEquals(0, tracker.size());
+            List<String> released = new ArrayList<>();
+            tracker.releaseCommitted(tracker.committableOffset().getAsLong(), released::add);
+            assertEquals(offsets.stream().map(String::valueOf).toList(), released, "every attachment once, in offset order");
         }
     }
 }
