@@ -208,6 +208,41 @@ class KafkaWorkerTest {
         assertTrue(garbage.error().startsWith("record value is not a JSON job"), garbage.error());
     }
 
+    @Test
+    void givenTheShutdownGraceRunsOut_whenTheWorkerCloses_thenOnlyTheUnfinishedRecordIsLeftForTheNextWorker()
+            throws Exception {
+        String topic = kafka.topic("jobs");
+        Worker first = track(builder(4).shutdownGrace(Duration.ofMillis(300)).build());
+        Set<Integer> doneByFirst = ConcurrentHashMap.newKeySet();
+        CountDownLatch never = new CountDownLatch(1);
+        first.register("work", Job.class, (ctx, job) -> {
+            if (job.n() == 1) {
+                never.await(); // still running when the grace ends: interrupted and left uncommitted
+            }
+            doneByFirst.add(job.n());
+            return Next.done();
+        });
+        for (int i = 0; i < 4; i++) {
+            first.enqueue("work", new Job(i), EnqueueOptions.onQueue("jobs"));
+        }
+        first.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> doneByFirst.containsAll(Set.of(0, 2, 3)));
+        first.close();
+        OffsetAndMetadata om = kafka.committedWithMetadata(kafka.group, topic, 0);
+        assertEquals(1, om.offset(), "the commit stops at the unfinished record");
+        assertEquals(List.of(2L, 3L), toList(CommitMetadata.decode(1, om.metadata())));
+
+        List<Integer> ranBySecond = new CopyOnWriteArrayList<>();
+        Worker second = track(builder(4).build());
+        second.register("work", Job.class, (ctx, job) -> {
+            ranBySecond.add(job.n());
+            return Next.done();
+        });
+        second.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> kafka.committed(kafka.group, topic, 0) == 4);
+        assertEquals(List.of(1), ranBySecond, "only the unfinished record runs again");
+    }
+
     private List<DeadLetterEntry> deadLetters(String queue) {
         try (KafkaProvider provider = kafka.provider()) {
             return provider.deadLetters().list(queue, 100);
