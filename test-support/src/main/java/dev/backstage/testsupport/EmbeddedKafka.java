@@ -70,6 +70,21 @@ public final class EmbeddedKafka {
 
     private static EmbeddedKafka start() {
         quietBrokerLogs();
+        RuntimeException last = null;
+        // Ports are picked free and then bound by the broker, so another process on the machine can take one
+        // in between: try again on fresh ports rather than fail the whole test run.
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            try {
+                return startOnce();
+            } catch (RuntimeException e) {
+                last = e;
+                log.warn("embedded Kafka failed to start (attempt {} of 3): {}", attempt, e.toString());
+            }
+        }
+        throw last;
+    }
+
+    private static EmbeddedKafka startOnce() {
         long started = System.nanoTime();
         Path dir = createTempDir();
         int brokerPort = freePort();
@@ -77,11 +92,16 @@ public final class EmbeddedKafka {
         Properties props = brokerProperties(dir, brokerPort, controllerPort);
         format(dir, props);
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
-        server.startup();
         String bootstrap = "127.0.0.1:" + brokerPort;
         EmbeddedKafka kafka = new EmbeddedKafka(dir, bootstrap, server);
+        try {
+            server.startup();
+            kafka.awaitReady();
+        } catch (RuntimeException e) {
+            kafka.stop();
+            throw e;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(kafka::stop, "embedded-kafka-stop"));
-        kafka.awaitReady();
         log.info("embedded Kafka ready on {} in {} ms (log dir {})", bootstrap,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), dir);
         return kafka;
@@ -146,6 +166,8 @@ public final class EmbeddedKafka {
         try {
             server.shutdown();
             server.awaitShutdown();
+        } catch (RuntimeException e) {
+            log.warn("embedded Kafka did not shut down cleanly: {}", e.toString());
         } finally {
             deleteRecursively(logDir);
         }
@@ -187,7 +209,9 @@ public final class EmbeddedKafka {
             return;
         }
         try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
         } catch (IOException e) {
             log.warn("could not delete embedded Kafka log dir {}: {}", dir, e.toString());
         }

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * One Kafka record as a job delivery. The value is decoded on first use, on the handler thread, so the
@@ -25,13 +26,13 @@ import java.util.concurrent.CompletionStage;
  */
 final class KafkaDelivery implements Delivery {
     private final String queue;
-    private final org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record;
+    private final ConsumerRecord<byte[], byte[]> record;
     private final SettlementTicket ticket;
     private final KafkaJobs jobs;
     private final Optional<DelaysCapability> delays;
     private volatile JobValueCodec.Decoded decoded;
 
-    KafkaDelivery(String queue, org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record,
+    KafkaDelivery(String queue, ConsumerRecord<byte[], byte[]> record,
             SettlementTicket ticket, KafkaJobs jobs, Optional<DelaysCapability> delays) {
         this.queue = queue;
         this.record = record;
