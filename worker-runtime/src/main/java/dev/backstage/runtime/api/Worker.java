@@ -196,6 +196,11 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How many unsettled deliveries the worker may hold (running plus read ahead); default = concurrency.
+         * Above concurrency, deliveries are fetched ahead and wait for a free handler: higher throughput for
+         * short jobs, at the cost of holding work another worker could take.
+         */
         public Builder prefetch(int value) {
             this.prefetch = value;
             return this;
@@ -256,7 +261,7 @@ public final class Worker implements AutoCloseable {
             PayloadCodec codec = objectMapper == null ? PayloadCodec.defaults() : new PayloadCodec(objectMapper);
             CapabilitySet capabilities = new CapabilitySet(provider, delays, dedupe, topics);
             WorkerSettings settings = new WorkerSettings(queues, consumerId == null ? defaultConsumerId() : consumerId,
-                    concurrency, Math.min(effectivePrefetch, concurrency), maxDeliveries, backoff, shutdownGrace,
+                    concurrency, effectivePrefetch, maxDeliveries, backoff, shutdownGrace,
                     unknownTaskPolicy, hardTimeout);
             WorkerEngine engine = new WorkerEngine(provider, capabilities, settings, registry, codec,
                     meterRegistry == null ? new SimpleMeterRegistry() : meterRegistry, owned);

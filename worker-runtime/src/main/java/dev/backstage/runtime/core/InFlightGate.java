@@ -3,18 +3,23 @@ package dev.backstage.runtime.core;
 import dev.backstage.runtime.spi.FlowControl;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Counts deliveries handed to the core and not yet settled. Fetch loops wait here for room, so a
  * worker never holds more than {@code capacity} unsettled deliveries it asked for.
+ *
+ * <p>The count is an atomic; the lock is taken only when someone waits, so settling a delivery on the
+ * hot path costs one atomic decrement.
  */
 public final class InFlightGate implements FlowControl {
     private final int capacity;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger waiters = new AtomicInteger();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private int inFlight;
     private volatile boolean stopping;
 
     public InFlightGate(int capacity) {
@@ -28,36 +33,29 @@ public final class InFlightGate implements FlowControl {
 
     @Override
     public int free() {
-        lock.lock();
-        try {
-            return Math.max(0, capacity - inFlight);
-        } finally {
-            lock.unlock();
-        }
+        return Math.max(0, capacity - inFlight.get());
     }
 
     public int inFlight() {
-        lock.lock();
-        try {
-            return inFlight;
-        } finally {
-            lock.unlock();
-        }
+        return inFlight.get();
     }
 
     @Override
-    public int awaitFree(Duration maxWait) throws InterruptedException {
+    public int awaitFree(int atLeast, Duration maxWait) throws InterruptedException {
+        int wanted = Math.max(1, Math.min(atLeast, capacity));
+        if (!stopping && free() >= wanted) {
+            return free();
+        }
         long nanos = maxWait.toNanos();
         lock.lock();
+        waiters.incrementAndGet();
         try {
-            while (!stopping && inFlight >= capacity) {
-                if (nanos <= 0) {
-                    return 0;
-                }
+            while (!stopping && free() < wanted && nanos > 0) {
                 nanos = changed.awaitNanos(nanos);
             }
-            return stopping ? 0 : capacity - inFlight;
+            return stopping ? 0 : free();
         } finally {
+            waiters.decrementAndGet();
             lock.unlock();
         }
     }
@@ -68,18 +66,19 @@ public final class InFlightGate implements FlowControl {
     }
 
     void occupy() {
-        lock.lock();
-        try {
-            inFlight++;
-        } finally {
-            lock.unlock();
-        }
+        inFlight.incrementAndGet();
     }
 
     void release() {
+        inFlight.decrementAndGet();
+        if (waiters.get() > 0) {
+            signal();
+        }
+    }
+
+    private void signal() {
         lock.lock();
         try {
-            inFlight--;
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -87,21 +86,17 @@ public final class InFlightGate implements FlowControl {
     }
 
     void beginStopping() {
-        lock.lock();
-        try {
-            stopping = true;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        stopping = true;
+        signal();
     }
 
     /** Waits until nothing is in flight or the timeout passes; true when drained. */
     boolean awaitDrained(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         lock.lock();
+        waiters.incrementAndGet();
         try {
-            while (inFlight > 0) {
+            while (inFlight.get() > 0) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
@@ -110,6 +105,7 @@ public final class InFlightGate implements FlowControl {
             }
             return true;
         } finally {
+            waiters.decrementAndGet();
             lock.unlock();
         }
     }

@@ -41,14 +41,15 @@ public final class PayloadCodec {
     public <T> T decode(String json, Class<T> type) {
         String text = json == null ? "null" : json;
         try {
-            if (type == String.class && !looksLikeJson(text)) {
-                throw new MalformedPayloadException("payload is not JSON text: " + abbreviate(text));
-            }
             if (type == JsonNode.class) {
                 return type.cast(mapper.readTree(text));
             }
             return mapper.readValue(text, type);
         } catch (JsonProcessingException e) {
+            // Only on the failure path: tell "not JSON at all" from "JSON of the wrong shape".
+            if (!looksLikeJson(text)) {
+                throw new MalformedPayloadException("payload is not valid JSON: " + abbreviate(text));
+            }
             throw new MalformedPayloadException("payload cannot be read as " + type.getSimpleName() + ": "
                     + e.getOriginalMessage() + " (payload: " + abbreviate(text) + ")");
         }

@@ -16,6 +16,8 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -60,10 +62,13 @@ public final class WorkerEngine {
         this.registry = registry;
         this.codec = codec;
         this.ownedResources = List.copyOf(ownedResources);
-        this.gate = new InFlightGate(settings.concurrency());
+        // The worker holds at most max(prefetch, concurrency) unsettled deliveries and runs at most
+        // `concurrency` handlers; deliveries beyond that wait in the handler queue (read-ahead).
+        this.gate = new InFlightGate(Math.max(settings.prefetch(), settings.concurrency()));
         this.metrics = new WorkerMetrics(meters, gate::inFlight);
         this.producer = new JobProducer(capabilities, codec);
-        this.handlers = Executors.newCachedThreadPool(new NamedThreads("backstage-handler", true));
+        this.handlers = new ThreadPoolExecutor(settings.concurrency(), settings.concurrency(), 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), new NamedThreads("backstage-handler", true));
         this.watchdog = Executors.newSingleThreadScheduledExecutor(new NamedThreads("backstage-timeout", true));
         this.processor = new DeliveryProcessor(registry, new RetryPolicy(settings.maxDeliveries(),
                 settings.defaultBackoff()), codec, producer, gate, handlers, watchdog, metrics,

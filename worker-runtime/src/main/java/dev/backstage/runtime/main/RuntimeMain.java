@@ -20,6 +20,18 @@ public final class RuntimeMain {
 
     private RuntimeMain() {}
 
+    /**
+     * {@code $BACKSTAGE_HTTP_PORT} wins over {@code server.port} (default 8080): it lets several runtimes share
+     * one host, as the e2e suite's local kubelet does.
+     */
+    static int httpPort(RuntimeConfig config) {
+        String override = System.getenv("BACKSTAGE_HTTP_PORT");
+        if (override != null && !override.isBlank()) {
+            return Integer.parseInt(override.trim());
+        }
+        return config.server() != null && config.server().port() != null ? config.server().port() : 8080;
+    }
+
     public static void main(String[] args) throws Exception {
         String path = args.length > 0 ? args[0] : System.getenv().getOrDefault("BACKSTAGE_CONFIG", DEFAULT_CONFIG);
         RuntimeConfig config = RuntimeConfigFiles.read(Path.of(path));
@@ -31,7 +43,7 @@ public final class RuntimeMain {
                     + "dev.backstage.runtime.api.TaskModule to the image");
         }
         log.info("task modules: {}", built.modules());
-        int port = config.server() != null && config.server().port() != null ? config.server().port() : 8080;
+        int port = httpPort(config);
         AtomicBoolean failed = new AtomicBoolean();
         try (HealthServer health = new HealthServer(port, () -> !failed.get(), built.worker()::isRunning,
                 built.provider()::health, registry)) {

@@ -47,6 +47,7 @@ import org.slf4j.LoggerFactory;
 final class RedisConsumer implements JobConsumer {
     private static final Logger log = LoggerFactory.getLogger(RedisConsumer.class);
     private static final long ERROR_TTL_SECONDS = 3600;
+    private static final Duration BATCH_WAIT = Duration.ofMillis(5);
 
     private record InFlight(String stream, long sinceNanos) {}
 
@@ -110,11 +111,16 @@ final class RedisConsumer implements JobConsumer {
                 if (connection == null) {
                     connection = provider.dedicatedConnection();
                 }
-                int free = settings.flow().awaitFree(Duration.ofMillis(500));
+                int batch = Math.min(settings.prefetch(), settings.flow().capacity());
+                // Under load, wait briefly for a quarter of the allowance so reads stay large.
+                int free = settings.flow().awaitFree(Math.max(1, batch / 4), BATCH_WAIT);
+                if (free == 0) {
+                    free = settings.flow().awaitFree(1, Duration.ofMillis(500));
+                }
                 if (free == 0 || !fetching) {
                     continue;
                 }
-                int wanted = Math.min(settings.prefetch(), free);
+                int wanted = Math.min(batch, free);
                 // COUNT applies per stream: split the allowance so one read never exceeds it.
                 int perStream = Math.max(1, (wanted + offsets.length - 1) / offsets.length);
                 List<StreamMessage<String, String>> messages = connection.sync().xreadgroup(me,

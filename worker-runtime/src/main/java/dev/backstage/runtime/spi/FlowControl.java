@@ -17,7 +17,16 @@ public interface FlowControl {
      * Waits up to {@code maxWait} until at least one slot is free and returns the number of free slots;
      * returns 0 on timeout or when the worker is stopping.
      */
-    int awaitFree(Duration maxWait) throws InterruptedException;
+    default int awaitFree(Duration maxWait) throws InterruptedException {
+        return awaitFree(1, maxWait);
+    }
+
+    /**
+     * Waits up to {@code maxWait} until at least {@code atLeast} slots are free, then returns the number of
+     * free slots — which may be fewer than asked (even 0) when the wait times out, and is 0 when stopping.
+     * Fetching in batches instead of one slot at a time keeps reads large under load.
+     */
+    int awaitFree(int atLeast, Duration maxWait) throws InterruptedException;
 
     /** True once shutdown began: fetch loops should exit. */
     boolean stopping();

@@ -1,0 +1,116 @@
+package dev.backstage.operator.main;
+
+import dev.backstage.operator.events.EventRecorder;
+import dev.backstage.operator.pool.WorkerPoolReconciler;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.api.monitoring.Metrics;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JOSDK {@link Operator} with Backstage's reconcilers, assembled the same way for the container main and
+ * for tests, so the tests run the configuration that ships.
+ *
+ * <p>Server-side apply is off for both the primary status and the dependents: the fabric8 mock API server our
+ * tests run against does not implement SSA, and a patch strategy that only runs in production would be
+ * untested. Non-SSA status patches are JSON diffs, which also keeps the reconciler and the autoscaler from
+ * overwriting each other's status fields.
+ *
+ * <p>Losing the Lease exits the process (when {@link OperatorSettings#exitWhenLeadershipLost()}), so a deposed
+ * leader never reconciles beside the new one. JOSDK's own exit-on-loss is not used: it calls
+ * {@code System.exit} on the thread that stops leadership, which during a SIGTERM is the shutdown hook itself,
+ * and the JVM then hangs. Here a deliberate {@link #stop()} is not a loss, and the exit runs on its own thread.
+ */
+public final class BackstageOperator implements AutoCloseable {
+    public static final String COMPONENT = "backstage-operator";
+    private static final Logger LOG = LoggerFactory.getLogger(BackstageOperator.class);
+
+    private final Operator operator;
+    private final OperatorSettings settings;
+    private final AtomicBoolean stopping = new AtomicBoolean();
+
+    private BackstageOperator(KubernetesClient client, OperatorSettings settings, Metrics metrics) {
+        this.settings = settings;
+        this.operator = new Operator(o -> {
+            o.withKubernetesClient(client)
+                    .withMetrics(metrics)
+                    .withUseSSAToPatchPrimaryResource(false)
+                    .withSSABasedCreateUpdateMatchForDependentResources(false)
+                    // The client is the caller's: tests share one across operators, the main closes it itself.
+                    .withCloseClientOnStop(false)
+                    // Bounded so a stuck reconcile cannot hold the pod past its termination grace period.
+                    .withReconciliationTerminationTimeout(Duration.ofSeconds(20));
+            if (settings.leaderElection()) {
+                LeaseSettings lease = settings.lease();
+                o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(
+                        lease.name(), lease.namespace(), lease.duration(), lease.renewDeadline(), lease.retryPeriod(),
+                        settings.identity(),
+                        new LeaderCallbacks(
+                                () -> LOG.info("{} leads (lease {})", settings.identity(), lease.name()),
+                                this::leadershipEnded,
+                                leader -> LOG.info("leader is now {}", leader)),
+                        false));
+            }
+        });
+    }
+
+    /** An operator with the pool reconciler registered; call {@link #start()}. */
+    public static BackstageOperator create(KubernetesClient client, OperatorSettings settings, Metrics metrics,
+            Clock clock) {
+        BackstageOperator backstage = new BackstageOperator(client, settings, metrics);
+        EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
+        backstage.register(new WorkerPoolReconciler(events, clock));
+        return backstage;
+    }
+
+    /** Registers a reconciler on the configured namespaces (the topology reconciler joins here). */
+    public <P extends HasMetadata> void register(Reconciler<P> reconciler) {
+        Consumer<ControllerConfigurationOverrider<P>> namespaces = settings.watchesAllNamespaces()
+                ? ControllerConfigurationOverrider::watchingAllNamespaces
+                : o -> o.settingNamespaces(settings.watchNamespaces());
+        operator.register(reconciler, namespaces);
+    }
+
+    public Operator operator() {
+        return operator;
+    }
+
+    public void start() {
+        operator.start();
+    }
+
+    /** Stops reconciling and releases the Lease; not a leadership loss. */
+    public void stop() {
+        stopping.set(true);
+        operator.stop();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void leadershipEnded() {
+        if (stopping.get()) {
+            LOG.info("released the lease {}", settings.lease().name());
+            return;
+        }
+        if (!settings.exitWhenLeadershipLost()) {
+            LOG.warn("lost the lease {}; not exiting (exitWhenLeadershipLost is off)", settings.lease().name());
+            return;
+        }
+        LOG.error("lost the lease {}; exiting so that only the new leader reconciles", settings.lease().name());
+        Thread exit = new Thread(() -> System.exit(1), "lost-lease-exit");
+        exit.start();
+    }
+}

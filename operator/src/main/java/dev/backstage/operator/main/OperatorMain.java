@@ -1,0 +1,67 @@
+package dev.backstage.operator.main;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator container's entry point: reads {@link OperatorSettings} from the environment, serves health and
+ * metrics, and runs the reconcilers until SIGTERM (leader-elected when enabled, so only one replica reconciles).
+ */
+public final class OperatorMain {
+    private static final Logger LOG = LoggerFactory.getLogger(OperatorMain.class);
+
+    private OperatorMain() {}
+
+    public static void main(String[] args) throws Exception {
+        OperatorSettings settings = OperatorSettings.fromEnv(System.getenv());
+        LOG.info("starting Backstage operator: namespaces={}, leaderElection={} (lease {}/{}), identity={}",
+                settings.watchesAllNamespaces() ? "all" : settings.watchNamespaces(), settings.leaderElection(),
+                settings.lease().namespace() == null ? "<client namespace>" : settings.lease().namespace(),
+                settings.lease().name(), settings.identity());
+
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        JvmGcMetrics gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+
+        KubernetesClient client = new KubernetesClientBuilder().build();
+        AtomicReference<BackstageOperator> operatorRef = new AtomicReference<>();
+        HealthServer health = new HealthServer(settings.httpPort(),
+                () -> operatorRef.get() == null ? null : operatorRef.get().operator().getRuntimeInfo(), registry);
+        health.start();
+
+        BackstageOperator operator = BackstageOperator.create(client, settings,
+                MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry).build(), Clock.systemUTC());
+        operatorRef.set(operator);
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("shutting down (SIGTERM or exit): stopping the operator");
+            try {
+                operator.stop();
+            } finally {
+                health.close();
+                gc.close();
+                client.close();
+                stopped.countDown();
+            }
+        }, "operator-shutdown"));
+        operator.start();
+        LOG.info("operator started");
+        stopped.await();
+    }
+}

@@ -1,0 +1,113 @@
+package dev.backstage.operator.model;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/**
+ * Backlog-driven scaling bounds and targets. When enabled, spec.replicas is ignored. Defaults match
+ * {@code dev.backstage.operator.scaling.ScalingPolicy}'s, except minReplicas (1: scale-to-zero is opt-in).
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",
+        message = "autoscaling.minReplicas must be <= autoscaling.maxReplicas")
+public class AutoscalingSpec {
+    @Default("false")
+    @JsonPropertyDescription("Scale the pool from backlog; spec.replicas is then ignored.")
+    private Boolean enabled = Boolean.FALSE;
+
+    @Default("1")
+    @Min(0)
+    @JsonPropertyDescription("Lower bound; 0 lets an idle pool scale to zero (never while work is in flight).")
+    private Integer minReplicas = 1;
+
+    @Default("10")
+    @Min(1)
+    @JsonPropertyDescription("Upper bound. With Kafka, replicas beyond the partition count stay idle.")
+    private Integer maxReplicas = 10;
+
+    @Default("10")
+    @Min(1)
+    @JsonPropertyDescription("Outstanding jobs (undelivered + in flight) one replica should carry.")
+    private Integer targetBacklogPerReplica = 10;
+
+    @Pattern(Durations.PATTERN)
+    @JsonPropertyDescription("Optional: size the pool to clear the backlog within this time at the measured per-replica rate, e.g. 2m.")
+    private String targetDrainTime;
+
+    @Default("5s")
+    @Pattern(Durations.PATTERN)
+    @JsonPropertyDescription("How often backlog is measured.")
+    private String pollInterval = "5s";
+
+    @Default("60s")
+    @Pattern(Durations.PATTERN)
+    @JsonPropertyDescription("Stabilization window: scale down only to what the highest need seen within it allows.")
+    private String scaleDownWindow = "60s";
+
+    public Boolean getEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(Boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /** {@code enabled}, treating an absent value as the schema default (false). */
+    @JsonIgnore
+    public boolean isOn() {
+        return Boolean.TRUE.equals(enabled);
+    }
+
+    public Integer getMinReplicas() {
+        return minReplicas;
+    }
+
+    public void setMinReplicas(Integer minReplicas) {
+        this.minReplicas = minReplicas;
+    }
+
+    public Integer getMaxReplicas() {
+        return maxReplicas;
+    }
+
+    public void setMaxReplicas(Integer maxReplicas) {
+        this.maxReplicas = maxReplicas;
+    }
+
+    public Integer getTargetBacklogPerReplica() {
+        return targetBacklogPerReplica;
+    }
+
+    public void setTargetBacklogPerReplica(Integer targetBacklogPerReplica) {
+        this.targetBacklogPerReplica = targetBacklogPerReplica;
+    }
+
+    public String getTargetDrainTime() {
+        return targetDrainTime;
+    }
+
+    public void setTargetDrainTime(String targetDrainTime) {
+        this.targetDrainTime = targetDrainTime;
+    }
+
+    public String getPollInterval() {
+        return pollInterval;
+    }
+
+    public void setPollInterval(String pollInterval) {
+        this.pollInterval = pollInterval;
+    }
+
+    public String getScaleDownWindow() {
+        return scaleDownWindow;
+    }
+
+    public void setScaleDownWindow(String scaleDownWindow) {
+        this.scaleDownWindow = scaleDownWindow;
+    }
+}

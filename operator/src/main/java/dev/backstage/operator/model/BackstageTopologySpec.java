@@ -1,0 +1,147 @@
+package dev.backstage.operator.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The broker side: which provider, how to reach it, and the objects to declare on it. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!has(self.rabbitmq) || self.provider == 'rabbitmq'",
+        message = "spec.rabbitmq applies only to provider rabbitmq")
+@ValidationRule(value = "!has(self.rabbitmq) || self.rabbitmq.delayedExchange != 'supplied'"
+        + " || (has(self.capabilities) && has(self.capabilities.delays))",
+        message = "rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays")
+public class BackstageTopologySpec {
+    @Required
+    @ValidationRule(value = "self == oldSelf",
+            message = "provider is immutable; create a new BackstageTopology to move to another broker")
+    @JsonPropertyDescription("The jobs provider: redis | rabbitmq | kafka. Immutable.")
+    private ProviderType provider;
+
+    @Required
+    @JsonPropertyDescription("Secret key holding the provider's connection URL. Credentials are never written inline.")
+    private SecretKeyReference connection;
+
+    @Default("backstage")
+    @Size(min = 1, max = 100)
+    @Pattern(ResourceNames.BROKER_NAME)
+    @JsonPropertyDescription("Prefix of every broker object name (streams, queues, topics, keys).")
+    private String keyPrefix = "backstage";
+
+    @Default("backstage-workers")
+    @Size(min = 1, max = 200)
+    @Pattern(ResourceNames.BROKER_NAME)
+    @JsonPropertyDescription("Consumer group the workers join (Redis stream group, Kafka group; RabbitMQ ignores it).")
+    private String consumerGroup = "backstage-workers";
+
+    @Required
+    @Size(min = 1, max = 64)
+    @ValidationRule(value = "self.all(q, self.exists_one(p, p.name == q.name))", message = "queue names must be unique")
+    @JsonPropertyDescription("The jobs queues to declare.")
+    private List<QueueSpec> queues = new ArrayList<>();
+
+    @Size(max = 64)
+    @ValidationRule(value = "self.all(t, self.exists_one(u, u.name == t.name))", message = "topic names must be unique")
+    @JsonPropertyDescription("Pub/sub topics to declare (needs a provider that supplies topics).")
+    private List<TopicSpec> topics;
+
+    @Default("true")
+    @JsonPropertyDescription("Declare a dead-letter destination per queue (<queue>:dead-letter / <queue>.dead-letter).")
+    private Boolean deadLetter = Boolean.TRUE;
+
+    @JsonPropertyDescription("Capabilities supplied by a backend other than the provider.")
+    private SuppliedCapabilities capabilities;
+
+    @JsonPropertyDescription("RabbitMQ-only settings.")
+    private RabbitMqSettings rabbitmq;
+
+    @Default("retain")
+    @JsonPropertyDescription("retain (default): broker objects outlive the topology; delete: remove them on deletion.")
+    private DeletionPolicy deletionPolicy = DeletionPolicy.RETAIN;
+
+    public ProviderType getProvider() {
+        return provider;
+    }
+
+    public void setProvider(ProviderType provider) {
+        this.provider = provider;
+    }
+
+    public SecretKeyReference getConnection() {
+        return connection;
+    }
+
+    public void setConnection(SecretKeyReference connection) {
+        this.connection = connection;
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public String getConsumerGroup() {
+        return consumerGroup;
+    }
+
+    public void setConsumerGroup(String consumerGroup) {
+        this.consumerGroup = consumerGroup;
+    }
+
+    public List<QueueSpec> getQueues() {
+        return queues;
+    }
+
+    public void setQueues(List<QueueSpec> queues) {
+        this.queues = queues;
+    }
+
+    public List<TopicSpec> getTopics() {
+        return topics;
+    }
+
+    public void setTopics(List<TopicSpec> topics) {
+        this.topics = topics;
+    }
+
+    public Boolean getDeadLetter() {
+        return deadLetter;
+    }
+
+    public void setDeadLetter(Boolean deadLetter) {
+        this.deadLetter = deadLetter;
+    }
+
+    public SuppliedCapabilities getCapabilities() {
+        return capabilities;
+    }
+
+    public void setCapabilities(SuppliedCapabilities capabilities) {
+        this.capabilities = capabilities;
+    }
+
+    public RabbitMqSettings getRabbitmq() {
+        return rabbitmq;
+    }
+
+    public void setRabbitmq(RabbitMqSettings rabbitmq) {
+        this.rabbitmq = rabbitmq;
+    }
+
+    public DeletionPolicy getDeletionPolicy() {
+        return deletionPolicy;
+    }
+
+    public void setDeletionPolicy(DeletionPolicy deletionPolicy) {
+        this.deletionPolicy = deletionPolicy;
+    }
+}

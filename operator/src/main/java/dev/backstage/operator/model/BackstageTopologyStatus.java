@@ -1,0 +1,54 @@
+package dev.backstage.operator.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What the operator last observed of a topology. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class BackstageTopologyStatus {
+    @JsonPropertyDescription("The metadata.generation the status reflects.")
+    private Long observedGeneration;
+
+    @JsonPropertyDescription("Ready and related conditions.")
+    private List<Condition> conditions = new ArrayList<>();
+
+    @JsonPropertyDescription("Each declared broker object and its state.")
+    private List<BrokerObjectStatus> objects;
+
+    @JsonPropertyDescription("Per capability: which backend supplies it, or that it is missing.")
+    private List<CapabilityStatus> capabilities;
+
+    public Long getObservedGeneration() {
+        return observedGeneration;
+    }
+
+    public void setObservedGeneration(Long observedGeneration) {
+        this.observedGeneration = observedGeneration;
+    }
+
+    public List<Condition> getConditions() {
+        return conditions;
+    }
+
+    public void setConditions(List<Condition> conditions) {
+        this.conditions = conditions;
+    }
+
+    public List<BrokerObjectStatus> getObjects() {
+        return objects;
+    }
+
+    public void setObjects(List<BrokerObjectStatus> objects) {
+        this.objects = objects;
+    }
+
+    public List<CapabilityStatus> getCapabilities() {
+        return capabilities;
+    }
+
+    public void setCapabilities(List<CapabilityStatus> capabilities) {
+        this.capabilities = capabilities;
+    }
+}

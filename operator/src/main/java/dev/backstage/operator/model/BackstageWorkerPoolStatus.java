@@ -1,0 +1,124 @@
+package dev.backstage.operator.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the operator last observed of a pool. The pool reconciler owns observedGeneration, replicas,
+ * readyReplicas and the Ready condition; the autoscaler owns desiredReplicas, backlog, deadLetters and the
+ * scale fields (the reconciler only fills desiredReplicas when it is absent).
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class BackstageWorkerPoolStatus {
+    @JsonPropertyDescription("The metadata.generation the status reflects.")
+    private Long observedGeneration;
+
+    @JsonPropertyDescription("Ready, CapabilitiesValid, BacklogAvailable, ScalingLimited, ...")
+    private List<Condition> conditions = new ArrayList<>();
+
+    @JsonPropertyDescription("Worker pods (from the Deployment).")
+    private Integer replicas;
+
+    @JsonPropertyDescription("Ready worker pods (from the Deployment).")
+    private Integer readyReplicas;
+
+    @JsonPropertyDescription("Replicas the pool should run: spec.replicas, or the autoscaler's decision.")
+    private Integer desiredReplicas;
+
+    @JsonPropertyDescription("Last measured backlog.")
+    private BacklogStatus backlog;
+
+    @JsonPropertyDescription("Last measured dead letters.")
+    private DeadLetterStatus deadLetters;
+
+    @JsonPropertyDescription("When backlog and deadLetters were measured (RFC 3339).")
+    private String backlogMeasuredAt;
+
+    @JsonPropertyDescription("When the autoscaler last changed desiredReplicas (RFC 3339).")
+    private String lastScaleTime;
+
+    @JsonPropertyDescription("Why the autoscaler last changed desiredReplicas.")
+    private String lastScaleReason;
+
+    public Long getObservedGeneration() {
+        return observedGeneration;
+    }
+
+    public void setObservedGeneration(Long observedGeneration) {
+        this.observedGeneration = observedGeneration;
+    }
+
+    public List<Condition> getConditions() {
+        return conditions;
+    }
+
+    public void setConditions(List<Condition> conditions) {
+        this.conditions = conditions;
+    }
+
+    public Integer getReplicas() {
+        return replicas;
+    }
+
+    public void setReplicas(Integer replicas) {
+        this.replicas = replicas;
+    }
+
+    public Integer getReadyReplicas() {
+        return readyReplicas;
+    }
+
+    public void setReadyReplicas(Integer readyReplicas) {
+        this.readyReplicas = readyReplicas;
+    }
+
+    public Integer getDesiredReplicas() {
+        return desiredReplicas;
+    }
+
+    public void setDesiredReplicas(Integer desiredReplicas) {
+        this.desiredReplicas = desiredReplicas;
+    }
+
+    public BacklogStatus getBacklog() {
+        return backlog;
+    }
+
+    public void setBacklog(BacklogStatus backlog) {
+        this.backlog = backlog;
+    }
+
+    public DeadLetterStatus getDeadLetters() {
+        return deadLetters;
+    }
+
+    public void setDeadLetters(DeadLetterStatus deadLetters) {
+        this.deadLetters = deadLetters;
+    }
+
+    public String getBacklogMeasuredAt() {
+        return backlogMeasuredAt;
+    }
+
+    public void setBacklogMeasuredAt(String backlogMeasuredAt) {
+        this.backlogMeasuredAt = backlogMeasuredAt;
+    }
+
+    public String getLastScaleTime() {
+        return lastScaleTime;
+    }
+
+    public void setLastScaleTime(String lastScaleTime) {
+        this.lastScaleTime = lastScaleTime;
+    }
+
+    public String getLastScaleReason() {
+        return lastScaleReason;
+    }
+
+    public void setLastScaleReason(String lastScaleReason) {
+        this.lastScaleReason = lastScaleReason;
+    }
+}

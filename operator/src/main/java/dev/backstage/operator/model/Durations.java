@@ -1,0 +1,75 @@
+package dev.backstage.operator.model;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+
+/**
+ * Durations in the CRDs are Go-style strings ({@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h30m}), the form
+ * Kubernetes users already write in other resources. The schema checks them with {@link #PATTERN}; this class
+ * turns them into {@link Duration}s.
+ */
+public final class Durations {
+    /** One or more {@code <integer><unit>} parts, unit in ms, s, m, h. */
+    public static final String PATTERN = "^([0-9]+(ms|s|m|h))+$";
+
+    private static final java.util.regex.Pattern WHOLE = java.util.regex.Pattern.compile(PATTERN);
+    private static final java.util.regex.Pattern PART = java.util.regex.Pattern.compile("([0-9]+)(ms|s|m|h)");
+
+    private Durations() {}
+
+    /**
+     * Parses a Go-style duration.
+     *
+     * @param field the field's path, for the error message (e.g. {@code spec.shutdownGracePeriod})
+     * @throws IllegalArgumentException naming the field and the accepted form when the value is malformed
+     */
+    public static Duration parse(String field, String value) {
+        if (value == null || !WHOLE.matcher(value).matches()) {
+            throw new IllegalArgumentException(field + ": '" + value
+                    + "' is not a duration; write e.g. 500ms, 30s, 5m or 1h30m");
+        }
+        Duration total = Duration.ZERO;
+        Matcher part = PART.matcher(value);
+        while (part.find()) {
+            long amount;
+            try {
+                amount = Long.parseLong(part.group(1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(field + ": '" + value + "' is too large", e);
+            }
+            total = total.plus(switch (part.group(2)) {
+                case "ms" -> Duration.ofMillis(amount);
+                case "s" -> Duration.ofSeconds(amount);
+                case "m" -> Duration.ofMinutes(amount);
+                case "h" -> Duration.ofHours(amount);
+                default -> throw new IllegalStateException("unit not in PATTERN: " + part.group(2));
+            });
+        }
+        return total;
+    }
+
+    /** Like {@link #parse} but {@code null} in, {@code fallback} out. */
+    public static Duration parseOr(String field, String value, Duration fallback) {
+        return value == null ? fallback : parse(field, value);
+    }
+
+    /** Renders a duration in the same form, the shortest exact one (e.g. 90s → {@code 1m30s}). */
+    public static String format(Duration duration) {
+        long ms = duration.toMillis();
+        if (ms == 0) {
+            return "0s";
+        }
+        StringBuilder out = new StringBuilder();
+        long hours = ms / 3_600_000;
+        ms %= 3_600_000;
+        long minutes = ms / 60_000;
+        ms %= 60_000;
+        long seconds = ms / 1000;
+        ms %= 1000;
+        if (hours > 0) out.append(hours).append('h');
+        if (minutes > 0) out.append(minutes).append('m');
+        if (seconds > 0) out.append(seconds).append('s');
+        if (ms > 0) out.append(ms).append("ms");
+        return out.toString();
+    }
+}

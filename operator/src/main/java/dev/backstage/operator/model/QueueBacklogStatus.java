@@ -1,0 +1,60 @@
+package dev.backstage.operator.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+/** Outstanding work on one queue, as last measured. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class QueueBacklogStatus {
+    private String queue;
+
+    @JsonPropertyDescription("Waiting, not yet handed to any worker.")
+    private Long undelivered;
+
+    @JsonPropertyDescription("Handed out and not yet settled; absent when the broker cannot tell.")
+    private Long inFlight;
+
+    @JsonPropertyDescription("undelivered + inFlight.")
+    private Long outstanding;
+
+    public QueueBacklogStatus() {}
+
+    public QueueBacklogStatus(String queue, Long undelivered, Long inFlight, Long outstanding) {
+        this.queue = queue;
+        this.undelivered = undelivered;
+        this.inFlight = inFlight;
+        this.outstanding = outstanding;
+    }
+
+    public String getQueue() {
+        return queue;
+    }
+
+    public void setQueue(String queue) {
+        this.queue = queue;
+    }
+
+    public Long getUndelivered() {
+        return undelivered;
+    }
+
+    public void setUndelivered(Long undelivered) {
+        this.undelivered = undelivered;
+    }
+
+    public Long getInFlight() {
+        return inFlight;
+    }
+
+    public void setInFlight(Long inFlight) {
+        this.inFlight = inFlight;
+    }
+
+    public Long getOutstanding() {
+        return outstanding;
+    }
+
+    public void setOutstanding(Long outstanding) {
+        this.outstanding = outstanding;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.backstage.operator.pool;
+
+import dev.backstage.operator.model.BackstageWorkerPool;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+
+/** The pool's rendered {@code runtime.yaml}, mounted into the workers. Owned by the pool. */
+@KubernetesDependent(informer = @Informer(labelSelector = PoolResources.MANAGED_SELECTOR))
+public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, BackstageWorkerPool> {
+
+    public PoolConfigMapDependent() {
+        super(ConfigMap.class);
+    }
+
+    @Override
+    protected ConfigMap desired(BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
+        PoolPlan plan = PoolPlan.from(context);
+        return new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(PoolResources.configMapName(pool))
+                .withNamespace(pool.getMetadata().getNamespace())
+                .withLabels(PoolResources.labels(pool))
+                .withOwnerReferences(PoolResources.controllerReference(pool))
+                .endMetadata()
+                .addToData(WorkerContainer.CONFIG_FILE, plan.runtimeYaml())
+                .build();
+    }
+
+    @Override
+    public ConfigMap create(ConfigMap desired, BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
+        ConfigMap created = super.create(desired, pool, context);
+        PoolPlan plan = PoolPlan.from(context);
+        plan.events().normal(pool, "ConfigCreated",
+                "Created ConfigMap " + desired.getMetadata().getName() + " (config " + plan.configHash() + ")");
+        return created;
+    }
+
+    @Override
+    public ConfigMap update(ConfigMap actual, ConfigMap desired, BackstageWorkerPool pool,
+            Context<BackstageWorkerPool> context) {
+        ConfigMap updated = super.update(actual, desired, pool, context);
+        PoolPlan plan = PoolPlan.from(context);
+        plan.events().normal(pool, "ConfigUpdated",
+                "Updated ConfigMap " + desired.getMetadata().getName() + " (config " + plan.configHash() + ")");
+        return updated;
+    }
+}

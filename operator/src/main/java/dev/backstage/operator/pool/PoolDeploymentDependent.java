@@ -1,0 +1,256 @@
+package dev.backstage.operator.pool;
+
+import dev.backstage.operator.model.BackstageTopologySpec;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.model.BackstageWorkerPoolSpec;
+import dev.backstage.operator.model.CapabilityBackend;
+import dev.backstage.operator.model.PodOverrides;
+import dev.backstage.operator.model.SecretKeyReference;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvFromSourceBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LocalObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The pool's workers: a Deployment of the pool's image running the runtime main (the image's own entrypoint),
+ * reading the mounted {@code runtime.yaml} and connection URLs from Secrets. Owned by the pool; drift is
+ * overwritten on the next reconcile.
+ */
+@KubernetesDependent(informer = @Informer(labelSelector = PoolResources.MANAGED_SELECTOR))
+public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Deployment, BackstageWorkerPool> {
+    static final String CONFIG_VOLUME = "runtime-config";
+    static final String TMP_VOLUME = "tmp";
+
+    public PoolDeploymentDependent() {
+        super(Deployment.class);
+    }
+
+    @Override
+    protected Deployment desired(BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
+        PoolPlan plan = PoolPlan.from(context);
+        BackstageWorkerPoolSpec spec = pool.getSpec();
+        PodOverrides overrides = spec.getPod() == null ? new PodOverrides() : spec.getPod();
+
+        Map<String, String> podLabels = new LinkedHashMap<>();
+        if (overrides.getLabels() != null) {
+            podLabels.putAll(overrides.getLabels());
+        }
+        podLabels.putAll(PoolResources.labels(pool));
+        Map<String, String> podAnnotations = new LinkedHashMap<>();
+        if (overrides.getAnnotations() != null) {
+            podAnnotations.putAll(overrides.getAnnotations());
+        }
+        podAnnotations.put(PoolResources.CONFIG_HASH_ANNOTATION, plan.configHash());
+
+        return new DeploymentBuilder()
+                .withNewMetadata()
+                .withName(PoolResources.deploymentName(pool))
+                .withNamespace(pool.getMetadata().getNamespace())
+                .withLabels(PoolResources.labels(pool))
+                .withOwnerReferences(PoolResources.controllerReference(pool))
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(plan.replicas())
+                .withNewSelector().withMatchLabels(PoolResources.selector(pool)).endSelector()
+                .withNewTemplate()
+                .withNewMetadata().withLabels(podLabels).withAnnotations(podAnnotations).endMetadata()
+                .withSpec(podSpec(pool, plan, overrides))
+                .endTemplate()
+                .endSpec()
+                .build();
+    }
+
+    private static PodSpec podSpec(BackstageWorkerPool pool, PoolPlan plan, PodOverrides overrides) {
+        long graceMs = RuntimeConfigRenderer.shutdownGrace(pool).toMillis();
+        long grace = (graceMs + 999) / 1000 + WorkerContainer.TERMINATION_MARGIN_SECONDS;
+        PodSpecBuilder builder = new PodSpecBuilder()
+                .withContainers(container(pool, plan))
+                .withTerminationGracePeriodSeconds(grace)
+                .withNewSecurityContext()
+                .withRunAsNonRoot(true)
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                .endSecurityContext()
+                .addNewVolume()
+                .withName(CONFIG_VOLUME)
+                .withNewConfigMap().withName(PoolResources.configMapName(pool)).endConfigMap()
+                .endVolume()
+                .addNewVolume()
+                .withName(TMP_VOLUME)
+                .withNewEmptyDir().endEmptyDir()
+                .endVolume()
+                .withNodeSelector(overrides.getNodeSelector())
+                .withServiceAccountName(overrides.getServiceAccountName())
+                .withPriorityClassName(overrides.getPriorityClassName());
+        // Workers talk to brokers, not to the API server: no token unless the user picked an account on purpose.
+        if (overrides.getServiceAccountName() == null) {
+            builder.withAutomountServiceAccountToken(false);
+        }
+        if (overrides.getTolerations() != null) {
+            overrides.getTolerations().forEach(t -> builder.addToTolerations(new TolerationBuilder(t).build()));
+        }
+        if (overrides.getAffinity() != null) {
+            builder.withAffinity(new AffinityBuilder(overrides.getAffinity()).build());
+        }
+        if (overrides.getImagePullSecrets() != null) {
+            overrides.getImagePullSecrets()
+                    .forEach(s -> builder.addToImagePullSecrets(new LocalObjectReferenceBuilder(s).build()));
+        }
+        return builder.build();
+    }
+
+    private static Container container(BackstageWorkerPool pool, PoolPlan plan) {
+        BackstageWorkerPoolSpec spec = pool.getSpec();
+        ContainerBuilder builder = new ContainerBuilder()
+                .withName(WorkerContainer.NAME)
+                .withImage(spec.getImage())
+                .withImagePullPolicy(spec.getImagePullPolicy())
+                .addNewPort()
+                .withName(WorkerContainer.HTTP_PORT_NAME)
+                .withContainerPort(WorkerContainer.HTTP_PORT)
+                .withProtocol("TCP")
+                .endPort()
+                .withEnv(env(pool, plan))
+                .addNewVolumeMount()
+                .withName(CONFIG_VOLUME)
+                .withMountPath(WorkerContainer.CONFIG_DIR)
+                .withReadOnly(true)
+                .endVolumeMount()
+                .addNewVolumeMount()
+                .withName(TMP_VOLUME)
+                .withMountPath("/tmp")
+                .endVolumeMount()
+                // A slow start (JVM, broker connections) gets up to a minute before liveness may restart it.
+                .withStartupProbe(probe(WorkerContainer.LIVENESS_PATH, 2, 30))
+                .withLivenessProbe(probe(WorkerContainer.LIVENESS_PATH, 10, 3))
+                .withReadinessProbe(probe(WorkerContainer.READINESS_PATH, 5, 3))
+                .withNewSecurityContext()
+                .withRunAsNonRoot(true)
+                .withReadOnlyRootFilesystem(true)
+                .withAllowPrivilegeEscalation(false)
+                .withNewCapabilities().withDrop("ALL").endCapabilities()
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                .endSecurityContext();
+        if (spec.getEnvFrom() != null) {
+            spec.getEnvFrom().forEach(e -> builder.addToEnvFrom(new EnvFromSourceBuilder(e).build()));
+        }
+        if (spec.getResources() != null) {
+            builder.withResources(new ResourceRequirementsBuilder(spec.getResources()).build());
+        }
+        return builder.build();
+    }
+
+    /** The operator's env first (config path, pod name, connection URLs from Secrets), then the user's. */
+    private static List<EnvVar> env(BackstageWorkerPool pool, PoolPlan plan) {
+        BackstageTopologySpec broker = plan.topology().getSpec();
+        List<EnvVar> env = new ArrayList<>();
+        env.add(new EnvVarBuilder().withName(WorkerContainer.CONFIG_ENV).withValue(WorkerContainer.CONFIG_PATH).build());
+        env.add(new EnvVarBuilder().withName(WorkerContainer.POD_NAME_ENV)
+                .withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name").endFieldRef().endValueFrom()
+                .build());
+        env.add(secretEnv(WorkerContainer.PROVIDER_URL_ENV, broker.getConnection()));
+        if (broker.getCapabilities() != null) {
+            CapabilityBackend delays = broker.getCapabilities().getDelays();
+            if (delays != null) {
+                env.add(secretEnv(WorkerContainer.DELAYS_URL_ENV, delays.getConnection()));
+            }
+            CapabilityBackend dedupe = broker.getCapabilities().getDedupe();
+            if (dedupe != null) {
+                env.add(secretEnv(WorkerContainer.DEDUPE_URL_ENV, dedupe.getConnection()));
+            }
+        }
+        if (pool.getSpec().getEnv() != null) {
+            pool.getSpec().getEnv().forEach(e -> env.add(new EnvVarBuilder(e).build()));
+        }
+        return env;
+    }
+
+    private static EnvVar secretEnv(String name, SecretKeyReference ref) {
+        return new EnvVarBuilder()
+                .withName(name)
+                .withNewValueFrom()
+                .withNewSecretKeyRef().withName(ref.getSecretName()).withKey(ref.getKey() == null ? "url" : ref.getKey())
+                .endSecretKeyRef()
+                .endValueFrom()
+                .build();
+    }
+
+    private static Probe probe(String path, int periodSeconds, int failureThreshold) {
+        return new ProbeBuilder()
+                .withNewHttpGet().withPath(path).withPort(new IntOrString(WorkerContainer.HTTP_PORT_NAME)).endHttpGet()
+                .withPeriodSeconds(periodSeconds)
+                .withTimeoutSeconds(2)
+                .withFailureThreshold(failureThreshold)
+                .build();
+    }
+
+    @Override
+    public Deployment create(Deployment desired, BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
+        Deployment created = super.create(desired, pool, context);
+        PoolPlan plan = PoolPlan.from(context);
+        plan.events().normal(pool, "DeploymentCreated", "Created Deployment " + desired.getMetadata().getName()
+                + " with " + plan.replicas() + " replica(s), config " + plan.configHash());
+        return created;
+    }
+
+    @Override
+    public Deployment update(Deployment actual, Deployment desired, BackstageWorkerPool pool,
+            Context<BackstageWorkerPool> context) {
+        Deployment updated = super.update(actual, desired, pool, context);
+        PoolPlan.from(context).events().normal(pool, updateReason(actual, desired), updateMessage(actual, desired));
+        return updated;
+    }
+
+    /** {@code Scaled} when replicas is all that moved, else {@code DeploymentUpdated} (spec change or drift). */
+    static String updateReason(Deployment actual, Deployment desired) {
+        boolean scaled = !Objects.equals(actual.getSpec().getReplicas(), desired.getSpec().getReplicas());
+        boolean templateSame = Objects.equals(image(actual), image(desired))
+                && Objects.equals(configHash(actual), configHash(desired));
+        return scaled && templateSame ? "Scaled" : "DeploymentUpdated";
+    }
+
+    static String updateMessage(Deployment actual, Deployment desired) {
+        StringBuilder message = new StringBuilder("Updated Deployment ").append(desired.getMetadata().getName())
+                .append(" to the pool's spec");
+        if (!Objects.equals(actual.getSpec().getReplicas(), desired.getSpec().getReplicas())) {
+            message.append("; replicas ").append(actual.getSpec().getReplicas()).append(" -> ")
+                    .append(desired.getSpec().getReplicas());
+        }
+        if (!Objects.equals(configHash(actual), configHash(desired))) {
+            message.append("; config ").append(configHash(actual)).append(" -> ").append(configHash(desired));
+        }
+        return message.toString();
+    }
+
+    private static String image(Deployment deployment) {
+        var containers = deployment.getSpec().getTemplate().getSpec() == null ? null
+                : deployment.getSpec().getTemplate().getSpec().getContainers();
+        return containers == null || containers.isEmpty() ? null : containers.get(0).getImage();
+    }
+
+    private static String configHash(Deployment deployment) {
+        var annotations = deployment.getSpec().getTemplate().getMetadata() == null ? null
+                : deployment.getSpec().getTemplate().getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(PoolResources.CONFIG_HASH_ANNOTATION);
+    }
+}

@@ -1,0 +1,97 @@
+package dev.backstage.operator.pool;
+
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageTopologySpec;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.model.BackstageWorkerPoolSpec;
+import dev.backstage.operator.model.CapabilityBackend;
+import dev.backstage.operator.model.Durations;
+import dev.backstage.operator.model.ProviderType;
+import dev.backstage.operator.model.RabbitMqSettings;
+import dev.backstage.operator.model.RetryBackoffSpec;
+import dev.backstage.operator.model.SuppliedCapabilities;
+import dev.backstage.operator.model.TopicSubscriptionSpec;
+import dev.backstage.runtime.config.RuntimeConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns a pool and its topology into the runtime's {@link RuntimeConfig}. Connections name env vars
+ * ({@link WorkerContainer}) instead of URLs: the Deployment fills those from Secrets, so no credential ever
+ * reaches the ConfigMap.
+ */
+public final class RuntimeConfigRenderer {
+    private RuntimeConfigRenderer() {}
+
+    public static RuntimeConfig render(BackstageWorkerPool pool, BackstageTopology topology) {
+        BackstageTopologySpec broker = topology.getSpec();
+        BackstageWorkerPoolSpec spec = pool.getSpec();
+        RuntimeConfig.Connection provider = new RuntimeConfig.Connection(
+                broker.getProvider().wire(), WorkerContainer.PROVIDER_URL_ENV, null, broker.getKeyPrefix(),
+                broker.getConsumerGroup(), providerOptions(broker));
+        SuppliedCapabilities supplied = broker.getCapabilities();
+        RuntimeConfig.Connection delays = supplied == null ? null
+                : capability(supplied.getDelays(), WorkerContainer.DELAYS_URL_ENV, broker);
+        RuntimeConfig.Connection dedupe = supplied == null ? null
+                : capability(supplied.getDedupe(), WorkerContainer.DEDUPE_URL_ENV, broker);
+        RuntimeConfig.WorkerSection worker = new RuntimeConfig.WorkerSection(
+                spec.getQueues() == null ? null : List.copyOf(spec.getQueues()),
+                topics(spec.getTopics()),
+                spec.getConcurrency(),
+                spec.getPrefetch(),
+                spec.getMaxDeliveries(),
+                backoff(spec.getRetryBackoff()),
+                millis("spec.hardTimeout", spec.getHardTimeout()),
+                shutdownGrace(pool).toMillis(),
+                spec.getUnknownTask() == null ? null : spec.getUnknownTask().wire());
+        return new RuntimeConfig(provider, delays, dedupe, worker, new RuntimeConfig.Server(WorkerContainer.HTTP_PORT));
+    }
+
+    /** The pool's shutdown grace (default 30 s, the schema default). */
+    public static Duration shutdownGrace(BackstageWorkerPool pool) {
+        return Durations.parseOr("spec.shutdownGracePeriod", pool.getSpec().getShutdownGracePeriod(),
+                Duration.ofSeconds(30));
+    }
+
+    private static Map<String, String> providerOptions(BackstageTopologySpec broker) {
+        RabbitMqSettings rabbit = broker.getRabbitmq();
+        if (broker.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
+            return Map.of(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
+        }
+        return null;
+    }
+
+    private static RuntimeConfig.Connection capability(CapabilityBackend backend, String urlEnv,
+            BackstageTopologySpec broker) {
+        if (backend == null) {
+            return null;
+        }
+        String prefix = backend.getKeyPrefix() != null ? backend.getKeyPrefix() : broker.getKeyPrefix();
+        return new RuntimeConfig.Connection(backend.getBackend().wire(), urlEnv, null, prefix, null, null);
+    }
+
+    private static List<RuntimeConfig.TopicSubscription> topics(List<TopicSubscriptionSpec> topics) {
+        if (topics == null || topics.isEmpty()) {
+            return null;
+        }
+        return topics.stream()
+                .map(t -> new RuntimeConfig.TopicSubscription(t.getTopic(), t.getGroup(),
+                        t.getStart() == null ? null : t.getStart().wire()))
+                .toList();
+    }
+
+    private static RuntimeConfig.BackoffSection backoff(RetryBackoffSpec backoff) {
+        if (backoff == null) {
+            return null;
+        }
+        return new RuntimeConfig.BackoffSection(
+                backoff.getType() == null ? null : backoff.getType().wire(),
+                millis("spec.retryBackoff.delay", backoff.getDelay()),
+                millis("spec.retryBackoff.maxDelay", backoff.getMaxDelay()));
+    }
+
+    private static Long millis(String field, String value) {
+        return value == null ? null : Durations.parse(field, value).toMillis();
+    }
+}

@@ -1,0 +1,150 @@
+package dev.backstage.operator.pool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.backstage.operator.events.EventRecorder;
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.model.BackstageWorkerPoolStatus;
+import dev.backstage.operator.model.Condition;
+import dev.backstage.operator.model.Conditions;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles a BackstageWorkerPool into a ConfigMap (runtime.yaml) and a Deployment, both owned by the pool.
+ *
+ * <p>The workflow runs explicitly, and only when the pool's topology exists: without it there is no provider
+ * to render, and leaving the current workers alone is safer than tearing them down because a topology was
+ * renamed or is being recreated. A topology that exists but is not Ready still gets workers (its readiness can
+ * flap on broker errors, and the workers' own probes tell whether they can work); the pool then reports
+ * Ready=False with reason TopologyNotReady.
+ *
+ * <p>Status is written only when it changed, and only the fields this reconciler owns are touched (JOSDK's
+ * non-SSA status patch is a JSON diff), so the autoscaler's fields survive.
+ */
+@Workflow(explicitInvocation = true, dependents = {
+    @Dependent(name = WorkerPoolReconciler.CONFIG_DEPENDENT, type = PoolConfigMapDependent.class),
+    @Dependent(name = WorkerPoolReconciler.DEPLOYMENT_DEPENDENT, type = PoolDeploymentDependent.class,
+            dependsOn = WorkerPoolReconciler.CONFIG_DEPENDENT)
+})
+@ControllerConfiguration(name = WorkerPoolReconciler.NAME, generationAwareEventProcessing = false,
+        informer = @Informer(onUpdateFilter = PoolChangeFilter.class))
+public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
+    public static final String NAME = "backstageworkerpool";
+    static final String CONFIG_DEPENDENT = "runtime-config";
+    static final String DEPLOYMENT_DEPENDENT = "deployment";
+
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerPoolReconciler.class);
+
+    private final EventRecorder events;
+    private final Clock clock;
+
+    public WorkerPoolReconciler(EventRecorder events, Clock clock) {
+        this.events = Objects.requireNonNull(events, "events");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    @Override
+    public List<EventSource<?, BackstageWorkerPool>> prepareEventSources(EventSourceContext<BackstageWorkerPool> context) {
+        return List.of(TopologyEventSource.create(context));
+    }
+
+    @Override
+    public UpdateControl<BackstageWorkerPool> reconcile(BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
+        if (pool.getStatus() == null) {
+            pool.setStatus(new BackstageWorkerPoolStatus());
+        }
+        JsonNode before = Serialization.jsonMapper().valueToTree(pool.getStatus());
+        Optional<BackstageTopology> topology = context.getSecondaryResource(BackstageTopology.class);
+        PoolReadiness readiness;
+        int desired = DeploymentReplicas.of(pool);
+        if (topology.isEmpty()) {
+            readiness = PoolReadiness.topologyNotFound(pool.getMetadata().getNamespace(),
+                    TopologyEventSource.topologyName(pool));
+        } else {
+            PoolPlan plan = PoolPlan.of(pool, topology.get(), events);
+            plan.attachTo(context);
+            context.managedWorkflowAndDependentResourceContext()
+                    .reconcileManagedWorkflow()
+                    .throwAggregateExceptionIfErrorsPresent();
+            readiness = PoolReadiness.of(topology.get(), context.getSecondaryResource(Deployment.class), plan.replicas());
+        }
+        BackstageWorkerPoolStatus status = pool.getStatus();
+        Optional<Deployment> deployment = context.getSecondaryResource(Deployment.class);
+        status.setReplicas(deployment.map(WorkerPoolReconciler::podCount).orElse(0));
+        status.setReadyReplicas(deployment.map(WorkerPoolReconciler::readyCount).orElse(0));
+        status.setDesiredReplicas(desired);
+        status.setObservedGeneration(pool.getMetadata().getGeneration());
+        setReady(pool, readiness);
+
+        JsonNode after = Serialization.jsonMapper().valueToTree(status);
+        if (before.equals(after)) {
+            return UpdateControl.noUpdate();
+        }
+        return UpdateControl.patchStatus(pool);
+    }
+
+    @Override
+    public ErrorStatusUpdateControl<BackstageWorkerPool> updateErrorStatus(BackstageWorkerPool pool,
+            Context<BackstageWorkerPool> context, Exception e) {
+        if (Conflicts.isConflict(e)) {
+            // Someone (the deployment controller, a user) wrote the object between our read and our write. That is
+            // routine under optimistic locking, not a failure to report: the retry reads the new version.
+            LOG.info("pool {}/{}: write conflict ({}); retrying", pool.getMetadata().getNamespace(),
+                    pool.getMetadata().getName(), Conflicts.describe(e));
+            return ErrorStatusUpdateControl.noStatusUpdate();
+        }
+        PoolReadiness failed = PoolReadiness.failed(e);
+        LOG.warn("reconcile of pool {}/{} failed: {}", pool.getMetadata().getNamespace(), pool.getMetadata().getName(),
+                failed.message());
+        LOG.debug("reconcile failure of pool {}/{}", pool.getMetadata().getNamespace(), pool.getMetadata().getName(), e);
+        if (pool.getStatus() == null) {
+            pool.setStatus(new BackstageWorkerPoolStatus());
+        }
+        events.warning(pool, failed.reason(), failed.message());
+        setReady(pool, failed);
+        return ErrorStatusUpdateControl.patchStatus(pool);
+    }
+
+    /** Sets Ready and tells the user, through an Event, when it changes to a new reason. */
+    private void setReady(BackstageWorkerPool pool, PoolReadiness readiness) {
+        List<Condition> conditions = pool.getStatus().getConditions();
+        Optional<String> previousReason = Conditions.find(conditions, Conditions.READY).map(Condition::getReason);
+        Conditions.set(conditions, Conditions.READY, readiness.status(), readiness.reason(), readiness.message(),
+                pool.getMetadata().getGeneration(), clock.instant());
+        boolean newReason = !previousReason.equals(Optional.of(readiness.reason()));
+        if (newReason && !PoolReadiness.RECONCILE_FAILED.equals(readiness.reason())) {
+            if (readiness.ready()) {
+                events.normal(pool, "PoolReady", readiness.message());
+            } else if (readiness.reason().startsWith("Topology")) {
+                events.warning(pool, readiness.reason(), readiness.message());
+            }
+        }
+    }
+
+    private static int podCount(Deployment deployment) {
+        return deployment.getStatus() == null || deployment.getStatus().getReplicas() == null ? 0
+                : deployment.getStatus().getReplicas();
+    }
+
+    private static int readyCount(Deployment deployment) {
+        return deployment.getStatus() == null || deployment.getStatus().getReadyReplicas() == null ? 0
+                : deployment.getStatus().getReadyReplicas();
+    }
+}

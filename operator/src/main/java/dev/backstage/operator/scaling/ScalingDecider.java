@@ -1,0 +1,210 @@
+package dev.backstage.operator.scaling;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The autoscaler's decision function: policy + current replicas + recent backlog samples → desired replicas
+ * and a reason. Pure and stateless (no clock, no I/O): the newest sample's time is "now", and everything it
+ * remembers is in the {@link SampleHistory} the caller passes in. One instance can serve every pool.
+ *
+ * <p>The rules, in order:
+ * <ol>
+ *   <li><b>Never scale on a missing figure.</b> If the newest sample is unavailable (broker error), hold
+ *       the current count (only the policy bounds still apply) and say so.</li>
+ *   <li><b>Need.</b> {@code outstanding = undelivered + in flight};
+ *       {@code need = outstanding / targetBacklogPerReplica}. With a drain target and measured rates,
+ *       {@code drainNeed = (undelivered / targetDrain + arrivalRate) / perReplicaRate} ({@link RateEstimator};
+ *       the arrival rate is the higher of the window's and the newest interval's); the larger need wins.</li>
+ *   <li><b>Scale up at once</b> to {@code ceil(need)} when that is above the current count. One undelivered
+ *       job activates a pool at zero.</li>
+ *   <li><b>Scale down through a window.</b> Otherwise take the highest need over the last
+ *       {@code scaleDownWindow} (the HPA's stabilization: max of recommendations), add the tolerance as
+ *       headroom, and scale down to {@code ceil(maxNeed * (1 + tolerance))} if that is lower. A need that
+ *       wobbles around a threshold therefore never flaps: going down needs the whole window to sit a
+ *       tolerance below the count. It scales down only when the window was fully observed and had no
+ *       unavailable sample (an error mid-window hides what the need was).</li>
+ *   <li><b>Never scale in below what is busy.</b> In-flight work is part of the need, so it keeps at least
+ *       one replica; with the pool's concurrency known, scale-down keeps {@code inFlight / concurrency}
+ *       replicas (the slots in use). If the broker cannot tell the in-flight count, one replica stays.</li>
+ *   <li><b>Bounds.</b> Clamp to {@code [minReplicas, min(maxReplicas, partitionCap)]} and report which bound
+ *       clipped. Kafka is capped at the partition count directly: no recommendation lands between the cap
+ *       and the metric (unlike clamping the lag metric, which can stall one replica below the cap under
+ *       the HPA's tolerance).</li>
+ * </ol>
+ */
+public final class ScalingDecider {
+    /** Needs within this of an integer count as that integer (float noise must not add a replica). */
+    private static final double EPSILON = 1e-9;
+    /** Far above any real pool; keeps a silly need (1e15 jobs / 1) from overflowing an int. */
+    private static final double CEILING = 1_000_000;
+
+    private final RateEstimator rates;
+
+    public ScalingDecider(RateEstimator rates) {
+        this.rates = Objects.requireNonNull(rates, "rates");
+    }
+
+    public ScalingDecider() {
+        this(new RateEstimator());
+    }
+
+    public ScalingDecision decide(ScalingPolicy policy, int currentReplicas, SampleHistory history) {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(history, "history");
+        if (currentReplicas < 0) {
+            throw new IllegalArgumentException("currentReplicas must be >= 0, got " + currentReplicas);
+        }
+        if (history.isEmpty()) {
+            return finish(policy, currentReplicas, currentReplicas, false, null, "no backlog sample yet", null);
+        }
+        BacklogSample latest = history.latest();
+        if (!latest.available()) {
+            String why = latest.unavailableReason() + (latest.note() == null ? "" : ": " + latest.note());
+            return finish(policy, currentReplicas, currentReplicas, false, null, "backlog unavailable (" + why + ")",
+                    "no backlog-driven change on a missing figure");
+        }
+
+        int last = history.size() - 1;
+        ReplicaNeed need = needAt(policy, history, last);
+        int upCount = roundUp(need.replicas());
+        String measured = describe(policy, latest, need);
+        if (upCount > currentReplicas) {
+            return finish(policy, currentReplicas, upCount, true, need, measured, null);
+        }
+
+        Duration window = policy.scaleDownWindow();
+        String windowText = window.toSeconds() + " s";
+        Instant cutoff = latest.at().minus(window);
+        if (history.get(0).at().isAfter(cutoff)) {
+            long observed = Duration.between(history.get(0).at(), latest.at()).toSeconds();
+            return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+                    "only " + observed + " s of the " + windowText + " scale-down window observed so far");
+        }
+        double windowNeed = 0;
+        boolean inFlightUnknownInWindow = false;
+        for (int i = last; i >= 0 && !history.get(i).at().isBefore(cutoff); i--) {
+            BacklogSample sample = history.get(i);
+            if (!sample.available()) {
+                return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+                        "backlog was unavailable at " + sample.at() + " (" + sample.unavailableReason()
+                                + ") within the " + windowText + " scale-down window");
+            }
+            inFlightUnknownInWindow |= !sample.inFlightKnown();
+            windowNeed = Math.max(windowNeed, needAt(policy, history, i).replicasToKeep());
+        }
+
+        int downCount = windowNeed <= 0 ? 0 : roundUp(windowNeed * (1 + policy.tolerance()));
+        int candidate = Math.min(currentReplicas, Math.max(downCount, upCount));
+        String note;
+        if (candidate == 0 && currentReplicas > 0 && inFlightUnknownInWindow) {
+            candidate = 1;
+            note = "the broker cannot tell what is in flight, so idle is not proven";
+        } else if (candidate == 0) {
+            note = currentReplicas == 0 ? null : "nothing outstanding or arriving for " + windowText;
+        } else {
+            note = "highest need over the last " + windowText + " was " + decimal(windowNeed) + " replicas, "
+                    + downCount + " with " + percent(policy.tolerance()) + " headroom";
+        }
+        return finish(policy, currentReplicas, candidate, true, need, measured, note);
+    }
+
+    /** The need of sample {@code index}, with rates estimated from the history up to that sample only. */
+    ReplicaNeed needAt(ScalingPolicy policy, SampleHistory history, int index) {
+        BacklogSample sample = history.get(index);
+        double outstanding = sample.outstanding();
+        double backlogReplicas = outstanding / policy.targetBacklogPerReplica();
+        Double busyReplicas = policy.concurrencyPerReplica() != null && sample.inFlightKnown()
+                ? sample.inFlight() / (double) policy.concurrencyPerReplica()
+                : null;
+        if (!policy.hasDrainTarget()) {
+            return new ReplicaNeed(backlogReplicas, null, busyReplicas, null);
+        }
+        RateEstimate estimate = rates.estimate(history, index, policy.rateWindow(), policy.concurrencyPerReplica());
+        if (!estimate.drainComputable()) {
+            return new ReplicaNeed(backlogReplicas, null, busyReplicas, estimate);
+        }
+        double drainSeconds = policy.targetDrain().toNanos() / 1e9;
+        // Jobs already running finish at the rate the arrival term pays for; the waiting ones must be cleared.
+        double capacityNeeded = sample.undelivered() / drainSeconds + estimate.arrivalsToServe();
+        return new ReplicaNeed(backlogReplicas, capacityNeeded / estimate.completionsPerReplicaSecond(),
+                busyReplicas, estimate);
+    }
+
+    /** Applies the policy bounds, then words the action from the final count so a reason never overstates. */
+    private static ScalingDecision finish(ScalingPolicy policy, int current, int candidate, boolean available,
+                                          ReplicaNeed need, String measured, String note) {
+        int upper = policy.upperBound();
+        int desired = candidate;
+        ScalingLimit limit = ScalingLimit.NONE;
+        String bound = "";
+        String asked = need == null ? "" : "; the need asks for " + candidate;
+        if (candidate > upper) {
+            desired = upper;
+            limit = policy.cappedByPartitions() ? ScalingLimit.PARTITIONS : ScalingLimit.MAX_REPLICAS;
+            bound = limit == ScalingLimit.PARTITIONS
+                    ? " (capped by the partition count " + policy.partitionCap() + asked + ")"
+                    : " (capped at maxReplicas " + upper + asked + ")";
+        } else if (candidate < policy.minReplicas()) {
+            desired = policy.minReplicas();
+            limit = ScalingLimit.MIN_REPLICAS;
+            bound = " (kept at minReplicas " + desired + asked + ")";
+        }
+        ScalingDirection direction = desired > current ? ScalingDirection.UP
+                : desired < current ? ScalingDirection.DOWN : ScalingDirection.HOLD;
+        String action = switch (direction) {
+            case UP -> current == 0 ? "activating from zero to " + desired
+                    : "scaling up from " + current + " to " + desired + " at once";
+            case DOWN -> "scaling down from " + current + " to " + desired;
+            case HOLD -> "holding " + current;
+        };
+        String reason = measured + "; " + action + (note == null ? "" : ": " + note) + bound;
+        return new ScalingDecision(current, desired, direction, limit, reason, available, need);
+    }
+
+    private static String describe(ScalingPolicy policy, BacklogSample sample, ReplicaNeed need) {
+        StringBuilder text = new StringBuilder(sample.describeOutstanding());
+        if (sample.note() != null) {
+            text.append(" [").append(sample.note()).append(']');
+        }
+        text.append(" needs ").append(decimal(need.backlogReplicas())).append(" replicas at ")
+                .append(policy.targetBacklogPerReplica()).append(" per replica");
+        if (need.busyReplicas() != null && need.busyReplicas() > need.backlogReplicas()) {
+            text.append(", ").append(decimal(need.busyReplicas())).append(" busy at concurrency ")
+                    .append(policy.concurrencyPerReplica());
+        }
+        if (policy.hasDrainTarget()) {
+            RateEstimate estimate = need.rates();
+            if (need.drainReplicas() != null) {
+                text.append(need.drainDominates() ? "; the drain target needs more: " : "; the drain target needs ")
+                        .append(decimal(need.drainReplicas())).append(" (clear the undelivered in ")
+                        .append(policy.targetDrain().toSeconds()).append(" s at ")
+                        .append(decimal(estimate.completionsPerReplicaSecond())).append(" jobs/s per replica (")
+                        .append(estimate.capacitySource()).append(") while ")
+                        .append(decimal(estimate.arrivalsToServe())).append(" jobs/s arrive)");
+            } else {
+                text.append("; drain target not computed (")
+                        .append(estimate == null ? "no rates" : estimate.missing()).append(')');
+            }
+        }
+        return text.toString();
+    }
+
+    /** Any positive need is at least one replica: a single job activates a pool whatever the target. */
+    private static int roundUp(double replicas) {
+        if (replicas <= 0) {
+            return 0;
+        }
+        return Math.max(1, (int) Math.ceil(Math.min(replicas, CEILING) - EPSILON));
+    }
+
+    private static String decimal(double value) {
+        return String.format(Locale.ROOT, "%.1f", value);
+    }
+
+    private static String percent(double fraction) {
+        return String.format(Locale.ROOT, "%.0f %%", fraction * 100);
+    }
+}

@@ -1,0 +1,34 @@
+package dev.backstage.operator.scaling;
+
+/**
+ * What the autoscaler wants for one pool now, and why. The operator writes {@code desiredReplicas} to the
+ * Deployment (when it differs from the current count), {@code reason} to the pool status (last scale
+ * reason / an Event), and sets {@code ScalingLimited} from {@code limitedBy}.
+ *
+ * @param currentReplicas  the replica count the decision started from
+ * @param desiredReplicas  the replica count to run
+ * @param direction        UP / DOWN / HOLD relative to {@code currentReplicas}
+ * @param limitedBy        the policy bound that clipped the count, or {@link ScalingLimit#NONE}
+ * @param reason           one human-readable sentence: the figures, the need, the action
+ * @param backlogAvailable false when the newest sample could not be read (the decision then holds)
+ * @param need             the newest sample's need ({@code null} when there is no usable sample)
+ */
+public record ScalingDecision(
+        int currentReplicas,
+        int desiredReplicas,
+        ScalingDirection direction,
+        ScalingLimit limitedBy,
+        String reason,
+        boolean backlogAvailable,
+        ReplicaNeed need) {
+
+    /** True when the operator has to change the Deployment's replicas. */
+    public boolean changesReplicas() {
+        return desiredReplicas != currentReplicas;
+    }
+
+    /** True when a policy bound clipped the count: the {@code ScalingLimited} condition's status. */
+    public boolean limited() {
+        return limitedBy != ScalingLimit.NONE;
+    }
+}

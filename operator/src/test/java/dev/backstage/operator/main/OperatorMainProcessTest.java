@@ -1,0 +1,148 @@
+package dev.backstage.operator.main;
+
+import static dev.backstage.operator.testing.BackstageFixtures.createReadyTopology;
+import static dev.backstage.operator.testing.BackstageFixtures.pool;
+import static dev.backstage.operator.testing.BackstageFixtures.redisTopology;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.backstage.operator.testing.MockKubernetes;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link OperatorMain} as the container runs it: a child JVM configured only by environment variables and a
+ * kubeconfig (pointing at the mock), serving health and metrics, leading through a Lease, reconciling, stopping
+ * on SIGTERM, and exiting when another replica takes the Lease.
+ */
+class OperatorMainProcessTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String LEASE_NAMESPACE = "backstage-system";
+    private static MockKubernetes mock;
+    private static KubernetesClient client;
+
+    @BeforeAll
+    static void start() {
+        mock = MockKubernetes.start();
+        client = mock.client();
+    }
+
+    @AfterAll
+    static void stop() {
+        mock.close();
+    }
+
+    @Test
+    void givenOnlyEnvironment_whenStarted_thenItLeadsServesHealthReconcilesAndStopsOnSigterm(@TempDir Path dir)
+            throws Exception {
+        int port = freePort();
+        Process process = startOperator(dir, port, "sigterm-lease");
+        boolean exited = false;
+        try {
+            HttpClient http = HttpClient.newHttpClient();
+            System.out.println("waiting for the operator process to be ready on port " + port);
+            await().atMost(WAIT).ignoreExceptions().until(() -> status(http, port, "/readyz") == 200);
+            awaitHolder("sigterm-lease", "backstage-operator-0");
+
+            createReadyTopology(client, redisTopology("shop", "orders", "orders"));
+            client.resource(pool("shop", "workers", "orders", "orders")).create();
+            await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace("shop").withName("workers").get() != null);
+            String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(metrics.contains("operator_sdk_reconciliations_started_total"), "JOSDK metrics exported");
+            assertTrue(metrics.contains("jvm_memory_used_bytes"), "JVM metrics exported");
+
+            process.destroy(); // SIGTERM
+            exited = process.waitFor(30, TimeUnit.SECONDS);
+            assertTrue(exited, "the operator exits within 30 s of SIGTERM");
+        } finally {
+            finish(process, dir, exited);
+        }
+    }
+
+    @Test
+    void givenLeader_whenAnotherReplicaTakesTheLease_thenTheProcessExits(@TempDir Path dir) throws Exception {
+        int port = freePort();
+        Process process = startOperator(dir, port, "stolen-lease");
+        boolean exited = false;
+        try {
+            Lease lease = awaitHolder("stolen-lease", "backstage-operator-0");
+
+            // What a new leader's elector writes after the old holder's lease has run out.
+            lease.getSpec().setHolderIdentity("backstage-operator-1");
+            lease.getSpec().setRenewTime(ZonedDateTime.now().plusMinutes(10));
+            lease.getSpec().setAcquireTime(ZonedDateTime.now());
+            lease.getSpec().setLeaseDurationSeconds(600);
+            client.leases().inNamespace(LEASE_NAMESPACE).resource(lease).update();
+
+            exited = process.waitFor(30, TimeUnit.SECONDS);
+            assertTrue(exited, "a deposed leader exits");
+            assertEquals(1, process.exitValue());
+        } finally {
+            finish(process, dir, exited);
+        }
+    }
+
+    private static Process startOperator(Path dir, int port, String leaseName) throws IOException {
+        Path kubeconfig = dir.resolve("kubeconfig");
+        Files.writeString(kubeconfig, mock.kubeconfig());
+        ProcessBuilder builder = new ProcessBuilder(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"),
+                OperatorMain.class.getName()))
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("operator.log").toFile());
+        builder.environment().put("KUBECONFIG", kubeconfig.toString());
+        builder.environment().put("WATCH_NAMESPACES", "shop");
+        builder.environment().put("BACKSTAGE_LEASE_NAME", leaseName);
+        builder.environment().put("BACKSTAGE_LEASE_NAMESPACE", LEASE_NAMESPACE);
+        // Short lease timing, so that losing the lease shows within seconds.
+        builder.environment().put("BACKSTAGE_LEASE_DURATION", "4s");
+        builder.environment().put("BACKSTAGE_LEASE_RENEW_DEADLINE", "3s");
+        builder.environment().put("BACKSTAGE_LEASE_RETRY_PERIOD", "500ms");
+        builder.environment().put("POD_NAME", "backstage-operator-0");
+        builder.environment().put("BACKSTAGE_HTTP_PORT", String.valueOf(port));
+        return builder.start();
+    }
+
+    private static Lease awaitHolder(String leaseName, String holder) {
+        System.out.println("waiting for " + holder + " to hold lease " + leaseName);
+        return await().atMost(WAIT).until(() -> client.leases().inNamespace(LEASE_NAMESPACE).withName(leaseName).get(),
+                lease -> lease != null && holder.equals(lease.getSpec().getHolderIdentity()));
+    }
+
+    private static void finish(Process process, Path dir, boolean exited) throws IOException {
+        if (!exited) {
+            process.destroyForcibly();
+        }
+        System.out.println(Files.readString(dir.resolve("operator.log")));
+    }
+
+    private static int status(HttpClient http, int port, String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.backstage.operator.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class DurationsTest {
+    @Test
+    void parsesGoStyleDurations() {
+        assertEquals(Duration.ofMillis(500), Durations.parse("f", "500ms"));
+        assertEquals(Duration.ofSeconds(30), Durations.parse("f", "30s"));
+        assertEquals(Duration.ofMinutes(5), Durations.parse("f", "5m"));
+        assertEquals(Duration.ofMinutes(90), Durations.parse("f", "1h30m"));
+        assertEquals(Duration.ofMillis(61_250), Durations.parse("f", "1m1s250ms"));
+        assertEquals(Duration.ZERO, Durations.parse("f", "0s"));
+    }
+
+    @Test
+    void rejectsOtherFormsNamingTheField() {
+        for (String bad : new String[] {"30", "1.5s", "PT30S", "5 m", "-1s", "", "1d"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> Durations.parse("spec.shutdownGracePeriod", bad), bad);
+            assertTrue(e.getMessage().startsWith("spec.shutdownGracePeriod: '" + bad + "'"), e.getMessage());
+        }
+        assertThrows(IllegalArgumentException.class, () -> Durations.parse("f", null));
+    }
+
+    @Test
+    void formatRoundTrips() {
+        for (String text : new String[] {"500ms", "30s", "5m", "1h30m", "1m1s250ms", "0s", "2h"}) {
+            assertEquals(text, Durations.format(Durations.parse("f", text)));
+        }
+    }
+
+    @Test
+    void schemaPatternIsTheParserPattern() {
+        // The CRD's pattern and the parser must accept the same strings.
+        assertTrue("1h30m".matches(Durations.PATTERN));
+        assertTrue(!"1.5s".matches(Durations.PATTERN));
+    }
+}

@@ -1,0 +1,81 @@
+package dev.backstage.operator.scaling;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The decision function as a table: given a policy, the current replicas and a sample history (notation in
+ * {@link SampleScript}; defaults max=10 T=10 window=60 tol=0.1 min=0), then the desired count, the
+ * direction, the limit and a fragment of the reason. Rows marked KEDA are traps of KEDA + the HPA.
+ */
+class ScalingDeciderTest {
+    private final ScalingDecider decider = new ScalingDecider();
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+        # case                                                      | policy                       | now | history                                                         | want | dir  | limit        | reason contains
+        idle pool at zero stays at zero                              | -                            | 0   | 0-60/5:0+0                                                      | 0    | HOLD | NONE         | holding 0
+        first undelivered job activates a pool at zero               | -                            | 0   | 0:1+0                                                           | 1    | UP   | NONE         | activating from zero to 1
+        activation sizes for the whole backlog at once               | -                            | 0   | 0:95+0                                                          | 10   | UP   | NONE         | activating from zero to 10
+        scale-up counts in-flight work and happens at once           | -                            | 2   | 0:40+20@2                                                       | 6    | UP   | NONE         | scaling up from 2 to 6 at once
+        a backlog above maxReplicas is capped there                  | max=10                       | 3   | 0:500+0@3                                                       | 10   | UP   | MAX_REPLICAS | capped at maxReplicas 10; the need asks for 50
+        KEDA: Kafka lag above the cap goes to the partition count    | max=50 partitions=12         | 3   | 0:400+0@3                                                       | 12   | UP   | PARTITIONS   | capped by the partition count 12
+        KEDA: Kafka one below the cap does not stall there           | max=50 partitions=12         | 11  | 0:125+0@11                                                      | 12   | UP   | PARTITIONS   | scaling up from 11 to 12
+        Kafka need exactly at the partition count is not limited     | max=50 partitions=12         | 11  | 0:115+0@11                                                      | 12   | UP   | NONE         | scaling up from 11 to 12
+        Kafka at the cap with a growing lag holds at the cap         | max=50 partitions=12         | 12  | 0-60/5:5000+0@12                                                | 12   | HOLD | PARTITIONS   | the need asks for 500
+        Kafka maxReplicas below the partition count is the bound     | max=8 partitions=12          | 3   | 0:400+0@3                                                       | 8    | UP   | MAX_REPLICAS | capped at maxReplicas 8
+        minReplicas wins over a smaller partition count              | min=5 max=10 partitions=3    | 5   | 0:400+0@5                                                       | 5    | HOLD | PARTITIONS   | holding 5
+        minReplicas keeps an idle pool warm                          | min=2                        | 2   | 0-60/5:0+0@2                                                    | 2    | HOLD | MIN_REPLICAS | kept at minReplicas 2
+        a raised minReplicas is applied without waiting              | min=3                        | 1   | 0:0+0@1                                                         | 3    | UP   | MIN_REPLICAS | kept at minReplicas 3
+        KEDA: busy workers with an empty ready queue are not scaled in | -                          | 4   | 0-60/5:0+40@4                                                   | 4    | HOLD | NONE         | 40 outstanding (0 undelivered + 40 in flight)
+        never to zero while one job is in flight                     | -                            | 1   | 0-60/5:0+1@1                                                    | 1    | HOLD | NONE         | holding 1
+        idle for the whole window scales to zero                     | -                            | 3   | 0-60/5:0+0@3                                                    | 0    | DOWN | NONE         | nothing outstanding or arriving for 60 s
+        idle for half the window does not scale to zero              | -                            | 3   | 0-25/5:30+0@3, 30-60/5:0+0@3                                    | 3    | HOLD | NONE         | highest need over the last 60 s was 3.0 replicas
+        a quiet full window scales down, keeping headroom            | -                            | 10  | 0-60/5:40+0@10                                                  | 5    | DOWN | NONE         | scaling down from 10 to 5: highest need over the last 60 s was 4.0 replicas, 5 with 10 % headroom
+        one spike inside the window holds the count                  | -                            | 10  | 0-25/5:40+0@10, 30:95+0@10, 35-60/5:40+0@10                     | 10   | HOLD | NONE         | was 9.5 replicas
+        KEDA: need wobbling around a threshold does not flap down    | max=20                       | 11  | 0-60/10:99+0@11, 5-55/10:101+0@11                               | 11   | HOLD | NONE         | 12 with 10 % headroom
+        just over a threshold scales up by one at once               | max=20                       | 10  | 0:101+0@10                                                      | 11   | UP   | NONE         | scaling up from 10 to 11 at once
+        tolerance: a need 5 % below the count holds                  | -                            | 10  | 0-60/5:95+0@10                                                  | 10   | HOLD | NONE         | 11 with 10 % headroom
+        tolerance: a need 20 % below the count scales down           | -                            | 10  | 0-60/5:80+0@10                                                  | 9    | DOWN | NONE         | scaling down from 10 to 9
+        zero tolerance scales down to exactly the need               | tol=0                        | 10  | 0-60/5:40+0@10                                                  | 4    | DOWN | NONE         | 4 with 0 % headroom
+        a zero window scales down on the newest sample               | window=0                     | 10  | 0:40+0@10                                                       | 5    | DOWN | NONE         | scaling down from 10 to 5
+        the operator just started: no scale-down before a full window | -                           | 10  | 30-60/5:0+0@10                                                  | 10   | HOLD | NONE         | only 30 s of the 60 s scale-down window observed so far
+        no sample yet: hold                                          | -                            | 3   | -                                                               | 3    | HOLD | NONE         | no backlog sample yet
+        unknown in-flight count keeps one replica, not zero          | -                            | 2   | 0-60/5:0+?@2                                                    | 1    | DOWN | NONE         | the broker cannot tell what is in flight
+        broker error: hold whatever the earlier samples said         | -                            | 5   | 0-55/5:300+0@5, 60:ERR(BrokerUnreachable)                       | 5    | HOLD | NONE         | backlog unavailable (BrokerUnreachable: broker said no); holding 5
+        broker error: the policy bounds still apply                  | max=4                        | 6   | 0:ERR(BrokerUnreachable)                                        | 4    | DOWN | MAX_REPLICAS | no backlog-driven change on a missing figure (capped at maxReplicas 4)
+        KEDA: broker error mid-window blocks a scale-down            | -                            | 8   | 0-25/5:80+0@8, 30:ERR(BrokerUnreachable), 35-60/5:10+0@8        | 8    | HOLD | NONE         | backlog was unavailable at 2025-01-01T00:00:30Z (BrokerUnreachable) within the 60 s scale-down window
+        broker error mid-window does not block a scale-up            | -                            | 4   | 0-25/5:40+0@4, 30:ERR(Timeout), 35-55/5:40+0@4, 60:90+0@4       | 9    | UP   | NONE         | scaling up from 4 to 9 at once
+        KEDA: a probe error on a missing stream is not a zero: hold  | -                            | 3   | 0-55/5:0+0@3, 60:ERR(StreamMissing)                             | 3    | HOLD | NONE         | StreamMissing
+        a stream not created yet is a measured zero: scales to zero  | -                            | 2   | 0-60/5:0+0@2 note=stream_does_not_exist_yet                     | 0    | DOWN | NONE         | [stream does not exist yet]
+        KEDA: Kafka group with no committed offset counts the whole log | max=50 partitions=6       | 0   | 0:5000+0@0 note=lag_counted_from_log_start                      | 6    | UP   | PARTITIONS   | [lag counted from log start]
+        missing Redis group: the stream length is the undelivered count | -                         | 1   | 0:70+0@1 note=group_missing_so_stream_length_counted            | 7    | UP   | NONE         | [group missing
+        drain target wins when arrivals outpace the backlog target   | T=100 max=40 drain=60        | 10  | 0-60/5:600+0@10 a20/s                                           | 15   | UP   | NONE         | the drain target needs more: 15.0 (clear the undelivered in 60 s at 2.0 jobs/s per replica (measured while busy) while 20.0 jobs/s arrive)
+        the backlog target wins when the drain target asks less      | T=10 max=100 drain=60        | 10  | 0-60/5:600+0@10 a20/s                                           | 60   | UP   | NONE         | the drain target needs 15.0
+        drain rates from a completion counter alone                  | T=100 max=40 drain=60        | 10  | 0-60/5:600+0@10 c20/s                                           | 15   | UP   | NONE         | 2.0 jobs/s per replica (measured while busy) while 20.0 jobs/s arrive
+        concurrency: scale-down keeps the busy replicas               | conc=4 max=20                | 12  | 0-60/5:0+40@12                                                  | 11   | DOWN | NONE         | 10.0 busy at concurrency 4; scaling down from 12 to 11
+        concurrency: without it the backlog target alone scales in     | max=20                       | 12  | 0-60/5:0+40@12                                                  | 5    | DOWN | NONE         | scaling down from 12 to 5
+        concurrency does not scale up on terminating pods' jobs        | conc=4 max=20                | 5   | 0:0+28@5                                                        | 5    | HOLD | NONE         | holding 5
+        with no queue, the drain target from job time is the busy count | T=100 max=40 drain=60 conc=4 | 4 | 0-60/5:0+16@4 a8/s                                              | 4    | HOLD | NONE         | the drain target needs more: 4.0 (clear the undelivered in 60 s at 2.0 jobs/s per replica (from job time x concurrency) while 8.0 jobs/s arrive)
+        drain target answers an arrival step at the next poll        | T=100 max=40 drain=60        | 10  | 0-55/5:600+0@10 a20/s, 60:700+0@10 a1300                        | 26   | UP   | NONE         | needs more: 25.8 (clear the undelivered in 60 s at 2.0 jobs/s per replica (measured while busy) while 40.0 jobs/s arrive)
+        drain target without a busy interval falls back to backlog   | T=10 drain=60                | 2   | 0-60/5:0+15@2 a3/s                                              | 2    | HOLD | NONE         | drain target not computed (replicas were not seen busy with jobs waiting
+        drain target without counters falls back to backlog          | T=10 drain=60                | 2   | 0-60/5:15+0@2                                                   | 2    | HOLD | NONE         | drain target not computed (no arrival or completion counter
+        """)
+    void decides(String name, String policy, int current, String history, int want, ScalingDirection direction,
+                 ScalingLimit limit, String reasonFragment) {
+        ScalingDecision decision = decider.decide(SampleScript.policy(policy), current, SampleScript.history(history));
+
+        assertAll(name,
+                () -> assertEquals(want, decision.desiredReplicas(), decision.reason()),
+                () -> assertEquals(direction, decision.direction(), decision.reason()),
+                () -> assertEquals(limit, decision.limitedBy(), decision.reason()),
+                () -> assertTrue(decision.reason().contains(reasonFragment),
+                        () -> "reason \"" + decision.reason() + "\" lacks \"" + reasonFragment + "\""),
+                () -> assertEquals(current, decision.currentReplicas()),
+                () -> assertEquals(want != current, decision.changesReplicas()));
+    }
+}

@@ -1,0 +1,181 @@
+package dev.backstage.operator.scaling.sim;
+
+import dev.backstage.operator.scaling.ScalingPolicy;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Benchmark, not a test: replays arrival traces through our decision function and through a simulation of
+ * KEDA + the HPA with their defaults, and prints one table per trace. Deterministic (no randomness); each
+ * setup runs at {@value #PHASES} loop phases (the controllers' poll/sync clocks shifted against the trace,
+ * so no one wins by a lucky alignment) and the table shows the averages.
+ *
+ * <p>Run from the repository root:
+ * <pre>
+ * mvn -q -B -o -pl operator -am test-compile &amp;&amp; java -cp operator/target/classes:operator/target/test-classes:worker-runtime/target/classes dev.backstage.operator.scaling.sim.AutoscalingSimulation
+ * </pre>
+ */
+public final class AutoscalingSimulation {
+    static final int PHASES = 10;
+    static final long OUR_POLL_MS = 5_000;
+    static final double STARTUP_SECONDS = 10;
+    /** Kubernetes' default terminationGracePeriodSeconds: what a Deployment scaled by KEDA gets unless set. */
+    static final double KUBERNETES_DEFAULT_GRACE = 30;
+    static final double TAIL_SECONDS = 900;
+
+    private final SimulationRunner runner;
+    private final PrintStream out;
+
+    AutoscalingSimulation(PrintStream out, SimulationRunner runner) {
+        this.out = out;
+        this.runner = runner;
+    }
+
+    /**
+     * No arguments: all tables. {@code --timeline TRACE LABEL PHASE}: one run's state every 10 s instead
+     * (e.g. {@code --timeline steady "keda+hpa (defaults)" 0}), to see why a figure is what it is.
+     */
+    public static void main(String[] args) {
+        if (args.length == 4 && args[0].equals("--timeline")) {
+            Scenario scenario = scenarios().stream().filter(sc -> sc.trace().name().equals(args[1])).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("no trace " + args[1]));
+            Contestant contestant = scenario.contestants().stream().filter(c -> c.label().equals(args[2]))
+                    .findFirst().orElseThrow(() -> new IllegalArgumentException("no autoscaler " + args[2]));
+            RunResult result = new SimulationRunner(System.out).run(scenario, contestant, Integer.parseInt(args[3]));
+            System.out.println(result);
+            return;
+        }
+        new AutoscalingSimulation(System.out, new SimulationRunner(null)).runAll(scenarios());
+    }
+
+    static List<Scenario> scenarios() {
+        Workload shortJobs = new Workload(4, 2, 0, STARTUP_SECONDS);
+        Workload kafka = new Workload(4, 2, 12, STARTUP_SECONDS);
+        Workload longJobs = new Workload(1, 120, 0, STARTUP_SECONDS);
+        String sharedQueueNotes = "both: max 40, target 10 outstanding/replica; ours: concurrency 4, grace 60 s;"
+                + " KEDA: " + KedaMetric.READY_PLUS_UNACKED.description + ", grace 30 s (k8s default)";
+        List<Scenario> scenarios = new ArrayList<>();
+        for (ArrivalTrace trace : List.of(
+                ArrivalTrace.steady(20, 1200),
+                ArrivalTrace.stepBurst(4, 40, 300, 300, 1200),
+                ArrivalTrace.sawtooth(30, 240, 60, 4),
+                ArrivalTrace.diurnal(2, 38, 1800, 2))) {
+            scenarios.add(new Scenario(trace, shortJobs, 40, TAIL_SECONDS, sharedQueueNotes,
+                    standardContestants(10, 4, 40, null, 60, Duration.ofSeconds(30), ScalingPolicy.DEFAULT_RATE_WINDOW, KedaMetric.READY_PLUS_UNACKED, 0)));
+        }
+        scenarios.add(new Scenario(ArrivalTrace.ramp("kafka-ramp", 2, 23, 600, 600), kafka, 40, TAIL_SECONDS,
+                "both: max 40, lagThreshold / target 10; ours: partitionCap 12, concurrency 4, grace 60 s; KEDA: "
+                        + KedaMetric.KAFKA_LAG_CAPPED.description + ", grace 30 s",
+                standardContestants(10, 4, 40, 12, 60, Duration.ofSeconds(30), ScalingPolicy.DEFAULT_RATE_WINDOW, KedaMetric.KAFKA_LAG_CAPPED, 12)));
+        List<Contestant> longJobContestants = new ArrayList<>(
+                standardContestants(1, 1, 40, null, 150, Duration.ofSeconds(600), Duration.ofSeconds(300), KedaMetric.READY_PLUS_UNACKED, 0));
+        KedaSettings readyOnly = KedaSettings.defaults(1, 40, KedaMetric.READY_ONLY, 0);
+        longJobContestants.add(keda("keda+hpa, ready-only metric", Contestant.Role.VARIANT, KUBERNETES_DEFAULT_GRACE,
+                readyOnly));
+        longJobContestants.add(keda("keda+hpa, grace 150 s like ours", Contestant.Role.VARIANT, 150,
+                KedaSettings.defaults(1, 40, KedaMetric.READY_PLUS_UNACKED, 0)));
+        longJobContestants.add(new Contestant("backstage, grace 30 s like KEDA", Contestant.Role.VARIANT,
+                KUBERNETES_DEFAULT_GRACE, longJobContestants.get(0).factory()));
+        scenarios.add(new Scenario(ArrivalTrace.constant("long-jobs", 0.1, 1800,
+                "0.1 jobs/s of 2-minute jobs for 30 min (video transcodes): workers stay busy while the ready "
+                        + "queue is often empty"), longJobs, 40, TAIL_SECONDS,
+                "both: max 40, target 1 outstanding/replica; ours: concurrency 1, grace 150 s (shutdownGrace >= "
+                        + "longest job), drain variant with a 300 s rate window; KEDA: grace 30 s unless said", longJobContestants));
+        return scenarios;
+    }
+
+    private static List<Contestant> standardContestants(long target, int concurrency, int max, Integer partitions,
+                                                        double ourGrace, Duration drain, Duration rateWindow,
+                                                        KedaMetric metric, int kedaPartitions) {
+        ScalingPolicy backlogOnly = ScalingPolicy.builder().minReplicas(0).maxReplicas(max)
+                .targetBacklogPerReplica(target).partitionCap(partitions).concurrencyPerReplica(concurrency).build();
+        ScalingPolicy withDrain = ScalingPolicy.builder().minReplicas(0).maxReplicas(max)
+                .targetBacklogPerReplica(target).partitionCap(partitions).concurrencyPerReplica(concurrency)
+                .targetDrain(drain).rateWindow(rateWindow).build();
+        KedaSettings keda = KedaSettings.defaults(target, max, metric, kedaPartitions);
+        return List.of(
+                ours("backstage", ourGrace, backlogOnly),
+                ours("backstage, drain " + drain.toSeconds() + " s", ourGrace, withDrain),
+                keda("keda+hpa (defaults)", Contestant.Role.BASELINE, KUBERNETES_DEFAULT_GRACE, keda),
+                keda("keda+hpa, useCachedMetrics", Contestant.Role.VARIANT, KUBERNETES_DEFAULT_GRACE,
+                        keda.withCachedMetrics()));
+    }
+
+    private static Contestant ours(String label, double grace, ScalingPolicy policy) {
+        return new Contestant(label, Contestant.Role.OURS, grace,
+                phase -> new BackstageAutoscaler(policy, OUR_POLL_MS, (phase * 3_000L) % OUR_POLL_MS));
+    }
+
+    private static Contestant keda(String label, Contestant.Role role, double grace, KedaSettings settings) {
+        return new Contestant(label, role, grace, phase -> new KedaHpaAutoscaler(settings,
+                (phase * 3_000L) % settings.pollingMs(), (phase * 4_500L) % settings.hpaSyncMs()));
+    }
+
+    void runAll(List<Scenario> scenarios) {
+        out.println("Autoscaling simulation: backstage decision function vs KEDA + HPA defaults");
+        out.println("our operator: polls every 5 s and writes replicas at once; KEDA: pollingInterval 30 s,"
+                + " cooldown 300 s; HPA: sync 15 s, tolerance 10 %, scale-down window 300 s, up max(+4, +100 %)/15 s");
+        out.println("each row: mean over " + PHASES + " runs with the controllers' loop phases shifted; "
+                + "an idle tail of " + (int) TAIL_SECONDS + " s follows each trace");
+        out.println("reach: from a rise of the needed replicas (ceil(arrival rate / replica rate)) until that many"
+                + " are ready (10 s start-up included); asked: until the Deployment asks for them;");
+        out.println("deficit: replica-s short of the need; replica-s: every pod from creation to exit; p99 wait:"
+                + " arrival to start; killed: in-flight jobs killed at the end of a termination grace period");
+        for (Scenario scenario : scenarios) {
+            runScenario(scenario);
+        }
+    }
+
+    private void runScenario(Scenario scenario) {
+        out.println();
+        out.println("== " + scenario.trace().name() + ": " + scenario.trace().description());
+        out.println("   " + scenario.workload().describe());
+        out.println("   " + scenario.notes());
+        out.printf(Locale.ROOT, "   %-32s %10s %10s %10s %9s %9s %10s %9s %9s %7s%n", "autoscaler", "reach mean",
+                "reach max", "asked mean", "max queue", "deficit", "replica-s", "p99 wait", "scalings", "killed");
+        List<Summary> summaries = new ArrayList<>();
+        for (Contestant contestant : scenario.contestants()) {
+            List<RunResult> runs = new ArrayList<>();
+            for (int phase = 0; phase < PHASES; phase++) {
+                runs.add(runner.run(scenario, contestant, phase));
+            }
+            Summary summary = Summary.of(contestant, runs);
+            summaries.add(summary);
+            out.printf(Locale.ROOT, "   %-32s %8.1f s %8.1f s %8.1f s %9.0f %9.0f %10.0f %7.1f s %9.1f %7.1f%s%n",
+                    contestant.label(), summary.reachMean(), summary.reachMax(), summary.askMean(),
+                    summary.maxOutstanding(), summary.deficitReplicaSeconds(), summary.replicaSeconds(),
+                    summary.p99Wait(), summary.scaleEvents(), summary.killed(),
+                    summary.unreached() > 0 ? String.format(Locale.ROOT, "   (%d of %d rises never reached)",
+                            summary.unreached(), summary.rises()) : "");
+        }
+        if (scenario.workload().partitioned()) {
+            for (Summary summary : summaries) {
+                out.printf(Locale.ROOT, "   %-32s idle consumers (ready > %d partitions): %.0f replica-s; runs stuck one "
+                                + "below the cap for >= %.0f s: %d of %d%n", summary.contestant().label(),
+                        scenario.workload().partitions(), summary.idleConsumerReplicaSeconds(), Summary.STALL_SECONDS,
+                        summary.stalledRuns(), PHASES);
+            }
+        }
+        Summary baseline = summaries.stream().filter(s -> s.contestant().role() == Contestant.Role.BASELINE)
+                .findFirst().orElseThrow();
+        for (Summary ours : summaries) {
+            if (ours.contestant().role() != Contestant.Role.OURS) {
+                continue;
+            }
+            double speedup = baseline.reachMean() / ours.reachMean();
+            double askSpeedup = baseline.askMean() / ours.askMean();
+            double cost = ours.replicaSeconds() / baseline.replicaSeconds();
+            out.printf(Locale.ROOT, "   goals, %s vs %s: ready %.1fx sooner (>= 4x: %s; asked %.1fx sooner),"
+                            + " replica-s %.2fx (<= 1x: %s), killed %.1f (0: %s)%n", ours.contestant().label(),
+                    baseline.contestant().label(), speedup, verdict(speedup >= 4), askSpeedup, cost,
+                    verdict(cost <= 1), ours.killed(), verdict(ours.killed() == 0));
+        }
+    }
+
+    private static String verdict(boolean met) {
+        return met ? "met" : "MISSED";
+    }
+}
