@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""Structured checks of `helm template` output for the backstage-operator chart (run by bin/helm-check).
+
+Usage: check_rendered.py <scenario> <rendered.yaml> <chart dir> <release> <namespace>
+The scenario is `default` or the name of a ci/<scenario>-values.yaml file; what the rendered manifests
+must contain is derived from values.yaml merged with that file, so a new ci values file is checked too.
+
+The expected operator permissions are written out here on purpose, separately from the chart's helper:
+a rule added to or dropped from the chart fails this check until both agree.
+"""
+import base64
+import copy
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+# What the operator may do in a watched namespace: (apiGroup, resource, verb).
+def _grant(group, resources, verbs):
+    return {(group, r, v) for r in resources for v in verbs}
+
+OPERATOR_PERMISSIONS = (
+    _grant("backstage.dev", ["backstagetopologies", "backstageworkerpools"], ["get", "list", "watch", "patch", "update"])
+    | _grant("backstage.dev", ["backstagetopologies/status", "backstageworkerpools/status"], ["get", "patch", "update"])
+    | _grant("backstage.dev", ["backstagetopologies/finalizers", "backstageworkerpools/finalizers"], ["update", "patch"])
+    | _grant("apps", ["deployments"], ["get", "list", "watch", "create", "update", "patch", "delete"])
+    | _grant("", ["configmaps"], ["get", "list", "watch", "create", "update", "patch", "delete"])
+    | _grant("", ["secrets"], ["get", "list", "watch"])
+    | _grant("", ["events"], ["get", "create", "patch"])
+    | _grant("events.k8s.io", ["events"], ["create", "patch"])
+)
+LEASE_PERMISSIONS = _grant("coordination.k8s.io", ["leases"], ["get", "create", "update"])
+WEBHOOK_PATHS = {"backstagetopologies": "/validate/backstagetopology",
+                 "backstageworkerpools": "/validate/backstageworkerpool"}
+TLS_DIR = "/etc/backstage/webhook-tls"
+
+
+class Checks:
+    def __init__(self, scenario):
+        self.scenario = scenario
+        self.failed = 0
+
+    def expect(self, condition, what, detail=""):
+        if condition:
+            print(f"  ok    [{self.scenario}] {what}")
+        else:
+            self.failed += 1
+            print(f"  FAIL  [{self.scenario}] {what}" + (f": {detail}" if detail else ""))
+        return condition
+
+
+def deep_merge(base, override):
+    merged = copy.deepcopy(base)
+    for key, value in (override or {}).items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def fullname(values, release, chart_name):
+    if values.get("fullnameOverride"):
+        return values["fullnameOverride"][:63].rstrip("-")
+    name = values.get("nameOverride") or chart_name
+    return (release if name in release else f"{release}-{name}")[:63].rstrip("-")
+
+
+def permissions(rules):
+    return {(g, r, v) for rule in rules for g in rule.get("apiGroups", [])
+            for r in rule.get("resources", []) for v in rule.get("verbs", [])}
+
+
+def main():
+    scenario, rendered_path, chart, release, namespace = sys.argv[1:6]
+    c = Checks(scenario)
+    with open(os.path.join(chart, "values.yaml")) as f:
+        values = yaml.safe_load(f)
+    if scenario != "default":
+        with open(os.path.join(chart, "ci", f"{scenario}-values.yaml")) as f:
+            values = deep_merge(values, yaml.safe_load(f))
+    with open(os.path.join(chart, "Chart.yaml")) as f:
+        chart_meta = yaml.safe_load(f)
+    with open(rendered_path) as f:
+        docs = [d for d in yaml.safe_load_all(f) if d]
+
+    name = fullname(values, release, chart_meta["name"])
+    watch = values["watchNamespaces"]
+    webhook = values["webhook"]
+    cert_manager = webhook["enabled"] and webhook["certManager"]["enabled"]
+    self_signed = webhook["enabled"] and not webhook["certManager"]["enabled"]
+    sa_name = values["serviceAccount"]["name"] or name
+
+    def of_kind(kind):
+        return [d for d in docs if d.get("kind") == kind]
+
+    # --- every object ---------------------------------------------------------------------------
+    unlabelled = [f"{d['kind']}/{d['metadata']['name']}" for d in docs
+                  if not {"app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/managed-by"}
+                  <= set((d["metadata"].get("labels") or {}).keys())]
+    c.expect(not unlabelled, "every object has the standard app.kubernetes.io labels", str(unlabelled))
+    cluster_scoped = {"ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration", "CustomResourceDefinition"}
+    misplaced = [f"{d['kind']}/{d['metadata']['name']} in {d['metadata'].get('namespace')}" for d in docs
+                 if d["kind"] not in cluster_scoped and d["kind"] not in ("Role", "RoleBinding")
+                 and d["metadata"].get("namespace") != namespace]
+    c.expect(not misplaced, f"namespaced objects are in the release namespace {namespace}", str(misplaced))
+
+    # --- RBAC -----------------------------------------------------------------------------------
+    roles = of_kind("Role") + of_kind("ClusterRole")
+    wildcards = [f"{r['kind']}/{r['metadata']['name']}" for r in roles for rule in r.get("rules", [])
+                 if any("*" in x for key in ("verbs", "resources", "apiGroups", "resourceNames") for x in rule.get(key, []))
+                 or "nonResourceURLs" in rule]
+    c.expect(not wildcards, "no '*' and no nonResourceURLs in any rule", str(wildcards))
+    secret_verbs = {v for r in roles for (g, res, v) in permissions(r.get("rules", [])) if g == "" and res == "secrets"}
+    c.expect(secret_verbs <= {"get", "list", "watch"}, "Secrets are read-only (get/list/watch)", str(secret_verbs))
+
+    operator_cluster_roles = [r for r in of_kind("ClusterRole") if r["metadata"]["name"] == name]
+    operator_roles = [r for r in of_kind("Role") if r["metadata"]["name"] == name]
+    if not values["rbac"]["create"]:
+        c.expect(not roles, "rbac.create=false renders no roles")
+    elif not watch:
+        c.expect(len(operator_cluster_roles) == 1 and not operator_roles,
+                 "all namespaces: one operator ClusterRole, no operator Roles")
+        for r in operator_cluster_roles:
+            got = permissions(r["rules"])
+            c.expect(got == OPERATOR_PERMISSIONS, "ClusterRole grants exactly the operator's permissions",
+                     f"extra {sorted(got - OPERATOR_PERMISSIONS)}, missing {sorted(OPERATOR_PERMISSIONS - got)}")
+    else:
+        c.expect(not operator_cluster_roles, "namespace list: no operator ClusterRole")
+        c.expect(sorted(r["metadata"]["namespace"] for r in operator_roles) == sorted(watch),
+                 f"one operator Role in each watched namespace {watch}",
+                 str([r["metadata"].get("namespace") for r in operator_roles]))
+        for r in operator_roles:
+            got = permissions(r["rules"])
+            c.expect(got == OPERATOR_PERMISSIONS, f"Role in {r['metadata']['namespace']} grants exactly the operator's permissions",
+                     f"extra {sorted(got - OPERATOR_PERMISSIONS)}, missing {sorted(OPERATOR_PERMISSIONS - got)}")
+    if values["rbac"]["create"]:
+        lease_roles = [r for r in of_kind("Role") if r["metadata"]["name"] == f"{name}-leader-election"]
+        c.expect(len(lease_roles) == 1 and lease_roles[0]["metadata"]["namespace"] == namespace,
+                 "a leader-election Role in the release namespace")
+        for r in lease_roles:
+            c.expect(permissions(r["rules"]) == LEASE_PERMISSIONS, "it grants get/create/update on leases only")
+            c.expect(any({"get", "create", "update"} <= set(rule["verbs"]) and "leases" in rule["resources"]
+                         and not rule.get("resourceNames") for rule in r["rules"]),
+                     "one lease rule holds get+create+update (JOSDK checks for such a rule)")
+        rendered_roles = {(r["kind"], r["metadata"].get("namespace"), r["metadata"]["name"]) for r in roles}
+        for b in of_kind("RoleBinding") + of_kind("ClusterRoleBinding"):
+            ref = b["roleRef"]
+            ref_ns = b["metadata"].get("namespace") if ref["kind"] == "Role" else None
+            c.expect((ref["kind"], ref_ns, ref["name"]) in rendered_roles,
+                     f"{b['kind']} {b['metadata'].get('namespace', '')}/{b['metadata']['name']} binds a rendered role")
+            c.expect(b["subjects"] == [{"kind": "ServiceAccount", "name": sa_name, "namespace": namespace}],
+                     f"{b['kind']} {b['metadata']['name']} binds the operator's ServiceAccount only", str(b["subjects"]))
+    aggregated = [r for r in of_kind("ClusterRole") if r["metadata"]["name"] in (f"{name}-edit", f"{name}-view")]
+    c.expect(len(aggregated) == (2 if values["rbac"]["create"] and values["rbac"]["aggregateToDefaultRoles"] else 0),
+             "aggregated edit/view ClusterRoles follow rbac.aggregateToDefaultRoles")
+
+    sas = of_kind("ServiceAccount")
+    c.expect(len(sas) == (1 if values["serviceAccount"]["create"] else 0), "ServiceAccount follows serviceAccount.create")
+
+    # --- Deployment -----------------------------------------------------------------------------
+    deployments = of_kind("Deployment")
+    if not c.expect(len(deployments) == 1, "one operator Deployment"):
+        return finish(c)
+    deployment = deployments[0]
+    pod = deployment["spec"]["template"]["spec"]
+    c.expect(deployment["spec"]["replicas"] == values["replicas"], f"replicas = {values['replicas']}")
+    c.expect(pod["serviceAccountName"] == sa_name, f"serviceAccountName = {sa_name}")
+    selector = deployment["spec"]["selector"]["matchLabels"]
+    pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+    c.expect(selector.items() <= pod_labels.items(), "the selector matches the pod labels")
+    psc = pod.get("securityContext", {})
+    c.expect(psc.get("runAsNonRoot") is True and psc.get("runAsUser") == 65532,
+             "pod runs as non-root uid 65532", str(psc))
+    c.expect(psc.get("seccompProfile", {}).get("type") == "RuntimeDefault", "pod seccomp RuntimeDefault")
+    (container,) = pod["containers"]
+    sc = container.get("securityContext", {})
+    c.expect(sc.get("allowPrivilegeEscalation") is False and sc.get("readOnlyRootFilesystem") is True
+             and sc.get("capabilities", {}).get("drop") == ["ALL"] and sc.get("runAsNonRoot") is True,
+             "container: no privilege escalation, read-only root, all capabilities dropped", str(sc))
+    res = container.get("resources", {})
+    c.expect({"cpu", "memory"} <= set(res.get("requests", {})) and "memory" in res.get("limits", {}),
+             "resources: cpu+memory requests, a memory limit", str(res))
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    want_ports = {"http": 8081, **({"webhook": 8443} if webhook["enabled"] else {})}
+    c.expect(ports == want_ports, f"ports {want_ports}", str(ports))
+    probes = {k: container.get(k, {}).get("httpGet", {}) for k in ("livenessProbe", "readinessProbe", "startupProbe")}
+    c.expect(probes["livenessProbe"] == {"path": "/healthz", "port": "http"}
+             and probes["readinessProbe"] == {"path": "/readyz", "port": "http"},
+             "liveness /healthz and readiness /readyz on port http", str(probes))
+    env = {e["name"]: e for e in container["env"]}
+    field = lambda n: env.get(n, {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+    c.expect(env.get("WATCH_NAMESPACES", {}).get("value") == ",".join(watch),
+             f"WATCH_NAMESPACES = '{','.join(watch)}'", str(env.get("WATCH_NAMESPACES")))
+    lease = values["leaderElection"]["leaseName"] or f"{name}-leader"
+    c.expect(env.get("LEASE_NAME", {}).get("value") == lease, f"LEASE_NAME = {lease}")
+    c.expect(field("LEASE_NAMESPACE") == "metadata.namespace" and field("POD_NAME") == "metadata.name",
+             "LEASE_NAMESPACE and POD_NAME from the pod (fieldRef)")
+    c.expect("MaxRAMPercentage" in env.get("JAVA_TOOL_OPTIONS", {}).get("value", ""),
+             "JAVA_TOOL_OPTIONS bounds the heap by MaxRAMPercentage")
+    mounts = {m["mountPath"]: m for m in container.get("volumeMounts", [])}
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    c.expect("/tmp" in mounts and "emptyDir" in volumes.get(mounts["/tmp"]["name"], {}) if "/tmp" in mounts else False,
+             "/tmp is an emptyDir (read-only root filesystem)")
+    if webhook["enabled"]:
+        c.expect(env.get("WEBHOOK_TLS_DIR", {}).get("value") == TLS_DIR, f"WEBHOOK_TLS_DIR = {TLS_DIR}")
+        tls_mount = mounts.get(TLS_DIR)
+        tls_secret = volumes.get(tls_mount["name"], {}).get("secret", {}) if tls_mount else {}
+        c.expect(tls_mount is not None and tls_mount.get("readOnly") is True
+                 and {i["path"] for i in tls_secret.get("items", [])} >= {"tls.crt", "tls.key"},
+                 f"tls.crt and tls.key mounted read-only from a Secret at {TLS_DIR}")
+    else:
+        c.expect("WEBHOOK_TLS_DIR" not in env and TLS_DIR not in mounts, "webhook off: no TLS env or mount")
+        tls_secret = {}
+
+    # --- webhook --------------------------------------------------------------------------------
+    configs = of_kind("ValidatingWebhookConfiguration")
+    services = {s["metadata"]["name"]: s for s in of_kind("Service")}
+    webhook_service = f"{name}-webhook"
+    if not webhook["enabled"]:
+        c.expect(not configs and webhook_service not in services and not of_kind("Certificate"),
+                 "webhook off: no webhook configuration, Service or Certificate")
+    else:
+        svc = services.get(webhook_service)
+        c.expect(svc is not None and svc["spec"]["ports"] == [{"name": "webhook", "port": 443, "targetPort": "webhook", "protocol": "TCP"}]
+                 and svc["spec"]["selector"].items() <= pod_labels.items(),
+                 "webhook Service: 443 -> the pod's webhook port")
+        if c.expect(len(configs) == 1, "one ValidatingWebhookConfiguration"):
+            config = configs[0]
+            hooks = config["webhooks"]
+            paths = {}
+            for hook in hooks:
+                (rule,) = hook["rules"]
+                (plural,) = rule["resources"]
+                paths[plural] = hook["clientConfig"]["service"]["path"]
+                c.expect(rule["apiGroups"] == ["backstage.dev"] and sorted(rule["operations"]) == ["CREATE", "UPDATE"]
+                         and rule["apiVersions"] == webhook["apiVersions"],
+                         f"{plural}: backstage.dev {webhook['apiVersions']} CREATE and UPDATE", str(rule))
+                c.expect(hook["failurePolicy"] == webhook["failurePolicy"] and hook["sideEffects"] == "None"
+                         and "v1" in hook["admissionReviewVersions"],
+                         f"{plural}: failurePolicy {webhook['failurePolicy']}, no side effects, AdmissionReview v1")
+                c.expect(hook["clientConfig"]["service"]["name"] == webhook_service
+                         and hook["clientConfig"]["service"]["namespace"] == namespace,
+                         f"{plural}: calls {namespace}/{webhook_service}")
+                if watch and not webhook["namespaceSelector"]:
+                    exprs = hook.get("namespaceSelector", {}).get("matchExpressions", [])
+                    c.expect(exprs == [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": watch}],
+                             f"{plural}: only the watched namespaces {watch}", str(exprs))
+            c.expect(paths == WEBHOOK_PATHS, "webhook paths /validate/backstagetopology and /validate/backstageworkerpool",
+                     str(paths))
+            annotations = config["metadata"].get("annotations") or {}
+            if cert_manager:
+                check_cert_manager(c, docs, values, name, namespace, annotations, hooks, tls_secret)
+            if self_signed:
+                check_self_signed(c, docs, name, namespace, hooks, tls_secret, deployment)
+
+    # --- CRDs -----------------------------------------------------------------------------------
+    crd_docs = of_kind("CustomResourceDefinition")
+    crd_dir = os.path.join(chart, "crds")
+    crd_files = sorted(f for f in os.listdir(crd_dir) if f.endswith((".yml", ".yaml")))
+    if not values["crds"]["templated"]:
+        c.expect(not crd_docs, "crds.templated=false: no CRD among the templates (they come from crds/ only)")
+    else:
+        c.expect(len(crd_docs) == len(crd_files), f"crds.templated=true: {len(crd_files)} CRDs rendered, one per crds/ file",
+                 f"{len(crd_docs)} rendered")
+        rendered = {d["metadata"]["name"]: d for d in crd_docs}
+        for file in crd_files:
+            with open(os.path.join(crd_dir, file)) as f:
+                source = yaml.safe_load(f)
+            got = copy.deepcopy(rendered.get(source["metadata"]["name"]))
+            if not c.expect(got is not None, f"{file} is rendered"):
+                continue
+            keep = (got["metadata"].get("annotations") or {}).get("helm.sh/resource-policy")
+            c.expect(keep == ("keep" if values["crds"]["keep"] else None), f"{file}: resource-policy keep follows crds.keep")
+            # The template only adds chart labels and the keep annotation; everything else is the file.
+            for key in ("labels", "annotations"):
+                added = got["metadata"].get(key) or {}
+                original = source["metadata"].get(key) or {}
+                got["metadata"][key] = {k: v for k, v in added.items() if k in original}
+                if not got["metadata"][key]:
+                    del got["metadata"][key]
+            c.expect(got == source, f"{file}: rendered CRD equals the file apart from labels/annotations")
+
+    pdbs = of_kind("PodDisruptionBudget")
+    c.expect(len(pdbs) == (1 if values["podDisruptionBudget"]["enabled"] else 0), "PodDisruptionBudget follows its switch")
+    c.expect((f"{name}-metrics" in services) == values["metrics"]["service"]["enabled"], "metrics Service follows its switch")
+    return finish(c)
+
+
+def check_cert_manager(c, docs, values, name, namespace, annotations, hooks, tls_secret):
+    certs = [d for d in docs if d["kind"] == "Certificate"]
+    issuers = [d for d in docs if d["kind"] == "Issuer"]
+    if not c.expect(len(certs) == 1, "cert-manager: one Certificate"):
+        return
+    cert = certs[0]
+    c.expect(annotations.get("cert-manager.io/inject-ca-from") == f"{namespace}/{cert['metadata']['name']}",
+             "cert-manager: the webhook configuration injects the CA from that Certificate", str(annotations))
+    c.expect(all("caBundle" not in h["clientConfig"] for h in hooks), "cert-manager: no static caBundle")
+    c.expect(cert["spec"]["secretName"] == tls_secret.get("secretName"), "cert-manager: the pod mounts the Certificate's Secret")
+    c.expect(f"{name}-webhook.{namespace}.svc" in cert["spec"]["dnsNames"], "cert-manager: the certificate names the Service")
+    c.expect(cert["spec"]["privateKey"].get("encoding") == "PKCS1", "cert-manager: key in PKCS#1, as the self-signed pair")
+    if not values["webhook"]["certManager"]["issuerRef"]:
+        c.expect(len(issuers) == 1 and issuers[0]["spec"] == {"selfSigned": {}}
+                 and cert["spec"]["issuerRef"]["name"] == issuers[0]["metadata"]["name"],
+                 "cert-manager: a self-signed Issuer issues it")
+    c.expect(not [d for d in docs if d["kind"] == "Secret"], "cert-manager: the chart renders no TLS Secret itself")
+
+
+def check_self_signed(c, docs, name, namespace, hooks, tls_secret, deployment):
+    secrets = [d for d in docs if d["kind"] == "Secret" and d["metadata"]["name"] == tls_secret.get("secretName")]
+    if not c.expect(len(secrets) == 1 and secrets[0]["type"] == "kubernetes.io/tls",
+                    "self-signed: the pod mounts a rendered kubernetes.io/tls Secret"):
+        return
+    data = secrets[0]["data"]
+    if not c.expect(all(isinstance(data.get(k), str) and data[k] for k in ("tls.crt", "tls.key", "ca.crt")),
+                    "self-signed: the Secret holds tls.crt, tls.key and ca.crt"):
+        return
+    bundles = {h["clientConfig"].get("caBundle") for h in hooks}
+    c.expect(bundles == {data["ca.crt"]}, "self-signed: both webhooks trust the Secret's CA (caBundle = ca.crt)")
+    annotations = deployment["spec"]["template"]["metadata"].get("annotations") or {}
+    c.expect("checksum/webhook-tls" in annotations, "self-signed: the pod template carries the TLS checksum (rolls on a new pair)")
+    key_pem = base64.b64decode(data["tls.key"]).decode()
+    c.expect(key_pem.startswith("-----BEGIN RSA PRIVATE KEY-----"), "self-signed: tls.key is PKCS#1 PEM")
+    openssl = shutil.which("openssl")
+    if not openssl:
+        print(f"  skip  [{c.scenario}] certificate chain and SAN (no openssl)")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for key in ("tls.crt", "tls.key", "ca.crt"):
+            paths[key] = os.path.join(tmp, key)
+            with open(paths[key], "wb") as f:
+                f.write(base64.b64decode(data[key]))
+        verify = subprocess.run([openssl, "verify", "-CAfile", paths["ca.crt"], paths["tls.crt"]], capture_output=True, text=True)
+        c.expect(verify.returncode == 0, "self-signed: tls.crt is signed by ca.crt", verify.stderr.strip())
+        text = subprocess.run([openssl, "x509", "-noout", "-text", "-in", paths["tls.crt"]], capture_output=True, text=True).stdout
+        host = f"{name}-webhook.{namespace}.svc"
+        c.expect(f"DNS:{host}," in text or f"DNS:{host}\n" in text, f"self-signed: the certificate names {host}")
+        cert_pub = subprocess.run([openssl, "x509", "-noout", "-pubkey", "-in", paths["tls.crt"]], capture_output=True, text=True).stdout
+        key_pub = subprocess.run([openssl, "pkey", "-pubout", "-in", paths["tls.key"]], capture_output=True, text=True).stdout
+        c.expect(cert_pub and cert_pub == key_pub, "self-signed: tls.key matches tls.crt")
+
+
+def finish(c):
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

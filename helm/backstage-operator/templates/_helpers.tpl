@@ -1,0 +1,171 @@
+{{/* Names ---------------------------------------------------------------------------------------- */}}
+
+{{- define "backstage-operator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* <release>-<chart>, or <release> alone when it already contains the chart name; 63 chars (DNS label). */}}
+{{- define "backstage-operator.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The full name plus a suffix, still a valid DNS label (Service names must be). */}}
+{{- define "backstage-operator.suffixedName" -}}
+{{- $root := index . 0 }}
+{{- $suffix := index . 1 }}
+{{- $max := sub 62 (len $suffix) | int }}
+{{- printf "%s-%s" (include "backstage-operator.fullname" $root | trunc $max | trimSuffix "-") $suffix }}
+{{- end }}
+
+{{- define "backstage-operator.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels ------------------------------------------------------------------------------------------ */}}
+
+{{- define "backstage-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "backstage-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "backstage-operator.labels" -}}
+helm.sh/chart: {{ include "backstage-operator.chart" . }}
+{{ include "backstage-operator.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: backstage
+{{- end }}
+
+{{/* Operator pod ------------------------------------------------------------------------------------ */}}
+
+{{- define "backstage-operator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "backstage-operator.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "backstage-operator.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+
+{{- define "backstage-operator.leaseName" -}}
+{{- .Values.leaderElection.leaseName | default (include "backstage-operator.suffixedName" (list . "leader")) }}
+{{- end }}
+
+{{/* Webhook ----------------------------------------------------------------------------------------- */}}
+
+{{- define "backstage-operator.webhookServiceName" -}}
+{{- include "backstage-operator.suffixedName" (list . "webhook") }}
+{{- end }}
+
+{{/* Distinct Secret names per TLS source, so switching between them never collides with a Secret the
+     other source left behind (cert-manager keeps its Secret when the Certificate is deleted). */}}
+{{- define "backstage-operator.webhookSecretName" -}}
+{{- if .Values.webhook.certManager.enabled }}
+{{- include "backstage-operator.suffixedName" (list . "webhook-cm-tls") }}
+{{- else }}
+{{- include "backstage-operator.suffixedName" (list . "webhook-tls") }}
+{{- end }}
+{{- end }}
+
+{{- define "backstage-operator.webhookCertificateName" -}}
+{{- include "backstage-operator.suffixedName" (list . "webhook") }}
+{{- end }}
+
+{{- define "backstage-operator.webhookIssuerName" -}}
+{{- include "backstage-operator.suffixedName" (list . "selfsigned") }}
+{{- end }}
+
+{{/* The names the API server may use to reach the webhook Service (one per line). */}}
+{{- define "backstage-operator.webhookDnsNames" -}}
+{{- $svc := include "backstage-operator.webhookServiceName" . }}
+{{- $ns := .Release.Namespace }}
+- {{ $svc }}
+- {{ printf "%s.%s" $svc $ns }}
+- {{ printf "%s.%s.svc" $svc $ns }}
+- {{ printf "%s.%s.svc.cluster.local" $svc $ns }}
+{{- end }}
+
+{{/*
+The self-signed webhook TLS material as YAML {crt, key, ca}, each base64-encoded PEM.
+
+Why a cache: genCA/genSignedCert are random, yet the Secret, the webhook configuration's caBundle and the
+Deployment's checksum annotation live in different template files and must see the same pair. Helm shares
+one root context per chart across all its template files within a render, so the first caller stores
+the result there and later callers read it back.
+
+Why lookup: on upgrade the existing Secret is reused, so the CA the API server trusts does not change
+under running pods. `helm template` and client-side dry runs see no cluster and always generate a fresh pair.
+
+The key is PKCS#1 PEM ("RSA PRIVATE KEY", RSA 2048): what Helm's genSignedCert produces. The cert-manager
+Certificate asks for the same encoding, so the operator reads one format.
+*/}}
+{{- define "backstage-operator.webhookSelfSignedTls" -}}
+{{- if not (hasKey . "backstageOperatorWebhookTls") }}
+{{- $secretName := include "backstage-operator.webhookSecretName" . }}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace $secretName }}
+{{- $data := dig "data" (dict) $existing }}
+{{- $tls := dict }}
+{{- if and (index $data "tls.crt") (index $data "tls.key") (index $data "ca.crt") }}
+{{- $tls = dict "crt" (index $data "tls.crt") "key" (index $data "tls.key") "ca" (index $data "ca.crt") }}
+{{- else }}
+{{- $days := int .Values.webhook.selfSigned.validityDays }}
+{{- $svc := include "backstage-operator.webhookServiceName" . }}
+{{- $ca := genCA (printf "%s-webhook-ca" (include "backstage-operator.fullname" .)) $days }}
+{{- $dnsNames := include "backstage-operator.webhookDnsNames" . | fromYamlArray }}
+{{- $cert := genSignedCert (printf "%s.%s.svc" $svc .Release.Namespace) nil $dnsNames $days $ca }}
+{{- $tls = dict "crt" ($cert.Cert | b64enc) "key" ($cert.Key | b64enc) "ca" ($ca.Cert | b64enc) }}
+{{- end }}
+{{- $_ := set . "backstageOperatorWebhookTls" $tls }}
+{{- end }}
+{{- toYaml (index . "backstageOperatorWebhookTls") }}
+{{- end }}
+
+{{/* RBAC -------------------------------------------------------------------------------------------- */}}
+
+{{/*
+What the operator does in a watched namespace, verb by verb. No wildcards: bin/helm-check fails on any.
+*/}}
+{{- define "backstage-operator.operatorRules" -}}
+# Its own resources: watched, finalizers and annotations patched.
+- apiGroups: ["backstage.dev"]
+  resources: ["backstagetopologies", "backstageworkerpools"]
+  verbs: ["get", "list", "watch", "patch", "update"]
+- apiGroups: ["backstage.dev"]
+  resources: ["backstagetopologies/status", "backstageworkerpools/status"]
+  verbs: ["get", "patch", "update"]
+# Setting ownerReferences with blockOwnerDeletion on a pool's Deployment and ConfigMap needs update on
+# the owner's finalizers subresource (OwnerReferencesPermissionEnforcement).
+- apiGroups: ["backstage.dev"]
+  resources: ["backstagetopologies/finalizers", "backstageworkerpools/finalizers"]
+  verbs: ["update", "patch"]
+# A pool's workers and their rendered runtime configuration.
+- apiGroups: ["apps"]
+  resources: ["deployments"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+# Connection Secrets referenced by topologies: read only.
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get", "list", "watch"]
+# Events on pools and topologies; get lets a repeated Event bump its count instead of piling up.
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["get", "create", "patch"]
+- apiGroups: ["events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end }}
