@@ -16,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BrokerObjectStatus;
 import dev.backstage.operator.model.CapabilityStatus;
 import dev.backstage.operator.model.Condition;
@@ -23,6 +24,8 @@ import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.model.DeletionPolicy;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.TopicSpec;
+import dev.backstage.operator.pool.PoolReadiness;
+import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.operator.testing.OperatorTestHarness;
 import dev.backstage.testsupport.UniqueNames;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -234,6 +237,33 @@ class RedisTopologyReconcilerTest {
         assertEquals(Set.of(prefix + ":orders", prefix + ":orders:dead-letter"), keys(prefix),
                 "nothing could be deleted; the Event tells the user to do it by hand");
         redis.del(prefix + ":orders", prefix + ":orders:dead-letter");
+    }
+
+    @Test
+    void givenPoolOnTheTopology_thenThePoolFollowsTheTopologysReadyCondition() {
+        String ns = harness.newNamespace("pool");
+        String prefix = UniqueNames.prefix("bs-pool");
+        secret(client, ns, "redis-url", REDIS);
+        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders")).create();
+        client.resource(BackstageFixtures.pool(ns, "workers", "orders", "orders")).create();
+        awaitPoolReason(ns, PoolReadiness.REPLICAS_READY);
+
+        secret(client, ns, "redis-url", "redis://127.0.0.1:" + closedPort());
+        awaitReady(client, ns, "orders", ReadyReason.BROKER_UNREACHABLE);
+        Condition pool = awaitPoolReason(ns, PoolReadiness.TOPOLOGY_NOT_READY);
+        assertTrue(pool.getMessage().contains(ReadyReason.BROKER_UNREACHABLE), pool.getMessage());
+
+        secret(client, ns, "redis-url", REDIS);
+        awaitPoolReason(ns, PoolReadiness.REPLICAS_READY);
+    }
+
+    private static Condition awaitPoolReason(String ns, String reason) {
+        return await("pool Ready reason " + reason).atMost(WAIT).until(() -> {
+            BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").get();
+            return pool == null || pool.getStatus() == null ? null
+                    : Conditions.find(pool.getStatus().getConditions(), Conditions.READY)
+                            .filter(c -> reason.equals(c.getReason())).orElse(null);
+        }, c -> c != null);
     }
 
     private static Set<String> keys(String prefix) {
