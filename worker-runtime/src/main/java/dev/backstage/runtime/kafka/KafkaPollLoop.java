@@ -14,8 +14,9 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -72,8 +73,14 @@ final class KafkaPollLoop implements AutoCloseable {
 
         boolean stopping();
 
-        /** Waits up to {@code max} for room; returns the free room (0 on timeout). */
-        int await(Duration max) throws InterruptedException;
+        /**
+         * Waits up to {@code max} for at least {@code atLeast} free slots (fewer on timeout); returns the
+         * free room. Waiting for a batch rather than one slot keeps the loop from waking per settlement.
+         */
+        int await(int atLeast, Duration max) throws InterruptedException;
+
+        /** How many records a batch of room should be; 1 disables batching. */
+        int batch();
 
         /** The worker's in-flight allowance (jobs). */
         static Room of(FlowControl flow) {
@@ -89,8 +96,13 @@ final class KafkaPollLoop implements AutoCloseable {
                 }
 
                 @Override
-                public int await(Duration max) throws InterruptedException {
-                    return flow.awaitFree(max);
+                public int await(int atLeast, Duration max) throws InterruptedException {
+                    return flow.awaitFree(atLeast, max);
+                }
+
+                @Override
+                public int batch() {
+                    return Math.max(1, flow.capacity() / 4);
                 }
             };
         }
@@ -125,7 +137,10 @@ final class KafkaPollLoop implements AutoCloseable {
     private final RecordSink sink;
     private final KafkaSettings settings;
     private final Thread thread;
-    private final LinkedBlockingQueue<Settlement> settlements = new LinkedBlockingQueue<>();
+    // Lock-free: handler threads add, the poll thread drains. The loop parks only when it has nothing else
+    // to do (revoke wait, stopped, topic room) and asks to be unparked by setting waitingForSettlement.
+    private final ConcurrentLinkedQueue<Settlement> settlements = new ConcurrentLinkedQueue<>();
+    private volatile boolean waitingForSettlement;
     private final CountDownLatch firstAssignment = new CountDownLatch(1);
 
     // Poll-thread state.
@@ -177,9 +192,14 @@ final class KafkaPollLoop implements AutoCloseable {
         }
 
         @Override
-        public int await(Duration max) throws InterruptedException {
+        public int await(int atLeast, Duration max) throws InterruptedException {
             awaitSettlement(max);
             return free();
+        }
+
+        @Override
+        public int batch() {
+            return 1;
         }
     }
 
@@ -226,6 +246,9 @@ final class KafkaPollLoop implements AutoCloseable {
             return;
         }
         settlements.add(settlement);
+        if (waitingForSettlement) {
+            LockSupport.unpark(thread);
+        }
     }
 
     private void run() {
@@ -282,7 +305,8 @@ final class KafkaPollLoop implements AutoCloseable {
         if (!buffer.isEmpty() || room.free() <= 0) {
             // Full: wait for room rather than fetch more. Poll (paused) only when the wait runs out, so a
             // busy loop does not flap between pause and resume on every batch.
-            if (room.await(IDLE_WAIT) > 0 && System.nanoTime() - lastPollNanos < MAX_POLL_GAP.toNanos()) {
+            int wanted = buffer.isEmpty() ? room.batch() : Math.min(buffer.size(), room.batch());
+            if (room.await(wanted, IDLE_WAIT) > 0 && System.nanoTime() - lastPollNanos < MAX_POLL_GAP.toNanos()) {
                 return;
             }
             updatePauses(true);
@@ -300,17 +324,19 @@ final class KafkaPollLoop implements AutoCloseable {
     }
 
     private void bufferRecords(ConsumerRecords<byte[], byte[]> records) {
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            PartitionState state = stateFor(new TopicPartition(record.topic(), record.partition()));
-            if (record.offset() <= state.tracker.lastTracked()) {
-                // Fetched before (a position reset): it is in flight or settled already.
-                log.debug("{}: skipping {}-{}@{} fetched twice", name, record.topic(), record.partition(), record.offset());
-                continue;
+        for (TopicPartition partition : records.partitions()) {
+            PartitionState state = stateFor(partition);
+            for (ConsumerRecord<byte[], byte[]> record : records.records(partition)) {
+                if (record.offset() <= state.tracker.lastTracked()) {
+                    // Fetched before (a position reset): it is in flight or settled already.
+                    log.debug("{}: skipping {}@{} fetched twice", name, partition, record.offset());
+                    continue;
+                }
+                if (state.tracker.track(record.offset()) == ContiguousOffsetTracker.Tracked.ALREADY_SETTLED) {
+                    continue; // settled by the previous owner after its last commit position
+                }
+                buffer.addLast(new Pending(state, record));
             }
-            if (state.tracker.track(record.offset()) == ContiguousOffsetTracker.Tracked.ALREADY_SETTLED) {
-                continue; // settled by the previous owner after its last commit position
-            }
-            buffer.addLast(new Pending(state, record));
         }
     }
 
@@ -352,11 +378,21 @@ final class KafkaPollLoop implements AutoCloseable {
         }
     }
 
+    /** Parks until a settlement arrives or {@code max} passes, then applies what arrived. */
     private void awaitSettlement(Duration max) throws InterruptedException {
-        Settlement s = settlements.poll(max.toNanos(), TimeUnit.NANOSECONDS);
-        if (s != null) {
-            apply(s);
+        waitingForSettlement = true;
+        try {
+            // A settlement added between this check and the park leaves an unpark permit: no lost wake-up.
+            if (settlements.isEmpty()) {
+                LockSupport.parkNanos(this, max.toNanos());
+            }
+        } finally {
+            waitingForSettlement = false;
         }
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        applySettlements();
     }
 
     private void apply(Settlement s) {

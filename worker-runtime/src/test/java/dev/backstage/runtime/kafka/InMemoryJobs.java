@@ -56,7 +56,7 @@ final class InMemoryJobs implements Provider, JobsCapability {
             int made = 0;
             try {
                 while (made < count && !settings.flow().stopping()) {
-                    int free = settings.flow().awaitFree(Duration.ofMillis(100));
+                    int free = settings.flow().awaitFree(Math.max(1, settings.flow().capacity() / 4), Duration.ofMillis(100));
                     for (int i = 0; i < free && made < count; i++) {
                         sink.accept(new NoOpDelivery(made++));
                     }
