@@ -26,6 +26,13 @@ public final class BrokerConnections implements AutoCloseable {
         Provider open() throws Exception;
     }
 
+    /** Thrown once the operator is stopping: not a broker failure, so nothing to report on the topology. */
+    public static final class ClosedException extends IllegalStateException {
+        ClosedException() {
+            super("broker connections are closed (the operator is stopping)");
+        }
+    }
+
     private record Entry(String fingerprint, Provider provider) {}
 
     private final Map<String, Entry> entries = new HashMap<>();
@@ -37,7 +44,7 @@ public final class BrokerConnections implements AutoCloseable {
         Entry stale;
         synchronized (entries) {
             if (closed) {
-                throw new IllegalStateException("broker connections are closed (the operator is stopping)");
+                throw new ClosedException();
             }
             Entry current = entries.get(uid);
             if (current != null && current.fingerprint().equals(fingerprint)) {
@@ -51,7 +58,7 @@ public final class BrokerConnections implements AutoCloseable {
         synchronized (entries) {
             if (closed) {
                 closeQuietly(uid, new Entry(fingerprint, opened));
-                throw new IllegalStateException("broker connections are closed (the operator is stopping)");
+                throw new ClosedException();
             }
             previous = entries.put(uid, new Entry(fingerprint, opened));
         }

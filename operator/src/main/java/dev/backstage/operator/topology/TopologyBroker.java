@@ -105,6 +105,8 @@ public final class TopologyBroker {
         try {
             provider = connections.acquire(uid, plan.fingerprint(secret),
                     () -> opener.apply(plan.providerSettings(secret.url())));
+        } catch (BrokerConnections.ClosedException stopping) {
+            throw stopping;
         } catch (Exception e) {
             throw BrokerFailures.classify("connecting to " + plan.provider(), e, scrubber);
         }

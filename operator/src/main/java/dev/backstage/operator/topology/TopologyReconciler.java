@@ -103,6 +103,10 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
     @Override
     public ErrorStatusUpdateControl<BackstageTopology> updateErrorStatus(BackstageTopology topology,
             Context<BackstageTopology> context, Exception e) {
+        if (e instanceof BrokerConnections.ClosedException) {
+            // The operator is stopping mid-reconcile: the topology did nothing wrong, so its status stays as it is.
+            return ErrorStatusUpdateControl.<BackstageTopology>noStatusUpdate().withNoRetry();
+        }
         // Only the unexpected gets here (e.g. the API server refused to let us read the Secret); JOSDK retries.
         String message = SecretScrubber.none().scrub(e.getClass().getSimpleName() + ": " + e.getMessage());
         LOG.warn("reconcile of topology {}/{} failed: {}", topology.getMetadata().getNamespace(),
