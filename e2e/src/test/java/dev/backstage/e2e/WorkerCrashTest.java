@@ -32,7 +32,6 @@ class WorkerCrashTest {
         Path work = Files.createDirectories(Path.of("target", "e2e-pods", prefix));
         try (SandboxCluster cluster = SandboxCluster.start("shop", work); RedisStreams streams = new RedisStreams()) {
             cluster.apply(manifests(prefix));
-            cluster.markTopologyReady("orders");
             System.out.println("[crash] waiting for 3 ready workers");
             await().atMost(Duration.ofSeconds(120)).until(() -> readyReplicas(cluster) == 3);
 

@@ -86,15 +86,6 @@ public final class SandboxCluster implements AutoCloseable {
         return client().resources(BackstageTopology.class).inNamespace(namespace).withName(name).get();
     }
 
-    /**
-     * Marks a topology Ready as the topology reconciler would, for runs without it: TEMPORARY until the topology
-     * reconciler (issue 6) is registered by {@link BackstageOperator#create}.
-     */
-    public void markTopologyReady(String name) {
-        dev.backstage.operator.testing.BackstageFixtures.setTopologyReady(client(), topology(name), true, "Declared",
-                "declared by the sandbox");
-    }
-
     @Override
     public void close() {
         kubelet.close();

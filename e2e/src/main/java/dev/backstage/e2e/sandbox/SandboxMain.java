@@ -34,7 +34,6 @@ public final class SandboxMain {
         System.out.println("pod logs in " + work);
         try (SandboxCluster cluster = SandboxCluster.start("shop", work)) {
             cluster.apply(SandboxManifests.redis(redisUrl, prefix));
-            cluster.markTopologyReady("shop-redis");
             System.out.println("applied topology shop-redis and pool shop-workers (autoscaling 1..4, 250 jobs per replica)");
             long started = System.nanoTime();
             waitUntil(() -> ready(cluster) >= 1, Duration.ofMinutes(2), "the first worker to be ready");
