@@ -44,7 +44,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * </pre>
  *
  * Figures are printed to {@code worker-runtime/target/surefire-reports/*KafkaThroughputBenchmark-output.txt}.
- * Knobs: {@code -Dbenchmark.records=200000 -Dbenchmark.rounds=3 -Dbenchmark.concurrency=16
+ * Knobs: {@code -Dbenchmark.records=1000000 -Dbenchmark.rounds=3 -Dbenchmark.concurrency=16
  * -Dbenchmark.prefetch=256 -Dbenchmark.partitions=4}. As a plain main class (prints to the console):
  * {@code bin/bench dev.backstage.runtime.kafka.KafkaThroughputBenchmark [records] [rounds] [concurrency] [prefetch]}.
  *
@@ -74,7 +74,7 @@ class KafkaThroughputBenchmark {
     }
 
     static double run() throws Exception {
-        int records = Integer.getInteger("benchmark.records", 200_000);
+        int records = Integer.getInteger("benchmark.records", 1_000_000);
         int partitions = Integer.getInteger("benchmark.partitions", 4);
         int concurrency = Integer.getInteger("benchmark.concurrency", 16);
         int prefetch = Integer.getInteger("benchmark.prefetch", 256);
