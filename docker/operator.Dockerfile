@@ -8,7 +8,7 @@ ARG JRE_IMAGE=eclipse-temurin:17-jre
 
 FROM ${MAVEN_IMAGE} AS build
 # The operator's entry point; bin/build-images passes the class it finds in operator/src/main/java.
-ARG OPERATOR_MAIN_CLASS=dev.backstage.operator.OperatorMain
+ARG OPERATOR_MAIN_CLASS=dev.backstage.operator.main.OperatorMain
 WORKDIR /src
 COPY . .
 # The Maven repository is a BuildKit cache: dependencies download once per builder, not once per build.

@@ -196,9 +196,9 @@ def main():
     c.expect(env.get("WATCH_NAMESPACES", {}).get("value") == ",".join(watch),
              f"WATCH_NAMESPACES = '{','.join(watch)}'", str(env.get("WATCH_NAMESPACES")))
     lease = values["leaderElection"]["leaseName"] or f"{name}-leader"
-    c.expect(env.get("LEASE_NAME", {}).get("value") == lease, f"LEASE_NAME = {lease}")
-    c.expect(field("LEASE_NAMESPACE") == "metadata.namespace" and field("POD_NAME") == "metadata.name",
-             "LEASE_NAMESPACE and POD_NAME from the pod (fieldRef)")
+    c.expect(env.get("BACKSTAGE_LEASE_NAME", {}).get("value") == lease, f"BACKSTAGE_LEASE_NAME = {lease}")
+    c.expect(field("BACKSTAGE_LEASE_NAMESPACE") == "metadata.namespace" and field("POD_NAME") == "metadata.name",
+             "BACKSTAGE_LEASE_NAMESPACE and POD_NAME from the pod (fieldRef)")
     c.expect("MaxRAMPercentage" in env.get("JAVA_TOOL_OPTIONS", {}).get("value", ""),
              "JAVA_TOOL_OPTIONS bounds the heap by MaxRAMPercentage")
     mounts = {m["mountPath"]: m for m in container.get("volumeMounts", [])}
