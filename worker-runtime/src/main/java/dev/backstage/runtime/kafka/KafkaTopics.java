@@ -70,11 +70,15 @@ final class KafkaTopics implements TopicsCapability {
         clients.ensureJobTopic(kafkaTopic);
         String group = subscription.isFanOut() ? names.fanOutGroup(consumerId) : names.sharedGroup(subscription.group());
         KafkaSettings settings = clients.settings();
-        KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(group, consumerId + "-topic-" + subscription.topic(),
+        // One consumer per subscription: name it after the topic and the kind of group, so two subscriptions of
+        // one process to the same topic get distinct client ids and thread names.
+        String label = subscription.topic() + "-" + (subscription.isFanOut() ? "sub" : "grp." + subscription.group())
+                + "-" + consumerId;
+        KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(group, "backstage-topic-" + label,
                 subscription.start() == StartPosition.EARLIEST ? "earliest" : "latest", settings.topicMaxInFlight());
         KafkaPollLoop.RecordSink toCore = (record, ticket) -> sink.accept(new KafkaTopicDelivery(subscription.topic(),
                 record, ticket, clients, maxDeliveries));
-        KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-topic-" + subscription.topic() + "-" + consumerId,
+        KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-topic-" + label,
                 consumer, List.of(kafkaTopic), null, settings.topicMaxInFlight(), toCore, settings);
         loop.start();
         try {

@@ -1,5 +1,6 @@
 package dev.backstage.runtime.kafka;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,11 +8,11 @@ import dev.backstage.runtime.spi.DeclaredObject;
 import dev.backstage.runtime.spi.DeclaredObject.State;
 import dev.backstage.runtime.spi.TopologyRequest;
 import dev.backstage.runtime.spi.TopologyRequest.QueueSpec;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,9 +30,10 @@ class KafkaDeclarerTest {
         return objects.stream().collect(Collectors.toMap(DeclaredObject::name, DeclaredObject::state));
     }
 
-    private int partitions(String topic) throws Exception {
-        TopicDescription d = kafka.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-        return d.partitions().size();
+    /** Waits until the broker's metadata shows {@code topic} with {@code expected} partitions (it lags creation). */
+    private void awaitPartitions(String topic, int expected) {
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> kafka.admin().describeTopics(List.of(topic))
+                .allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size(), n -> n == expected);
     }
 
     @Test
@@ -44,9 +46,9 @@ class KafkaDeclarerTest {
         assertEquals(Map.of(orders, State.CREATED, orders + ".dead-letter", State.CREATED,
                 kafka.topic("emails"), State.CREATED, kafka.topic("emails.dead-letter"), State.CREATED,
                 kafka.prefix + ".topic.ride.cancelled", State.CREATED), first);
-        assertEquals(3, partitions(orders));
-        assertEquals(1, partitions(orders + ".dead-letter"));
-        assertEquals(1, partitions(kafka.topic("emails")));
+        awaitPartitions(orders, 3);
+        awaitPartitions(orders + ".dead-letter", 1);
+        awaitPartitions(kafka.topic("emails"), 1);
 
         assertTrue(states(provider.declarer().declare(request)).values().stream().allMatch(s -> s == State.EXISTED));
         assertTrue(states(provider.declarer().inspect(request)).values().stream().allMatch(s -> s == State.EXISTED));
@@ -56,12 +58,13 @@ class KafkaDeclarerTest {
     void givenAnExistingTopicWithFewerPartitions_whenDeclared_thenItIsGrownAndTheDetailSaysSo() throws Exception {
         String orders = kafka.topic("orders");
         kafka.createTopic(orders, 1);
+        awaitPartitions(orders, 1);
         List<DeclaredObject> out = provider.declarer().declare(new TopologyRequest(
                 List.of(new QueueSpec("orders", 4, (short) 1)), List.of(), false, kafka.group));
         assertEquals(1, out.size());
         assertEquals(State.EXISTED, out.get(0).state());
         assertEquals("partitions increased from 1 to 4", out.get(0).detail());
-        assertEquals(4, partitions(orders));
+        awaitPartitions(orders, 4);
     }
 
     @Test
@@ -76,9 +79,13 @@ class KafkaDeclarerTest {
     void givenDeclaredTopics_whenDeleted_thenInspectReportsThemMissing() {
         TopologyRequest request = new TopologyRequest(List.of(QueueSpec.named("orders")), List.of(), true, kafka.group);
         provider.declarer().declare(request);
+        awaitPartitions(kafka.topic("orders"), 1);
+        awaitPartitions(kafka.topic("orders.dead-letter"), 1);
         Map<String, State> deleted = states(provider.declarer().delete(request));
         assertEquals(Map.of(kafka.topic("orders"), State.DELETED, kafka.topic("orders.dead-letter"), State.DELETED), deleted);
-        assertTrue(states(provider.declarer().inspect(request)).values().stream().allMatch(s -> s == State.MISSING));
+        // Deletion reaches the broker's metadata a moment later.
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                states(provider.declarer().inspect(request)).values().stream().allMatch(s -> s == State.MISSING));
         assertTrue(states(provider.declarer().delete(request)).values().stream().allMatch(s -> s == State.MISSING));
     }
 }

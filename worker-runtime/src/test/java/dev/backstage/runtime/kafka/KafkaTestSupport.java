@@ -1,5 +1,7 @@
 package dev.backstage.runtime.kafka;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.backstage.testsupport.EmbeddedKafka;
 import dev.backstage.testsupport.UniqueNames;
 import java.nio.charset.StandardCharsets;
@@ -63,8 +65,11 @@ final class KafkaTestSupport implements AutoCloseable {
         return producer;
     }
 
+    /** Creates {@code topic} and waits until the broker's metadata shows it (that lags the creation a little). */
     void createTopic(String topic, int partitions) throws Exception {
         admin().createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> admin().describeTopics(List.of(topic))
+                .allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size() == partitions);
     }
 
     /** Produces raw values (e.g. what a seed producer writes) to {@code partition}, waiting for each ack. */

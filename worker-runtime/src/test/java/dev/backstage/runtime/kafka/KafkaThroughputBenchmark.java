@@ -44,12 +44,15 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * </pre>
  *
  * Figures are printed to {@code worker-runtime/target/surefire-reports/*KafkaThroughputBenchmark-output.txt}.
- * Knobs: {@code -Dbenchmark.records=200000 -Dbenchmark.rounds=3 -Dbenchmark.concurrency=16
+ * Knobs: {@code -Dbenchmark.records=1000000 -Dbenchmark.rounds=3 -Dbenchmark.concurrency=16
  * -Dbenchmark.prefetch=256 -Dbenchmark.partitions=4}. As a plain main class (prints to the console):
  * {@code bin/bench dev.backstage.runtime.kafka.KafkaThroughputBenchmark [records] [rounds] [concurrency] [prefetch]}.
  *
  * <p>The raw loop is measured twice: bare (poll, count, commitAsync per poll) and decoding each value
  * as JSON (the least any job consumer must do). Each side is timed from its first record to its last.
+ *
+ * <p>The machine running it may be shared, so each phase also reports the process CPU it used (broker
+ * included: it runs in this JVM) and the CPU per job, which varies far less than jobs/s under load.
  *
  * <p>For attribution a fourth figure runs the same worker core on deliveries made in memory (no broker,
  * no Kafka provider): the ceiling the core's per-delivery dispatch allows on this machine. It is a
@@ -74,7 +77,7 @@ class KafkaThroughputBenchmark {
     }
 
     static double run() throws Exception {
-        int records = Integer.getInteger("benchmark.records", 200_000);
+        int records = Integer.getInteger("benchmark.records", 1_000_000);
         int partitions = Integer.getInteger("benchmark.partitions", 4);
         int concurrency = Integer.getInteger("benchmark.concurrency", 16);
         int prefetch = Integer.getInteger("benchmark.prefetch", 256);
@@ -93,22 +96,26 @@ class KafkaThroughputBenchmark {
         List<Double> rawJsons = new ArrayList<>();
         List<Double> workers = new ArrayList<>();
         List<Double> cores = new ArrayList<>();
+        List<Double> rawCpuPerJob = new ArrayList<>();
+        List<Double> rawJsonCpuPerJob = new ArrayList<>();
+        List<Double> workerCpuPerJob = new ArrayList<>();
+        List<Double> coreCpuPerJob = new ArrayList<>();
         // Warm-up round first (JIT), then alternate the sides so neither always runs on a warmer JVM.
         rawLoop(bootstrap, topic, records, false);
         worker(bootstrap, prefix, records, concurrency, prefetch);
         for (int round = 1; round <= rounds; round++) {
             Cpu cpu = Cpu.start();
             double raw = rawLoop(bootstrap, topic, records, false);
-            String rawCpu = cpu.cores();
+            String rawCpu = cpu.cores(records, rawCpuPerJob);
             cpu = Cpu.start();
             double rawJson = rawLoop(bootstrap, topic, records, true);
-            String rawJsonCpu = cpu.cores();
+            String rawJsonCpu = cpu.cores(records, rawJsonCpuPerJob);
             cpu = Cpu.start();
             double w = worker(bootstrap, prefix, records, concurrency, prefetch);
-            String workerCpu = cpu.cores();
+            String workerCpu = cpu.cores(records, workerCpuPerJob);
             cpu = Cpu.start();
             double core = coreCeiling(records, concurrency, prefetch);
-            String coreCpu = cpu.cores();
+            String coreCpu = cpu.cores(records, coreCpuPerJob);
             System.out.printf("round %d: raw %.0f jobs/s (%s), raw+json %.0f jobs/s (%s), worker %.0f jobs/s (%s),"
                     + " core alone %.0f jobs/s (%s)%n", round, raw, rawCpu, rawJson, rawJsonCpu, w, workerCpu, core, coreCpu);
             cores.add(core);
@@ -124,6 +131,9 @@ class KafkaThroughputBenchmark {
         System.out.printf("RESULT raw loop decoding JSON: %.0f jobs/s (median of %d)%n", rawJson, rounds);
         System.out.printf("RESULT worker (Kafka provider): %.0f jobs/s (median of %d)%n", worker, rounds);
         System.out.printf("RESULT worker core alone, in-memory deliveries: %.0f jobs/s (median of %d)%n", core, rounds);
+        System.out.printf("RESULT process CPU per job (broker included, median): raw %.2f us, raw+json %.2f us,"
+                + " worker %.2f us, core alone %.2f us%n", median(rawCpuPerJob), median(rawJsonCpuPerJob),
+                median(workerCpuPerJob), median(coreCpuPerJob));
         System.out.printf("RESULT ratio worker/raw = %.2f, worker/raw+json = %.2f (target >= 0.80 of raw),"
                 + " worker/core-alone = %.2f%n", worker / raw, worker / rawJson, worker / core);
         return worker / raw;
@@ -166,9 +176,13 @@ class KafkaThroughputBenchmark {
             return new Cpu(processCpu(), System.nanoTime());
         }
 
-        String cores() {
-            double cores = (processCpu() - cpuNanos) / (double) (System.nanoTime() - wallNanos);
-            return String.format("%.2f cores of %d", cores, Runtime.getRuntime().availableProcessors());
+        /** Cores kept busy, as text; also records the CPU microseconds per job into {@code perJob}. */
+        String cores(int jobs, List<Double> perJob) {
+            long cpu = processCpu() - cpuNanos;
+            double cores = cpu / (double) (System.nanoTime() - wallNanos);
+            perJob.add(cpu / 1000.0 / jobs);
+            return String.format("%.2f cores of %d, %.2f us CPU/job", cores, Runtime.getRuntime().availableProcessors(),
+                    cpu / 1000.0 / jobs);
         }
 
         private static long processCpu() {
