@@ -1,5 +1,7 @@
 package dev.backstage.operator.main;
 
+import dev.backstage.operator.autoscaler.AutoscalerSettings;
+import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.pool.WorkerPoolReconciler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -38,6 +40,7 @@ public final class BackstageOperator implements AutoCloseable {
     private final Operator operator;
     private final OperatorSettings settings;
     private final AtomicBoolean stopping = new AtomicBoolean();
+    private BacklogMonitors backlogMonitors;
 
     private BackstageOperator(KubernetesClient client, OperatorSettings settings, Metrics metrics) {
         this.settings = settings;
@@ -69,8 +72,15 @@ public final class BackstageOperator implements AutoCloseable {
             Clock clock) {
         BackstageOperator backstage = new BackstageOperator(client, settings, metrics);
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
-        backstage.register(new WorkerPoolReconciler(events, clock));
+        // Stopped with the pool controller (it is one of its event sources): monitors, threads, broker connections.
+        backstage.backlogMonitors = BacklogMonitors.create(client, events, clock, AutoscalerSettings.defaults());
+        backstage.register(new WorkerPoolReconciler(events, clock, backstage.backlogMonitors));
         return backstage;
+    }
+
+    /** The per-pool backlog monitors and autoscalers. */
+    public BacklogMonitors backlogMonitors() {
+        return backlogMonitors;
     }
 
     /** Registers a reconciler on the configured namespaces (the topology reconciler joins here). */
