@@ -129,6 +129,12 @@ final class BacklogMonitor {
         SampleHistory decidedOn = history;
         Duration pollInterval = PoolScalingPolicy.pollInterval(pool);
         Instant now = clock.instant();
+        if (!reconciledOnce(snapshot.pool())) {
+            // The reconciler's first status write adds the whole status object and would replace ours; its later
+            // writes are per-field diffs. Measure now (the history keeps it), write once it has written.
+            LOG.debug("pool {}: not reconciled yet; status written from the next poll", key);
+            return;
+        }
 
         var written = patcher.update(pool, fresh -> {
             ScalingPolicy policy = policyOrNull(fresh, seen.topology(), measurement);
@@ -188,6 +194,10 @@ final class BacklogMonitor {
             }
             lastAvailability = now;
         }
+    }
+
+    private static boolean reconciledOnce(BackstageWorkerPool pool) {
+        return pool.getStatus() != null && pool.getStatus().getObservedGeneration() != null;
     }
 
     private static int readyReplicas(BackstageWorkerPool pool) {

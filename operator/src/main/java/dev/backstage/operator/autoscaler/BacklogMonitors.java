@@ -65,7 +65,8 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.providers = new ProbeProviders(new ConnectionSecretReader(client), opener, clock, settings.secretRefresh());
+        this.providers = new ProbeProviders(new ConnectionSecretReader(client), opener, clock, settings.secretRefresh(),
+                settings.reconnectDelay());
         this.measurer = new BacklogMeasurer(providers, clock);
         this.patcher = new PoolStatusPatcher(client);
         this.scheduler = Executors.newScheduledThreadPool(settings.threads(), threads());

@@ -1,8 +1,7 @@
 package dev.backstage.operator.autoscaler;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -17,14 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a change to a pool's status as a JSON merge patch on the status subresource, only when the change is not
- * empty.
- *
- * <p>The patch carries only what changed, so fields the pool reconciler owns are left alone; but a merge patch
- * replaces an array whole, and {@code conditions} is shared (the reconciler owns Ready). So the patch also carries
- * the {@code resourceVersion} it was computed from: the API server refuses it with 409 if anyone wrote the pool
- * in between, and the change is then recomputed from a fresh read. The first attempt starts from the caller's
- * copy (the informer's), sparing a GET per poll.
+ * Writes a change to a pool's status as a JSON patch on the status subresource ({@link StatusJsonPatch}), only when
+ * the change is not empty, and only the status fields that changed, so fields the pool reconciler owns are left
+ * alone. The patch carries the {@code resourceVersion} it was computed from: if anyone wrote the pool in between,
+ * the API server answers 409 and the change is recomputed from a fresh read. The first attempt starts from the
+ * caller's copy (the informer's), sparing a GET per poll.
  */
 final class PoolStatusPatcher {
     private static final Logger LOG = LoggerFactory.getLogger(PoolStatusPatcher.class);
@@ -60,17 +56,17 @@ final class PoolStatusPatcher {
             JsonNode before = Serialization.jsonMapper().valueToTree(copy.getStatus());
             T result = change.apply(copy);
             JsonNode after = Serialization.jsonMapper().valueToTree(copy.getStatus());
-            ObjectNode statusPatch = JsonMergePatch.diff(before.isNull() ? JsonNodeFactory.instance.objectNode() : before,
-                    after);
-            if (statusPatch.isEmpty()) {
+            if (before.isNull()) {
+                // No status yet: the pool reconciler writes the first one (it adds the whole object).
                 return Optional.of(new Written<>(result, null));
             }
-            ObjectNode patch = JsonNodeFactory.instance.objectNode();
-            patch.putObject("metadata").put("resourceVersion", copy.getMetadata().getResourceVersion());
-            patch.set("status", statusPatch);
+            ArrayNode patch = StatusJsonPatch.between(before, after, copy.getMetadata().getResourceVersion());
+            if (patch.isEmpty()) {
+                return Optional.of(new Written<>(result, null));
+            }
             try {
                 BackstageWorkerPool written = resource.subresource("status")
-                        .patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+                        .patch(PatchContext.of(PatchType.JSON), patch.toString());
                 return Optional.of(new Written<>(result, written));
             } catch (KubernetesClientException e) {
                 if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {

@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
  * connects afresh. A provider is closed once it is replaced or dropped <em>and</em> no lease still uses it, so a
  * pool is never cut off mid-call because another pool of the same topology saw an error.
  *
+ * <p>A failed connection attempt is remembered for {@code reconnectDelay}: meanwhile leases of that topology fail
+ * at once with the same error, so a broker that is down costs one attempt per delay, not one per pool and poll.
+ *
  * <p>Connecting and closing happen outside the lock: a slow broker never blocks another topology's pools.
  */
 public final class ProbeProviders implements AutoCloseable {
@@ -37,20 +40,27 @@ public final class ProbeProviders implements AutoCloseable {
     private final Function<ProviderSettings, Provider> opener;
     private final Clock clock;
     private final Duration secretRefresh;
+    private final Duration reconnectDelay;
     private final Map<String, Entry> entries = new HashMap<>();
+    private final Map<String, Failure> failures = new HashMap<>();
     private boolean closed;
 
     /**
      * @param opener        creates a provider, normally {@code Providers::create}; may connect and may throw
-     * @param secretRefresh how long a Secret read stays trusted before it is read again
+     * @param secretRefresh  how long a Secret read stays trusted before it is read again
+     * @param reconnectDelay how long a failed connection attempt is reported before the next one
      */
     public ProbeProviders(ConnectionSecretReader secrets, Function<ProviderSettings, Provider> opener, Clock clock,
-            Duration secretRefresh) {
+            Duration secretRefresh, Duration reconnectDelay) {
         this.secrets = Objects.requireNonNull(secrets, "secrets");
         this.opener = Objects.requireNonNull(opener, "opener");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.secretRefresh = Objects.requireNonNull(secretRefresh, "secretRefresh");
+        this.reconnectDelay = Objects.requireNonNull(reconnectDelay, "reconnectDelay");
     }
+
+    /** A failed connection attempt: what it was made from, and its error, until {@code retryAt}. */
+    private record Failure(String fingerprint, BrokerConnectionException error, Instant retryAt) {}
 
     private static final class Entry {
         final String uid;
@@ -139,7 +149,22 @@ public final class ProbeProviders implements AutoCloseable {
                 return new Lease(current);
             }
         }
-        Provider opened = open(topology, url.url());
+        String fingerprint = settingsPrint + "|" + url.secretVersion();
+        synchronized (this) {
+            Failure failure = failures.get(uid);
+            if (failure != null && failure.fingerprint().equals(fingerprint) && now.isBefore(failure.retryAt())) {
+                throw failure.error();
+            }
+        }
+        Provider opened;
+        try {
+            opened = open(topology, url.url());
+        } catch (BrokerConnectionException e) {
+            synchronized (this) {
+                failures.put(uid, new Failure(fingerprint, e, now.plus(reconnectDelay)));
+            }
+            throw e;
+        }
         Entry fresh = new Entry(uid, settingsPrint, url.secretVersion(), opened, now);
         List<Provider> toClose = new ArrayList<>();
         Lease lease;
@@ -155,6 +180,7 @@ public final class ProbeProviders implements AutoCloseable {
                     current.users++;
                     lease = new Lease(current);
                 } else {
+                    failures.remove(uid);
                     entries.put(uid, fresh);
                     if (current != null) {
                         retire(current, toClose);
@@ -176,10 +202,12 @@ public final class ProbeProviders implements AutoCloseable {
         List<Provider> toClose = new ArrayList<>();
         List<String> uids = new ArrayList<>();
         synchronized (this) {
+            failures.keySet().retainAll(inUse);
             for (var it = entries.values().iterator(); it.hasNext(); ) {
                 Entry entry = it.next();
                 if (!inUse.contains(entry.uid)) {
                     it.remove();
+                    failures.remove(entry.uid);
                     uids.add(entry.uid);
                     retire(entry, toClose);
                 }
