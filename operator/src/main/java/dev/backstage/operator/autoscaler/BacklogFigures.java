@@ -20,11 +20,12 @@ import java.util.List;
  * <p>The oldest job is written as the time it was enqueued, not as an age: an age grows on every poll and would
  * rewrite status each time; the enqueue time stays put while the same job is the oldest. Whole seconds, as
  * Kubernetes writes times. Probes report an age against their own clock reading, a few milliseconds off the
- * report's time, so the derived second can tick over between two polls of the same job: a time within a second
- * of the previous one keeps the previous text.
+ * report's time, so the derived second can tick over between two polls of the same job: a time less than two
+ * seconds from the previous one keeps the previous text (the field is exact to a second or two).
  */
 public record BacklogFigures(BacklogStatus backlog, DeadLetterStatus deadLetters) {
-    private static final Duration SAME_JOB = Duration.ofSeconds(1);
+    /** The previous text is truncated to the second, so the same job can read up to 2 s after it. */
+    private static final Duration SAME_JOB = Duration.ofSeconds(2);
 
     public static BacklogFigures of(BacklogReport report) {
         return of(report, null);
@@ -79,7 +80,7 @@ public record BacklogFigures(BacklogStatus backlog, DeadLetterStatus deadLetters
             return false;
         }
         try {
-            return Duration.between(Instant.parse(previous), oldest).abs().compareTo(SAME_JOB) <= 0;
+            return Duration.between(Instant.parse(previous), oldest).abs().compareTo(SAME_JOB) < 0;
         } catch (DateTimeParseException e) {
             return false;
         }
