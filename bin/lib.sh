@@ -33,7 +33,7 @@ ensure_rabbitmq() {
 
 # Builds the jars and their lib/ folders unless they are newer than every source file.
 ensure_built() {
-  local marker="$ROOT/examples/sample-tasks/target/sample-tasks-0.1.0-SNAPSHOT.jar"
+  local marker="$ROOT/e2e/target/e2e-0.1.0-SNAPSHOT.jar"
   if [ -f "$marker" ] && [ -z "$(find "$ROOT" -name '*.java' -path '*/src/main/*' -newer "$marker" -print -quit)" ] \
      && [ -z "$(find "$ROOT" -name pom.xml -newer "$marker" -print -quit)" ]; then
     return 0

@@ -43,11 +43,18 @@ public final class LocalKubelet implements AutoCloseable {
 
     private record Running(ChildJvmPod pod, String templateHash) {}
 
+    /** Per Deployment: consecutive crashes and when the next start is allowed (like CrashLoopBackOff). */
+    private static final class Backoff {
+        int crashes;
+        long notBeforeNanos;
+    }
+
     private final KubernetesClient client;
     private final String namespace;
     private final Path workDir;
     private final PodSpecResolver resolver;
     private final Map<String, List<Running>> pods = new ConcurrentHashMap<>();
+    private final Map<String, Backoff> backoffs = new ConcurrentHashMap<>();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "local-kubelet"));
     private final ExecutorService terminator = Executors.newCachedThreadPool(r -> daemon(r, "local-kubelet-terminate"));
     private final AtomicInteger started = new AtomicInteger();
@@ -121,7 +128,10 @@ public final class LocalKubelet implements AutoCloseable {
             if (!r.pod().alive()) {
                 running.remove(r);
                 replaced.incrementAndGet();
-                log.info("pod {} exited; replacing it", r.pod().name());
+                Backoff backoff = backoffs.computeIfAbsent(deployment.getMetadata().getName(), n -> new Backoff());
+                long waitMs = Math.min(30_000, 1_000L << Math.min(5, backoff.crashes++));
+                backoff.notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+                log.warn("pod {} exited; replacing it in {} ms (see its pod.log)", r.pod().name(), waitMs);
             } else if (!r.templateHash().equals(hash)) {
                 running.remove(r);
                 terminateAsync(r.pod(), grace);
@@ -131,8 +141,13 @@ public final class LocalKubelet implements AutoCloseable {
             Running newest = running.remove(running.size() - 1);
             terminateAsync(newest.pod(), grace);
         }
-        while (running.size() < desired) {
+        Backoff backoff = backoffs.get(deployment.getMetadata().getName());
+        boolean mayStart = backoff == null || System.nanoTime() >= backoff.notBeforeNanos;
+        while (mayStart && running.size() < desired) {
             running.add(new Running(launch(deployment), hash));
+        }
+        if (backoff != null && running.stream().anyMatch(r -> r.pod().ready())) {
+            backoff.crashes = 0; // healthy again
         }
         writeStatus(deployment, running);
     }

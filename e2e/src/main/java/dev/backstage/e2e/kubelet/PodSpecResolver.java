@@ -38,15 +38,23 @@ final class PodSpecResolver {
         for (EnvVar var : container.getEnv() == null ? java.util.List.<EnvVar>of() : container.getEnv()) {
             String value = value(var, podName);
             if (value != null) {
-                for (Map.Entry<String, String> m : mounts.entrySet()) {
-                    if (value.startsWith(m.getKey())) {
-                        value = m.getValue() + value.substring(m.getKey().length());
-                    }
-                }
+                value = rewriteMountPath(value, mounts);
                 env.put(var.getName(), value);
             }
         }
         return env;
+    }
+
+    /** A value under a mount path now points into the pod's own directory (the longest mount wins, once). */
+    private static String rewriteMountPath(String value, Map<String, String> mounts) {
+        String best = null;
+        for (String mountPath : mounts.keySet()) {
+            if ((value.equals(mountPath) || value.startsWith(mountPath + "/"))
+                    && (best == null || mountPath.length() > best.length())) {
+                best = mountPath;
+            }
+        }
+        return best == null ? value : mounts.get(best) + value.substring(best.length());
     }
 
     private String value(EnvVar var, String podName) {

@@ -4,6 +4,12 @@ import dev.backstage.operator.autoscaler.AutoscalerSettings;
 import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.pool.WorkerPoolReconciler;
+import dev.backstage.operator.topology.BrokerConnections;
+import dev.backstage.operator.topology.ConnectionSecrets;
+import dev.backstage.operator.topology.TopologyBroker;
+import dev.backstage.operator.topology.TopologyReconciler;
+import dev.backstage.operator.topology.TopologySettings;
+import dev.backstage.runtime.spi.Providers;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -14,6 +20,7 @@ import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -67,14 +74,32 @@ public final class BackstageOperator implements AutoCloseable {
         });
     }
 
-    /** An operator with the pool reconciler registered; call {@link #start()}. */
+    /**
+     * The production operator: pool and topology reconcilers (topology settings from the environment, see
+     * {@link TopologySettings#fromEnv}); call {@link #start()}.
+     */
     public static BackstageOperator create(KubernetesClient client, OperatorSettings settings, Metrics metrics,
             Clock clock) {
+        return create(client, settings, metrics, clock, Optional.of(TopologySettings.fromEnv(System.getenv())));
+    }
+
+    /**
+     * @param topologies the topology reconciler's settings; empty leaves it out (tests of pools alone, which write
+     *                   topology status themselves)
+     */
+    public static BackstageOperator create(KubernetesClient client, OperatorSettings settings, Metrics metrics,
+            Clock clock, Optional<TopologySettings> topologies) {
         BackstageOperator backstage = new BackstageOperator(client, settings, metrics);
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
         // Stopped with the pool controller (it is one of its event sources): monitors, threads, broker connections.
         backstage.backlogMonitors = BacklogMonitors.create(client, events, clock, AutoscalerSettings.defaults());
         backstage.register(new WorkerPoolReconciler(events, clock, backstage.backlogMonitors));
+        if (topologies.isPresent()) {
+            // Closed by the reconciler's lifecycle event source when the operator stops.
+            BrokerConnections connections = new BrokerConnections();
+            TopologyBroker broker = new TopologyBroker(new ConnectionSecrets(client), connections, Providers::create);
+            backstage.register(new TopologyReconciler(broker, connections, events, topologies.get(), clock));
+        }
         return backstage;
     }
 
@@ -83,7 +108,7 @@ public final class BackstageOperator implements AutoCloseable {
         return backlogMonitors;
     }
 
-    /** Registers a reconciler on the configured namespaces (the topology reconciler joins here). */
+    /** Registers a reconciler on the configured namespaces. */
     public <P extends HasMetadata> void register(Reconciler<P> reconciler) {
         Consumer<ControllerConfigurationOverrider<P>> namespaces = settings.watchesAllNamespaces()
                 ? ControllerConfigurationOverrider::watchingAllNamespaces

@@ -1,5 +1,7 @@
 package dev.backstage.operator.main;
 
+import dev.backstage.operator.admission.WebhookServer;
+import dev.backstage.operator.admission.WebhookSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
@@ -9,7 +11,9 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -44,6 +48,19 @@ public final class OperatorMain {
                 () -> operatorRef.get() == null ? null : operatorRef.get().operator().getRuntimeInfo(), registry);
         health.start();
 
+        // The webhook answers admission on every replica (the Service spreads calls), leader or not.
+        WebhookSettings webhookSettings = WebhookSettings.fromEnv(System.getenv());
+        Optional<WebhookServer> webhook = Optional.empty();
+        if (webhookSettings.tlsDir().isPresent()) {
+            WebhookServer server = new WebhookServer(new InetSocketAddress(webhookSettings.port()),
+                    webhookSettings.tlsDir().get(), client);
+            server.start();
+            webhook = Optional.of(server);
+        } else {
+            LOG.warn("WEBHOOK_TLS_DIR is not set: the admission webhook is off (the CRD schema and CEL rules still apply)");
+        }
+        Optional<WebhookServer> webhookToClose = webhook;
+
         BackstageOperator operator = BackstageOperator.create(client, settings,
                 MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry).build(), Clock.systemUTC());
         operatorRef.set(operator);
@@ -54,6 +71,7 @@ public final class OperatorMain {
             try {
                 operator.stop();
             } finally {
+                webhookToClose.ifPresent(WebhookServer::close);
                 health.close();
                 gc.close();
                 client.close();

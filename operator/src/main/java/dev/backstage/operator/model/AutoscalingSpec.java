@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /**
@@ -36,16 +37,21 @@ public class AutoscalingSpec {
     private Integer targetBacklogPerReplica = 10;
 
     @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
+    @ValidationRule(value = Durations.POSITIVE_RULE, message = "autoscaling.targetDrainTime must be greater than zero, e.g. 2m")
     @JsonPropertyDescription("Optional: size the pool to clear the backlog within this time at the measured per-replica rate, e.g. 2m.")
     private String targetDrainTime;
 
     @Default("5s")
     @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
+    @ValidationRule(value = Durations.POSITIVE_RULE, message = "autoscaling.pollInterval must be greater than zero, e.g. 5s")
     @JsonPropertyDescription("How often backlog is measured.")
     private String pollInterval = "5s";
 
     @Default("60s")
     @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
     @JsonPropertyDescription("Stabilization window: scale down only to what the highest need seen within it allows.")
     private String scaleDownWindow = "60s";
 

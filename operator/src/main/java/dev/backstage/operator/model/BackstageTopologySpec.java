@@ -17,6 +17,8 @@ import java.util.List;
 @ValidationRule(value = "!has(self.rabbitmq) || self.rabbitmq.delayedExchange != 'supplied'"
         + " || (has(self.capabilities) && has(self.capabilities.delays))",
         message = "rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays")
+@ValidationRule(value = "self.provider != 'kafka' || (has(self.capabilities) && has(self.capabilities.delays))",
+        message = "Kafka has no delays of its own and retries wait in them: set spec.capabilities.delays (backend redis)")
 public class BackstageTopologySpec {
     @Required
     @ValidationRule(value = "self == oldSelf",

@@ -60,11 +60,16 @@ public class BackstageWorkerPoolSpec {
     private RetryBackoffSpec retryBackoff;
 
     @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
+    @ValidationRule(value = Durations.POSITIVE_RULE, message = "hardTimeout must be greater than zero, e.g. 5m")
     @JsonPropertyDescription("Hard timeout per handler run, e.g. 5m: the handler is interrupted and the delivery fails.")
     private String hardTimeout;
 
     @Default("30s")
     @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
+    @ValidationRule(value = Durations.POSITIVE_RULE,
+            message = "shutdownGracePeriod must be greater than zero, e.g. 30s")
     @JsonPropertyDescription("On shutdown, how long in-flight handlers may finish. The pod's grace period is this plus a margin.")
     private String shutdownGracePeriod = "30s";
 

@@ -12,6 +12,12 @@ public final class Durations {
     /** One or more {@code <integer><unit>} parts, unit in ms, s, m, h. */
     public static final String PATTERN = "^([0-9]+(ms|s|m|h))+$";
 
+    /** Longest duration text the schemas accept (bounds the API server's CEL cost estimate). */
+    public static final int MAX_LENGTH = 32;
+
+    /** CEL: a duration in {@link #PATTERN} form is greater than zero exactly when some digit is not 0. */
+    public static final String POSITIVE_RULE = "self.matches('[1-9]')";
+
     private static final java.util.regex.Pattern WHOLE = java.util.regex.Pattern.compile(PATTERN);
     private static final java.util.regex.Pattern PART = java.util.regex.Pattern.compile("([0-9]+)(ms|s|m|h)");
 

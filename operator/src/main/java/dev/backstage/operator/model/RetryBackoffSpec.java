@@ -5,6 +5,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /** The pool's default retry back-off; tasks and jobs may override it. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -15,10 +17,14 @@ public class RetryBackoffSpec {
 
     @Required
     @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
+    @ValidationRule(value = Durations.POSITIVE_RULE, message = "retryBackoff.delay must be greater than zero, e.g. 1s")
     @JsonPropertyDescription("Base wait, e.g. 1s.")
     private String delay;
 
     @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
+    @ValidationRule(value = Durations.POSITIVE_RULE, message = "retryBackoff.maxDelay must be greater than zero, e.g. 5m")
     @JsonPropertyDescription("Cap for exponential back-off, e.g. 5m (default 1h).")
     private String maxDelay;
 

@@ -3,6 +3,7 @@ package dev.backstage.operator.testing;
 import dev.backstage.operator.main.BackstageOperator;
 import dev.backstage.operator.main.LeaseSettings;
 import dev.backstage.operator.main.OperatorSettings;
+import dev.backstage.operator.topology.TopologySettings;
 import dev.backstage.testsupport.UniqueNames;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,6 +13,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -26,7 +28,8 @@ import java.util.function.Consumer;
  * @AfterAll static void stop() { harness.close(); }
  * @Test void something() { String ns = harness.newNamespace("pool"); ... }
  * }</pre>
- * Other reconcilers (topology, autoscaler) join through {@link #start(Consumer)}, which runs before start-up.
+ * The topology reconciler joins through {@link #startWithTopologies}; others (autoscaler) through
+ * {@link #start(Consumer)}, which runs before start-up.
  */
 public final class OperatorTestHarness implements AutoCloseable {
     private final MockKubernetes mock;
@@ -54,13 +57,30 @@ public final class OperatorTestHarness implements AutoCloseable {
         return start(SETTINGS, new SimpleMeterRegistry(), moreRegistrations);
     }
 
-    /** With other settings (namespaces, leader election) or another registry (e.g. Prometheus, to scrape). */
+    /**
+     * With other settings (namespaces, leader election) or another registry (e.g. Prometheus, to scrape); without the
+     * topology reconciler.
+     */
     public static OperatorTestHarness start(OperatorSettings settings, MeterRegistry meters,
             Consumer<BackstageOperator> moreRegistrations) {
+        return start(settings, meters, Optional.empty(), moreRegistrations);
+    }
+
+    /**
+     * With the topology reconciler too (it talks to real brokers), polling as {@code topologies} says. Tests that
+     * use it create connection Secrets instead of writing topology status themselves.
+     */
+    public static OperatorTestHarness startWithTopologies(TopologySettings topologies) {
+        return start(SETTINGS, new SimpleMeterRegistry(), Optional.of(topologies), operator -> {});
+    }
+
+    private static OperatorTestHarness start(OperatorSettings settings, MeterRegistry meters,
+            Optional<TopologySettings> topologies, Consumer<BackstageOperator> moreRegistrations) {
         MockKubernetes mock = MockKubernetes.start();
         FakeDeploymentController deployments = new FakeDeploymentController(mock.client());
         Metrics metrics = MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(meters).build();
-        BackstageOperator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC());
+        BackstageOperator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC(),
+                topologies);
         moreRegistrations.accept(operator);
         operator.start();
         return new OperatorTestHarness(mock, deployments, operator, meters);

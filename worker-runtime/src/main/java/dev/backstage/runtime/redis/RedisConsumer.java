@@ -41,7 +41,10 @@ import org.slf4j.LoggerFactory;
  *   <li>a reclaimer that takes entries idle longer than {@code idleTimeout} from crashed or stuck
  *       consumers, and keeps this worker's own long-running entries fresh (XCLAIM JUSTID resets their idle
  *       time without counting a delivery) so they are not stolen while still running;
- *   <li>dead-letter in one atomic script: XADD {p}:{q}:dead-letter, XACK, DEL the failure record.
+ *   <li>dead-letter in one atomic script: XADD {p}:{q}:dead-letter, XACK, DEL the failure record;
+ *   <li>a heartbeat in {@code {p}:workers:{group}}: when a Java worker stops writing it (it crashed), the
+ *       others take its pending entries after {@code deadWorkerTimeout} (10 s) instead of the 60 s idle
+ *       threshold. Seed workers write no heartbeat, so their entries keep the idle rule.
  * </ul>
  */
 final class RedisConsumer implements JobConsumer {
@@ -82,6 +85,9 @@ final class RedisConsumer implements JobConsumer {
     void start() {
         ensureGroups();
         fetcher.start();
+        heartbeat();
+        long beat = Math.max(100, Math.min(redis.reclaimInterval().toMillis(), redis.deadWorkerTimeout().toMillis() / 3));
+        timers.scheduleWithFixedDelay(this::heartbeat, beat, beat, TimeUnit.MILLISECONDS);
         long tick = redis.reclaimInterval().toMillis();
         timers.scheduleWithFixedDelay(this::reclaimTick, tick, tick, TimeUnit.MILLISECONDS);
     }
@@ -252,9 +258,19 @@ final class RedisConsumer implements JobConsumer {
                 });
     }
 
+    private void heartbeat() {
+        try {
+            provider.sync().hset(provider.keys().workers(redis.consumerGroup()), settings.consumerId(),
+                    Long.toString(System.currentTimeMillis()));
+        } catch (RuntimeException e) {
+            log.warn("heartbeat failed: {}; next in {} ms", e.toString(), redis.reclaimInterval().toMillis());
+        }
+    }
+
     private void reclaimTick() {
         try {
             refreshLongRunning();
+            reclaimFromDeadWorkers();
             for (String stream : queueByStream.keySet()) {
                 if (!fetching) {
                     return;
@@ -302,6 +318,52 @@ final class RedisConsumer implements JobConsumer {
         }
     }
 
+    /**
+     * Takes every pending entry of Java workers whose heartbeat stopped, then forgets them. A min-idle of
+     * one second keeps two rescuers from taking the same entry twice.
+     */
+    private void reclaimFromDeadWorkers() {
+        String registry = provider.keys().workers(redis.consumerGroup());
+        long deadline = System.currentTimeMillis() - redis.deadWorkerTimeout().toMillis();
+        for (Map.Entry<String, String> worker : provider.sync().hgetall(registry).entrySet()) {
+            Long lastBeat = JobEntryCodec.parseLong(worker.getValue());
+            if (worker.getKey().equals(settings.consumerId()) || lastBeat == null || lastBeat > deadline) {
+                continue;
+            }
+            boolean cleared = true;
+            for (String stream : queueByStream.keySet()) {
+                int free = settings.flow().free();
+                if (!fetching || free == 0) {
+                    return;
+                }
+                List<PendingMessage> rows = provider.sync().xpending(stream, Consumer.from(redis.consumerGroup(),
+                        worker.getKey()), Range.create("-", "+"), Limit.from(free));
+                if (rows.size() == free) {
+                    cleared = false; // more than we have room for: the next pass takes the rest
+                }
+                for (PendingMessage row : rows) {
+                    List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
+                            XClaimArgs.Builder.minIdleTime(1_000), row.getId());
+                    if (claimed.isEmpty()) {
+                        cleared = false;
+                        continue;
+                    }
+                    StreamMessage<String, String> message = claimed.get(0);
+                    if (message.getBody() == null) {
+                        acks.ack(stream, row.getId());
+                        continue;
+                    }
+                    log.info("took {} from dead worker {} (no heartbeat for {} ms)", row.getId(), worker.getKey(),
+                            System.currentTimeMillis() - lastBeat);
+                    dispatch(message, (int) row.getRedeliveryCount() + 1);
+                }
+            }
+            if (cleared) {
+                provider.sync().hdel(registry, worker.getKey());
+            }
+        }
+    }
+
     /** Resets the idle time of this worker's entries that have run for half the threshold. */
     private void refreshLongRunning() {
         long threshold = TimeUnit.MILLISECONDS.toNanos(redis.idleTimeout().toMillis() / 2);
@@ -345,5 +407,11 @@ final class RedisConsumer implements JobConsumer {
         }
         timers.shutdownNow();
         acks.close();
+        try {
+            // A clean exit: whatever this worker abandoned is free to take at once.
+            provider.sync().hset(provider.keys().workers(redis.consumerGroup()), settings.consumerId(), "0");
+        } catch (RuntimeException e) {
+            log.warn("could not mark {} as stopped: {}", settings.consumerId(), e.toString());
+        }
     }
 }

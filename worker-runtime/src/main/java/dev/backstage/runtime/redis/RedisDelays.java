@@ -113,7 +113,16 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
                 provider.sync().zrem(provider.keys().scheduledClaimed(), member);
                 continue;
             }
-            target.publish(job); // throws on failure: the claim stays and is retried after 30 s
+            try {
+                target.publish(job); // a broker failure throws: the claim stays and is retried after 30 s
+            } catch (IllegalArgumentException rejected) {
+                // The jobs provider refuses this job itself (e.g. a payload that is not JSON): retrying cannot help.
+                log.error("delayed job rejected by {}; moved to {}:invalid: {}", target.getClass().getSimpleName(),
+                        provider.keys().scheduled(), rejected.getMessage());
+                provider.sync().zadd(provider.keys().scheduled() + ":invalid", now, member);
+                provider.sync().zrem(provider.keys().scheduledClaimed(), member);
+                continue;
+            }
             provider.sync().zrem(provider.keys().scheduledClaimed(), member);
             published++;
         }

@@ -26,6 +26,11 @@ public record RedisKeys(String prefix) {
         return prefix + ":error:" + entryId;
     }
 
+    /** Hash consumer name → last heartbeat (ms) of the Java workers in a group; seed workers do not write it. */
+    public String workers(String group) {
+        return prefix + ":workers:" + group;
+    }
+
     public String topic(String topic) {
         return prefix + ":topic:" + topic;
     }

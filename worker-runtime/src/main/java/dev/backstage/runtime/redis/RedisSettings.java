@@ -16,14 +16,16 @@ import java.util.Set;
  * @param blockTimeout       how long one XREADGROUP blocks when the streams are empty
  * @param ackFlushInterval   acks are batched per stream and flushed this often, or at {@code ackBatchSize}
  * @param promotionInterval  how often due delayed jobs are promoted (keeps lateness well under 1 s)
+ * @param deadWorkerTimeout  a Java worker that has not written its heartbeat for this long is dead: its
+ *                           pending entries are taken at once instead of after {@code idleTimeout}
  */
 public record RedisSettings(
         String uri, String prefix, String consumerGroup, Duration idleTimeout, Duration reclaimInterval,
         Duration blockTimeout, boolean deleteOnAck, int ackBatchSize, Duration ackFlushInterval,
-        Duration promotionInterval, int promotionBatch) {
+        Duration promotionInterval, int promotionBatch, Duration deadWorkerTimeout) {
 
     private static final Set<String> OPTIONS = Set.of("idleTimeoutMs", "reclaimIntervalMs", "blockTimeoutMs",
-            "deleteOnAck", "ackBatchSize", "ackFlushIntervalMs", "promotionIntervalMs", "promotionBatch");
+            "deleteOnAck", "ackBatchSize", "ackFlushIntervalMs", "promotionIntervalMs", "promotionBatch", "deadWorkerTimeoutMs");
 
     public RedisSettings {
         if (!uri.startsWith("redis://") && !uri.startsWith("rediss://")) {
@@ -34,6 +36,7 @@ public record RedisSettings(
         positive(blockTimeout, "blockTimeout");
         positive(ackFlushInterval, "ackFlushInterval");
         positive(promotionInterval, "promotionInterval");
+        positive(deadWorkerTimeout, "deadWorkerTimeout");
         if (ackBatchSize < 1 || promotionBatch < 1) {
             throw new ConfigurationException("ackBatchSize and promotionBatch must be >= 1");
         }
@@ -48,7 +51,7 @@ public record RedisSettings(
     public static RedisSettings of(String uri) {
         return new RedisSettings(uri, ProviderSettings.DEFAULT_PREFIX, ProviderSettings.DEFAULT_GROUP,
                 Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(1), false, 100,
-                Duration.ofMillis(50), Duration.ofMillis(100), 500);
+                Duration.ofMillis(50), Duration.ofMillis(100), 500, Duration.ofSeconds(10));
     }
 
     public static RedisSettings from(ProviderSettings settings) {
@@ -64,7 +67,8 @@ public record RedisSettings(
                 ms(o, "blockTimeoutMs", d.blockTimeout), Boolean.parseBoolean(o.getOrDefault("deleteOnAck", "false")),
                 Integer.parseInt(o.getOrDefault("ackBatchSize", "100")), ms(o, "ackFlushIntervalMs", d.ackFlushInterval),
                 ms(o, "promotionIntervalMs", d.promotionInterval),
-                Integer.parseInt(o.getOrDefault("promotionBatch", "500")));
+                Integer.parseInt(o.getOrDefault("promotionBatch", "500")),
+                ms(o, "deadWorkerTimeoutMs", d.deadWorkerTimeout));
     }
 
     private static Duration ms(Map<String, String> options, String key, Duration fallback) {
@@ -78,32 +82,37 @@ public record RedisSettings(
 
     public RedisSettings withPrefix(String value) {
         return new RedisSettings(uri, value, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
     }
 
     public RedisSettings withGroup(String value) {
         return new RedisSettings(uri, prefix, value, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
     }
 
     public RedisSettings withIdleTimeout(Duration value) {
         return new RedisSettings(uri, prefix, consumerGroup, value, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
     }
 
     public RedisSettings withReclaimInterval(Duration value) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, value, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
     }
 
     public RedisSettings withDeleteOnAck(boolean value) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, value,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
     }
 
     public RedisSettings withAckBatching(int batchSize, Duration flushInterval) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                batchSize, flushInterval, promotionInterval, promotionBatch);
+                batchSize, flushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
+    }
+
+    public RedisSettings withDeadWorkerTimeout(Duration value) {
+        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, value);
     }
 
     public String redactedUri() {

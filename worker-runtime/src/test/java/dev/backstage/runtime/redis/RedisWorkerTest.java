@@ -190,6 +190,45 @@ class RedisWorkerTest {
     }
 
     @Test
+    void givenAJavaWorkerThatCrashedThenItsEntriesAreTakenWhenItsHeartbeatStopsNotAfterTheIdleThreshold()
+            throws Exception {
+        // Idle threshold 60 s: only the missing heartbeat can explain a rescue within the bound below.
+        RedisSettings slowIdle = redis.settings().withIdleTimeout(Duration.ofSeconds(60))
+                .withDeadWorkerTimeout(Duration.ofSeconds(1));
+        RedisProvider crashing = RedisProvider.connect(slowIdle);
+        Worker victim = Worker.builder().provider(crashing).queues("default").consumerId("victim")
+                .shutdownGrace(Duration.ZERO).build();
+        CountDownLatch started = new CountDownLatch(2);
+        victim.register("work", Order.class, (ctx, order) -> {
+            started.countDown();
+            new CountDownLatch(1).await();
+            return Next.done();
+        });
+        victim.start();
+        victim.enqueue("work", new Order("a"));
+        victim.enqueue("work", new Order("b"));
+        assertTrue(started.await(10, TimeUnit.SECONDS));
+        crashing.close(); // the process "dies": no more heartbeats, nothing acked
+
+        Set<String> completed = ConcurrentHashMap.newKeySet();
+        Worker rescuer = track(Worker.builder().provider(RedisProvider.connect(slowIdle)).queues("default")
+                .consumerId("rescuer").build());
+        rescuer.register("work", Order.class, (ctx, order) -> {
+            completed.add(order.orderId());
+            return Next.done();
+        });
+        long before = System.nanoTime();
+        rescuer.start();
+        await().atMost(Duration.ofSeconds(15)).until(() -> completed.size() == 2);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
+        assertTrue(tookMs < 30_000, "rescued in " + tookMs + " ms, well before the 60 s idle threshold");
+        await().atMost(Duration.ofSeconds(5)).until(() -> pending(stream()) == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+                !redis.redis().hexists(redis.prefix() + ":workers:backstage-workers", "victim"));
+        victim.close();
+    }
+
+    @Test
     void givenADelayedJobThenItIsPromotedWithinOneSecondOfItsDueTime() {
         Worker worker = track(builder().build());
         List<Long> ranAt = new CopyOnWriteArrayList<>();

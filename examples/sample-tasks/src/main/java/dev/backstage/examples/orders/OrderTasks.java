@@ -14,7 +14,11 @@ import java.util.function.Consumer;
  * <p>Found by the container main through {@code META-INF/services/dev.backstage.runtime.api.TaskModule}.
  */
 public final class OrderTasks implements TaskModule {
+    /** Milliseconds each task "works" (env {@code BACKSTAGE_SAMPLE_WORK_MS}); by default 1–3 ms. */
+    static final String WORK_MS_ENV = "BACKSTAGE_SAMPLE_WORK_MS";
+
     private final Consumer<String> receiptSent;
+    private final Integer workMs = parse(System.getenv(WORK_MS_ENV));
 
     public OrderTasks() {
         this(orderId -> {});
@@ -39,7 +43,11 @@ public final class OrderTasks implements TaskModule {
         });
     }
 
-    private static void charge(Order order, int deliveryCount) throws PaymentDeclinedException {
+    private static Integer parse(String value) {
+        return value == null || value.isBlank() ? null : Integer.valueOf(value.trim());
+    }
+
+    private void charge(Order order, int deliveryCount) throws PaymentDeclinedException {
         simulateWork();
         if ("declined".equals(order.card())) {
             throw new PaymentDeclinedException("card declined for order " + order.orderId());
@@ -49,9 +57,9 @@ public final class OrderTasks implements TaskModule {
         }
     }
 
-    private static void simulateWork() {
+    private void simulateWork() {
         try {
-            Thread.sleep(ThreadLocalRandom.current().nextInt(1, 4));
+            Thread.sleep(workMs != null ? workMs : ThreadLocalRandom.current().nextInt(1, 4));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -1,0 +1,95 @@
+package dev.backstage.e2e.sandbox;
+
+import dev.backstage.e2e.kubelet.LocalKubelet;
+import dev.backstage.operator.main.BackstageOperator;
+import dev.backstage.operator.main.LeaseSettings;
+import dev.backstage.operator.main.OperatorSettings;
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.testing.MockKubernetes;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A cluster on this machine: the fabric8 mock API (CRUD mode, CRDs loaded), the operator assembled exactly
+ * as {@code OperatorMain} does it, and a {@link LocalKubelet} that turns Deployment replicas into real worker
+ * processes talking to the local brokers. The e2e suite and the sandbox both run on it.
+ */
+public final class SandboxCluster implements AutoCloseable {
+    private final MockKubernetes mock;
+    private final BackstageOperator operator;
+    private final LocalKubelet kubelet;
+    private final String namespace;
+
+    private SandboxCluster(MockKubernetes mock, BackstageOperator operator, LocalKubelet kubelet, String namespace) {
+        this.mock = mock;
+        this.operator = operator;
+        this.kubelet = kubelet;
+        this.namespace = namespace;
+    }
+
+    public static SandboxCluster start(String namespace, Path workDir) {
+        // The mock web server logs every request through java.util.logging at INFO.
+        java.util.logging.Logger.getLogger("io.fabric8.mockwebserver").setLevel(java.util.logging.Level.WARNING);
+        MockKubernetes mock = MockKubernetes.start();
+        KubernetesClient client = mock.client();
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+                .create();
+        OperatorSettings settings = new OperatorSettings(Set.of(), false, LeaseSettings.defaults(null),
+                "sandbox-operator", 0, false);
+        BackstageOperator operator = BackstageOperator.create(client, settings,
+                MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(new SimpleMeterRegistry()).build(),
+                Clock.systemUTC());
+        operator.start();
+        LocalKubelet kubelet = new LocalKubelet(client, namespace, workDir).start();
+        return new SandboxCluster(mock, operator, kubelet, namespace);
+    }
+
+    public KubernetesClient client() {
+        return mock.client();
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public LocalKubelet kubelet() {
+        return kubelet;
+    }
+
+    /** {@code kubectl apply -f} for a YAML stream of several documents, into the sandbox's namespace. */
+    public List<HasMetadata> apply(String yaml) {
+        List<HasMetadata> items = client().load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items();
+        for (HasMetadata item : items) {
+            item.getMetadata().setNamespace(namespace);
+            client().resource(item).inNamespace(namespace).createOr(existing -> existing.patch(PatchContext.of(
+                    io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE), item));
+        }
+        return items;
+    }
+
+    public BackstageWorkerPool pool(String name) {
+        return client().resources(BackstageWorkerPool.class).inNamespace(namespace).withName(name).get();
+    }
+
+    public BackstageTopology topology(String name) {
+        return client().resources(BackstageTopology.class).inNamespace(namespace).withName(name).get();
+    }
+
+    @Override
+    public void close() {
+        kubelet.close();
+        operator.stop();
+        mock.close();
+    }
+}

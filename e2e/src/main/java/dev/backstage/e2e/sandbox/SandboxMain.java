@@ -1,0 +1,122 @@
+package dev.backstage.e2e.sandbox;
+
+import dev.backstage.examples.orders.Order;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.runtime.api.EnqueueOptions;
+import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.redis.RedisProvider;
+import dev.backstage.runtime.redis.RedisSettings;
+import dev.backstage.runtime.spi.QueueBacklog;
+import io.fabric8.kubernetes.api.model.Event;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The README's main job: the whole Backstage loop on this machine. A mock Kubernetes API, the operator, a
+ * local kubelet running each replica as a real worker process, and the local Redis. It applies a topology
+ * and an autoscaled pool, enqueues orders (some with a declined card), and shows the pool live — replicas,
+ * backlog, dead letters — while it scales up, drains and scales back down; then a summary.
+ */
+public final class SandboxMain {
+    private SandboxMain() {}
+
+    public static void main(String[] args) throws Exception {
+        int orders = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
+        String redisUrl = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
+        String prefix = "sandbox-" + System.currentTimeMillis();
+        Path work = Files.createTempDirectory("backstage-sandbox-");
+        System.out.println("Backstage sandbox: mock Kubernetes API + operator + local kubelet + Redis at " + redisUrl);
+        System.out.println("pod logs in " + work);
+        try (SandboxCluster cluster = SandboxCluster.start("shop", work)) {
+            cluster.apply(SandboxManifests.redis(redisUrl, prefix));
+            System.out.println("applied topology shop-redis and pool shop-workers (autoscaling 1..4, 250 jobs per replica)");
+            long started = System.nanoTime();
+            waitUntil(() -> ready(cluster) >= 1, Duration.ofMinutes(2), "the first worker to be ready");
+            int declined = Math.max(1, orders / 100);
+            try (Worker producer = Worker.builder().provider(RedisProvider.connect(
+                    RedisSettings.of(redisUrl).withPrefix(prefix))).build()) {
+                for (int i = 0; i < orders; i++) {
+                    String card = i % 100 == 0 ? "declined" : i % 50 == 1 ? "flaky" : "visa";
+                    producer.enqueue("processOrder", new Order("o-" + i, 1000 + i, card), EnqueueOptions.defaults());
+                }
+            }
+            System.out.printf(Locale.ROOT, "enqueued %d orders (%d will be declined and dead-lettered)%n%n", orders, declined);
+            System.out.println(PoolView.header());
+            List<PoolView> timeline = new ArrayList<>();
+            int peak = 0;
+            long drainedAt = 0;
+            long deadline = System.nanoTime() + Duration.ofMinutes(6).toNanos();
+            try (RedisProvider probe = RedisProvider.connect(RedisSettings.of(redisUrl).withPrefix(prefix)
+                    .withGroup("shop-workers"));
+                    TaskCounter receipts = new TaskCounter(redisUrl, prefix + ":default", "sendReceipt")) {
+                while (System.nanoTime() < deadline) {
+                    double t = (System.nanoTime() - started) / 1e9;
+                    QueueBacklog q = probe.backlogProbe().measure(List.of("default"), "shop-workers").queues().get(0);
+                    long completed = receipts.count();
+                    PoolView view = PoolView.of(t, cluster.pool("shop-workers"), completed, orders);
+                    timeline.add(view);
+                    peak = Math.max(peak, view.replicas());
+                    System.out.println(view.line());
+                    boolean drained = q.undelivered() == 0 && q.inFlight() == 0 && q.deadLetters() >= declined;
+                    if (!drained) {
+                        drainedAt = 0;
+                    } else if (drainedAt == 0) {
+                        drainedAt = System.nanoTime();
+                    }
+                    // Done once drained and back at the minimum (or, for a batch too small to scale, a moment later).
+                    boolean settled = drainedAt > 0 && view.replicas() <= 1
+                            && (peak > 1 || System.nanoTime() - drainedAt > Duration.ofSeconds(5).toNanos());
+                    if (settled) {
+                        break;
+                    }
+                    Thread.sleep(1000);
+                }
+                summary(cluster, timeline, peak, probe, receipts.count(), prefix, orders, declined, started);
+            }
+        }
+    }
+
+    private static void summary(SandboxCluster cluster, List<PoolView> timeline, int peak, RedisProvider probe,
+            long receipts, String prefix, int orders, int declined, long started) {
+        BackstageWorkerPool pool = cluster.pool("shop-workers");
+        QueueBacklog q = probe.backlogProbe().measure(List.of("default"), "shop-workers").queues().get(0);
+        System.out.println();
+        System.out.println("summary");
+        System.out.printf(Locale.ROOT, "  elapsed            %.0f s%n", (System.nanoTime() - started) / 1e9);
+        System.out.printf(Locale.ROOT, "  orders             %d enqueued, %d receipts sent, %d dead-lettered (expected %d)%n",
+                orders, receipts, q.deadLetters(), declined);
+        System.out.printf(Locale.ROOT, "  replicas           peak %d, now %d (pods started %d, replaced after a crash %d)%n",
+                peak, timeline.isEmpty() ? 0 : timeline.get(timeline.size() - 1).replicas(),
+                cluster.kubelet().podsStarted(), cluster.kubelet().podsReplaced());
+        System.out.printf(Locale.ROOT, "  pool status        dead letters %s, last scale: %s%n",
+                pool.getStatus() == null || pool.getStatus().getDeadLetters() == null ? "-" : pool.getStatus().getDeadLetters().getTotal(),
+                pool.getStatus() == null ? "-" : pool.getStatus().getLastScaleReason());
+        List<Event> events = cluster.client().v1().events().inNamespace(cluster.namespace()).list().getItems();
+        System.out.println("  events:");
+        events.stream().sorted(Comparator.comparing(e -> String.valueOf(e.getLastTimestamp())))
+                .forEach(e -> System.out.printf("    %-8s %-18s %s%n", e.getType(), e.getReason(), e.getMessage()));
+        System.out.println("  inspect the broker: bin/backstage inspect --prefix " + prefix + " --group shop-workers --queue default");
+    }
+
+    private static int ready(SandboxCluster cluster) {
+        var d = cluster.client().apps().deployments().inNamespace(cluster.namespace()).withName("shop-workers").get();
+        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0 : d.getStatus().getReadyReplicas();
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier condition, Duration max, String what)
+            throws InterruptedException {
+        System.out.println("waiting for " + what + " …");
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("timed out waiting for " + what);
+            }
+            Thread.sleep(250);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.backstage.e2e.sandbox;
+
+/** The resources the sandbox applies, as a user would write them. */
+final class SandboxManifests {
+    private SandboxManifests() {}
+
+    static String redis(String url, String prefix) {
+        return """
+                apiVersion: v1
+                kind: Secret
+                metadata: {name: shop-redis}
+                stringData: {url: "%s"}
+                ---
+                apiVersion: backstage.dev/v1alpha1
+                kind: BackstageTopology
+                metadata: {name: shop-redis}
+                spec:
+                  provider: redis
+                  connection: {secretName: shop-redis, key: url}
+                  keyPrefix: %s
+                  consumerGroup: shop-workers
+                  queues: [{name: default}]
+                  deadLetter: true
+                ---
+                apiVersion: backstage.dev/v1alpha1
+                kind: BackstageWorkerPool
+                metadata: {name: shop-workers}
+                spec:
+                  image: backstage-sample-tasks:0.1.0
+                  topologyRef: {name: shop-redis}
+                  queues: [default]
+                  concurrency: 8
+                  maxDeliveries: 2
+                  retryBackoff: {type: fixed, delay: 200ms}
+                  shutdownGracePeriod: 10s
+                  env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "15"}]
+                  autoscaling:
+                    enabled: true
+                    minReplicas: 1
+                    maxReplicas: 4
+                    targetBacklogPerReplica: 250
+                    pollInterval: 2s
+                    scaleDownWindow: 15s
+                """.formatted(url, prefix);
+    }
+}

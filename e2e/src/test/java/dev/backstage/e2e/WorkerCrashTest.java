@@ -1,0 +1,104 @@
+package dev.backstage.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.backstage.e2e.kubelet.LocalPod;
+import dev.backstage.e2e.sandbox.SandboxCluster;
+import dev.backstage.examples.orders.Order;
+import dev.backstage.runtime.api.EnqueueOptions;
+import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.redis.RedisProvider;
+import dev.backstage.runtime.redis.RedisSettings;
+import dev.backstage.testsupport.UniqueNames;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Chaos: a worker process is killed with SIGKILL mid-run; every job must still complete. The test asserts
+ * that no job is lost and reports how many ran twice (delivery is at-least-once).
+ */
+class WorkerCrashTest {
+    private static final int ORDERS = 2000;
+
+    @Test
+    void givenAWorkerKilledHardMidRunThenEveryJobStillCompletes() throws Exception {
+        String prefix = UniqueNames.prefix("e2e-crash");
+        Path work = Files.createDirectories(Path.of("target", "e2e-pods", prefix));
+        try (SandboxCluster cluster = SandboxCluster.start("shop", work); RedisStreams streams = new RedisStreams()) {
+            cluster.apply(manifests(prefix));
+            System.out.println("[crash] waiting for 3 ready workers");
+            await().atMost(Duration.ofSeconds(120)).until(() -> readyReplicas(cluster) == 3);
+
+            try (Worker producer = Worker.builder().provider(RedisProvider.connect(
+                    RedisSettings.of(RedisStreams.URL).withPrefix(prefix))).build()) {
+                for (int i = 0; i < ORDERS; i++) {
+                    producer.enqueue("processOrder", new Order("o-" + i, 100 + i, "visa"), EnqueueOptions.defaults());
+                }
+            }
+            String stream = prefix + ":default";
+            System.out.println("[crash] waiting until a fifth of the orders are done, then killing a worker");
+            await().atMost(Duration.ofSeconds(120)).until(() -> streams.entriesRead(stream, "shop-workers") >= ORDERS / 5);
+            LocalPod victim = cluster.kubelet().pods("orders").get(0);
+            // Kill it while it holds unacked work, so the crash really interrupts jobs.
+            await().atMost(Duration.ofSeconds(30)).until(() -> streams.pendingOf(stream, "shop-workers", victim.name()) > 0);
+            long held = streams.pendingOf(stream, "shop-workers", victim.name());
+            victim.kill();
+            System.out.println("[crash] killed " + victim.name() + " with SIGKILL holding " + held
+                    + " unacked jobs; waiting for every order to complete");
+
+            await().atMost(Duration.ofSeconds(180)).until(() -> streams.receiptsPerOrder(stream).size() == ORDERS);
+            await().atMost(Duration.ofSeconds(60)).until(() -> streams.pending(stream, "shop-workers") == 0);
+            Map<String, Integer> receipts = streams.receiptsPerOrder(stream);
+            long ranTwice = receipts.values().stream().filter(n -> n > 1).count();
+            System.out.printf("[crash] %d orders, none lost; %d ran more than once (at-least-once); pods started %d,"
+                    + " replaced %d%n", ORDERS, ranTwice, cluster.kubelet().podsStarted(), cluster.kubelet().podsReplaced());
+            assertEquals(ORDERS, receipts.size(), "no order lost");
+            assertTrue(cluster.kubelet().podsReplaced() >= 1, "the killed pod was replaced");
+            await().atMost(Duration.ofSeconds(120)).until(() -> readyReplicas(cluster) == 3);
+        }
+    }
+
+    private static int readyReplicas(SandboxCluster cluster) {
+        Deployment d = cluster.client().apps().deployments().inNamespace("shop").withName("orders").get();
+        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0
+                : d.getStatus().getReadyReplicas();
+    }
+
+    private static String manifests(String prefix) {
+        return """
+                apiVersion: v1
+                kind: Secret
+                metadata: {name: orders-redis}
+                stringData: {url: "%s"}
+                ---
+                apiVersion: backstage.dev/v1alpha1
+                kind: BackstageTopology
+                metadata: {name: orders}
+                spec:
+                  provider: redis
+                  connection: {secretName: orders-redis, key: url}
+                  keyPrefix: %s
+                  consumerGroup: shop-workers
+                  queues: [{name: default}]
+                ---
+                apiVersion: backstage.dev/v1alpha1
+                kind: BackstageWorkerPool
+                metadata: {name: orders}
+                spec:
+                  image: backstage-sample-tasks:0.1.0
+                  topologyRef: {name: orders}
+                  queues: [default]
+                  replicas: 3
+                  concurrency: 8
+                  maxDeliveries: 5
+                  shutdownGracePeriod: 5s
+                  env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "40"}]
+                """.formatted(RedisStreams.URL, prefix);
+    }
+}

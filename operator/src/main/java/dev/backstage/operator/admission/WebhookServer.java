@@ -1,0 +1,84 @@
+package dev.backstage.operator.admission;
+
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The validating admission webhook over HTTPS (the API server calls webhooks over TLS only). The paths are a fixed
+ * contract with the Helm chart's ValidatingWebhookConfiguration. The key pair comes from {@code tls.crt} and
+ * {@code tls.key} in one directory and is re-read when it is rotated.
+ */
+public final class WebhookServer implements AutoCloseable {
+    public static final String TOPOLOGY_PATH = "/validate/backstagetopology";
+    public static final String POOL_PATH = "/validate/backstageworkerpool";
+    public static final int DEFAULT_PORT = 8443;
+    public static final String CERTIFICATE_FILE = "tls.crt";
+    public static final String KEY_FILE = "tls.key";
+
+    private static final Logger LOG = LoggerFactory.getLogger(WebhookServer.class);
+    /** The API server times a webhook out after 10 s by default; four threads keep a slow lookup from queueing the rest. */
+    private static final int THREADS = 4;
+
+    private final HttpsServer server;
+    private final ExecutorService executor;
+
+    /**
+     * @param address  where to listen (port 0 picks a free one)
+     * @param tlsDir   directory holding {@code tls.crt} and {@code tls.key} (PEM)
+     * @param client   for looking up a pool's topology, and the CR-aware serialization
+     */
+    public WebhookServer(InetSocketAddress address, Path tlsDir, KubernetesClient client)
+            throws IOException, GeneralSecurityException {
+        SSLContext tls = SSLContext.getInstance("TLS");
+        tls.init(new KeyManager[] {
+            new ReloadingKeyManager(tlsDir.resolve(CERTIFICATE_FILE), tlsDir.resolve(KEY_FILE))}, null, null);
+        // Explicit, so the AdmissionReview's object is read as our CR classes even where META-INF/services is lost
+        // (e.g. a shaded jar).
+        client.getKubernetesSerialization().registerKubernetesResource(BackstageTopology.class);
+        client.getKubernetesSerialization().registerKubernetesResource(BackstageWorkerPool.class);
+        this.server = HttpsServer.create(address, 32);
+        server.setHttpsConfigurator(new HttpsConfigurator(tls));
+        AtomicInteger threads = new AtomicInteger();
+        this.executor = Executors.newFixedThreadPool(THREADS, r -> {
+            Thread t = new Thread(r, "admission-webhook-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        server.setExecutor(executor);
+        server.createContext(TOPOLOGY_PATH, new AdmissionEndpoint(new ValidatingRequestHandler<>(
+                BackstageTopology.class, "BackstageTopology", new TopologyValidator()),
+                client.getKubernetesSerialization()));
+        server.createContext(POOL_PATH, new AdmissionEndpoint(new ValidatingRequestHandler<>(
+                BackstageWorkerPool.class, "BackstageWorkerPool", new WorkerPoolValidator(client)),
+                client.getKubernetesSerialization()));
+    }
+
+    public void start() {
+        server.start();
+        LOG.info("admission webhook serving {} and {} over HTTPS on port {}", TOPOLOGY_PATH, POOL_PATH, port());
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,85 @@
+package dev.backstage.operator.topology;
+
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageTopologySpec;
+import dev.backstage.operator.model.ProviderType;
+import dev.backstage.operator.model.QueueSpec;
+import dev.backstage.operator.model.RabbitMqSettings;
+import dev.backstage.operator.model.TopicSpec;
+import dev.backstage.runtime.spi.ProviderSettings;
+import dev.backstage.runtime.spi.TopologyRequest;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a topology asks of its provider, in the runtime's neutral terms: the provider settings (minus the URL,
+ * which comes from the Secret) and the declarer's request.
+ *
+ * @param provider  the runtime's provider name
+ * @param options   provider options (e.g. RabbitMQ's {@code delayedExchange})
+ */
+public record TopologyPlan(String provider, String prefix, String consumerGroup, Map<String, String> options,
+        TopologyRequest request) {
+
+    /**
+     * @throws TopologyProblem {@link ReadyReason#INVALID_SPEC} for a spec the schema should have refused
+     */
+    public static TopologyPlan of(BackstageTopology topology) throws TopologyProblem {
+        BackstageTopologySpec spec = topology.getSpec();
+        if (spec == null || spec.getProvider() == null) {
+            throw new TopologyProblem(ReadyReason.INVALID_SPEC, "spec.provider is not set; use redis, rabbitmq or kafka");
+        }
+        if (spec.getQueues() == null || spec.getQueues().isEmpty()) {
+            throw new TopologyProblem(ReadyReason.INVALID_SPEC, "spec.queues is empty; declare at least one queue");
+        }
+        List<TopologyRequest.QueueSpec> queues = spec.getQueues().stream().map(TopologyPlan::queue).toList();
+        List<String> topics = spec.getTopics() == null ? List.of()
+                : spec.getTopics().stream().map(TopicSpec::getName).toList();
+        boolean deadLetter = !Boolean.FALSE.equals(spec.getDeadLetter());
+        Map<String, String> options = new TreeMap<>();
+        RabbitMqSettings rabbit = spec.getRabbitmq();
+        if (spec.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
+            options.put(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
+        }
+        return new TopologyPlan(spec.getProvider().wire(), spec.getKeyPrefix(), spec.getConsumerGroup(),
+                Map.copyOf(options), new TopologyRequest(queues, topics, deadLetter, groupOrDefault(spec)));
+    }
+
+    public ProviderSettings providerSettings(String url) {
+        return new ProviderSettings(provider, url, prefix, consumerGroup, options);
+    }
+
+    /**
+     * Identifies the connection a provider was opened with: the Secret's version, a digest of the URL (in case a
+     * store does not bump versions) and the non-secret settings. Safe to keep: it holds no credential.
+     */
+    public String fingerprint(ConnectionSecrets.ResolvedSecret secret) {
+        return provider + "|" + prefix + "|" + consumerGroup + "|" + new TreeMap<>(options) + "|"
+                + secret.resourceVersion() + "|" + sha256(secret.url());
+    }
+
+    private static TopologyRequest.QueueSpec queue(QueueSpec q) {
+        int partitions = q.getPartitions() == null ? 1 : q.getPartitions();
+        short replicationFactor = q.getReplicationFactor() == null ? 1 : q.getReplicationFactor().shortValue();
+        return new TopologyRequest.QueueSpec(q.getName(), partitions, replicationFactor);
+    }
+
+    private static String groupOrDefault(BackstageTopologySpec spec) {
+        return spec.getConsumerGroup() == null || spec.getConsumerGroup().isBlank()
+                ? ProviderSettings.DEFAULT_GROUP : spec.getConsumerGroup();
+    }
+
+    private static String sha256(String value) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(value.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+    }
+}

@@ -1,0 +1,255 @@
+package dev.backstage.operator.topology;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.backstage.operator.events.EventRecorder;
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageTopologyStatus;
+import dev.backstage.operator.model.BrokerObjectStatus;
+import dev.backstage.operator.model.Condition;
+import dev.backstage.operator.model.Conditions;
+import dev.backstage.operator.model.DeletionPolicy;
+import dev.backstage.runtime.spi.DeclaredObject;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles a BackstageTopology into broker objects through the runtime provider's declarer, and reports them.
+ *
+ * <p>Every reconcile inspects the broker and declares only what is missing, then reschedules itself after the
+ * poll interval: that is how a queue, group or topic deleted behind the operator's back comes back, how a fixed
+ * Secret (read with the client, not watched) or a returning broker is picked up, and why a healthy steady state
+ * costs one read-only inspection per poll. Broker and Secret failures are outcomes, not exceptions: they become
+ * {@code Ready=False} with a reason from {@link ReadyReason} and the broker's message, scrubbed of secrets.
+ *
+ * <p>Deletion: JOSDK puts its finalizer on every topology. With {@code deletionPolicy: retain} (the default)
+ * cleanup only closes the connection; with {@code delete} it deletes the broker objects, retrying a bounded number
+ * of times ({@link TopologySettings#cleanupAttempts()}) before giving up with a Warning Event, so a broker that
+ * never returns cannot hold the namespace for ever.
+ */
+@ControllerConfiguration(name = TopologyReconciler.NAME)
+public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleaner<BackstageTopology> {
+    public static final String NAME = "backstagetopology";
+
+    private static final Logger LOG = LoggerFactory.getLogger(TopologyReconciler.class);
+    private static final int LISTED_NAMES = 10;
+
+    private final TopologyBroker broker;
+    private final BrokerConnections connections;
+    private final EventRecorder events;
+    private final TopologySettings settings;
+    private final Clock clock;
+
+    public TopologyReconciler(TopologyBroker broker, BrokerConnections connections, EventRecorder events,
+            TopologySettings settings, Clock clock) {
+        this.broker = Objects.requireNonNull(broker, "broker");
+        this.connections = Objects.requireNonNull(connections, "connections");
+        this.events = Objects.requireNonNull(events, "events");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    @Override
+    public List<EventSource<?, BackstageTopology>> prepareEventSources(EventSourceContext<BackstageTopology> context) {
+        return List.of(new ConnectionsLifecycle(connections));
+    }
+
+    @Override
+    public UpdateControl<BackstageTopology> reconcile(BackstageTopology topology, Context<BackstageTopology> context) {
+        if (topology.getStatus() == null) {
+            topology.setStatus(new BackstageTopologyStatus());
+        }
+        BackstageTopologyStatus status = topology.getStatus();
+        JsonNode before = Serialization.jsonMapper().valueToTree(status);
+        boolean declaredBefore = status.getObjects() != null && !status.getObjects().isEmpty();
+
+        Readiness readiness;
+        try {
+            TopologyBroker.Declaration declaration = broker.declare(topology);
+            status.setObjects(declaration.objects().stream().map(o -> objectStatus(o, declaration.scrubber())).toList());
+            status.setCapabilities(declaration.capabilities());
+            announceDeclared(topology, declaration, declaredBefore);
+            readiness = readiness(topology, declaration);
+        } catch (TopologyProblem problem) {
+            // Objects and capabilities stay as last seen: an unreachable broker says nothing new about them.
+            readiness = new Readiness(Conditions.FALSE, problem.reason(), problem.getMessage());
+        }
+        status.setObservedGeneration(topology.getMetadata().getGeneration());
+        setReady(topology, readiness);
+
+        JsonNode after = Serialization.jsonMapper().valueToTree(status);
+        UpdateControl<BackstageTopology> control = before.equals(after) ? UpdateControl.noUpdate()
+                : UpdateControl.patchStatus(topology);
+        return control.rescheduleAfter(settings.pollInterval());
+    }
+
+    @Override
+    public ErrorStatusUpdateControl<BackstageTopology> updateErrorStatus(BackstageTopology topology,
+            Context<BackstageTopology> context, Exception e) {
+        if (e instanceof BrokerConnections.ClosedException) {
+            // The operator is stopping mid-reconcile: the topology did nothing wrong, so its status stays as it is.
+            return ErrorStatusUpdateControl.<BackstageTopology>noStatusUpdate().withNoRetry();
+        }
+        // Only the unexpected gets here (e.g. the API server refused to let us read the Secret); JOSDK retries.
+        String message = SecretScrubber.none().scrub(e.getClass().getSimpleName() + ": " + e.getMessage());
+        LOG.warn("reconcile of topology {}/{} failed: {}", topology.getMetadata().getNamespace(),
+                topology.getMetadata().getName(), message);
+        if (topology.getStatus() == null) {
+            topology.setStatus(new BackstageTopologyStatus());
+        }
+        setReady(topology, new Readiness(Conditions.FALSE, ReadyReason.DECLARATION_FAILED, message));
+        return ErrorStatusUpdateControl.patchStatus(topology);
+    }
+
+    @Override
+    public DeleteControl cleanup(BackstageTopology topology, Context<BackstageTopology> context) {
+        String name = topology.getMetadata().getNamespace() + "/" + topology.getMetadata().getName();
+        DeletionPolicy policy = topology.getSpec() == null || topology.getSpec().getDeletionPolicy() == null
+                ? DeletionPolicy.RETAIN : topology.getSpec().getDeletionPolicy();
+        if (policy == DeletionPolicy.RETAIN) {
+            broker.forget(topology);
+            LOG.info("topology {} deleted; deletionPolicy retain: broker objects left in place", name);
+            events.normal(topology, "BrokerObjectsRetained",
+                    "deletionPolicy retain: the broker objects and the jobs in them are left in place");
+            return DeleteControl.defaultDelete();
+        }
+
+        Instant now = clock.instant();
+        Optional<Instant> last = CleanupAttempts.last(topology);
+        if (last.isPresent() && last.get().plus(settings.cleanupRetryDelay()).isAfter(now)) {
+            // Woken early (e.g. by our own annotation write): wait out the retry delay without counting an attempt.
+            return DeleteControl.noFinalizerRemoval()
+                    .rescheduleAfter(Duration.between(now, last.get().plus(settings.cleanupRetryDelay())).toMillis());
+        }
+        int attempt = CleanupAttempts.count(topology) + 1;
+        String failure;
+        try {
+            TopologyBroker.Declaration deleted = broker.delete(topology);
+            List<DeclaredObject> failed = deleted.objects().stream()
+                    .filter(o -> o.state() == DeclaredObject.State.FAILED).toList();
+            if (failed.isEmpty()) {
+                LOG.info("topology {} deleted; deletionPolicy delete: {} broker objects removed", name,
+                        deleted.objects().size());
+                events.normal(topology, "BrokerObjectsDeleted", "deletionPolicy delete: removed "
+                        + names(deleted.objects().stream().filter(o -> o.state() == DeclaredObject.State.DELETED)
+                                .toList()) + " from " + deleted.provider());
+                return DeleteControl.defaultDelete();
+            }
+            failure = describeFailures(failed, deleted.scrubber());
+        } catch (TopologyProblem problem) {
+            failure = problem.reason() + ": " + problem.getMessage();
+        }
+
+        if (attempt >= settings.cleanupAttempts()) {
+            LOG.warn("topology {}: giving up deleting broker objects after {} attempts: {}", name, attempt, failure);
+            events.warning(topology, "CleanupAbandoned", "deletionPolicy delete: gave up after " + attempt
+                    + " attempts and released the topology; delete its broker objects by hand (prefix '"
+                    + topology.getSpec().getKeyPrefix() + "'). Last failure: " + failure);
+            broker.forget(topology);
+            return DeleteControl.defaultDelete();
+        }
+        LOG.warn("topology {}: deleting broker objects failed (attempt {}/{}): {}", name, attempt,
+                settings.cleanupAttempts(), failure);
+        events.warning(topology, "CleanupFailed", "deletionPolicy delete: attempt " + attempt + "/"
+                + settings.cleanupAttempts() + " failed, retrying in " + settings.cleanupRetryDelay().toSeconds()
+                + "s: " + failure);
+        CleanupAttempts.record(context.getClient(), topology, attempt, now);
+        return DeleteControl.noFinalizerRemoval().rescheduleAfter(settings.cleanupRetryDelay().toMillis());
+    }
+
+    private Readiness readiness(BackstageTopology topology, TopologyBroker.Declaration declaration) {
+        List<DeclaredObject> failed = declaration.objects().stream()
+                .filter(o -> o.state() == DeclaredObject.State.FAILED || o.state() == DeclaredObject.State.MISSING)
+                .toList();
+        if (!failed.isEmpty()) {
+            String reason = failed.stream().filter(o -> o.state() == DeclaredObject.State.FAILED).findFirst()
+                    .map(o -> BrokerFailures.reasonForMessage(o.detail())).orElse(ReadyReason.DECLARATION_FAILED);
+            return new Readiness(Conditions.FALSE, reason, "could not declare " + failed.size() + " of "
+                    + declaration.objects().size() + " objects on " + declaration.provider() + ": "
+                    + describeFailures(failed, declaration.scrubber()));
+        }
+        Optional<String> missing = CapabilityReport.missingRequired(topology.getSpec(), declaration.capabilities());
+        if (missing.isPresent()) {
+            return new Readiness(Conditions.FALSE, ReadyReason.CAPABILITY_MISSING, missing.get());
+        }
+        return new Readiness(Conditions.TRUE, ReadyReason.DECLARED, declaration.objects().size()
+                + " broker objects exist on " + declaration.provider());
+    }
+
+    private void announceDeclared(BackstageTopology topology, TopologyBroker.Declaration declaration,
+            boolean declaredBefore) {
+        List<DeclaredObject> created = declaration.redeclared();
+        if (created.isEmpty()) {
+            return;
+        }
+        if (declaredBefore) {
+            LOG.info("topology {}/{}: re-declared {} objects missing on the broker: {}",
+                    topology.getMetadata().getNamespace(), topology.getMetadata().getName(), created.size(),
+                    names(created));
+            events.warning(topology, "BrokerObjectsRedeclared", "missing on " + declaration.provider()
+                    + " and declared again: " + names(created));
+        } else {
+            events.normal(topology, "BrokerObjectsCreated", "created on " + declaration.provider() + ": "
+                    + names(created));
+        }
+    }
+
+    /** Sets Ready; tells the user through an Event and the log when the reason or message changes. */
+    private void setReady(BackstageTopology topology, Readiness readiness) {
+        List<Condition> conditions = topology.getStatus().getConditions();
+        Optional<Condition> previous = Conditions.find(conditions, Conditions.READY)
+                .map(c -> new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(), null, null));
+        Conditions.set(conditions, Conditions.READY, readiness.status(), readiness.reason(), readiness.message(),
+                topology.getMetadata().getGeneration(), clock.instant());
+        boolean sameReason = previous.map(c -> readiness.reason().equals(c.getReason())).orElse(false);
+        boolean sameMessage = previous.map(c -> readiness.message().equals(c.getMessage())).orElse(false);
+        if (Conditions.TRUE.equals(readiness.status())) {
+            if (!sameReason) {
+                LOG.info("topology {}/{} is Ready: {}", topology.getMetadata().getNamespace(),
+                        topology.getMetadata().getName(), readiness.message());
+                events.normal(topology, "TopologyReady", readiness.message());
+            }
+        } else if (!sameReason || !sameMessage) {
+            LOG.warn("topology {}/{} is not Ready ({}): {}", topology.getMetadata().getNamespace(),
+                    topology.getMetadata().getName(), readiness.reason(), readiness.message());
+            events.warning(topology, readiness.reason(), readiness.message());
+        }
+    }
+
+    private static BrokerObjectStatus objectStatus(DeclaredObject object, SecretScrubber scrubber) {
+        String state = object.state().name().charAt(0) + object.state().name().substring(1).toLowerCase(Locale.ROOT);
+        return new BrokerObjectStatus(object.kind(), object.name(), state, scrubber.scrub(object.detail()));
+    }
+
+    private static String describeFailures(List<DeclaredObject> failed, SecretScrubber scrubber) {
+        return scrubber.scrub(failed.stream()
+                .map(o -> o.kind() + " " + o.name() + " " + o.state().name().toLowerCase(Locale.ROOT)
+                        + (o.detail() == null ? "" : " (" + o.detail() + ")"))
+                .collect(Collectors.joining("; ")));
+    }
+
+    private static String names(List<DeclaredObject> objects) {
+        String listed = objects.stream().limit(LISTED_NAMES).map(o -> o.kind() + " " + o.name())
+                .collect(Collectors.joining(", "));
+        return objects.size() > LISTED_NAMES ? listed + " and " + (objects.size() - LISTED_NAMES) + " more" : listed;
+    }
+
+    private record Readiness(String status, String reason, String message) {}
+}

@@ -1,0 +1,180 @@
+package dev.backstage.runtime.kafka;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The provider's Kafka clients: one shared idempotent producer ({@code acks=all}), one shared admin
+ * client (both thread-safe, created on first use), and fresh consumers on request (a consumer is
+ * single-threaded, so every loop gets its own). Also creates topics with the configured partitions and
+ * replication factor before first use, so the broker's auto-create defaults never decide them.
+ */
+final class KafkaClients implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KafkaClients.class);
+    static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+
+    private final KafkaSettings settings;
+    private final Set<String> ensuredTopics = ConcurrentHashMap.newKeySet();
+    private Producer<byte[], byte[]> producer;
+    private Admin admin;
+    private boolean closed;
+
+    KafkaClients(KafkaSettings settings) {
+        this.settings = settings;
+    }
+
+    KafkaSettings settings() {
+        return settings;
+    }
+
+    private Map<String, Object> common() {
+        Map<String, Object> config = new HashMap<>(settings.clientProperties());
+        config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        return config;
+    }
+
+    synchronized Producer<byte[], byte[]> producer() {
+        ensureOpen();
+        if (producer == null) {
+            Map<String, Object> config = common();
+            config.put(ProducerConfig.ACKS_CONFIG, "all");
+            config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            // A small linger batches concurrent sends without making a lone publish wait the 5 ms default.
+            config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 1);
+            config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000);
+            config.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+            config.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+            producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+        }
+        return producer;
+    }
+
+    synchronized Admin admin() {
+        ensureOpen();
+        if (admin == null) {
+            Map<String, Object> config = common();
+            config.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+            config.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
+            admin = Admin.create(config);
+        }
+        return admin;
+    }
+
+    /**
+     * A consumer with manual commits that starts a new group at {@code autoOffsetReset}. It never
+     * auto-creates topics: {@link #ensureTopic} does, with our partition count.
+     *
+     * @param groupId null for a group-less consumer (reading with assign/seek only)
+     */
+    KafkaConsumer<byte[], byte[]> newConsumer(String groupId, String clientId, String autoOffsetReset, int maxPollRecords) {
+        Map<String, Object> config = common();
+        if (groupId != null) {
+            config.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+            config.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                    List.of(CooperativeStickyAssignor.class.getName()));
+        }
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, autoOffsetReset);
+        config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** Produces {@code value} (no key, no headers) and completes when all in-sync replicas have it. */
+    CompletableFuture<RecordMetadata> send(String topic, byte[] value) {
+        CompletableFuture<RecordMetadata> done = new CompletableFuture<>();
+        try {
+            producer().send(new ProducerRecord<>(topic, value), (metadata, error) -> {
+                if (error != null) {
+                    done.completeExceptionally(new KafkaBrokerException("produce to " + topic + " failed", error));
+                } else {
+                    done.complete(metadata);
+                }
+            });
+        } catch (RuntimeException e) {
+            done.completeExceptionally(new KafkaBrokerException("produce to " + topic + " failed", e));
+        }
+        return done;
+    }
+
+    /** Creates {@code topic} unless it exists; remembered, so only the first use per topic costs a call. */
+    void ensureTopic(String topic, int partitions, short replicationFactor) {
+        if (ensuredTopics.contains(topic)) {
+            return;
+        }
+        try {
+            admin().createTopics(List.of(new NewTopic(topic, partitions, replicationFactor)))
+                    .all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            log.info("created topic {} ({} partitions, replication factor {})", topic, partitions, replicationFactor);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new KafkaBrokerException("could not create topic " + topic, e);
+            }
+            // It exists: exactly what we wanted.
+        } catch (TimeoutException e) {
+            throw new KafkaBrokerException("creating topic " + topic + " timed out after " + ADMIN_TIMEOUT, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaBrokerException("interrupted while creating topic " + topic, e);
+        }
+        ensuredTopics.add(topic);
+    }
+
+    void ensureJobTopic(String topic) {
+        ensureTopic(topic, settings.partitions(), settings.replicationFactor());
+    }
+
+    /** Dead-letter topics get one partition: low volume, and one partition keeps them in order. */
+    void ensureDeadLetterTopic(String topic) {
+        ensureTopic(topic, 1, settings.replicationFactor());
+    }
+
+    /** After the declarer deleted a topic, the next use must create it again. */
+    void forget(String topic) {
+        ensuredTopics.remove(topic);
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the Kafka provider is closed");
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (producer != null) {
+            producer.close(Duration.ofSeconds(10));
+        }
+        if (admin != null) {
+            // Admin calls carry no state worth waiting for: fail whatever is pending rather than block.
+            admin.close(Duration.ofSeconds(1));
+        }
+    }
+}

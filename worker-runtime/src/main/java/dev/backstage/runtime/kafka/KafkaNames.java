@@ -1,0 +1,43 @@
+package dev.backstage.runtime.kafka;
+
+/**
+ * Topic and group names (WIRE.md §4): jobs on {@code {p}.{q}}, dead letters on {@code {p}.{q}.dead-letter},
+ * topics on {@code {p}.topic.{t}} read by groups {@code {p}.sub.{consumerId}} (fan-out) or
+ * {@code {p}.grp.{group}} (shared), and the dead-letter redrive progress in group {@code {p}.redrive}.
+ */
+public record KafkaNames(String prefix) {
+    static final String DEAD_LETTER_SUFFIX = ".dead-letter";
+
+    public String jobTopic(String queue) {
+        return prefix + "." + queue;
+    }
+
+    public String deadLetterTopic(String queue) {
+        return jobTopic(queue) + DEAD_LETTER_SUFFIX;
+    }
+
+    public String topicTopic(String topic) {
+        return prefix + ".topic." + topic;
+    }
+
+    public String fanOutGroup(String consumerId) {
+        return prefix + ".sub." + consumerId;
+    }
+
+    public String sharedGroup(String group) {
+        return prefix + ".grp." + group;
+    }
+
+    public String redriveGroup() {
+        return prefix + ".redrive";
+    }
+
+    /** The queue name of a job topic, or null when {@code topic} is not one of this prefix's job topics. */
+    public String queueOf(String topic) {
+        String head = prefix + ".";
+        if (!topic.startsWith(head) || topic.endsWith(DEAD_LETTER_SUFFIX) || topic.startsWith(prefix + ".topic.")) {
+            return null;
+        }
+        return topic.substring(head.length());
+    }
+}

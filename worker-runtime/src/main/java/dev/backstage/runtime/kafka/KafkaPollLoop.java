@@ -1,0 +1,667 @@
+package dev.backstage.runtime.kafka;
+
+import dev.backstage.runtime.spi.FlowControl;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One consumer and the thread that owns it. It fetches records, hands them out for parallel handling
+ * within the in-flight allowance, and commits per partition only through offsets settled without a gap
+ * ({@link ContiguousOffsetTracker}), recording out-of-order settlements in the commit metadata
+ * ({@link CommitMetadata}) so the next owner skips them.
+ *
+ * <p>A KafkaConsumer is single-threaded: every consumer call happens on this loop's thread. Handler
+ * threads report through {@link SettlementTicket}s into a queue the loop drains each turn.
+ *
+ * <p>Flow: when there is no room (or fetching stopped) every partition is paused and the loop only polls
+ * with a zero timeout, to keep its group membership and run rebalance callbacks, then waits for room.
+ * A partition whose tracker holds {@code maxUncommittedPerPartition} records behind a stuck one is
+ * paused on its own.
+ *
+ * <p>Rebalance: on revoke it stops handing out those partitions' records, waits up to {@code revokeWait}
+ * for their in-flight records, commits what is settled and lets the rest go to the next owner. Lost
+ * partitions (the group moved on without us) are dropped without a commit.
+ *
+ * <p>Shutdown: {@link #stopFetching()} pauses everything while settlements keep being applied and
+ * committed; {@link #close()} makes a final synchronous commit and closes the consumer.
+ */
+final class KafkaPollLoop implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KafkaPollLoop.class);
+    /** How long a poll waits for records when there is room; bounds how late stop and close are seen. */
+    static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+    /** How long the loop waits for room or a settlement before polling again. */
+    static final Duration IDLE_WAIT = Duration.ofMillis(100);
+    /** The longest the loop goes without polling while busy, so rebalance callbacks are never late by much. */
+    static final Duration MAX_POLL_GAP = Duration.ofMillis(500);
+    /** Pause before a record whose settlement failed on our side is handed out again. */
+    static final Duration REDELIVERY_PAUSE = Duration.ofSeconds(1);
+    static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(15);
+    private static final Duration ERROR_BACKOFF = Duration.ofSeconds(1);
+
+    /** Where records go; called on the poll thread, must not block. */
+    interface RecordSink {
+        void accept(ConsumerRecord<byte[], byte[]> record, SettlementTicket ticket);
+    }
+
+    /** How many more records may be handed out now. */
+    interface Room {
+        int free();
+
+        boolean stopping();
+
+        /**
+         * Waits up to {@code max} for at least {@code atLeast} free slots (fewer on timeout); returns the
+         * free room. Waiting for a batch rather than one slot keeps the loop from waking per settlement.
+         */
+        int await(int atLeast, Duration max) throws InterruptedException;
+
+        /** How many records a batch of room should be; 1 disables batching. */
+        int batch();
+
+        /** The worker's in-flight allowance (jobs). */
+        static Room of(FlowControl flow) {
+            return new Room() {
+                @Override
+                public int free() {
+                    return flow.free();
+                }
+
+                @Override
+                public boolean stopping() {
+                    return flow.stopping();
+                }
+
+                @Override
+                public int await(int atLeast, Duration max) throws InterruptedException {
+                    return flow.awaitFree(atLeast, max);
+                }
+
+                @Override
+                public int batch() {
+                    return Math.max(1, flow.capacity() / 4);
+                }
+            };
+        }
+    }
+
+    /** A message from a handler thread to the loop. */
+    record Settlement(Kind kind, PartitionState state, ConsumerRecord<byte[], byte[]> record,
+            CompletableFuture<Void> untilCommitted) {
+        enum Kind { SETTLED, ABANDONED, REDELIVER }
+
+        static Settlement settled(PartitionState s, ConsumerRecord<byte[], byte[]> r, CompletableFuture<Void> done) {
+            return new Settlement(Kind.SETTLED, s, r, done);
+        }
+
+        static Settlement abandoned(PartitionState s, ConsumerRecord<byte[], byte[]> r) {
+            return new Settlement(Kind.ABANDONED, s, r, null);
+        }
+
+        static Settlement redeliver(PartitionState s, ConsumerRecord<byte[], byte[]> r) {
+            return new Settlement(Kind.REDELIVER, s, r, null);
+        }
+    }
+
+    private record Pending(PartitionState state, ConsumerRecord<byte[], byte[]> record) {}
+
+    private record Delayed(long dueNanos, Pending pending) {}
+
+    private final String name;
+    private final Consumer<byte[], byte[]> consumer;
+    private final List<String> topics;
+    private final Room room;
+    private final RecordSink sink;
+    private final KafkaSettings settings;
+    private final Thread thread;
+    // Lock-free: handler threads add, the poll thread drains. The loop parks only when it has nothing else
+    // to do (revoke wait, stopped, topic room) and asks to be unparked by setting waitingForSettlement.
+    private final ConcurrentLinkedQueue<Settlement> settlements = new ConcurrentLinkedQueue<>();
+    private volatile boolean waitingForSettlement;
+    private final CountDownLatch firstAssignment = new CountDownLatch(1);
+
+    // Poll-thread state.
+    private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
+    private final ArrayDeque<Pending> buffer = new ArrayDeque<>();
+    private final ArrayDeque<Delayed> delayed = new ArrayDeque<>();
+    private final Set<TopicPartition> paused = new HashSet<>();
+    private int inFlightTotal;
+    private long nextCommitNanos;
+    private long lastPollNanos;
+    private boolean closing;
+
+    private volatile boolean fetchingStopped;
+    private volatile boolean closeRequested;
+    private volatile boolean finished;
+
+    /**
+     * @param room      how many records may be handed out (the worker's allowance), or null to allow
+     *                  {@code ownLimit} records in flight, counted by this loop (topic subscriptions)
+     */
+    KafkaPollLoop(String name, Consumer<byte[], byte[]> consumer, List<String> topics, Room room, int ownLimit,
+            RecordSink sink, KafkaSettings settings) {
+        this.name = name;
+        this.consumer = consumer;
+        this.topics = List.copyOf(topics);
+        this.room = room != null ? room : new OwnLimit(ownLimit);
+        this.sink = sink;
+        this.settings = settings;
+        this.thread = new Thread(this::run, name);
+        this.thread.setDaemon(true);
+    }
+
+    /** A room of {@code limit} records in flight, counted by this loop itself (poll thread only). */
+    private final class OwnLimit implements Room {
+        private final int limit;
+
+        OwnLimit(int limit) {
+            this.limit = limit;
+        }
+
+        @Override
+        public int free() {
+            return Math.max(0, limit - inFlightTotal);
+        }
+
+        @Override
+        public boolean stopping() {
+            return false;
+        }
+
+        @Override
+        public int await(int atLeast, Duration max) throws InterruptedException {
+            awaitSettlement(max);
+            return free();
+        }
+
+        @Override
+        public int batch() {
+            return 1;
+        }
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Waits until the group gave this consumer its first assignment (positions resolved). */
+    boolean awaitFirstAssignment(Duration max) throws InterruptedException {
+        return firstAssignment.await(max.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Stop handing out records; settlements keep being applied and committed until {@link #close()}. */
+    void stopFetching() {
+        fetchingStopped = true;
+    }
+
+    /** Final commit of what is settled, then the consumer closes; unsettled records stay for redelivery. */
+    @Override
+    public void close() {
+        fetchingStopped = true;
+        closeRequested = true;
+        if (Thread.currentThread() == thread) {
+            return;
+        }
+        try {
+            thread.join(settings.revokeWait().plus(COMMIT_TIMEOUT).plusSeconds(10).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            log.warn("{}: poll loop did not finish in time; its consumer may still be open", name);
+        }
+    }
+
+    void submit(Settlement settlement) {
+        if (finished) {
+            // The consumer is gone: nothing can be committed any more; the record is redelivered later.
+            if (settlement.untilCommitted() != null) {
+                settlement.untilCommitted().completeExceptionally(new IllegalStateException(
+                        name + " closed before " + settlement.state().partition + "@" + settlement.record().offset()
+                                + " was committed; it will be redelivered"));
+            }
+            return;
+        }
+        settlements.add(settlement);
+        if (waitingForSettlement) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    private void run() {
+        log.info("{}: consuming {} (commit every {} ms, revoke wait {} ms)", name, topics,
+                settings.commitInterval().toMillis(), settings.revokeWait().toMillis());
+        try {
+            consumer.subscribe(topics, new Rebalance());
+            while (!closeRequested) {
+                try {
+                    turn();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    log.warn("{}: interrupted; closing", name);
+                    break;
+                } catch (KafkaException | IllegalStateException e) {
+                    log.warn("{}: poll loop turn failed, retrying in {} ms: {}", name, ERROR_BACKOFF.toMillis(),
+                            e.toString());
+                    pause(ERROR_BACKOFF);
+                }
+            }
+            closing = true;
+            applySettlements();
+            commit(true, List.copyOf(partitions.values()));
+        } catch (RuntimeException e) {
+            log.error("{}: poll loop failed; unsettled records stay uncommitted for redelivery", name, e);
+        } finally {
+            closing = true;
+            try {
+                consumer.close(Duration.ofSeconds(5));
+            } catch (RuntimeException e) {
+                log.warn("{}: closing the consumer failed: {}", name, e.toString());
+            }
+            finished = true;
+            failLeftoverSettlements();
+            log.info("{}: stopped", name);
+        }
+    }
+
+    private void turn() throws InterruptedException {
+        applySettlements();
+        promoteDueRedeliveries();
+        boolean stopped = fetchingStopped || room.stopping();
+        if (!stopped) {
+            handOut();
+        }
+        maybeCommit();
+        if (stopped) {
+            // Everything paused: polling only keeps the membership alive and runs rebalance callbacks.
+            updatePauses(true);
+            poll(Duration.ZERO);
+            awaitSettlement(IDLE_WAIT);
+            return;
+        }
+        if (!buffer.isEmpty() || room.free() <= 0) {
+            // Full: wait for room rather than fetch more. Poll (paused) only when the wait runs out, so a
+            // busy loop does not flap between pause and resume on every batch.
+            int wanted = buffer.isEmpty() ? room.batch() : Math.min(buffer.size(), room.batch());
+            if (room.await(wanted, IDLE_WAIT) > 0 && System.nanoTime() - lastPollNanos < MAX_POLL_GAP.toNanos()) {
+                return;
+            }
+            updatePauses(true);
+            poll(Duration.ZERO);
+            return;
+        }
+        updatePauses(false);
+        poll(POLL_TIMEOUT);
+    }
+
+    private void poll(Duration timeout) {
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
+        lastPollNanos = System.nanoTime();
+        bufferRecords(records);
+    }
+
+    private void bufferRecords(ConsumerRecords<byte[], byte[]> records) {
+        for (TopicPartition partition : records.partitions()) {
+            PartitionState state = stateFor(partition);
+            for (ConsumerRecord<byte[], byte[]> record : records.records(partition)) {
+                if (record.offset() <= state.tracker.lastTracked()) {
+                    // Fetched before (a position reset): it is in flight or settled already.
+                    log.debug("{}: skipping {}@{} fetched twice", name, partition, record.offset());
+                    continue;
+                }
+                if (state.tracker.track(record.offset()) == ContiguousOffsetTracker.Tracked.ALREADY_SETTLED) {
+                    continue; // settled by the previous owner after its last commit position
+                }
+                buffer.addLast(new Pending(state, record));
+            }
+        }
+    }
+
+    private PartitionState stateFor(TopicPartition partition) {
+        PartitionState state = partitions.get(partition);
+        if (state == null) {
+            // Only when the assignment callback could not read the committed metadata.
+            state = new PartitionState(partition, new ContiguousOffsetTracker<>());
+            partitions.put(partition, state);
+        }
+        return state;
+    }
+
+    private void handOut() {
+        int free = room.free();
+        while (free > 0 && !buffer.isEmpty()) {
+            Pending p = buffer.pollFirst();
+            if (p.state().released) {
+                continue;
+            }
+            p.state().inFlight++;
+            inFlightTotal++;
+            free--;
+            SettlementTicket ticket = new SettlementTicket(this, p.state(), p.record());
+            try {
+                sink.accept(p.record(), ticket);
+            } catch (RuntimeException e) {
+                log.warn("{}: handing out {}-{}@{} failed, retrying in {} ms: {}", name, p.record().topic(),
+                        p.record().partition(), p.record().offset(), REDELIVERY_PAUSE.toMillis(), e.toString());
+                ticket.redeliverLater();
+            }
+        }
+    }
+
+    private void applySettlements() {
+        Settlement s;
+        while ((s = settlements.poll()) != null) {
+            apply(s);
+        }
+    }
+
+    /** Parks until a settlement arrives or {@code max} passes, then applies what arrived. */
+    private void awaitSettlement(Duration max) throws InterruptedException {
+        waitingForSettlement = true;
+        try {
+            // A settlement added between this check and the park leaves an unpark permit: no lost wake-up.
+            if (settlements.isEmpty()) {
+                LockSupport.parkNanos(this, max.toNanos());
+            }
+        } finally {
+            waitingForSettlement = false;
+        }
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        applySettlements();
+    }
+
+    private void apply(Settlement s) {
+        PartitionState state = s.state();
+        if (state.released) {
+            if (s.untilCommitted() != null) {
+                s.untilCommitted().completeExceptionally(new IllegalStateException(state.partition
+                        + " was revoked before offset " + s.record().offset() + " settled; its next owner runs it again"));
+            }
+            return;
+        }
+        state.inFlight--;
+        inFlightTotal--;
+        switch (s.kind()) {
+            case SETTLED -> {
+                state.tracker.settle(s.record().offset(), s.untilCommitted());
+            }
+            case ABANDONED -> {
+                // Stays unsettled: the commit cannot pass it, so it is redelivered after a restart or rebalance.
+            }
+            case REDELIVER -> delayed.addLast(new Delayed(System.nanoTime() + REDELIVERY_PAUSE.toNanos(),
+                    new Pending(state, s.record())));
+        }
+    }
+
+    private void promoteDueRedeliveries() {
+        long now = System.nanoTime();
+        while (!delayed.isEmpty() && delayed.peekFirst().dueNanos() - now <= 0) {
+            Pending p = delayed.pollFirst().pending();
+            if (!p.state().released) {
+                buffer.addFirst(p);
+            }
+        }
+    }
+
+    private void updatePauses(boolean pauseAll) {
+        Set<TopicPartition> wanted = new HashSet<>();
+        for (PartitionState state : partitions.values()) {
+            if (pauseAll || state.tracker.size() >= settings.maxUncommittedPerPartition()) {
+                wanted.add(state.partition);
+            }
+        }
+        if (wanted.equals(paused)) {
+            return;
+        }
+        List<TopicPartition> toPause = new ArrayList<>();
+        for (TopicPartition tp : wanted) {
+            if (!paused.contains(tp)) {
+                toPause.add(tp);
+            }
+        }
+        List<TopicPartition> toResume = new ArrayList<>();
+        for (TopicPartition tp : paused) {
+            if (!wanted.contains(tp)) {
+                toResume.add(tp);
+            }
+        }
+        Set<TopicPartition> assigned = consumer.assignment();
+        toPause.retainAll(assigned);
+        toResume.retainAll(assigned);
+        if (!toPause.isEmpty()) {
+            consumer.pause(toPause);
+        }
+        if (!toResume.isEmpty()) {
+            consumer.resume(toResume);
+        }
+        paused.clear();
+        paused.addAll(wanted);
+        paused.retainAll(assigned);
+    }
+
+    private void maybeCommit() {
+        long now = System.nanoTime();
+        if (now - nextCommitNanos < 0) {
+            return;
+        }
+        nextCommitNanos = now + settings.commitInterval().toNanos();
+        commit(false, partitions.values());
+    }
+
+    /** Commits every partition whose committable offset or settled-beyond set changed. */
+    private void commit(boolean sync, Collection<PartitionState> states) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        Map<TopicPartition, PartitionState> owners = new HashMap<>();
+        for (PartitionState state : states) {
+            if (state.released) {
+                continue;
+            }
+            OptionalLong committable = state.tracker.committableOffset();
+            if (committable.isEmpty()) {
+                continue;
+            }
+            long offset = committable.getAsLong();
+            String metadata = CommitMetadata.encode(offset, state.tracker.settledBeyondCommittable());
+            if (offset == state.requestedOffset && metadata.equals(state.requestedMetadata)) {
+                continue;
+            }
+            state.requestedOffset = offset;
+            state.requestedMetadata = metadata;
+            offsets.put(state.partition, new OffsetAndMetadata(offset, metadata));
+            owners.put(state.partition, state);
+        }
+        if (offsets.isEmpty()) {
+            return;
+        }
+        if (sync) {
+            try {
+                consumer.commitSync(offsets, COMMIT_TIMEOUT);
+                committed(offsets, owners, null);
+            } catch (KafkaException e) {
+                committed(offsets, owners, e);
+            }
+        } else {
+            consumer.commitAsync(offsets, (result, error) -> committed(offsets, owners, error));
+        }
+    }
+
+    private void committed(Map<TopicPartition, OffsetAndMetadata> offsets, Map<TopicPartition, PartitionState> owners,
+            Exception error) {
+        if (error != null) {
+            if (error instanceof RebalanceInProgressException) {
+                // Expected while a cooperative rebalance runs: the group refuses commits until it settles.
+                log.info("{}: commit of {} deferred: the group is rebalancing", name, describe(offsets));
+            } else {
+                log.warn("{}: commit of {} failed; it is retried with the next commit: {}", name, describe(offsets),
+                        error.toString());
+            }
+            for (var e : offsets.entrySet()) {
+                PartitionState state = owners.get(e.getKey());
+                if (state.requestedOffset == e.getValue().offset()) {
+                    state.requestedOffset = -1; // force a resend
+                }
+            }
+            return;
+        }
+        for (var e : offsets.entrySet()) {
+            PartitionState state = owners.get(e.getKey());
+            if (!state.released) {
+                state.confirmed(e.getValue().offset());
+            }
+        }
+    }
+
+    private static String describe(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        StringBuilder out = new StringBuilder();
+        offsets.forEach((tp, om) -> out.append(out.length() == 0 ? "" : ", ").append(tp).append('@').append(om.offset()));
+        return out.toString();
+    }
+
+    private void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis()); // back-off after a failed turn, not waiting for an outcome
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeRequested = true;
+        }
+    }
+
+    private void failLeftoverSettlements() {
+        Settlement s;
+        while ((s = settlements.poll()) != null) {
+            if (s.untilCommitted() != null) {
+                s.untilCommitted().completeExceptionally(new IllegalStateException(
+                        name + " closed before " + s.state().partition + "@" + s.record().offset() + " was committed"));
+            }
+        }
+        for (PartitionState state : partitions.values()) {
+            state.release("closed");
+        }
+    }
+
+    /** Runs inside {@code consumer.poll}, on the poll thread. */
+    private final class Rebalance implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+            if (!assigned.isEmpty()) {
+                Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
+                try {
+                    committed = consumer.committed(new HashSet<>(assigned), COMMIT_TIMEOUT);
+                } catch (KafkaException e) {
+                    log.warn("{}: could not read committed offsets of {}; records settled after the last commit"
+                            + " may run again: {}", name, assigned, e.toString());
+                }
+                int skipped = 0;
+                for (TopicPartition tp : assigned) {
+                    OffsetAndMetadata om = committed.get(tp);
+                    long[] presettled = om == null ? new long[0] : CommitMetadata.decode(om.offset(), om.metadata());
+                    skipped += presettled.length;
+                    PartitionState previous = partitions.put(tp, new PartitionState(tp, new ContiguousOffsetTracker<>(presettled)));
+                    if (previous != null) {
+                        inFlightTotal -= previous.inFlight;
+                        previous.release("reassigned");
+                    }
+                }
+                buffer.removeIf(p -> p.state().released);
+                log.info("{}: assigned {}{}", name, assigned,
+                        skipped == 0 ? "" : " (" + skipped + " records settled by the previous owner will be skipped)");
+                // Resolve start positions now, so a new group's "latest" means latest as of the assignment.
+                for (TopicPartition tp : assigned) {
+                    consumer.position(tp, COMMIT_TIMEOUT);
+                }
+            }
+            firstAssignment.countDown();
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+            if (revoked.isEmpty()) {
+                return;
+            }
+            List<PartitionState> states = revoked.stream().map(partitions::get).filter(s -> s != null).toList();
+            int waiting = awaitInFlight(states);
+            commit(true, states);
+            release(states, "revoked");
+            if (waiting > 0) {
+                log.warn("{}: revoked {} with {} records still running after {} ms; they were not committed and"
+                        + " their next owner runs them again", name, revoked, waiting, settings.revokeWait().toMillis());
+            } else {
+                log.info("{}: revoked {} after committing settled records", name, revoked);
+            }
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> lost) {
+            if (lost.isEmpty()) {
+                return;
+            }
+            List<PartitionState> states = lost.stream().map(partitions::get).filter(s -> s != null).toList();
+            release(states, "lost");
+            log.warn("{}: lost {} (group moved on without us); nothing committed for them", name, lost);
+        }
+
+        /** Waits (bounded) for the in-flight records of {@code states}; returns how many are still running. */
+        private int awaitInFlight(List<PartitionState> states) {
+            long deadline = System.nanoTime() + (closing ? 0 : settings.revokeWait().toNanos());
+            applySettlements();
+            while (running(states) > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                try {
+                    awaitSettlement(Duration.ofNanos(Math.min(left, IDLE_WAIT.toNanos())));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+                applySettlements();
+            }
+            return running(states);
+        }
+
+        private int running(List<PartitionState> states) {
+            int n = 0;
+            for (PartitionState s : states) {
+                n += s.inFlight;
+            }
+            return n;
+        }
+
+        private void release(List<PartitionState> states, String why) {
+            for (PartitionState state : states) {
+                inFlightTotal -= state.inFlight;
+                state.release(why);
+                partitions.remove(state.partition);
+                paused.remove(state.partition);
+            }
+            buffer.removeIf(p -> p.state().released);
+            delayed.removeIf(d -> d.pending().state().released);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.backstage.runtime.kafka;
+
+import dev.backstage.runtime.api.StartPosition;
+import dev.backstage.runtime.api.Subscription;
+import dev.backstage.runtime.spi.TopicConsumer;
+import dev.backstage.runtime.spi.TopicSink;
+import dev.backstage.runtime.spi.TopicsCapability;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publish/subscribe on Kafka (WIRE.md §4): topic {@code t} is Kafka topic {@code {p}.topic.{t}}; a fan-out
+ * subscriber reads with its own group {@code {p}.sub.{consumerId}}, a shared subscription with
+ * {@code {p}.grp.{group}}. A new group starts at the earliest or latest offset as the subscription asks.
+ *
+ * <p>Failure follows the seed: a copy with {@code deliveryCount + 1} goes to the same topic (so every group
+ * sees it again) until {@code deliveryCount >= maxDeliveries}, when it is dropped with a warning.
+ *
+ * <p>Fan-out group names contain the consumer id (host and pid by default), so each process start makes a
+ * new group; Kafka expires empty groups' offsets after {@code offsets.retention.minutes} (7 days by default).
+ */
+final class KafkaTopics implements TopicsCapability {
+    private static final Logger log = LoggerFactory.getLogger(KafkaTopics.class);
+    /** How long subscribe() waits for the first assignment, so "latest" starts before it returns. */
+    static final Duration ASSIGNMENT_WAIT = Duration.ofSeconds(30);
+
+    private final KafkaClients clients;
+    private final KafkaNames names;
+
+    KafkaTopics(KafkaClients clients) {
+        this.clients = clients;
+        this.names = clients.settings().names();
+    }
+
+    @Override
+    public String backend() {
+        return "kafka";
+    }
+
+    /** Returns {@code <kafka topic>:<partition>:<offset>} of the message. */
+    @Override
+    public String publish(String topic, String payloadJson) {
+        String kafkaTopic = names.topicTopic(topic);
+        clients.ensureJobTopic(kafkaTopic);
+        byte[] value = new TopicMessageValue(payloadJson, System.currentTimeMillis(), 1).encode();
+        try {
+            RecordMetadata md = clients.send(kafkaTopic, value)
+                    .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return md.topic() + ":" + md.partition() + ":" + md.offset();
+        } catch (ExecutionException e) {
+            throw new KafkaBrokerException("publish to " + kafkaTopic + " failed", e);
+        } catch (TimeoutException e) {
+            throw new KafkaBrokerException("publish to " + kafkaTopic + " was not acknowledged in time", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaBrokerException("interrupted while publishing to " + kafkaTopic, e);
+        }
+    }
+
+    @Override
+    public TopicConsumer subscribe(Subscription subscription, String consumerId, int maxDeliveries, TopicSink sink) {
+        String kafkaTopic = names.topicTopic(subscription.topic());
+        clients.ensureJobTopic(kafkaTopic);
+        String group = subscription.isFanOut() ? names.fanOutGroup(consumerId) : names.sharedGroup(subscription.group());
+        KafkaSettings settings = clients.settings();
+        // One consumer per subscription: name it after the topic and the kind of group, so two subscriptions of
+        // one process to the same topic get distinct client ids and thread names.
+        String label = subscription.topic() + "-" + (subscription.isFanOut() ? "sub" : "grp." + subscription.group())
+                + "-" + consumerId;
+        KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(group, "backstage-topic-" + label,
+                subscription.start() == StartPosition.EARLIEST ? "earliest" : "latest", settings.topicMaxInFlight());
+        KafkaPollLoop.RecordSink toCore = (record, ticket) -> sink.accept(new KafkaTopicDelivery(subscription.topic(),
+                record, ticket, clients, maxDeliveries));
+        KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-topic-" + label,
+                consumer, List.of(kafkaTopic), null, settings.topicMaxInFlight(), toCore, settings);
+        loop.start();
+        try {
+            if (!loop.awaitFirstAssignment(ASSIGNMENT_WAIT)) {
+                log.warn("subscription to {} (group {}) got no partitions within {} s; it keeps trying, but a"
+                        + " 'latest' start may miss messages published meanwhile", kafkaTopic, group,
+                        ASSIGNMENT_WAIT.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return loop::close;
+    }
+}

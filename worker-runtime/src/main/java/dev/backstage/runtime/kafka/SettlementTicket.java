@@ -1,0 +1,60 @@
+package dev.backstage.runtime.kafka;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * The handle a delivery uses to report the fate of its record to the poll loop. Any thread may call
+ * it; the loop applies it on its own thread (a KafkaConsumer is single-threaded). Exactly one call
+ * counts; later ones are ignored.
+ */
+final class SettlementTicket {
+    private final KafkaPollLoop loop;
+    private final PartitionState state;
+    private final ConsumerRecord<byte[], byte[]> record;
+    private final AtomicBoolean used = new AtomicBoolean();
+
+    SettlementTicket(KafkaPollLoop loop, PartitionState state, ConsumerRecord<byte[], byte[]> record) {
+        this.loop = loop;
+        this.state = state;
+        this.record = record;
+    }
+
+    /**
+     * The record is done: the commit may pass it once every earlier record is done too.
+     *
+     * @param untilCommitted complete the returned stage only when a commit covers the record (for an
+     *                       ack); otherwise as soon as the loop has it (retry and dead-letter copies are
+     *                       already durable, and their slot should not wait for slower neighbours)
+     */
+    CompletionStage<Void> settle(boolean untilCommitted) {
+        if (!used.compareAndSet(false, true)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        loop.submit(KafkaPollLoop.Settlement.settled(state, record, untilCommitted ? done : null));
+        if (!untilCommitted) {
+            done.complete(null);
+        }
+        return done;
+    }
+
+    /** Leave the record unsettled: it is redelivered after a restart or a rebalance, never lost. */
+    void abandon() {
+        if (used.compareAndSet(false, true)) {
+            loop.submit(KafkaPollLoop.Settlement.abandoned(state, record));
+        }
+    }
+
+    /**
+     * Settling failed on our side (the retry copy or dead-letter record could not be stored): hand the
+     * same record out again after a pause, as a broker would redeliver it.
+     */
+    void redeliverLater() {
+        if (used.compareAndSet(false, true)) {
+            loop.submit(KafkaPollLoop.Settlement.redeliver(state, record));
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.backstage.runtime.rabbitmq;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Optional;
+
+/**
+ * The little of the RabbitMQ management HTTP API the backlog probe needs: one queue's ready and unacked
+ * counts ({@code GET /api/queues/{vhost}/{name}}). The broker refreshes these figures on its statistics
+ * interval (5 s by default), so they lag the queue slightly; AMQP alone can only count ready messages.
+ */
+final class ManagementApi {
+    private final URI base;
+    private final String authorization;
+    private final HttpClient http;
+    private final ObjectMapper mapper;
+
+    /** Figures for one queue; null where the broker has not collected statistics yet (a new queue). */
+    record QueueStats(Long ready, Long unacked, Long total, Long headMessageTimestampSeconds) {
+        boolean complete() {
+            return ready != null && unacked != null;
+        }
+    }
+
+    /** The API could not answer (not enabled, unreachable, credentials refused). */
+    static final class UnavailableException extends Exception {
+        UnavailableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * @param configured the API root; credentials in its user-info win over the AMQP ones
+     */
+    ManagementApi(URI configured, String amqpUser, String amqpPassword, ObjectMapper mapper) {
+        String user = amqpUser;
+        String password = amqpPassword;
+        if (configured.getRawUserInfo() != null) {
+            String[] parts = configured.getRawUserInfo().split(":", 2);
+            user = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
+            password = parts.length > 1 ? URLDecoder.decode(parts[1], StandardCharsets.UTF_8) : "";
+        }
+        this.base = URI.create(configured.getScheme() + "://" + configured.getHost()
+                + (configured.getPort() > 0 ? ":" + configured.getPort() : "")
+                + (configured.getRawPath() == null ? "" : configured.getRawPath().replaceAll("/+$", "")));
+        this.authorization = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(StandardCharsets.UTF_8));
+        // HTTP/1.1: the broker's web server does not take the h2c upgrade the JDK client tries by default.
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2)).build();
+        this.mapper = mapper;
+    }
+
+    /** The API root without credentials, for messages. */
+    URI base() {
+        return base;
+    }
+
+    /** The queue's figures, or empty when the queue does not exist. */
+    Optional<QueueStats> queue(String vhost, String name) throws UnavailableException {
+        URI uri = URI.create(base + "/api/queues/" + encode(vhost) + "/" + encode(name));
+        HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5))
+                .header("Authorization", authorization).header("Accept", "application/json").GET().build();
+        HttpResponse<String> response;
+        try {
+            response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UnavailableException("management API at " + base + " unreachable: "
+                    + RabbitMqConnections.describe(e), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UnavailableException("interrupted while calling the management API", e);
+        }
+        if (response.statusCode() == 404) {
+            return Optional.empty();
+        }
+        if (response.statusCode() != 200) {
+            throw new UnavailableException("management API at " + base + " answered HTTP " + response.statusCode()
+                    + (response.statusCode() == 401 ? " (credentials refused)" : ""), null);
+        }
+        try {
+            JsonNode queue = mapper.readTree(response.body());
+            return Optional.of(new QueueStats(number(queue, "messages_ready"), number(queue, "messages_unacknowledged"),
+                    number(queue, "messages"), number(queue, "head_message_timestamp")));
+        } catch (IOException e) {
+            throw new UnavailableException("management API at " + base + " answered something that is not JSON", e);
+        }
+    }
+
+    private static Long number(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        return value != null && value.canConvertToLong() ? value.asLong() : null;
+    }
+
+    private static String encode(String segment) {
+        return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+}

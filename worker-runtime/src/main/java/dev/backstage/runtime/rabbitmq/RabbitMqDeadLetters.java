@@ -1,0 +1,115 @@
+package dev.backstage.runtime.rabbitmq;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.GetResponse;
+import dev.backstage.runtime.api.BackstageException;
+import dev.backstage.runtime.spi.DeadLetterEntry;
+import dev.backstage.runtime.spi.DeadLetterQueue;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Reads and redrives {@code {p}.{q}.dead-letter}.
+ *
+ * <ul>
+ *   <li>list: {@code basic.get} up to {@code limit} messages without acking, then one
+ *       {@code basic.nack(multiple, requeue)}: the broker puts them back in their original positions. While a
+ *       list runs, those messages are briefly unacked (and not counted by {@link #count}).
+ *   <li>redrive: per message, {@code basic.get}, publish the job afresh to {@code {p}.{q}} (delivery count 1,
+ *       same job id) and wait for the confirm, then ack the dead letter. A failed publish puts the dead
+ *       letter back and stops the redrive; a crash between the confirm and the ack can duplicate one entry,
+ *       never lose one.
+ * </ul>
+ */
+final class RabbitMqDeadLetters implements DeadLetterQueue {
+    private final RabbitMqNames names;
+    private final BrokerAdmin admin;
+    private final RabbitMqJobs jobs;
+
+    RabbitMqDeadLetters(RabbitMqNames names, BrokerAdmin admin, RabbitMqJobs jobs) {
+        this.names = names;
+        this.admin = admin;
+        this.jobs = jobs;
+    }
+
+    @Override
+    public List<DeadLetterEntry> list(String queue, int limit) {
+        String dlq = names.deadLetterQueue(queue);
+        if (limit <= 0 || !admin.queueExists(dlq)) {
+            return List.of();
+        }
+        return admin.call("read " + dlq, ch -> {
+            List<DeadLetterEntry> entries = new ArrayList<>();
+            long lastTag = -1;
+            try {
+                while (entries.size() < limit) {
+                    GetResponse response = ch.basicGet(dlq, false);
+                    if (response == null) {
+                        break;
+                    }
+                    lastTag = response.getEnvelope().getDeliveryTag();
+                    entries.add(entry(queue, jobs.codec().decode(response.getBody()), entries.size()));
+                }
+            } finally {
+                putBack(ch, lastTag);
+            }
+            return entries;
+        });
+    }
+
+    private static void putBack(Channel ch, long lastTag) throws IOException {
+        if (lastTag >= 0 && ch.isOpen()) {
+            ch.basicNack(lastTag, true, true);
+        }
+    }
+
+    private DeadLetterEntry entry(String queue, JobBody body, int position) {
+        String id = body.jobId() != null ? body.jobId() : body.originalId() != null ? body.originalId()
+                : "position-" + position;
+        Long deliveryCount = body.number("deliveryCount");
+        return new DeadLetterEntry(id, queue, body.taskName().isEmpty() ? null : body.taskName(), body.payloadJson(),
+                body.text(JobBodyCodec.ERROR), deliveryCount == null ? null : deliveryCount.intValue(),
+                body.number(JobBodyCodec.DEAD_LETTERED_AT), body.originalId(), body.number("enqueuedAt"));
+    }
+
+    @Override
+    public long count(String queue) {
+        return admin.ready(names.deadLetterQueue(queue)).orElse(0);
+    }
+
+    @Override
+    public long redrive(String queue, int limit) {
+        String dlq = names.deadLetterQueue(queue);
+        if (limit <= 0 || !admin.queueExists(dlq)) {
+            return 0;
+        }
+        jobs.declarations().ensureJobQueue(queue);
+        return admin.call("redrive " + dlq, ch -> {
+            long moved = 0;
+            while (moved < limit) {
+                GetResponse response = ch.basicGet(dlq, false);
+                if (response == null) {
+                    break;
+                }
+                long tag = response.getEnvelope().getDeliveryTag();
+                JobBody deadLetter = jobs.codec().decode(response.getBody());
+                String jobId = deadLetter.jobId() != null ? deadLetter.jobId()
+                        : deadLetter.originalId() != null ? deadLetter.originalId() : UUID.randomUUID().toString();
+                try {
+                    jobs.publisher().publishAndWait("", names.workQueue(queue), true,
+                            RabbitMqJobs.properties(jobId, Map.of()), jobs.codec().redriven(deadLetter, jobId));
+                } catch (RuntimeException e) {
+                    ch.basicNack(tag, false, true);
+                    throw new BackstageException("redrive of " + dlq + " stopped after " + moved + " job(s): "
+                            + e.getMessage(), e);
+                }
+                ch.basicAck(tag, false);
+                moved++;
+            }
+            return moved;
+        });
+    }
+}

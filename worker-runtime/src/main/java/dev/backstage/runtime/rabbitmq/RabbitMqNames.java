@@ -1,0 +1,49 @@
+package dev.backstage.runtime.rabbitmq;
+
+/**
+ * Every broker-side name the provider uses, in one place (WIRE.md §3). Names are dot-separated under
+ * the prefix {@code {p}}:
+ *
+ * <ul>
+ *   <li>work queue {@code {p}.{q}}, dead-letter queue {@code {p}.{q}.dead-letter}
+ *   <li>topics exchange {@code {p}.topics}; group queue {@code {p}.topic.{t}.{group}}
+ *   <li>delayed-message exchange {@code {p}.delayed} (plugin path)
+ *   <li>delay ladder {@code {p}.delay-level.NN} (a topic exchange and a queue per level) and
+ *       {@code {p}.delay-deliver} (fallback path). Work queues named {@code delay-level.*} or
+ *       {@code delay-deliver} would collide with these, so those queue names are reserved.
+ * </ul>
+ */
+record RabbitMqNames(String prefix) {
+    String workQueue(String queue) {
+        return prefix + "." + queue;
+    }
+
+    String deadLetterQueue(String queue) {
+        return workQueue(queue) + ".dead-letter";
+    }
+
+    String topicsExchange() {
+        return prefix + ".topics";
+    }
+
+    String topicGroupQueue(String topic, String group) {
+        return prefix + ".topic." + topic + "." + group;
+    }
+
+    /** Client-named (not server-named) so the provider can republish a failed message to it by name. */
+    String topicFanOutQueue(String topic, String consumerId, String unique) {
+        return prefix + ".topic." + topic + ".fanout." + consumerId + "-" + unique;
+    }
+
+    String delayedExchange() {
+        return prefix + ".delayed";
+    }
+
+    String delayLevel(int level) {
+        return String.format("%s.delay-level.%02d", prefix, level);
+    }
+
+    String delayDeliverExchange() {
+        return prefix + ".delay-deliver";
+    }
+}

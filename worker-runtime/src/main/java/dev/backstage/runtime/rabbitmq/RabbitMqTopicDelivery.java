@@ -1,0 +1,69 @@
+package dev.backstage.runtime.rabbitmq;
+
+import dev.backstage.runtime.spi.TopicDelivery;
+import java.util.concurrent.CompletionStage;
+
+/** One topic message; the delivery count is the body's, plus one on a broker redelivery. */
+final class RabbitMqTopicDelivery implements TopicDelivery {
+    private final RabbitMqTopicConsumer consumer;
+    private final String topic;
+    private final String messageId;
+    private final TopicBody body;
+    private final boolean redelivered;
+    private final long tag;
+    private final long epoch;
+
+    RabbitMqTopicDelivery(RabbitMqTopicConsumer consumer, String topic, String messageId, TopicBody body,
+            boolean redelivered, long tag, long epoch) {
+        this.consumer = consumer;
+        this.topic = topic;
+        this.messageId = messageId;
+        this.body = body;
+        this.redelivered = redelivered;
+        this.tag = tag;
+        this.epoch = epoch;
+    }
+
+    @Override
+    public String topic() {
+        return topic;
+    }
+
+    @Override
+    public String messageId() {
+        return messageId;
+    }
+
+    @Override
+    public String payloadJson() {
+        return body.payloadJson();
+    }
+
+    @Override
+    public long publishedAtMs() {
+        return body.publishedAtMs();
+    }
+
+    @Override
+    public int deliveryCount() {
+        return redelivered ? body.deliveryCount() + 1 : body.deliveryCount();
+    }
+
+    @Override
+    public CompletionStage<Void> ack() {
+        return consumer.ack(epoch, tag);
+    }
+
+    @Override
+    public CompletionStage<Void> fail(String error) {
+        return consumer.fail(this, error);
+    }
+
+    long tag() {
+        return tag;
+    }
+
+    long epoch() {
+        return epoch;
+    }
+}

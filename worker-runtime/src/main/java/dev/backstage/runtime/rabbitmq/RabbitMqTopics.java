@@ -1,0 +1,125 @@
+package dev.backstage.runtime.rabbitmq;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Connection;
+import dev.backstage.runtime.api.ConfigurationException;
+import dev.backstage.runtime.api.Subscription;
+import dev.backstage.runtime.spi.TopicConsumer;
+import dev.backstage.runtime.spi.TopicSink;
+import dev.backstage.runtime.spi.TopicsCapability;
+import java.time.Duration;
+import java.util.Date;
+import java.util.UUID;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
+
+/**
+ * Publish/subscribe on RabbitMQ (WIRE.md §3): a durable topic exchange {@code {p}.topics}, routing key =
+ * topic name, body {@code {"payload","publishedAt","deliveryCount"}}, published persistent with a confirm.
+ *
+ * <ul>
+ *   <li>Fan-out subscriber: a temporary, exclusive, auto-delete queue of its own, bound while the
+ *       subscriber runs. <b>No replay:</b> it receives only messages published after its queue was bound
+ *       (and none published while its connection was down: the exclusive queue goes with the connection),
+ *       whatever {@link dev.backstage.runtime.api.StartPosition} says.
+ *   <li>Named group: the durable queue {@code {p}.topic.{topic}.{group}}, shared by the group's members.
+ *       It keeps messages while no member runs, but only from the moment it was first declared: messages
+ *       published before that are not replayed either.
+ * </ul>
+ *
+ * A message whose handler fails is republished to the subscriber's own queue with {@code deliveryCount + 1}
+ * (then acked), and dropped with a warning once {@code deliveryCount >= maxDeliveries} — the TS behaviour.
+ */
+final class RabbitMqTopics implements TopicsCapability {
+    static final String BACKEND = "rabbitmq";
+
+    private final RabbitMqSettings settings;
+    private final RabbitMqNames names;
+    private final ObjectMapper mapper;
+    private final ConfirmingPublisher publisher;
+    private final BrokerAdmin admin;
+    private final Supplier<Connection> consumingConnection;
+    private final ScheduledExecutorService supervisor;
+    private volatile boolean exchangeDeclared;
+
+    RabbitMqTopics(RabbitMqSettings settings, ObjectMapper mapper, ConfirmingPublisher publisher, BrokerAdmin admin,
+            Supplier<Connection> consumingConnection, ScheduledExecutorService supervisor) {
+        this.settings = settings;
+        this.names = settings.names();
+        this.mapper = mapper;
+        this.publisher = publisher;
+        this.admin = admin;
+        this.consumingConnection = consumingConnection;
+        this.supervisor = supervisor;
+    }
+
+    @Override
+    public String backend() {
+        return BACKEND;
+    }
+
+    @Override
+    public String publish(String topic, String payloadJson) {
+        validate(topic);
+        ensureExchange();
+        String messageId = UUID.randomUUID().toString();
+        byte[] body = TopicBody.encode(mapper, payloadJson, System.currentTimeMillis(), 1);
+        // Not mandatory: a topic nobody subscribes to drops messages by design.
+        publisher.publishAndWait(names.topicsExchange(), topic, false, properties(messageId), body);
+        return messageId;
+    }
+
+    @Override
+    public TopicConsumer subscribe(Subscription subscription, String consumerId, int maxDeliveries, TopicSink sink) {
+        validate(subscription.topic());
+        if (subscription.group() != null) {
+            validate(subscription.group());
+        }
+        RabbitMqTopicConsumer consumer = new RabbitMqTopicConsumer(this, subscription, consumerId, maxDeliveries, sink,
+                consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval());
+        consumer.start();
+        return consumer;
+    }
+
+    void ensureExchange() {
+        if (!exchangeDeclared) {
+            admin.call("declare " + names.topicsExchange(),
+                    ch -> ch.exchangeDeclare(names.topicsExchange(), "topic", true, false, null));
+            exchangeDeclared = true;
+        }
+    }
+
+    /** Topic and group names become routing keys and queue names: AMQP wildcards would change their meaning. */
+    private static void validate(String name) {
+        if (name == null || !name.matches("[A-Za-z0-9_.\\-]+")) {
+            throw new ConfigurationException("topic/group name '" + name
+                    + "' may only contain letters, digits, '_', '.' and '-'");
+        }
+    }
+
+    static AMQP.BasicProperties properties(String messageId) {
+        return new AMQP.BasicProperties.Builder()
+                .contentType("application/json")
+                .deliveryMode(2)
+                .messageId(messageId)
+                .timestamp(new Date())
+                .build();
+    }
+
+    RabbitMqNames names() {
+        return names;
+    }
+
+    ObjectMapper mapper() {
+        return mapper;
+    }
+
+    ConfirmingPublisher publisher() {
+        return publisher;
+    }
+
+    Duration confirmTimeout() {
+        return publisher.confirmTimeout();
+    }
+}

@@ -1,0 +1,270 @@
+package dev.backstage.runtime.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.AlreadyClosedException;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Consumer;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.Recoverable;
+import com.rabbitmq.client.RecoveryListener;
+import com.rabbitmq.client.ShutdownSignalException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A consuming channel that keeps its subscriptions alive: after a connection loss (once amqp-client has
+ * reopened the channel), after a channel-level close (a new channel), and after the broker cancelled a
+ * consumer (its queue was deleted: the queue is declared again). A supervision loop named
+ * {@code backstage-rabbitmq-supervisor} checks every {@code interval} and logs each failed attempt.
+ *
+ * <p>Every close of the channel starts a new <em>epoch</em>. A delivery remembers the epoch it arrived
+ * in; once the epoch has moved on, the broker has already requeued that delivery, so it must be neither
+ * acked nor copied ({@link #ack} fails with {@link StaleDeliveryException}).
+ */
+final class SupervisedChannel implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SupervisedChannel.class);
+
+    /** Declares what a subscription reads (queue, bindings) on the given channel and returns the queue name. */
+    @FunctionalInterface
+    interface QueueSetup {
+        String declare(Channel channel) throws IOException;
+    }
+
+    @FunctionalInterface
+    interface DeliveryHandler {
+        void handle(long epoch, String consumerTag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
+                throws IOException;
+    }
+
+    /** One basic.consume the channel keeps alive. */
+    static final class Subscription {
+        final String label;
+        final String consumerTag;
+        final QueueSetup setup;
+        volatile boolean active;
+        volatile String queue;
+
+        Subscription(String label, String consumerTag, QueueSetup setup) {
+            this.label = label;
+            this.consumerTag = consumerTag;
+            this.setup = setup;
+        }
+
+        String queue() {
+            return queue;
+        }
+    }
+
+    private final String name;
+    private final Connection connection;
+    private final int prefetch;
+    private final List<Subscription> subscriptions;
+    private final DeliveryHandler handler;
+    private final ScheduledExecutorService supervisor;
+    private final Duration interval;
+    private final AtomicLong epoch = new AtomicLong();
+    private final Object lock = new Object();
+    private volatile Channel channel;
+    private volatile boolean reopen;
+    private volatile boolean stopped;
+    private ScheduledFuture<?> supervision;
+
+    SupervisedChannel(String name, Connection connection, int prefetch, List<Subscription> subscriptions,
+            DeliveryHandler handler, ScheduledExecutorService supervisor, Duration interval) {
+        this.name = name;
+        this.connection = connection;
+        this.prefetch = prefetch;
+        this.subscriptions = List.copyOf(subscriptions);
+        this.handler = handler;
+        this.supervisor = supervisor;
+        this.interval = interval;
+    }
+
+    /** Subscribes now (a failure here is thrown: a worker must not start half-subscribed), then supervises. */
+    void start() {
+        try {
+            ensureSubscribed();
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw new BrokerUnavailableException(name + ": cannot subscribe: " + RabbitMqConnections.describe(e), e);
+        }
+        supervision = supervisor.scheduleWithFixedDelay(this::supervise, interval.toMillis(), interval.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    long epoch() {
+        return epoch.get();
+    }
+
+    private void supervise() {
+        if (stopped) {
+            return;
+        }
+        try {
+            ensureSubscribed();
+        } catch (IOException | RuntimeException e) {
+            log.warn("{}: resubscribing failed, next attempt in {} ms: {}", name, interval.toMillis(),
+                    RabbitMqConnections.describe(e));
+        }
+    }
+
+    private void ensureSubscribed() throws IOException {
+        synchronized (lock) {
+            if (stopped || !connection.isOpen()) {
+                return; // amqp-client is reconnecting; the next round resubscribes
+            }
+            if (channel == null || reopen) {
+                openChannel();
+            }
+            Channel ch = channel;
+            if (!ch.isOpen()) {
+                return; // reopened by amqp-client's recovery shortly
+            }
+            for (Subscription subscription : subscriptions) {
+                if (!subscription.active) {
+                    subscription.queue = subscription.setup.declare(ch);
+                    ch.basicConsume(subscription.queue, false, subscription.consumerTag, adapter(subscription));
+                    subscription.active = true;
+                    log.info("{}: consuming {} (prefetch {})", name, subscription.queue, prefetch);
+                }
+            }
+        }
+    }
+
+    private void openChannel() throws IOException {
+        Channel ch = connection.createChannel();
+        // global=true: the limit covers every queue this channel reads, so the worker never holds more
+        // unacked deliveries than its in-flight allowance, however many queues it consumes.
+        ch.basicQos(prefetch, true);
+        ch.addShutdownListener(cause -> closed(ch, cause));
+        if (ch instanceof Recoverable recoverable) {
+            recoverable.addRecoveryListener(new RecoveryListener() {
+                @Override
+                public void handleRecovery(Recoverable r) {
+                    supervisor.execute(SupervisedChannel.this::supervise); // resubscribe now, not a tick later
+                }
+
+                @Override
+                public void handleRecoveryStarted(Recoverable r) {}
+            });
+        }
+        subscriptions.forEach(s -> s.active = false);
+        channel = ch;
+        reopen = !ch.isOpen(); // closed before it was ours to watch: the listener ignored it, so reopen here
+        epoch.incrementAndGet();
+    }
+
+    private void closed(Channel ch, ShutdownSignalException cause) {
+        if (ch != channel) {
+            return;
+        }
+        epoch.incrementAndGet();
+        subscriptions.forEach(s -> s.active = false);
+        if (cause.isInitiatedByApplication() || stopped) {
+            return;
+        }
+        if (cause.isHardError()) {
+            log.warn("{}: connection lost; unacked deliveries go back to the queue and consuming resumes after "
+                    + "recovery", name);
+        } else {
+            reopen = true;
+            log.warn("{}: channel closed by the broker ({}); reopening", name, cause.getMessage());
+        }
+    }
+
+    private Consumer adapter(Subscription subscription) {
+        return new Consumer() {
+            @Override
+            public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
+                    throws IOException {
+                handler.handle(epoch.get(), tag, envelope, properties, body);
+            }
+
+            @Override
+            public void handleCancel(String tag) {
+                subscription.active = false;
+                if (!stopped) {
+                    log.warn("{}: the broker cancelled the consumer of {} (queue deleted?); it is declared again "
+                            + "within {} ms", name, subscription.queue, interval.toMillis());
+                }
+            }
+
+            @Override
+            public void handleConsumeOk(String tag) {}
+
+            @Override
+            public void handleCancelOk(String tag) {}
+
+            @Override
+            public void handleShutdownSignal(String tag, ShutdownSignalException cause) {}
+
+            @Override
+            public void handleRecoverOk(String tag) {}
+        };
+    }
+
+    /** Acks on the channel the delivery came from, unless that channel has closed since. */
+    void ack(long deliveryEpoch, long deliveryTag) throws IOException {
+        channelFor(deliveryEpoch, deliveryTag).basicAck(deliveryTag, false);
+    }
+
+    /** Puts a delivery back at the head of its queue at once (for another consumer, or later). */
+    void requeue(long deliveryEpoch, long deliveryTag) throws IOException {
+        channelFor(deliveryEpoch, deliveryTag).basicReject(deliveryTag, true);
+    }
+
+    void checkCurrent(long deliveryEpoch, long deliveryTag) {
+        channelFor(deliveryEpoch, deliveryTag);
+    }
+
+    private Channel channelFor(long deliveryEpoch, long deliveryTag) {
+        Channel ch = channel;
+        if (deliveryEpoch != epoch.get() || ch == null || !ch.isOpen()) {
+            throw new StaleDeliveryException(name + ": the channel that carried delivery " + deliveryTag
+                    + " closed; the broker redelivers it");
+        }
+        return ch;
+    }
+
+    /** Stops new deliveries; settling those already handed out keeps working. */
+    void stopConsuming() {
+        synchronized (lock) {
+            stopped = true;
+            Channel ch = channel;
+            for (Subscription subscription : subscriptions) {
+                if (subscription.active && ch != null && ch.isOpen()) {
+                    try {
+                        ch.basicCancel(subscription.consumerTag);
+                    } catch (IOException | AlreadyClosedException e) {
+                        log.warn("{}: cancelling the consumer of {} failed (closing the channel stops it): {}", name,
+                                subscription.queue, RabbitMqConnections.describe(e));
+                    }
+                }
+                subscription.active = false;
+            }
+        }
+    }
+
+    /** Closes the channel: the broker requeues whatever is still unacked. */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            stopped = true;
+            if (supervision != null) {
+                supervision.cancel(false);
+            }
+            Channel ch = channel;
+            if (ch != null) {
+                BrokerAdmin.closeChannel(ch);
+            }
+        }
+    }
+}

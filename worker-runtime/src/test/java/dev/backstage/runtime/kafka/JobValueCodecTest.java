@@ -1,0 +1,105 @@
+package dev.backstage.runtime.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.backstage.runtime.api.Backoff;
+import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.OutgoingJob;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class JobValueCodecTest {
+    private final JobValueCodec codec = new JobValueCodec();
+
+    private JobValue valid(String json) {
+        return assertInstanceOf(JobValueCodec.Valid.class, codec.decode(json.getBytes(StandardCharsets.UTF_8))).job();
+    }
+
+    @Test
+    void givenTheWireExample_whenDecoded_thenEveryFieldIsRead() {
+        JobValue job = valid("{\"taskName\":\"email.send\",\"payload\":{\"to\":\"a@b.c\"},\"enqueuedAt\":1718900000000,"
+                + "\"meta\":{},\"deliveryCount\":1}");
+        assertEquals("email.send", job.taskName());
+        assertEquals("{\"to\":\"a@b.c\"}", job.payloadJson());
+        assertEquals(1718900000000L, job.enqueuedAtMs());
+        assertEquals(JobMeta.NONE, job.meta());
+        assertEquals(1, job.deliveryCount());
+        assertNull(job.jobId());
+    }
+
+    @Test
+    void givenAJob_whenEncoded_thenItMatchesTheWireShapeAndRoundTrips() throws Exception {
+        JobMeta meta = new JobMeta(3, Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30)), 10_000L);
+        OutgoingJob out = new OutgoingJob("emails", "email.send", "{\"to\":\"a@b.c\",\"n\":1.10}", 1718900000000L, meta, 2, null);
+        byte[] value = codec.encode(out, "job-1");
+        assertEquals(new ObjectMapper().readTree("{\"taskName\":\"email.send\",\"payload\":{\"to\":\"a@b.c\",\"n\":1.10},"
+                + "\"enqueuedAt\":1718900000000,\"meta\":{\"attempts\":3,\"backoff\":{\"type\":\"exponential\","
+                + "\"delay\":1000,\"maxDelay\":30000},\"timeout\":10000},\"deliveryCount\":2,\"jobId\":\"job-1\"}"),
+                new ObjectMapper().readTree(value));
+        JobValue back = valid(new String(value, StandardCharsets.UTF_8));
+        assertEquals("{\"to\":\"a@b.c\",\"n\":1.10}", back.payloadJson(), "payload bytes are kept exactly");
+        assertEquals(meta, back.meta());
+        assertEquals(2, back.deliveryCount());
+        assertEquals("job-1", back.jobId());
+    }
+
+    @Test
+    void givenGoSpellingsAndMissingFields_whenDecoded_thenDefaultsApply() {
+        JobValue job = valid("{\"taskName\":\"t\",\"meta\":{\"Attempts\":2,\"Backoff\":{\"Type\":\"fixed\",\"Delay\":500,"
+                + "\"MaxDelay\":0},\"Timeout\":0},\"extra\":[1,2,{\"x\":null}]}");
+        assertEquals("null", job.payloadJson());
+        assertEquals(1, job.deliveryCount());
+        assertNull(job.enqueuedAtMs());
+        assertEquals(2, job.meta().attempts());
+        assertEquals(new Backoff(Backoff.Type.FIXED, 500, 0), job.meta().backoff());
+        assertNull(job.meta().timeoutMs(), "a zero timeout counts as absent");
+    }
+
+    @Test
+    void givenScalarAndStringPayloads_thenTheirTextIsKept() {
+        assertEquals("42", valid("{\"taskName\":\"t\",\"payload\":42}").payloadJson());
+        assertEquals("\"a \\\"q\\\" \\u00e9\"", valid("{\"taskName\":\"t\",\"payload\":\"a \\\"q\\\" \\u00e9\"}").payloadJson());
+        assertEquals("[1, {\"a\": [2]}]", valid("{\"payload\":[1, {\"a\": [2]}],\"taskName\":\"t\"}").payloadJson());
+    }
+
+    @Test
+    void givenValuesThatAreNotJobs_thenTheyAreMalformedWithAReason() {
+        for (String bad : new String[] {"not json", "[1,2]", "{\"payload\":1}", "{\"taskName\":\"t\",", "42"}) {
+            var decoded = assertInstanceOf(JobValueCodec.Malformed.class, codec.decode(bad.getBytes(StandardCharsets.UTF_8)), bad);
+            assertEquals(bad, decoded.text());
+            assertTrue(!decoded.reason().isBlank());
+        }
+        assertInstanceOf(JobValueCodec.Malformed.class, codec.decode(null));
+    }
+
+    @Test
+    void givenAPayloadThatIsNotJson_whenEncoding_thenItFailsInsteadOfWritingABrokenValue() {
+        OutgoingJob out = new OutgoingJob("q", "t", "{oops", 1L, JobMeta.NONE, 1, null);
+        assertThrows(IllegalArgumentException.class, () -> codec.encode(out, "id"));
+    }
+
+    @Test
+    void givenADeadLetter_whenEncodedAndDecoded_thenTheJobAndTheErrorComeBack() {
+        JobValue job = valid("{\"taskName\":\"t\",\"payload\":{\"k\":1},\"enqueuedAt\":5,\"meta\":{},\"deliveryCount\":6}");
+        byte[] value = codec.encodeDeadLetter(job, "job-9", "boom", "backstage.q:0:17", 6, 99L);
+        DeadLetterValue dl = codec.decodeDeadLetter(value);
+        assertEquals("boom", dl.error());
+        assertEquals("backstage.q:0:17", dl.originalId());
+        assertEquals(6, dl.deliveryCount());
+        assertEquals(99L, dl.deadLetteredAtMs());
+        assertEquals("{\"k\":1}", dl.job().payloadJson());
+        assertEquals("job-9", dl.job().jobId());
+        assertNull(dl.rawValue());
+
+        DeadLetterValue raw = codec.decodeDeadLetter(codec.encodeMalformedDeadLetter("garbage", "not a job", "x:0:1", 7L));
+        assertNull(raw.job());
+        assertEquals("garbage", raw.rawValue());
+        assertEquals("not a job", raw.error());
+    }
+}

@@ -1,0 +1,91 @@
+package dev.backstage.runtime.kafka;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.backstage.runtime.spi.DeclaredObject;
+import dev.backstage.runtime.spi.DeclaredObject.State;
+import dev.backstage.runtime.spi.TopologyRequest;
+import dev.backstage.runtime.spi.TopologyRequest.QueueSpec;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class KafkaDeclarerTest {
+    private final KafkaTestSupport kafka = new KafkaTestSupport();
+    private final KafkaProvider provider = kafka.provider();
+
+    @AfterEach
+    void tearDown() {
+        provider.close();
+        kafka.close();
+    }
+
+    private Map<String, State> states(List<DeclaredObject> objects) {
+        return objects.stream().collect(Collectors.toMap(DeclaredObject::name, DeclaredObject::state));
+    }
+
+    /** Waits until the broker's metadata shows {@code topic} with {@code expected} partitions (it lags creation). */
+    private void awaitPartitions(String topic, int expected) {
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> kafka.admin().describeTopics(List.of(topic))
+                .allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size(), n -> n == expected);
+    }
+
+    @Test
+    void givenATopology_whenDeclaredTwice_thenTopicsAreCreatedWithTheirPartitionsAndThenReportedAsExisting()
+            throws Exception {
+        TopologyRequest request = new TopologyRequest(List.of(new QueueSpec("orders", 3, (short) 1),
+                QueueSpec.named("emails")), List.of("ride.cancelled"), true, kafka.group);
+        String orders = kafka.topic("orders");
+        Map<String, State> first = states(provider.declarer().declare(request));
+        assertEquals(Map.of(orders, State.CREATED, orders + ".dead-letter", State.CREATED,
+                kafka.topic("emails"), State.CREATED, kafka.topic("emails.dead-letter"), State.CREATED,
+                kafka.prefix + ".topic.ride.cancelled", State.CREATED), first);
+        awaitPartitions(orders, 3);
+        awaitPartitions(orders + ".dead-letter", 1);
+        awaitPartitions(kafka.topic("emails"), 1);
+
+        assertTrue(states(provider.declarer().declare(request)).values().stream().allMatch(s -> s == State.EXISTED));
+        assertTrue(states(provider.declarer().inspect(request)).values().stream().allMatch(s -> s == State.EXISTED));
+    }
+
+    @Test
+    void givenAnExistingTopicWithFewerPartitions_whenDeclared_thenItIsGrownAndTheDetailSaysSo() throws Exception {
+        String orders = kafka.topic("orders");
+        kafka.createTopic(orders, 1);
+        awaitPartitions(orders, 1);
+        List<DeclaredObject> out = provider.declarer().declare(new TopologyRequest(
+                List.of(new QueueSpec("orders", 4, (short) 1)), List.of(), false, kafka.group));
+        assertEquals(1, out.size());
+        assertEquals(State.EXISTED, out.get(0).state());
+        assertEquals("partitions increased from 1 to 4", out.get(0).detail());
+        awaitPartitions(orders, 4);
+    }
+
+    @Test
+    void givenAReplicationFactorTheClusterCannotMeet_whenDeclared_thenThatTopicFailsWithTheBrokersReason() {
+        List<DeclaredObject> out = provider.declarer().declare(new TopologyRequest(
+                List.of(new QueueSpec("orders", 1, (short) 3)), List.of(), false, kafka.group));
+        assertEquals(State.FAILED, out.get(0).state());
+        assertTrue(out.get(0).detail().contains("InvalidReplicationFactor"), out.get(0).detail());
+    }
+
+    @Test
+    void givenDeclaredTopics_whenDeleted_thenInspectReportsThemMissing() {
+        TopologyRequest request = new TopologyRequest(List.of(QueueSpec.named("orders")), List.of(), true, kafka.group);
+        provider.declarer().declare(request);
+        awaitPartitions(kafka.topic("orders"), 1);
+        awaitPartitions(kafka.topic("orders.dead-letter"), 1);
+        Map<String, State> deleted = states(provider.declarer().delete(request));
+        assertEquals(Map.of(kafka.topic("orders"), State.DELETED, kafka.topic("orders.dead-letter"), State.DELETED), deleted);
+        // Deletion reaches the broker's metadata a moment later.
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                states(provider.declarer().inspect(request)).values().stream().allMatch(s -> s == State.MISSING));
+        assertTrue(states(provider.declarer().delete(request)).values().stream().allMatch(s -> s == State.MISSING));
+    }
+}

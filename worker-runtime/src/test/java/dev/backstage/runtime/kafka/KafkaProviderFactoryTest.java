@@ -1,0 +1,54 @@
+package dev.backstage.runtime.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.backstage.runtime.api.ConfigurationException;
+import dev.backstage.runtime.spi.Provider;
+import dev.backstage.runtime.spi.ProviderSettings;
+import dev.backstage.runtime.spi.Providers;
+import dev.backstage.testsupport.EmbeddedKafka;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class KafkaProviderFactoryTest {
+
+    @Test
+    void givenTheNameKafka_whenCreatedThroughTheServiceLoader_thenAKafkaProviderWithTheOptionsComesBack() {
+        ProviderSettings settings = new ProviderSettings("kafka", "kafka://" + EmbeddedKafka.shared().bootstrapServers(),
+                "shop", "shop-workers", Map.of("partitions", "6", "replicationFactor", "1", "revokeWaitMs", "2500",
+                        "client.security.protocol", "PLAINTEXT"));
+        try (Provider provider = Providers.create(settings)) {
+            KafkaProvider kafka = assertInstanceOf(KafkaProvider.class, provider);
+            KafkaSettings s = kafka.settings();
+            assertEquals(EmbeddedKafka.shared().bootstrapServers(), s.bootstrapServers());
+            assertEquals("shop", s.prefix());
+            assertEquals("shop-workers", s.consumerGroup());
+            assertEquals(6, s.partitions());
+            assertEquals(Duration.ofMillis(2500), s.revokeWait());
+            assertEquals(Map.of("security.protocol", "PLAINTEXT"), s.clientProperties());
+            assertTrue(provider.jobs().retryNeedsDelays());
+            assertTrue(provider.topics().isPresent());
+            assertFalse(provider.delays().isPresent());
+            assertTrue(provider.health().up(), provider.health().detail());
+        }
+    }
+
+    @Test
+    void givenAnUnknownOption_thenCreationFailsNamingIt() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> Providers.create(
+                new ProviderSettings("kafka", "127.0.0.1:9", null, null, Map.of("partitionz", "3"))));
+        assertTrue(e.getMessage().contains("partitionz"), e.getMessage());
+    }
+
+    @Test
+    void givenNoBroker_thenHealthIsDownWithoutThrowing() {
+        try (KafkaProvider provider = KafkaProvider.connect("127.0.0.1:1")) {
+            assertFalse(provider.health().up());
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.backstage.runtime.rabbitmq;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.backstage.runtime.api.Subscription;
+import dev.backstage.runtime.api.Worker;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Topics on the {@code {p}.topics} exchange through the Worker API. */
+class RabbitMqTopicsTest {
+    private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        broker.close();
+    }
+
+    record Event(String id) {}
+
+    @Test
+    void givenTwoFanOutSubscribers_thenEachGetsEveryMessage() throws Exception {
+        List<String> a = new CopyOnWriteArrayList<>();
+        List<String> b = new CopyOnWriteArrayList<>();
+        Worker workerA = broker.own(broker.worker("a").build());
+        workerA.subscribe(Subscription.fanOut("orders"), Event.class, (ctx, e) -> a.add(e.id()));
+        workerA.start();
+        Worker workerB = broker.own(broker.worker("b").build());
+        workerB.subscribe(Subscription.fanOut("orders"), Event.class, (ctx, e) -> b.add(e.id()));
+        workerB.start();
+
+        workerA.publish("orders", new Event("e-1"));
+        workerA.publish("orders", new Event("e-2"));
+        workerA.publish("other-topic", new Event("not for them"));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.size() == 2 && b.size() == 2);
+        // Handlers run concurrently, so compare contents, not order; the size check rules out duplicates.
+        assertEquals(java.util.Set.of("e-1", "e-2"), new HashSet<>(a));
+        assertEquals(java.util.Set.of("e-1", "e-2"), new HashSet<>(b));
+    }
+
+    @Test
+    void givenTwoMembersOfANamedGroup_thenTheyShareTheMessagesWithoutDuplicates() throws Exception {
+        List<String> handled = new CopyOnWriteArrayList<>();
+        for (String role : List.of("a", "b")) {
+            Worker worker = broker.own(broker.worker(role).build());
+            worker.subscribe(Subscription.group("orders", "billing"), Event.class, (ctx, e) -> handled.add(e.id()));
+            worker.start();
+        }
+        RabbitMqProvider publisher = broker.provider("pub");
+        for (int i = 0; i < 20; i++) {
+            publisher.topics().orElseThrow().publish("orders", "{\"id\":\"e-" + i + "\"}");
+        }
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() >= 20);
+        assertEquals(20, new HashSet<>(handled).size());
+        assertEquals(20, handled.size(), "each message handled once across the group");
+        assertTrue(broker.ready(broker.queue("topic.orders.billing")) == 0);
+    }
+
+    @Test
+    void givenAFailingTopicHandler_thenTheMessageIsRedeliveredUpToMaxDeliveriesAndThenDropped() throws Exception {
+        List<Integer> counts = new CopyOnWriteArrayList<>();
+        Worker worker = broker.own(broker.worker("w").maxDeliveries(3).build());
+        worker.subscribe(Subscription.group("alerts", "pager"), Event.class, (ctx, e) -> {
+            counts.add(ctx.deliveryCount());
+            throw new IllegalStateException("pager down");
+        });
+        worker.start();
+        worker.publish("alerts", new Event("a-1"));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> counts.size() == 3);
+        assertEquals(List.of(1, 2, 3), counts);
+        await().atMost(Duration.ofSeconds(10)).until(() -> worker.inFlight() == 0);
+        worker.close();
+        assertEquals(0, broker.ready(broker.queue("topic.alerts.pager")), "dropped after the third delivery");
+    }
+}
