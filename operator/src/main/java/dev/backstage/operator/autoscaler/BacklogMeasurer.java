@@ -1,12 +1,12 @@
 package dev.backstage.operator.autoscaler;
 
 import dev.backstage.operator.broker.BrokerConnectionException;
-import dev.backstage.operator.broker.CredentialScrubber;
 import dev.backstage.operator.broker.ProbeProviders;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
+import dev.backstage.operator.topology.SecretScrubber;
 import dev.backstage.runtime.spi.BacklogReport;
 import dev.backstage.runtime.spi.BacklogUnavailableException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -61,13 +61,13 @@ final class BacklogMeasurer {
             } catch (BacklogUnavailableException e) {
                 lease.invalidate(); // do not reuse a connection that just failed
                 return BacklogMeasurement.unavailable(clock.instant(), e.reason(),
-                        CredentialScrubber.none().scrub(e.getMessage()));
+                        SecretScrubber.none().scrub(e.getMessage()));
             } catch (RuntimeException e) {
                 // A probe must throw BacklogUnavailableException; anything else is a bug in it, still not a 0.
                 lease.invalidate();
                 return BacklogMeasurement.unavailable(clock.instant(), PROBE_FAILED, "the "
                         + lease.provider().name() + " backlog probe failed: "
-                        + CredentialScrubber.none().scrub(String.valueOf(e)));
+                        + SecretScrubber.none().scrub(String.valueOf(e)));
             }
         } catch (BrokerConnectionException e) {
             return BacklogMeasurement.unavailable(clock.instant(), e.reason(), e.getMessage());

@@ -1,11 +1,11 @@
 package dev.backstage.operator.autoscaler;
 
-import dev.backstage.operator.broker.ConnectionSecretReader;
 import dev.backstage.operator.broker.ProbeProviders;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.scaling.ScalingDecider;
+import dev.backstage.operator.topology.ConnectionSecrets;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
@@ -65,7 +65,7 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.providers = new ProbeProviders(new ConnectionSecretReader(client), opener, clock, settings.secretRefresh(),
+        this.providers = new ProbeProviders(new ConnectionSecrets(client), opener, clock, settings.secretRefresh(),
                 settings.reconnectDelay());
         this.measurer = new BacklogMeasurer(providers, clock);
         this.patcher = new PoolStatusPatcher(client);

@@ -2,11 +2,11 @@ package dev.backstage.operator.broker;
 
 /**
  * The operator could not get a working connection to a topology's broker. {@code reason} is a CamelCase word
- * for a condition ({@link #SECRET_NOT_FOUND}, {@link #BROKER_UNREACHABLE}, {@link #PROVIDER_UNAVAILABLE}); the
- * message is safe to show (credentials scrubbed).
+ * for a condition ({@link #BROKER_UNREACHABLE}, {@link #PROVIDER_UNAVAILABLE}, or the topology reconciler's
+ * {@code ReadyReason} for a Secret problem, e.g. {@code SecretNotFound}); the message is safe to show
+ * (credentials scrubbed).
  */
 public final class BrokerConnectionException extends Exception {
-    public static final String SECRET_NOT_FOUND = "SecretNotFound";
     public static final String BROKER_UNREACHABLE = "BrokerUnreachable";
     public static final String PROVIDER_UNAVAILABLE = "ProviderUnavailable";
 

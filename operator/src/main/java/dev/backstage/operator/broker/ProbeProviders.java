@@ -1,6 +1,9 @@
 package dev.backstage.operator.broker;
 
 import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.topology.ConnectionSecrets;
+import dev.backstage.operator.topology.SecretScrubber;
+import dev.backstage.operator.topology.TopologyProblem;
 import dev.backstage.runtime.api.ConfigurationException;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
@@ -22,8 +25,12 @@ import org.slf4j.LoggerFactory;
  * and reused across polls (a connection per poll would cost a handshake every few seconds per pool).
  *
  * <p>Callers {@link #lease} a provider for one use and close the lease. An entry is rebuilt when what it was built
- * from changes: the topology's provider settings, or the Secret's resourceVersion (re-read every
- * {@code secretRefresh}, so an edited Secret takes effect without a watch on Secrets). A caller that saw the broker
+ * from changes: the topology's provider settings, or the Secret's resourceVersion (read with the topology
+ * reconciler's {@link ConnectionSecrets}, again every {@code secretRefresh}, so an edited Secret takes effect
+ * without a watch on Secrets).
+ *
+ * <p>Unlike the topology reconciler's {@code BrokerConnections} (one user per topology at a time: JOSDK never
+ * reconciles one topology on two threads), several pools use one topology's provider at once, hence the leases. A caller that saw the broker
  * fail {@link Lease#invalidate() invalidates} its lease, so a broken connection is not reused; the next lease
  * connects afresh. A provider is closed once it is replaced or dropped <em>and</em> no lease still uses it, so a
  * pool is never cut off mid-call because another pool of the same topology saw an error.
@@ -36,7 +43,7 @@ import org.slf4j.LoggerFactory;
 public final class ProbeProviders implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProbeProviders.class);
 
-    private final ConnectionSecretReader secrets;
+    private final ConnectionSecrets secrets;
     private final Function<ProviderSettings, Provider> opener;
     private final Clock clock;
     private final Duration secretRefresh;
@@ -50,7 +57,7 @@ public final class ProbeProviders implements AutoCloseable {
      * @param secretRefresh  how long a Secret read stays trusted before it is read again
      * @param reconnectDelay how long a failed connection attempt is reported before the next one
      */
-    public ProbeProviders(ConnectionSecretReader secrets, Function<ProviderSettings, Provider> opener, Clock clock,
+    public ProbeProviders(ConnectionSecrets secrets, Function<ProviderSettings, Provider> opener, Clock clock,
             Duration secretRefresh, Duration reconnectDelay) {
         this.secrets = Objects.requireNonNull(secrets, "secrets");
         this.opener = Objects.requireNonNull(opener, "opener");
@@ -137,19 +144,24 @@ public final class ProbeProviders implements AutoCloseable {
                 return new Lease(current);
             }
         }
-        ConnectionSecretReader.ConnectionUrl url = secrets.read(topology.getMetadata().getNamespace(),
-                topology.getSpec().getConnection());
+        ConnectionSecrets.ResolvedSecret url;
+        try {
+            url = secrets.resolve(topology.getMetadata().getNamespace(), "spec.connection of BackstageTopology '"
+                    + topology.getMetadata().getName() + "'", topology.getSpec().getConnection());
+        } catch (TopologyProblem e) {
+            throw new BrokerConnectionException(e.reason(), e.getMessage(), e);
+        }
         synchronized (this) {
             ensureOpen();
             Entry current = entries.get(uid);
             if (current != null && current.settingsPrint.equals(settingsPrint)
-                    && Objects.equals(current.secretVersion, url.secretVersion())) {
+                    && Objects.equals(current.secretVersion, url.resourceVersion())) {
                 current.secretReadAt = now;
                 current.users++;
                 return new Lease(current);
             }
         }
-        String fingerprint = settingsPrint + "|" + url.secretVersion();
+        String fingerprint = settingsPrint + "|" + url.resourceVersion();
         synchronized (this) {
             Failure failure = failures.get(uid);
             if (failure != null && failure.fingerprint().equals(fingerprint) && now.isBefore(failure.retryAt())) {
@@ -165,7 +177,7 @@ public final class ProbeProviders implements AutoCloseable {
             }
             throw e;
         }
-        Entry fresh = new Entry(uid, settingsPrint, url.secretVersion(), opened, now);
+        Entry fresh = new Entry(uid, settingsPrint, url.resourceVersion(), opened, now);
         List<Provider> toClose = new ArrayList<>();
         Lease lease;
         synchronized (this) {
@@ -175,7 +187,7 @@ public final class ProbeProviders implements AutoCloseable {
             } else {
                 Entry current = entries.get(uid);
                 if (current != null && current.settingsPrint.equals(settingsPrint)
-                        && Objects.equals(current.secretVersion, url.secretVersion())) {
+                        && Objects.equals(current.secretVersion, url.resourceVersion())) {
                     toClose.add(opened); // another pool of this topology connected first: share its provider
                     current.users++;
                     lease = new Lease(current);
@@ -256,11 +268,11 @@ public final class ProbeProviders implements AutoCloseable {
             return opener.apply(settings);
         } catch (ConfigurationException e) {
             throw new BrokerConnectionException(BrokerConnectionException.PROVIDER_UNAVAILABLE,
-                    "cannot create a client for " + what + ": " + CredentialScrubber.forUrl(url).scrub(e.getMessage()),
+                    "cannot create a client for " + what + ": " + SecretScrubber.forUrls(url).scrub(e.getMessage()),
                     e);
         } catch (RuntimeException e) {
             throw new BrokerConnectionException(BrokerConnectionException.BROKER_UNREACHABLE,
-                    "cannot connect to " + what + ": " + CredentialScrubber.forUrl(url).scrub(describe(e)), e);
+                    "cannot connect to " + what + ": " + SecretScrubber.forUrls(url).scrub(describe(e)), e);
         }
     }
 

@@ -1,9 +1,8 @@
 /**
- * The operator's own connections to the brokers a topology names, for reading (backlog probes): the
- * connection URL from the topology's Secret, one {@link dev.backstage.runtime.spi.Provider} per topology
- * shared by its pools, and scrubbing of credentials from broker error text.
- *
- * <p>The topology reconciler (package {@code operator.topology}) has the same need for declaring broker
- * objects; the two can share this package.
+ * The operator's connections to the brokers topologies name, for reading backlog: one
+ * {@link dev.backstage.runtime.spi.Provider} per topology shared by all its pools ({@link
+ * dev.backstage.operator.broker.ProbeProviders}), built from the topology as the workers' runtime.yaml is. The
+ * Secret is read and errors scrubbed with the topology reconciler's {@code ConnectionSecrets} and
+ * {@code SecretScrubber}; its {@code BrokerConnections} serves one user per topology at a time, these serve many.
  */
 package dev.backstage.operator.broker;

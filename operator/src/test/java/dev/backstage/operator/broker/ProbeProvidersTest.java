@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.operator.testing.MockKubernetes;
+import dev.backstage.operator.topology.ConnectionSecrets;
+import dev.backstage.operator.topology.ReadyReason;
 import dev.backstage.runtime.spi.BacklogUnavailableException;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
@@ -63,7 +65,7 @@ class ProbeProvidersTest {
     }
 
     private ProbeProviders providers(Duration secretRefresh, Duration reconnectDelay) {
-        providers = new ProbeProviders(new ConnectionSecretReader(client), opener, Clock.systemUTC(), secretRefresh,
+        providers = new ProbeProviders(new ConnectionSecrets(client), opener, Clock.systemUTC(), secretRefresh,
                 reconnectDelay);
         return providers;
     }
@@ -167,7 +169,7 @@ class ProbeProvidersTest {
         BackstageTopology topology = topology("nosecret", REDIS);
         client.secrets().inNamespace(ns).withName("nosecret-redis").delete();
         BrokerConnectionException e = assertThrows(BrokerConnectionException.class, () -> providers.lease(topology));
-        assertEquals(BrokerConnectionException.SECRET_NOT_FOUND, e.reason());
+        assertEquals(ReadyReason.SECRET_NOT_FOUND, e.reason());
         assertTrue(e.getMessage().contains("Secret 'nosecret-redis'"), e.getMessage());
     }
 }
