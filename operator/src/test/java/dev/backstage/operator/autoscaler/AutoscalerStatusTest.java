@@ -16,6 +16,7 @@ import dev.backstage.operator.scaling.ScalingPolicy;
 import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.runtime.spi.BacklogReport;
 import dev.backstage.runtime.spi.QueueBacklog;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -78,11 +79,11 @@ class AutoscalerStatusTest {
     @Test
     void givenTheSameFiguresWithinTheRefreshPeriod_thenNothingChanges_andAfterItOnlyTheTimeMoves() {
         AutoscalerStatus.apply(pool, measured(T0, 12, 3), null, null, POLL, REFRESH, T0);
-        String before = io.fabric8.kubernetes.client.utils.Serialization.asJson(pool.getStatus());
+        String before = Serialization.asJson(pool.getStatus());
 
         var outcome = AutoscalerStatus.apply(pool, measured(T0.plusSeconds(30), 12, 3), null, null, POLL, REFRESH,
                 T0.plusSeconds(30));
-        assertEquals(before, io.fabric8.kubernetes.client.utils.Serialization.asJson(pool.getStatus()));
+        assertEquals(before, Serialization.asJson(pool.getStatus()));
         assertFalse(outcome.backlogChanged());
 
         AutoscalerStatus.apply(pool, measured(T0.plusSeconds(60), 12, 3), null, null, POLL, REFRESH,

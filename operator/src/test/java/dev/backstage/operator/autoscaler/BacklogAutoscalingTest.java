@@ -20,6 +20,7 @@ import dev.backstage.operator.testing.TcpProxy;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,6 +28,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -47,6 +49,7 @@ class BacklogAutoscalingTest {
     private static OperatorTestHarness harness;
     private static KubernetesClient client;
     private RedisPoolBroker broker;
+    private String namespace;
 
     @BeforeAll
     static void start() {
@@ -69,8 +72,6 @@ class BacklogAutoscalingTest {
             broker.close();
         }
     }
-
-    private String namespace;
 
     private String newNamespace(String base) {
         namespace = harness.newNamespace(base);
@@ -103,7 +104,7 @@ class BacklogAutoscalingTest {
         assertFalse(scaledAt.isAfter(enqueued.truncatedTo(ChronoUnit.SECONDS).plus(POLL_INTERVAL).plusSeconds(2)),
                 "scaled at " + scaledAt + ", jobs enqueued at " + enqueued + ", poll interval " + POLL);
         assertEquals(6L, up.getBacklog().getUndelivered());
-        System.out.println("status after the scale-up: " + io.fabric8.kubernetes.client.utils.Serialization.asJson(up));
+        System.out.println("status after the scale-up: " + Serialization.asJson(up));
         QueueBacklogStatus orders = up.getBacklog().getQueues().get(0);
         assertEquals("orders", orders.getQueue());
         assertNotNull(orders.getOldestEnqueuedAt(), "Redis can tell the oldest job's enqueue time");
@@ -275,7 +276,7 @@ class BacklogAutoscalingTest {
     }
 
     private static BackstageWorkerPoolStatus awaitStatus(String ns, String name,
-            java.util.function.Predicate<BackstageWorkerPoolStatus> condition) {
+            Predicate<BackstageWorkerPoolStatus> condition) {
         return await().atMost(WAIT).until(() -> pool(ns, name).getStatus(), s -> s != null && condition.test(s));
     }
 
