@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.operator.model.AutoscalingSpec;
+import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolStatus;
 import dev.backstage.operator.model.Condition;
@@ -255,6 +256,25 @@ class BacklogAutoscalingTest {
             assertEquals(pools - 1, monitors.size());
             assertEquals(connections - 1, monitors.openConnections());
         });
+    }
+
+    @Test
+    void givenTheTopologyIsDeleted_thenBacklogAvailableFalseTopologyNotFound_andItsConnectionCloses() {
+        String ns = newNamespace("notopo");
+        broker = new RedisPoolBroker().declare("orders");
+        broker.createTopology(client, ns, "jobs", RedisPoolBroker.REDIS_URL, "orders");
+        client.resource(autoscaledPool(ns, "workers", "jobs", 1, 2, 2)).create();
+        broker.enqueue("orders", 2);
+        awaitStatus(ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 2);
+        BacklogMonitors monitors = harness.operator().backlogMonitors();
+        int connections = monitors.openConnections();
+
+        client.resources(BackstageTopology.class).inNamespace(ns).withName("jobs").delete();
+        BackstageWorkerPoolStatus status = awaitStatus(ns, "workers", s -> backlogCondition(s)
+                .map(c -> "TopologyNotFound".equals(c.getReason())).orElse(false));
+        assertEquals(Conditions.FALSE, backlogCondition(status).orElseThrow().getStatus());
+        assertEquals(2L, status.getBacklog().getOutstanding(), "the last good figures stay");
+        await().atMost(WAIT).untilAsserted(() -> assertEquals(connections - 1, monitors.openConnections()));
     }
 
     private static BackstageWorkerPool autoscaledPool(String ns, String name, String topology, int min, int max,
