@@ -1,5 +1,7 @@
 package dev.backstage.operator.main;
 
+import dev.backstage.operator.autoscaler.AutoscalerSettings;
+import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.pool.WorkerPoolReconciler;
 import dev.backstage.operator.topology.BrokerConnections;
@@ -45,6 +47,7 @@ public final class BackstageOperator implements AutoCloseable {
     private final Operator operator;
     private final OperatorSettings settings;
     private final AtomicBoolean stopping = new AtomicBoolean();
+    private BacklogMonitors backlogMonitors;
 
     private BackstageOperator(KubernetesClient client, OperatorSettings settings, Metrics metrics) {
         this.settings = settings;
@@ -88,7 +91,9 @@ public final class BackstageOperator implements AutoCloseable {
             Clock clock, Optional<TopologySettings> topologies) {
         BackstageOperator backstage = new BackstageOperator(client, settings, metrics);
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
-        backstage.register(new WorkerPoolReconciler(events, clock));
+        // Stopped with the pool controller (it is one of its event sources): monitors, threads, broker connections.
+        backstage.backlogMonitors = BacklogMonitors.create(client, events, clock, AutoscalerSettings.defaults());
+        backstage.register(new WorkerPoolReconciler(events, clock, backstage.backlogMonitors));
         if (topologies.isPresent()) {
             // Closed by the reconciler's lifecycle event source when the operator stops.
             BrokerConnections connections = new BrokerConnections();
@@ -96,6 +101,11 @@ public final class BackstageOperator implements AutoCloseable {
             backstage.register(new TopologyReconciler(broker, connections, events, topologies.get(), clock));
         }
         return backstage;
+    }
+
+    /** The per-pool backlog monitors and autoscalers. */
+    public BacklogMonitors backlogMonitors() {
+        return backlogMonitors;
     }
 
     /** Registers a reconciler on the configured namespaces. */

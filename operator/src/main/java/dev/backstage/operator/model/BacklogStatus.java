@@ -16,6 +16,10 @@ public class BacklogStatus {
     @JsonPropertyDescription("undelivered + inFlight: what the autoscaler counts.")
     private Long outstanding;
 
+    @JsonPropertyDescription("When the oldest outstanding job of any queue was enqueued (RFC 3339), where the broker"
+            + " can tell.")
+    private String oldestEnqueuedAt;
+
     @JsonPropertyDescription("Per queue.")
     private List<QueueBacklogStatus> queues;
 
@@ -50,6 +54,14 @@ public class BacklogStatus {
 
     public void setOutstanding(Long outstanding) {
         this.outstanding = outstanding;
+    }
+
+    public String getOldestEnqueuedAt() {
+        return oldestEnqueuedAt;
+    }
+
+    public void setOldestEnqueuedAt(String oldestEnqueuedAt) {
+        this.oldestEnqueuedAt = oldestEnqueuedAt;
     }
 
     public List<QueueBacklogStatus> getQueues() {

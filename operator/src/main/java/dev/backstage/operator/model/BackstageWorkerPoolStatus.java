@@ -33,7 +33,9 @@ public class BackstageWorkerPoolStatus {
     @JsonPropertyDescription("Last measured dead letters.")
     private DeadLetterStatus deadLetters;
 
-    @JsonPropertyDescription("When backlog and deadLetters were measured (RFC 3339).")
+    @JsonPropertyDescription("When backlog and deadLetters were measured (RFC 3339): refreshed when a figure changes and"
+            + " at least every minute while the broker can be read; kept, with the last good figures, while it cannot"
+            + " (see the BacklogAvailable condition).")
     private String backlogMeasuredAt;
 
     @JsonPropertyDescription("When the autoscaler last changed desiredReplicas (RFC 3339).")

@@ -2,6 +2,7 @@ package dev.backstage.operator.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.List;
 
 /** Outstanding work on one queue, as last measured. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -16,6 +17,16 @@ public class QueueBacklogStatus {
 
     @JsonPropertyDescription("undelivered + inFlight.")
     private Long outstanding;
+
+    @JsonPropertyDescription("When the oldest outstanding job was enqueued (RFC 3339), where the broker can tell;"
+            + " its age is now minus this.")
+    private String oldestEnqueuedAt;
+
+    @JsonPropertyDescription("Kafka: lag per partition of the queue's topic.")
+    private List<PartitionBacklogStatus> partitions;
+
+    @JsonPropertyDescription("How a figure was obtained when it is not exact, from the provider's probe.")
+    private String note;
 
     public QueueBacklogStatus() {}
 
@@ -56,5 +67,29 @@ public class QueueBacklogStatus {
 
     public void setOutstanding(Long outstanding) {
         this.outstanding = outstanding;
+    }
+
+    public String getOldestEnqueuedAt() {
+        return oldestEnqueuedAt;
+    }
+
+    public void setOldestEnqueuedAt(String oldestEnqueuedAt) {
+        this.oldestEnqueuedAt = oldestEnqueuedAt;
+    }
+
+    public List<PartitionBacklogStatus> getPartitions() {
+        return partitions;
+    }
+
+    public void setPartitions(List<PartitionBacklogStatus> partitions) {
+        this.partitions = partitions;
+    }
+
+    public String getNote() {
+        return note;
+    }
+
+    public void setNote(String note) {
+        this.note = note;
     }
 }

@@ -1,6 +1,7 @@
 package dev.backstage.operator.pool;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
@@ -37,6 +38,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Status is written only when it changed, and only the fields this reconciler owns are touched (JOSDK's
  * non-SSA status patch is a JSON diff), so the autoscaler's fields survive.
+ *
+ * <p>Backlog and autoscaling run beside it, not in it: every reconcile hands the pool and its topology to the
+ * {@link BacklogMonitors}, which poll the broker on their own threads and write their status fields; a new
+ * {@code status.desiredReplicas} comes back here as a reconcile that scales the Deployment.
  */
 @Workflow(explicitInvocation = true, dependents = {
     @Dependent(name = WorkerPoolReconciler.CONFIG_DEPENDENT, type = PoolConfigMapDependent.class),
@@ -54,15 +59,17 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
 
     private final EventRecorder events;
     private final Clock clock;
+    private final BacklogMonitors backlog;
 
-    public WorkerPoolReconciler(EventRecorder events, Clock clock) {
+    public WorkerPoolReconciler(EventRecorder events, Clock clock, BacklogMonitors backlog) {
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.backlog = Objects.requireNonNull(backlog, "backlog");
     }
 
     @Override
     public List<EventSource<?, BackstageWorkerPool>> prepareEventSources(EventSourceContext<BackstageWorkerPool> context) {
-        return List.of(TopologyEventSource.create(context));
+        return List.of(TopologyEventSource.create(context), backlog);
     }
 
     @Override
@@ -72,6 +79,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         }
         JsonNode before = Serialization.jsonMapper().valueToTree(pool.getStatus());
         Optional<BackstageTopology> topology = context.getSecondaryResource(BackstageTopology.class);
+        backlog.track(pool, topology);
         PoolReadiness readiness;
         int desired = DeploymentReplicas.of(pool);
         if (topology.isEmpty()) {

@@ -19,6 +19,13 @@ import java.util.Map;
  * (undelivered) and {@code pending} (in flight); XPENDING's summary and the first undelivered entry give
  * the oldest age; {@code XLEN} of the dead-letter stream gives dead letters.
  *
+ * <p>The cumulative counters come from the broker too: {@code entries-added} of {@code XINFO STREAM} is every
+ * job ever added to the stream; the group's {@code entries-read} minus its {@code pending} is every job the
+ * group has settled (read and acknowledged; a retry or a dead-letter acks the original). A group that has not
+ * read yet reports no {@code entries-read}; while Redis still states the lag, what was read is
+ * {@code entries-added - lag}. When Redis can state neither (deletions inside the unread range) the completed
+ * count is unknown (null), never guessed.
+ *
  * <p>When Redis cannot state the lag (it reports nil after deletions inside the unread range), the
  * probe counts the entries after the group's last-delivered id itself and says so in the note. A missing
  * group counts the whole stream, since a group created at {@code 0} will deliver all of it.
@@ -54,19 +61,26 @@ final class RedisBacklogProbe implements BacklogProbe {
         long deadLetters = provider.sync().xlen(provider.keys().deadLetter(queue));
         long now = System.currentTimeMillis();
         if (provider.sync().exists(stream) == 0) {
-            return new QueueBacklog(queue, 0, 0, deadLetters, null, List.of(), "stream " + stream + " does not exist yet");
+            return new QueueBacklog(queue, 0, 0, deadLetters, null, List.of(), "stream " + stream + " does not exist yet",
+                    0L, null);
         }
+        Long enqueued = StreamInfo.asLong(StreamInfo.toMap(provider.sync().xinfoStream(stream)).get("entries-added"));
         Map<String, Object> info = StreamInfo.groups(provider.sync().xinfoGroups(stream)).stream()
                 .filter(g -> group.equals(g.get("name"))).findFirst().orElse(null);
         if (info == null) {
             long length = provider.sync().xlen(stream);
             Long oldest = oldestEntryAge(stream, "-", now);
             return new QueueBacklog(queue, length, 0, deadLetters, oldest, List.of(),
-                    "group " + group + " missing: the whole stream counts as undelivered");
+                    "group " + group + " missing: the whole stream counts as undelivered", enqueued, null);
         }
         long pending = StreamInfo.asLong(info.get("pending"));
         String lastDelivered = String.valueOf(info.get("last-delivered-id"));
         Long lag = StreamInfo.asLong(info.get("lag"));
+        Long entriesRead = StreamInfo.asLong(info.get("entries-read"));
+        if (entriesRead == null && lag != null && enqueued != null) {
+            entriesRead = enqueued - lag;
+        }
+        Long completed = entriesRead == null ? null : Math.max(0, entriesRead - pending);
         String note = null;
         if (lag == null) {
             List<StreamMessage<String, String>> unread = provider.sync().xrange(stream,
@@ -88,7 +102,7 @@ final class RedisBacklogProbe implements BacklogProbe {
                 oldest = undeliveredAge;
             }
         }
-        return new QueueBacklog(queue, lag, pending, deadLetters, oldest, List.of(), note);
+        return new QueueBacklog(queue, lag, pending, deadLetters, oldest, List.of(), note, enqueued, completed);
     }
 
     private Long oldestEntryAge(String stream, String from, long now) {

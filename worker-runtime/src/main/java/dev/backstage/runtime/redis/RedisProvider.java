@@ -43,7 +43,14 @@ public final class RedisProvider implements Provider {
         uri.setTimeout(Duration.ofSeconds(10));
         this.client = RedisClient.create(uri);
         client.setOptions(ClientOptions.builder().autoReconnect(true).build());
-        this.connection = client.connect();
+        try {
+            this.connection = client.connect();
+        } catch (RuntimeException e) {
+            // A client that never connected still holds event-loop threads: release them, or every failed
+            // attempt (the operator retries each poll while a broker is down) leaks a thread pool.
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            throw e;
+        }
         this.jobs = new RedisJobs(this);
         this.delays = new RedisDelays(this, null);
         this.dedupe = new RedisDedupe(this, null);

@@ -1,0 +1,35 @@
+package dev.backstage.operator.autoscaler;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How the backlog monitors run; the poll interval itself is per pool ({@code spec.autoscaling.pollInterval}).
+ *
+ * @param threads       threads polling brokers for all pools together; a broker call that hangs holds one
+ * @param statusRefresh unchanged figures are written again (with a new {@code backlogMeasuredAt}) at most this
+ *                      often, so status is not rewritten on every poll yet never looks stale for long
+ * @param secretRefresh how long a connection Secret read stays trusted before it is read again
+ * @param reconnectDelay after a failed connection to a topology's broker, how long its pools report that failure
+ *                      before the next attempt (a connection attempt builds a client and its threads)
+ */
+public record AutoscalerSettings(int threads, Duration statusRefresh, Duration secretRefresh, Duration reconnectDelay) {
+    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(5);
+
+    public AutoscalerSettings {
+        Objects.requireNonNull(statusRefresh, "statusRefresh");
+        Objects.requireNonNull(secretRefresh, "secretRefresh");
+        Objects.requireNonNull(reconnectDelay, "reconnectDelay");
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be >= 1, got " + threads);
+        }
+        if (statusRefresh.isNegative() || secretRefresh.isNegative() || reconnectDelay.isNegative()) {
+            throw new IllegalArgumentException("refresh periods must not be negative");
+        }
+    }
+
+    /** Two threads, figures refreshed every minute, Secrets re-read every minute, reconnects every 5 s at most. */
+    public static AutoscalerSettings defaults() {
+        return new AutoscalerSettings(2, Duration.ofSeconds(60), Duration.ofSeconds(60), Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,232 @@
+package dev.backstage.operator.autoscaler;
+
+import dev.backstage.operator.events.EventRecorder;
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.model.Conditions;
+import dev.backstage.operator.model.Durations;
+import dev.backstage.operator.pool.DeploymentReplicas;
+import dev.backstage.operator.scaling.BacklogSample;
+import dev.backstage.operator.scaling.SampleHistory;
+import dev.backstage.operator.scaling.ScalingDecider;
+import dev.backstage.operator.scaling.ScalingDecision;
+import dev.backstage.operator.scaling.ScalingPolicy;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The backlog loop of one pool, every {@code pollInterval} on a monitor thread: measure through the topology's
+ * probe, remember the sample, decide (while autoscaling is on), write status when it changed, tell the user with an
+ * Event when the pool scales or its backlog becomes unreadable or readable again.
+ *
+ * <p>It never touches the Deployment: a new {@code status.desiredReplicas} makes the pool reconciler scale it
+ * ({@code PoolChangeFilter}, {@code DeploymentReplicas}). Ticks of one monitor never overlap (each schedules the
+ * next when it ends), so the sample history needs no lock.
+ */
+final class BacklogMonitor {
+    private static final Logger LOG = LoggerFactory.getLogger(BacklogMonitor.class);
+    /** History kept while autoscaling is off: enough for rates the moment it is turned on. */
+    static final Duration UNSCALED_RETENTION = Duration.ofMinutes(2);
+
+    /** What the monitor knows of its pool and topology; replaced whole. */
+    record Snapshot(BackstageWorkerPool pool, BackstageTopology topology) {}
+
+    private final String key;
+    private final BacklogMeasurer measurer;
+    private final PoolStatusPatcher patcher;
+    private final ScalingDecider decider;
+    private final EventRecorder events;
+    private final ScheduledExecutorService scheduler;
+    private final Clock clock;
+    private final Duration statusRefresh;
+
+    private volatile Snapshot snapshot;
+    private SampleHistory history = SampleHistory.empty();
+    private ScheduledFuture<?> next;
+    private boolean stopped;
+    /** "available" or the last unavailable reason, so the log says each change once. Tick thread only. */
+    private String lastAvailability;
+
+    BacklogMonitor(Snapshot first, BacklogMeasurer measurer, PoolStatusPatcher patcher, ScalingDecider decider,
+            EventRecorder events, ScheduledExecutorService scheduler, Clock clock, Duration statusRefresh) {
+        this.snapshot = Objects.requireNonNull(first, "first");
+        this.key = first.pool().getMetadata().getNamespace() + "/" + first.pool().getMetadata().getName();
+        this.measurer = measurer;
+        this.patcher = patcher;
+        this.decider = decider;
+        this.events = events;
+        this.scheduler = scheduler;
+        this.clock = clock;
+        this.statusRefresh = statusRefresh;
+    }
+
+    Snapshot snapshot() {
+        return snapshot;
+    }
+
+    /** A newer pool and the topology as the reconciler saw it. */
+    void update(BackstageWorkerPool pool, BackstageTopology topology) {
+        synchronized (this) {
+            snapshot = new Snapshot(newer(snapshot.pool(), pool), topology);
+        }
+    }
+
+    /** A newer pool from the informer (any write, status included), or from our own patch. */
+    void updatePool(BackstageWorkerPool pool) {
+        synchronized (this) {
+            snapshot = new Snapshot(newer(snapshot.pool(), pool), snapshot.topology());
+        }
+    }
+
+    synchronized void start() {
+        schedule(Duration.ZERO);
+    }
+
+    synchronized void stop() {
+        stopped = true;
+        if (next != null) {
+            next.cancel(false);
+        }
+    }
+
+    void tick() {
+        try {
+            poll();
+        } catch (RuntimeException e) {
+            LOG.warn("backlog monitor of pool {} failed this poll (next in {}): {}", key,
+                    Durations.format(PoolScalingPolicy.pollInterval(snapshot.pool())), e.toString());
+            LOG.debug("backlog monitor failure of pool {}", key, e);
+        } finally {
+            synchronized (this) {
+                if (!stopped) {
+                    schedule(PoolScalingPolicy.pollInterval(snapshot.pool()));
+                }
+            }
+        }
+    }
+
+    private void poll() {
+        Snapshot seen = snapshot;
+        BackstageWorkerPool pool = seen.pool();
+        BacklogMeasurement measurement = measurer.measure(pool, seen.topology());
+        synchronized (this) {
+            if (stopped) {
+                return; // the pool went away while the broker answered
+            }
+        }
+        logAvailability(measurement);
+        BacklogSample sample = measurement.toSample(readyReplicas(pool));
+        ScalingPolicy retentionPolicy = policyOrNull(pool, seen.topology(), measurement);
+        history = history.append(sample, retentionPolicy == null ? UNSCALED_RETENTION : retentionPolicy.historyRetention());
+        SampleHistory decidedOn = history;
+        Duration pollInterval = PoolScalingPolicy.pollInterval(pool);
+        Instant now = clock.instant();
+        if (!reconciledOnce(snapshot.pool())) {
+            // The reconciler's first status write adds the whole status object and would replace ours; its later
+            // writes are per-field diffs. Measure now (the history keeps it), write once it has written.
+            LOG.debug("pool {}: not reconciled yet; status written from the next poll", key);
+            return;
+        }
+
+        var written = patcher.update(pool, fresh -> {
+            ScalingPolicy policy = policyOrNull(fresh, seen.topology(), measurement);
+            ScalingDecision decision = policy == null ? null
+                    : decider.decide(policy, DeploymentReplicas.of(fresh), decidedOn);
+            if (decision != null) {
+                LOG.debug("pool {}: {}", key, decision.reason());
+            }
+            return AutoscalerStatus.apply(fresh, measurement, policy, decision, pollInterval, statusRefresh, now);
+        });
+        if (written.isEmpty()) {
+            return;
+        }
+        BackstageWorkerPool after = written.get().pool();
+        if (after == null) {
+            return; // nothing changed
+        }
+        updatePool(after);
+        AutoscalerStatus.Outcome outcome = written.get().result();
+        if (outcome.scaled()) {
+            LOG.info("pool {}: desired replicas {} -> {}: {}", key, outcome.scaledFrom(), outcome.scaledTo(),
+                    outcome.scaleReason());
+            events.normal(after, "Autoscaled", "desired replicas " + outcome.scaledFrom() + " -> "
+                    + outcome.scaledTo() + ": " + outcome.scaleReason());
+        }
+        if (outcome.backlogChanged()) {
+            var condition = outcome.backlogAfter();
+            if (Conditions.FALSE.equals(condition.getStatus())) {
+                events.warning(after, "BacklogUnavailable", condition.getReason() + ": " + condition.getMessage());
+            } else if (outcome.backlogBefore() != null) {
+                events.normal(after, "BacklogAvailable", condition.getMessage());
+            }
+        }
+    }
+
+    /** The policy while autoscaling is on; a spec the schema should have refused is logged and treated as off. */
+    private ScalingPolicy policyOrNull(BackstageWorkerPool pool, BackstageTopology topology,
+            BacklogMeasurement measurement) {
+        if (!PoolScalingPolicy.autoscalingOn(pool)) {
+            return null;
+        }
+        try {
+            return PoolScalingPolicy.of(pool, topology, measurement.report());
+        } catch (IllegalArgumentException e) {
+            LOG.warn("pool {}: autoscaling spec not usable, not scaling: {}", key, e.getMessage());
+            return null;
+        }
+    }
+
+    private void logAvailability(BacklogMeasurement measurement) {
+        String now = measurement.available() ? "available" : measurement.reason();
+        if (!now.equals(lastAvailability)) {
+            if (measurement.available()) {
+                LOG.info("pool {}: backlog measured through the {} probe", key, measurement.provider());
+            } else {
+                LOG.warn("pool {}: backlog unavailable ({}): {}", key, measurement.reason(), measurement.message());
+            }
+            lastAvailability = now;
+        }
+    }
+
+    private static boolean reconciledOnce(BackstageWorkerPool pool) {
+        return pool.getStatus() != null && pool.getStatus().getObservedGeneration() != null;
+    }
+
+    private static int readyReplicas(BackstageWorkerPool pool) {
+        Integer ready = pool.getStatus() == null ? null : pool.getStatus().getReadyReplicas();
+        return ready == null ? 0 : Math.max(0, ready);
+    }
+
+    private void schedule(Duration delay) {
+        try {
+            next = scheduler.schedule(this::tick, delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            stopped = true; // the monitors are shutting down
+        }
+    }
+
+    /**
+     * {@code candidate} unless it is provably older than {@code current} (resourceVersions are opaque, but the API
+     * server's are etcd revisions: when both parse as numbers, the larger is newer).
+     */
+    static BackstageWorkerPool newer(BackstageWorkerPool current, BackstageWorkerPool candidate) {
+        String have = current.getMetadata().getResourceVersion();
+        String offered = candidate.getMetadata().getResourceVersion();
+        if (have == null || offered == null) {
+            return candidate;
+        }
+        try {
+            return Long.parseLong(offered) >= Long.parseLong(have) ? candidate : current;
+        } catch (NumberFormatException notARevision) {
+            return candidate; // opaque versions: trust the order they arrive in
+        }
+    }
+}

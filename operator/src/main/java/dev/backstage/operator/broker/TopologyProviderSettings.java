@@ -1,0 +1,39 @@
+package dev.backstage.operator.broker;
+
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageTopologySpec;
+import dev.backstage.operator.model.ProviderType;
+import dev.backstage.operator.model.RabbitMqSettings;
+import dev.backstage.runtime.spi.ProviderSettings;
+import java.util.Map;
+
+/**
+ * A topology's jobs provider as the runtime's {@link ProviderSettings}: the same provider name, prefix, group and
+ * options the workers get in their runtime.yaml (see {@code RuntimeConfigRenderer}), so the operator reads the
+ * broker objects the workers use.
+ */
+public final class TopologyProviderSettings {
+    private TopologyProviderSettings() {}
+
+    public static ProviderSettings of(BackstageTopology topology, String url) {
+        BackstageTopologySpec spec = topology.getSpec();
+        return new ProviderSettings(spec.getProvider().wire(), url, spec.getKeyPrefix(), spec.getConsumerGroup(),
+                options(spec));
+    }
+
+    /** What the settings are built from, without the URL: when it changes, a connection must be rebuilt. */
+    static String fingerprint(BackstageTopology topology) {
+        BackstageTopologySpec spec = topology.getSpec();
+        return String.join("|", String.valueOf(spec.getProvider()), String.valueOf(spec.getKeyPrefix()),
+                String.valueOf(spec.getConsumerGroup()), String.valueOf(options(spec)),
+                String.valueOf(spec.getConnection()));
+    }
+
+    private static Map<String, String> options(BackstageTopologySpec spec) {
+        RabbitMqSettings rabbit = spec.getRabbitmq();
+        if (spec.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
+            return Map.of(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
+        }
+        return Map.of();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.backstage.runtime.rabbitmq;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real {@code rabbitmqctl}, run as a child process (it needs the broker's Erlang cookie, so the tests run as
+ * the user that owns it, root here): the reference for queue depths. It asks the queue processes themselves, so its
+ * figures are exact at once, unlike the management API's, which the broker refreshes every few seconds.
+ */
+final class RabbitMqCtl {
+    /** One row of {@code list_queues name messages_ready messages_unacknowledged}. */
+    record QueueRow(long ready, long unacknowledged) {}
+
+    /** The rows whose queue name starts with {@code prefix}, by name. */
+    Map<String, QueueRow> listQueues(String prefix) {
+        Map<String, QueueRow> rows = new HashMap<>();
+        for (String line : run("-q", "list_queues", "--no-table-headers", "name", "messages_ready",
+                "messages_unacknowledged")) {
+            String[] cols = line.split("\t");
+            if (cols.length == 3 && cols[0].startsWith(prefix)) {
+                rows.put(cols[0], new QueueRow(Long.parseLong(cols[1].trim()), Long.parseLong(cols[2].trim())));
+            }
+        }
+        return rows;
+    }
+
+    private static List<String> run(String... args) {
+        String[] command = new String[args.length + 1];
+        command[0] = "rabbitmqctl";
+        System.arraycopy(args, 0, command, 1, args.length);
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("rabbitmqctl " + String.join(" ", args) + " did not finish");
+            }
+            if (process.exitValue() != 0) {
+                throw new AssertionError("rabbitmqctl " + String.join(" ", args) + " exited " + process.exitValue()
+                        + ": " + out);
+            }
+            return out.lines().toList();
+        } catch (IOException e) {
+            throw new AssertionError("could not run rabbitmqctl (is it on the PATH?)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+}
