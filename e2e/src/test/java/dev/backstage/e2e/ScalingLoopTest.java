@@ -26,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -95,10 +96,9 @@ class ScalingLoopTest {
             ProviderSettings settings = new ProviderSettings(broker.name(), url, prefix, "shop-workers", null);
             try (Provider provider = Providers.create(settings)) {
                 JobProducer producer = new JobProducer(new CapabilitySet(provider, null, null, null), PayloadCodec.defaults());
-                for (int i = 0; i < ORDERS; i++) {
-                    producer.enqueue("processOrder", new Order("o-" + i, i, i % 100 == 0 ? "declined" : "visa"),
-                            EnqueueOptions.defaults());
-                }
+                // Eight publishers: RabbitMQ and Kafka publishes wait for the broker's confirm one by one.
+                IntStream.range(0, ORDERS).parallel().forEach(i -> producer.enqueue("processOrder",
+                        new Order("o-" + i, i, i % 100 == 0 ? "declined" : "visa"), EnqueueOptions.defaults()));
             }
             log(broker, "enqueued " + ORDERS + " orders; waiting for the pool to scale up");
             await().atMost(Duration.ofMinutes(2)).until(() -> peakReplicas.get() >= 2);
@@ -186,12 +186,12 @@ class ScalingLoopTest {
                   maxDeliveries: 1
                   retryBackoff: {type: fixed, delay: 100ms}
                   shutdownGracePeriod: 10s
-                  env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "5"}]
+                  env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "20"}]
                   autoscaling:
                     enabled: true
                     minReplicas: 1
                     maxReplicas: 4
-                    targetBacklogPerReplica: 500
+                    targetBacklogPerReplica: 200
                     pollInterval: 2s
                     scaleDownWindow: 10s
                 """.formatted(url, RedisStreams.URL, broker.topologySpec(), prefix);
