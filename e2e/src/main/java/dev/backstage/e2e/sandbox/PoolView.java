@@ -26,7 +26,7 @@ record PoolView(double seconds, int replicas, int ready, int desired, long undel
 
     static String header() {
         return String.format(Locale.ROOT, "%7s  %-12s %8s %8s %11s %9s %12s  %s", "TIME", "REPLICAS", "READY", "DESIRED",
-                "UNDELIVERED", "IN FLIGHT", "DEAD LETTERS", "DONE");
+                "UNDELIVERED", "IN FLIGHT", "DEAD LETTERS", "ORDERS DONE");
     }
 
     String line() {

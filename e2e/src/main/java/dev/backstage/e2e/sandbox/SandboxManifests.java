@@ -33,7 +33,7 @@ final class SandboxManifests {
                   maxDeliveries: 2
                   retryBackoff: {type: fixed, delay: 200ms}
                   shutdownGracePeriod: 10s
-                  env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "15"}]
+                  env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "40"}]
                   autoscaling:
                     enabled: true
                     minReplicas: 1
