@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  */
 public final class ProbeServer implements AutoCloseable {
     /** A probe's answer: healthy, or not with a reason a person can read. */
-    public record Check(boolean ok, String reason) {
+    public record Check(boolean healthy, String reason) {
         public static Check ok() {
             return new Check(true, "ok");
         }
@@ -54,7 +54,7 @@ public final class ProbeServer implements AutoCloseable {
     }
 
     private static void answer(HttpExchange exchange, Check check) throws IOException {
-        respond(exchange, check.ok() ? 200 : 503, check.reason() + "\n", "text/plain");
+        respond(exchange, check.healthy() ? 200 : 503, check.reason() + "\n", "text/plain");
     }
 
     private static void respond(HttpExchange exchange, int status, String body, String type) throws IOException {
