@@ -1,0 +1,66 @@
+package dev.backstage.operator.pool;
+
+import static dev.backstage.operator.testing.BackstageFixtures.pool;
+import static dev.backstage.operator.testing.BackstageFixtures.redisTopology;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.runtime.api.EnqueueOptions;
+import dev.backstage.runtime.api.Next;
+import dev.backstage.runtime.api.TaskModule;
+import dev.backstage.runtime.config.RuntimeConfigFiles;
+import dev.backstage.runtime.main.WorkerFromConfig;
+import dev.backstage.testsupport.UniqueNames;
+import io.lettuce.core.RedisClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator ↔ runtime contract: the runtime.yaml the operator renders for a pool, read by the runtime's
+ * own container code with the env the Deployment sets (the Secret's URL in {@code BACKSTAGE_PROVIDER_URL}),
+ * starts a real worker on the local Redis that processes a job.
+ */
+class RuntimeContractTest {
+    private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
+
+    @Test
+    void givenTheConfigTheOperatorRendersThenTheRuntimeStartsAWorkerThatProcessesAJob() {
+        String prefix = UniqueNames.prefix("contract");
+        BackstageTopology topology = redisTopology("ns", "t", "orders");
+        topology.getSpec().setKeyPrefix(prefix);
+        BackstageWorkerPool pool = pool("ns", "p", "t", "orders");
+        String yaml = RuntimeConfigFiles.render(RuntimeConfigRenderer.render(pool, topology));
+
+        Set<String> processed = ConcurrentHashMap.newKeySet();
+        TaskModule module = binder -> binder.task("processOrder", Map.class, (ctx, order) -> {
+            processed.add(String.valueOf(order.get("orderId")));
+            return Next.done();
+        });
+        Map<String, String> podEnv = Map.of(WorkerContainer.PROVIDER_URL_ENV, REDIS, WorkerContainer.POD_NAME_ENV, "p-abc12");
+        var built = new WorkerFromConfig(podEnv::get).build(RuntimeConfigFiles.parse(yaml), List.of(module),
+                new SimpleMeterRegistry());
+        try {
+            built.worker().start();
+            built.worker().enqueue("processOrder", Map.of("orderId", "o-1"), EnqueueOptions.onQueue("orders"));
+            await().atMost(Duration.ofSeconds(15)).until(() -> processed.contains("o-1"));
+        } finally {
+            built.worker().close();
+        }
+        RedisClient client = RedisClient.create(REDIS);
+        try (var connection = client.connect()) {
+            String stream = prefix + ":orders";
+            assertEquals(0, connection.sync().xpending(stream, topology.getSpec().getConsumerGroup()).getCount(),
+                    "acked in the group the topology names");
+            connection.sync().del(stream, prefix + ":workers:" + topology.getSpec().getConsumerGroup());
+        } finally {
+            client.shutdown();
+        }
+    }
+}
