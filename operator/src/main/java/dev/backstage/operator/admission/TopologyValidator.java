@@ -99,11 +99,6 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
                 verdict.deny(field + ": topic '" + topic.getName() + "' is declared twice; topic names must be unique");
             }
             sizing(verdict, spec.getProvider(), field, topic.getPartitions(), topic.getReplicationFactor());
-            if (spec.getProvider() == ProviderType.KAFKA
-                    && (topic.getPartitions() != null || topic.getReplicationFactor() != null)) {
-                verdict.warn(field + ": Kafka topic topics are created with the provider's default sizing (1 partition,"
-                        + " replication factor 1); partitions and replicationFactor here are not applied yet");
-            }
         }
     }
 

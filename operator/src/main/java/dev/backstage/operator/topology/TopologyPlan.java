@@ -40,6 +40,10 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
         List<TopologyRequest.QueueSpec> queues = spec.getQueues().stream().map(TopologyPlan::queue).toList();
         List<String> topics = spec.getTopics() == null ? List.of()
                 : spec.getTopics().stream().map(TopicSpec::getName).toList();
+        List<TopologyRequest.QueueSpec> topicSizing = spec.getTopics() == null ? List.of()
+                : spec.getTopics().stream().map(t -> new TopologyRequest.QueueSpec(t.getName(),
+                        t.getPartitions() == null ? 0 : t.getPartitions(),
+                        (short) (t.getReplicationFactor() == null ? 0 : t.getReplicationFactor()))).toList();
         boolean deadLetter = !Boolean.FALSE.equals(spec.getDeadLetter());
         Map<String, String> options = new TreeMap<>();
         RabbitMqSettings rabbit = spec.getRabbitmq();
@@ -47,7 +51,7 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
             options.put(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
         }
         return new TopologyPlan(spec.getProvider().wire(), spec.getKeyPrefix(), spec.getConsumerGroup(),
-                Map.copyOf(options), new TopologyRequest(queues, topics, deadLetter, groupOrDefault(spec)));
+                Map.copyOf(options), new TopologyRequest(queues, topics, deadLetter, groupOrDefault(spec), topicSizing));
     }
 
     public ProviderSettings providerSettings(String url) {

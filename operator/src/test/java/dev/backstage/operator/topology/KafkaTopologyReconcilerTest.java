@@ -69,7 +69,9 @@ class KafkaTopologyReconcilerTest {
         String prefix = UniqueNames.prefix("bs-kafka");
         BackstageTopology topology = kafkaTopology(ns, prefix);
         topology.getSpec().setQueues(List.of(new QueueSpec("orders", 3, 1), new QueueSpec("emails", null, null)));
-        topology.getSpec().setTopics(List.of(new TopicSpec("audit")));
+        TopicSpec audit = new TopicSpec("audit");
+        audit.setPartitions(2);
+        topology.getSpec().setTopics(List.of(audit));
         client.resource(topology).create();
 
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
@@ -80,6 +82,7 @@ class KafkaTopologyReconcilerTest {
         assertEquals(3, described.get(prefix + ".orders").partitions().size());
         assertEquals(1, described.get(prefix + ".orders.dead-letter").partitions().size());
         assertEquals(1, described.get(prefix + ".emails").partitions().size());
+        assertEquals(2, described.get(prefix + ".topic.audit").partitions().size(), "a topic's own sizing is applied");
 
         Map<String, CapabilityStatus> capabilities = get(client, ns, "orders").getStatus().getCapabilities().stream()
                 .collect(Collectors.toMap(CapabilityStatus::getCapability, c -> c));

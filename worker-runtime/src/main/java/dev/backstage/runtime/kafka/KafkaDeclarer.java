@@ -22,7 +22,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 /**
  * Creates the topics a topology names: per queue {@code {p}.{q}} with the queue's partitions and
  * replication factor, its dead-letter topic {@code {p}.{q}.dead-letter} (one partition, same replication
- * factor) when dead-lettering is on, and {@code {p}.topic.{t}} per topic (the provider's default
+ * factor) when dead-lettering is on, and {@code {p}.topic.{t}} per topic (its own sizing where the topology gives one, else the provider's default
  * partitions and replication factor).
  *
  * <p>An existing topic with fewer partitions than asked is grown (Kafka cannot shrink one; a topic with
@@ -54,7 +54,11 @@ final class KafkaDeclarer implements TopologyDeclarer {
             }
         }
         for (String topic : request.topics()) {
-            out.put(names.topicTopic(topic), new Wanted(s.partitions(), s.replicationFactor()));
+            var sizing = request.sizingOf(topic);
+            int partitions = sizing.filter(t -> t.partitions() > 0).map(t -> t.partitions()).orElse(s.partitions());
+            short rf = sizing.filter(t -> t.replicationFactor() > 0).map(t -> t.replicationFactor())
+                    .orElse(s.replicationFactor());
+            out.put(names.topicTopic(topic), new Wanted(partitions, rf));
         }
         return out;
     }
