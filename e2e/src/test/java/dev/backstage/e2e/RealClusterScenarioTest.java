@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.backstage.e2e.sandbox.SandboxManifests;
 import dev.backstage.examples.orders.Order;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.runtime.api.EnqueueOptions;
@@ -58,33 +59,7 @@ class RealClusterScenarioTest {
             String prefix = ns;
             client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
                     .withName(ns).endMetadata().build()).create();
-            String manifests = """
-                    apiVersion: v1
-                    kind: Secret
-                    metadata: {name: shop-redis}
-                    stringData: {url: "%s"}
-                    ---
-                    apiVersion: backstage.dev/v1alpha1
-                    kind: BackstageTopology
-                    metadata: {name: shop-redis}
-                    spec:
-                      provider: redis
-                      connection: {secretName: shop-redis, key: url}
-                      keyPrefix: %s
-                      consumerGroup: shop-workers
-                      queues: [{name: default}]
-                    ---
-                    apiVersion: backstage.dev/v1alpha1
-                    kind: BackstageWorkerPool
-                    metadata: {name: shop-workers}
-                    spec:
-                      image: %s
-                      topologyRef: {name: shop-redis}
-                      queues: [default]
-                      concurrency: 8
-                      maxDeliveries: 1
-                      autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 4, targetBacklogPerReplica: 250, pollInterval: 2s, scaleDownWindow: 20s}
-                    """.formatted(redisInCluster, prefix,
+            String manifests = SandboxManifests.redis(redisInCluster, prefix,
                     System.getenv().getOrDefault("BACKSTAGE_E2E_WORKER_IMAGE", "backstage-sample-tasks:0.1.0"));
             client.load(new ByteArrayInputStream(manifests.getBytes(StandardCharsets.UTF_8))).inNamespace(ns).create();
 

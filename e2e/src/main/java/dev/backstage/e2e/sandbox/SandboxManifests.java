@@ -1,10 +1,15 @@
 package dev.backstage.e2e.sandbox;
 
 /** The resources the sandbox applies, as a user would write them. */
-final class SandboxManifests {
+public final class SandboxManifests {
     private SandboxManifests() {}
 
-    static String redis(String url, String prefix) {
+    public static String redis(String url, String prefix) {
+        return redis(url, prefix, "backstage-sample-tasks:0.1.0");
+    }
+
+    /** A Secret, a Redis topology {@code shop-redis} and an autoscaled pool {@code shop-workers} of {@code image}. */
+    public static String redis(String url, String prefix, String image) {
         return """
                 apiVersion: v1
                 kind: Secret
@@ -26,7 +31,7 @@ final class SandboxManifests {
                 kind: BackstageWorkerPool
                 metadata: {name: shop-workers}
                 spec:
-                  image: backstage-sample-tasks:0.1.0
+                  image: %s
                   topologyRef: {name: shop-redis}
                   queues: [default]
                   concurrency: 8
@@ -41,6 +46,6 @@ final class SandboxManifests {
                     targetBacklogPerReplica: 250
                     pollInterval: 2s
                     scaleDownWindow: 15s
-                """.formatted(url, prefix);
+                """.formatted(url, prefix, image);
     }
 }
