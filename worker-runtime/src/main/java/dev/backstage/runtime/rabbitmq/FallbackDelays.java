@@ -42,6 +42,8 @@ final class FallbackDelays implements RabbitMqDelays {
     private final BrokerAdmin admin;
     private final RabbitMqJobs jobs;
     private final Set<String> routed = ConcurrentHashMap.newKeySet();
+    /** The ladder is declared on first use, so opening a provider (a CLI inspect, a probe) creates nothing. */
+    private volatile boolean ladderDeclared;
 
     FallbackDelays(RabbitMqNames names, DelayLadder ladder, BrokerAdmin admin, RabbitMqJobs jobs) {
         this.names = names;
@@ -76,6 +78,7 @@ final class FallbackDelays implements RabbitMqDelays {
             }
             return null;
         });
+        ladderDeclared = true;
     }
 
     private void declareLevel(Channel ch, int level) throws IOException {
@@ -107,6 +110,9 @@ final class FallbackDelays implements RabbitMqDelays {
 
     /** Binds {@code {p}.{q}} to the deliver exchange, once per queue and process. */
     private void ensureRoute(String queue) {
+        if (!ladderDeclared) {
+            declareLadder();
+        }
         if (routed.contains(queue)) {
             return;
         }
@@ -170,6 +176,7 @@ final class FallbackDelays implements RabbitMqDelays {
             return null;
         });
         routed.clear();
+        ladderDeclared = false;
         return List.of(ladderObject(DeclaredObject.State.DELETED, null));
     }
 

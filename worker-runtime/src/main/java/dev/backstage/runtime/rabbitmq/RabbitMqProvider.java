@@ -117,9 +117,7 @@ public final class RabbitMqProvider implements Provider {
                         + "capability");
             }
         }
-        FallbackDelays fallback = new FallbackDelays(names, DelayLadder.standard(), admin, jobs);
-        fallback.declareLadder();
-        return Optional.of(fallback);
+        return Optional.of(new FallbackDelays(names, DelayLadder.standard(), admin, jobs));
     }
 
     @Override
