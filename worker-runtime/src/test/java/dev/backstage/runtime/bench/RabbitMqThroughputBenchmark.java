@@ -209,28 +209,9 @@ public final class RabbitMqThroughputBenchmark {
     /** Enqueue → handler start latency, one job every 4 ms (low load). */
     static void latency() throws Exception {
         String prefix = "bench-latency-" + System.nanoTime();
-        Histogram histogram = new Histogram(TimeUnit.SECONDS.toMicros(10), 3);
-        Worker worker = Worker.builder().provider(RabbitMqProvider.connect(settings(prefix)))
-                .queues("default").concurrency(16).build();
-        AtomicLong handled = new AtomicLong();
-        worker.register("ping", Map.class, (ctx, p) -> {
-            long sentNanos = ((Number) p.get("sentNanos")).longValue();
-            synchronized (histogram) {
-                histogram.recordValue(Math.max(0, (System.nanoTime() - sentNanos) / 1_000));
-            }
-            handled.incrementAndGet();
-            return Next.done();
-        });
-        worker.start();
-        int n = 1_000;
-        for (int i = 0; i < n; i++) {
-            worker.enqueue("ping", Map.of("sentNanos", System.nanoTime()));
-            Thread.sleep(4);
-        }
-        while (handled.get() < n) {
-            Thread.sleep(5);
-        }
-        worker.close();
+        Histogram histogram = LowLoadLatency.measure(Worker.builder().provider(RabbitMqProvider.connect(settings(prefix)))
+                .queues("default").concurrency(16).build());
+        int n = LowLoadLatency.JOBS;
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUri(URL);
         try (Connection connection = factory.newConnection("bench-cleanup")) {
