@@ -74,7 +74,7 @@ class ScalingLoopTest {
         try (SandboxCluster cluster = SandboxCluster.start("shop", work)) {
             cluster.apply(manifests(broker, url, prefix));
             log(broker, "waiting for the topology to be Ready and the first worker");
-            await().atMost(Duration.ofMinutes(2)).until(() -> ready(cluster) >= 1);
+            await().atMost(Duration.ofMinutes(2)).until(() -> cluster.readyReplicas("orders") >= 1);
 
             AtomicInteger peakReplicas = new AtomicInteger();
             Thread watcher = new Thread(() -> {
@@ -105,7 +105,7 @@ class ScalingLoopTest {
             log(broker, "scaled up to " + peakReplicas.get() + "; waiting for the backlog to drain");
             await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> drained(cluster));
             log(broker, "drained; waiting for the scale-down");
-            await().atMost(Duration.ofMinutes(2)).until(() -> replicas(cluster) == 1);
+            await().atMost(Duration.ofMinutes(2)).until(() -> cluster.specReplicas("orders") == 1);
             watcher.interrupt();
 
             BackstageWorkerPool pool = cluster.pool("orders");
@@ -138,16 +138,6 @@ class ScalingLoopTest {
             System.setOut(out);
         }
         return new ObjectMapper().readTree(captured.toString(StandardCharsets.UTF_8));
-    }
-
-    private static int ready(SandboxCluster cluster) {
-        var d = cluster.client().apps().deployments().inNamespace("shop").withName("orders").get();
-        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0 : d.getStatus().getReadyReplicas();
-    }
-
-    private static int replicas(SandboxCluster cluster) {
-        var d = cluster.client().apps().deployments().inNamespace("shop").withName("orders").get();
-        return d == null || d.getSpec().getReplicas() == null ? 0 : d.getSpec().getReplicas();
     }
 
     private static void log(Broker broker, String message) {

@@ -12,7 +12,6 @@ import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.redis.RedisProvider;
 import dev.backstage.runtime.redis.RedisSettings;
 import dev.backstage.testsupport.UniqueNames;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +32,7 @@ class WorkerCrashTest {
         try (SandboxCluster cluster = SandboxCluster.start("shop", work); RedisStreams streams = new RedisStreams()) {
             cluster.apply(manifests(prefix));
             System.out.println("[crash] waiting for 3 ready workers");
-            await().atMost(Duration.ofSeconds(120)).until(() -> readyReplicas(cluster) == 3);
+            await().atMost(Duration.ofSeconds(120)).until(() -> cluster.readyReplicas("orders") == 3);
 
             try (Worker producer = Worker.builder().provider(RedisProvider.connect(
                     RedisSettings.of(RedisStreams.URL).withPrefix(prefix))).build()) {
@@ -60,14 +59,8 @@ class WorkerCrashTest {
                     + " replaced %d%n", ORDERS, ranTwice, cluster.kubelet().podsStarted(), cluster.kubelet().podsReplaced());
             assertEquals(ORDERS, receipts.size(), "no order lost");
             assertTrue(cluster.kubelet().podsReplaced() >= 1, "the killed pod was replaced");
-            await().atMost(Duration.ofSeconds(120)).until(() -> readyReplicas(cluster) == 3);
+            await().atMost(Duration.ofSeconds(120)).until(() -> cluster.readyReplicas("orders") == 3);
         }
-    }
-
-    private static int readyReplicas(SandboxCluster cluster) {
-        Deployment d = cluster.client().apps().deployments().inNamespace("shop").withName("orders").get();
-        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0
-                : d.getStatus().getReadyReplicas();
     }
 
     private static String manifests(String prefix) {

@@ -86,6 +86,19 @@ public final class SandboxCluster implements AutoCloseable {
         return client().resources(BackstageTopology.class).inNamespace(namespace).withName(name).get();
     }
 
+    /** Ready replicas of a Deployment, as its status says (0 when it has none yet). */
+    public int readyReplicas(String deployment) {
+        var d = client().apps().deployments().inNamespace(namespace).withName(deployment).get();
+        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0
+                : d.getStatus().getReadyReplicas();
+    }
+
+    /** The replicas a Deployment asks for (0 when it does not exist). */
+    public int specReplicas(String deployment) {
+        var d = client().apps().deployments().inNamespace(namespace).withName(deployment).get();
+        return d == null || d.getSpec().getReplicas() == null ? 0 : d.getSpec().getReplicas();
+    }
+
     @Override
     public void close() {
         kubelet.close();

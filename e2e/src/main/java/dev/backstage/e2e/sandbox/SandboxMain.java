@@ -36,7 +36,7 @@ public final class SandboxMain {
             cluster.apply(SandboxManifests.redis(redisUrl, prefix));
             System.out.println("applied topology shop-redis and pool shop-workers (autoscaling 1..4, 250 jobs per replica)");
             long started = System.nanoTime();
-            waitUntil(() -> ready(cluster) >= 1, Duration.ofMinutes(2), "the first worker to be ready");
+            waitUntil(() -> cluster.readyReplicas("shop-workers") >= 1, Duration.ofMinutes(2), "the first worker to be ready");
             int declined = Math.max(1, orders / 100);
             try (Worker producer = Worker.builder().provider(RedisProvider.connect(
                     RedisSettings.of(redisUrl).withPrefix(prefix))).build()) {
@@ -101,11 +101,6 @@ public final class SandboxMain {
         events.stream().sorted(Comparator.comparing(e -> String.valueOf(e.getLastTimestamp())))
                 .forEach(e -> System.out.printf("    %-8s %-18s %s%n", e.getType(), e.getReason(), e.getMessage()));
         System.out.println("  inspect the broker: bin/backstage inspect --prefix " + prefix + " --group shop-workers --queue default");
-    }
-
-    private static int ready(SandboxCluster cluster) {
-        var d = cluster.client().apps().deployments().inNamespace(cluster.namespace()).withName("shop-workers").get();
-        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0 : d.getStatus().getReadyReplicas();
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition, Duration max, String what)

@@ -66,7 +66,6 @@ final class RedisConsumer implements JobConsumer {
     private final Map<String, Boolean> awaitingRetry = new ConcurrentHashMap<>();
     private final Thread fetcher;
     private volatile boolean fetching = true;
-    private volatile String lastFetchError;
 
     RedisConsumer(RedisProvider provider, ConsumerSettings settings, DeliverySink sink) {
         this.provider = provider;
@@ -131,7 +130,6 @@ final class RedisConsumer implements JobConsumer {
                 int perStream = Math.max(1, (wanted + offsets.length - 1) / offsets.length);
                 List<StreamMessage<String, String>> messages = connection.sync().xreadgroup(me,
                         XReadArgs.Builder.count(perStream).block(redis.blockTimeout()), offsets);
-                lastFetchError = null;
                 backoffMs = 100;
                 for (StreamMessage<String, String> message : messages) {
                     dispatch(message, 1);
@@ -159,7 +157,6 @@ final class RedisConsumer implements JobConsumer {
     }
 
     private long pause(String what, RuntimeException e, long backoffMs) {
-        lastFetchError = e.toString();
         log.warn("{}: {}; retrying in {} ms", what, e.getMessage(), backoffMs);
         try {
             Thread.sleep(backoffMs);
@@ -376,10 +373,6 @@ final class RedisConsumer implements JobConsumer {
         });
         byStream.forEach((stream, ids) -> provider.sync().xclaim(stream, me,
                 XClaimArgs.Builder.minIdleTime(0).justid(), ids.toArray(String[]::new)));
-    }
-
-    String lastFetchError() {
-        return lastFetchError;
     }
 
     private static void safely(Runnable action) {
