@@ -12,15 +12,45 @@ package dev.backstage.operator.scaling;
  *                                    be measured
  * @param capacitySource              how that capacity was obtained (for the decision's reason)
  * @param missing                     why a rate is {@code null} (for the decision's reason), else {@code null}
+ * @param trendArrivalsPerSecond      the arrival rate now on the trend line through the window's intervals
+ *                                    ({@link RateEstimator}), {@code null} when no counter was available
+ * @param trendPerSecondSquared       how fast the arrival rate rises (jobs/s per second) on that line; 0 when
+ *                                    it is flat, falling, or there are fewer than three intervals
  */
 public record RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSecond,
-                           Double completionsPerReplicaSecond, String capacitySource, String missing) {
+                           Double completionsPerReplicaSecond, String capacitySource, String missing,
+                           Double trendArrivalsPerSecond, double trendPerSecondSquared) {
 
     public static final String MEASURED_WHILE_BUSY = "measured while busy";
     public static final String FROM_JOB_TIME = "from job time x concurrency";
 
     public static RateEstimate unknown(String why) {
-        return new RateEstimate(null, null, null, null, why);
+        return new RateEstimate(null, null, null, null, why, null, 0);
+    }
+
+    /** Without a trend (the rates as measured), for callers that build an estimate by hand. */
+    public RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSecond, Double completionsPerReplicaSecond,
+                        String capacitySource, String missing) {
+        this(arrivalsPerSecond, latestArrivalsPerSecond, completionsPerReplicaSecond, capacitySource, missing,
+                arrivalsPerSecond, 0);
+    }
+
+    /** A replica's capacity was measured (and is not zero): arrivals can be turned into replicas. */
+    public boolean capacityKnown() {
+        return completionsPerReplicaSecond != null && completionsPerReplicaSecond > 0;
+    }
+
+    /**
+     * The arrival rate expected {@code seconds} from now: the trend line carried forward (it only ever rises),
+     * or the newest interval's rate when that shows a step up the line does not show yet. Without a line, the
+     * rate to serve ({@link #arrivalsToServe()}).
+     */
+    public Double arrivalsExpectedIn(double seconds) {
+        if (trendArrivalsPerSecond == null) {
+            return arrivalsToServe();
+        }
+        double trend = trendArrivalsPerSecond + trendPerSecondSquared * Math.max(0, seconds);
+        return latestArrivalsPerSecond == null ? trend : Math.max(latestArrivalsPerSecond, trend);
     }
 
     /** Both rates are known and a replica was seen to make progress: the drain target can be computed. */

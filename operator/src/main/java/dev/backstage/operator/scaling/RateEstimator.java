@@ -2,6 +2,9 @@ package dev.backstage.operator.scaling;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
 /**
  * Estimates the arrival rate and a replica's capacity (jobs it can settle per second) from backlog samples.
@@ -23,8 +26,18 @@ import java.time.Instant;
  *       law needs to see jobs finish, and while work ramps up it overstates the job time. Pools with
  *       long jobs need a rate window of a few job times.</li>
  * </ol>
+ *
+ * <p>The arrival <b>trend</b>: a Theil-Sen line through the arrival rates of the intervals in the newest
+ * {@link #TREND_WINDOW} of the window, so the decider can size for the rate expected when new pods are ready.
  */
 public final class RateEstimator {
+    /** Intervals needed before the arrival rate's trend is trusted. */
+    static final int MIN_TREND_INTERVALS = 3;
+    /**
+     * The arrival rate's trend is fitted over the newest part of the rate window only: long enough for six
+     * regular polls, short enough that a ramp starting after a quiet spell shows within about 15 s.
+     */
+    static final Duration TREND_WINDOW = Duration.ofSeconds(30);
 
     /**
      * Rates from the samples that end at {@code endIndex} (inclusive) and start no earlier than
@@ -49,6 +62,9 @@ public final class RateEstimator {
         double inFlightSeconds = 0;
         double inFlightSpan = 0;
         boolean anyCounter = false;
+        Instant now = history.get(endIndex).at();
+        Instant trendCutoff = window.compareTo(TREND_WINDOW) <= 0 ? cutoff : now.minus(TREND_WINDOW);
+        List<double[]> intervalRates = new ArrayList<>(); // {mid-time in seconds before now (<= 0), jobs/s}
         for (int i = endIndex; i >= 1; i--) {
             BacklogSample from = history.get(i - 1);
             BacklogSample to = history.get(i);
@@ -72,6 +88,10 @@ public final class RateEstimator {
                 latestSeconds = seconds;
             }
             anyCounter = true;
+            if (!from.at().isBefore(trendCutoff)) {
+                intervalRates.add(new double[] {
+                        -Duration.between(from.at(), now).toNanos() / 1e9 + seconds / 2, arrivedDelta / seconds});
+            }
             arrived += arrivedDelta;
             arrivalSeconds += seconds;
             if (busyThroughout(from, to)) {
@@ -89,10 +109,11 @@ public final class RateEstimator {
             return RateEstimate.unknown("no arrival or completion counter in the last " + window.toSeconds() + " s");
         }
         double arrivalRate = arrived / arrivalSeconds;
+        Trend trend = trend(intervalRates, arrivalRate, latestArrivals, latestSeconds);
         latestArrivals = significantStep(latestArrivals, latestSeconds, arrivalRate);
         if (busyReplicaSeconds > 0 && completedWhileBusy > 0) {
             return new RateEstimate(arrivalRate, latestArrivals, completedWhileBusy / busyReplicaSeconds,
-                    RateEstimate.MEASURED_WHILE_BUSY, null);
+                    RateEstimate.MEASURED_WHILE_BUSY, null, trend.now(), trend.slope());
         }
         // Jobs through the window: the mean of those that started and those that finished in it, so work that
         // is ramping up (many started, few finished yet) does not read as slow jobs.
@@ -101,15 +122,68 @@ public final class RateEstimator {
                 && inFlightSeconds / jobsThrough <= inFlightSpan) {
             double jobSeconds = inFlightSeconds / jobsThrough;
             return new RateEstimate(arrivalRate, latestArrivals, concurrencyPerReplica / jobSeconds,
-                    RateEstimate.FROM_JOB_TIME, null);
+                    RateEstimate.FROM_JOB_TIME, null, trend.now(), trend.slope());
         }
         if (busyReplicaSeconds > 0) {
             return new RateEstimate(arrivalRate, latestArrivals, 0.0, null,
-                    "busy replicas completed nothing in the last " + window.toSeconds() + " s");
+                    "busy replicas completed nothing in the last " + window.toSeconds() + " s", trend.now(),
+                    trend.slope());
         }
         return new RateEstimate(arrivalRate, latestArrivals, null, null,
                 "replicas were not seen busy with jobs waiting in the last " + window.toSeconds() + " s"
-                        + (concurrencyPerReplica == null ? " and the concurrency is unknown" : ""));
+                        + (concurrencyPerReplica == null ? " and the concurrency is unknown" : ""),
+                trend.now(), trend.slope());
+    }
+
+    /** The arrival rate's straight line through the window: its value now and its slope (never negative). */
+    private record Trend(double now, double slope) {}
+
+    /**
+     * A Theil-Sen line through the intervals' arrival rates: the slope is the median of the slopes between every
+     * two intervals, so one odd interval (a burst, a step that has only just begun) does not tilt it; a step
+     * reads as a slope only once it fills half the window. A falling rate counts as flat (slope 0): the
+     * forecast is for scaling up, and scaling down already waits through its window. The value now is the
+     * median of the rates carried forward along that slope (with slope 0, the median rate). Fewer than three
+     * intervals: no line, the window's mean rate and slope 0.
+     *
+     * <p>When the newest interval saw fewer arrivals than the line predicts for it, beyond chance (three standard
+     * deviations of a Poisson count, plus one job), the line is out of date (arrivals stopped or fell): the
+     * newest interval's rate is the value now, with no slope.
+     */
+    private static Trend trend(List<double[]> points, double meanRate, Double latestRate, double latestSeconds) {
+        if (points.size() < MIN_TREND_INTERVALS) {
+            return new Trend(meanRate, 0);
+        }
+        List<Double> slopes = new ArrayList<>();
+        for (int i = 0; i < points.size(); i++) {
+            for (int j = i + 1; j < points.size(); j++) {
+                double dt = points.get(i)[0] - points.get(j)[0];
+                if (dt != 0) {
+                    slopes.add((points.get(i)[1] - points.get(j)[1]) / dt);
+                }
+            }
+        }
+        double slope = slopes.isEmpty() ? 0 : Math.max(0, median(slopes));
+        List<Double> carried = new ArrayList<>(points.size());
+        for (double[] point : points) {
+            carried.add(point[1] - slope * point[0]);
+        }
+        double now = Math.max(0, median(carried));
+        if (latestRate != null) {
+            double expected = Math.max(0, now + slope * points.get(0)[0]) * latestSeconds;
+            double observed = latestRate * latestSeconds;
+            if (observed < expected - 3 * Math.sqrt(expected) - 1) {
+                return new Trend(latestRate, 0);
+            }
+        }
+        return new Trend(now, slope);
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     /**

@@ -9,13 +9,39 @@ package dev.backstage.operator.scaling;
  * @param busyReplicas    in flight / concurrency: replicas' worth of slots busy right now; {@code null} when
  *                        the concurrency or the in-flight count is unknown. A floor for scaling down, not a
  *                        reason to scale up (terminating pods' jobs count in flight too)
- * @param rates           the rates the drain figure was computed from ({@code null} without a drain target)
+ * @param rates           the rates the drain and arrival figures were computed from ({@code null} when none
+ *                        were estimated)
+ * @param arrivalReplicas replicas that keep up with the arrivals expected once pods asked for now are ready and
+ *                        until the next poll ({@link ArrivalBasis}); {@code null} when they cannot be computed
+ * @param expectedArrivals the arrival rate (jobs/s) that figure is for, {@code null} with it
+ * @param arrivalBasis    how {@code arrivalReplicas} was obtained, {@code null} with it
  */
-public record ReplicaNeed(double backlogReplicas, Double drainReplicas, Double busyReplicas, RateEstimate rates) {
+public record ReplicaNeed(double backlogReplicas, Double drainReplicas, Double busyReplicas, RateEstimate rates,
+                          Double arrivalReplicas, Double expectedArrivals, ArrivalBasis arrivalBasis) {
 
-    /** What to scale up to: the larger of the backlog and drain needs. */
+    /** How the arrival need was computed. */
+    public enum ArrivalBasis {
+        /** expected arrival rate / measured per-replica rate */
+        CAPACITY,
+        /** no replica ready and none measured: the backlog expected when new pods are up, / the backlog target */
+        BACKLOG_AT_STARTUP
+    }
+
+    /** Backlog and drain needs only. */
+    public ReplicaNeed(double backlogReplicas, Double drainReplicas, Double busyReplicas, RateEstimate rates) {
+        this(backlogReplicas, drainReplicas, busyReplicas, rates, null, null, null);
+    }
+
+    /** What to scale up to: the largest of the backlog, drain and arrival needs. */
     public double replicas() {
-        return drainReplicas == null ? backlogReplicas : Math.max(backlogReplicas, drainReplicas);
+        double replicas = drainReplicas == null ? backlogReplicas : Math.max(backlogReplicas, drainReplicas);
+        return arrivalReplicas == null ? replicas : Math.max(replicas, arrivalReplicas);
+    }
+
+    /** True when the arrival need asks for more than the backlog and drain needs. */
+    public boolean arrivalsDominate() {
+        return arrivalReplicas != null && arrivalReplicas > backlogReplicas
+                && (drainReplicas == null || arrivalReplicas > drainReplicas);
     }
 
     /** What scaling down must keep: {@link #replicas()}, and never fewer than are busy. */
@@ -25,6 +51,7 @@ public record ReplicaNeed(double backlogReplicas, Double drainReplicas, Double b
 
     /** True when the drain target asks for more than the backlog target. */
     public boolean drainDominates() {
-        return drainReplicas != null && drainReplicas > backlogReplicas;
+        return drainReplicas != null && drainReplicas > backlogReplicas
+                && (arrivalReplicas == null || drainReplicas >= arrivalReplicas);
     }
 }

@@ -17,9 +17,19 @@ import java.util.Objects;
  *   <li><b>Need.</b> {@code outstanding = undelivered + in flight};
  *       {@code need = outstanding / targetBacklogPerReplica}. With a drain target and measured rates,
  *       {@code drainNeed = (undelivered / targetDrain + arrivalRate) / perReplicaRate} ({@link RateEstimator};
- *       the arrival rate is the higher of the window's and the newest interval's); the larger need wins.</li>
+ *       the arrival rate is the higher of the window's and the newest interval's). With an arrival counter
+ *       (not on Kafka, see below) also an <em>arrival need</em>: pods asked for now only work after
+ *       {@code podStartup}, and this count stands until the next poll's pods are up, so
+ *       {@code arrivalNeed = expectedArrivals(podStartup + pollInterval) / perReplicaRate}, the expected rate
+ *       being the arrival trend line carried forward (rising only) or a step the newest interval shows.
+ *       While no replica is ready and none was measured, it is the backlog the pods will find instead:
+ *       {@code (outstanding + arrivalRate * podStartup) / targetBacklogPerReplica}. The largest need wins.
+ *       Kafka gets no arrival need: its lag holds the records being processed, so a replica's capacity
+ *       cannot be told from it.</li>
  *   <li><b>Scale up at once</b> to {@code ceil(need)} when that is above the current count. One undelivered
- *       job activates a pool at zero.</li>
+ *       job activates a pool at zero. A scale-up on a regular poll that activates the pool or sees arrivals
+ *       step up asks for one more sample {@link #FOLLOW_UP} later
+ *       ({@link ScalingDecision#probeAgainIn()}), which measures the new rate.</li>
  *   <li><b>Scale down through a window.</b> Otherwise take the highest need over the last
  *       {@code scaleDownWindow} (the HPA's stabilization: max of recommendations), add the tolerance as
  *       headroom, and scale down to {@code ceil(maxNeed * (1 + tolerance))} if that is lower. A need that
@@ -40,6 +50,12 @@ public final class ScalingDecider {
     private static final double EPSILON = 1e-9;
     /** Far above any real pool; keeps a silly need (1e15 jobs / 1) from overflowing an int. */
     private static final double CEILING = 1_000_000;
+    /**
+     * After a scale-up on a regular poll that activated the pool from zero or saw arrivals step up, measure again
+     * this soon: that poll can only tell the rate averaged over the whole poll interval (at activation, not at
+     * all), the part before the change included; one second later the newest interval shows the rate as it is.
+     */
+    public static final Duration FOLLOW_UP = Duration.ofSeconds(1);
 
     private final RateEstimator rates;
 
@@ -72,7 +88,9 @@ public final class ScalingDecider {
         int upCount = roundUp(need.replicas());
         String measured = describe(policy, latest, need);
         if (upCount > currentReplicas) {
-            return finish(policy, currentReplicas, upCount, true, need, measured, null);
+            ScalingDecision up = finish(policy, currentReplicas, upCount, true, need, measured, null);
+            return up.direction() == ScalingDirection.UP && regularPoll(history)
+                    && (currentReplicas == 0 || arrivalStep(need)) ? up.probingAgainIn(FOLLOW_UP) : up;
         }
 
         Duration window = policy.scaleDownWindow();
@@ -111,6 +129,23 @@ public final class ScalingDecider {
         return finish(policy, currentReplicas, candidate, true, need, measured, note);
     }
 
+    /**
+     * True when the newest sample is not itself a follow-up: it is the first one, or came at least twice
+     * {@link #FOLLOW_UP} after the one before. So a scale-up asks for at most one extra probe per poll.
+     */
+    private static boolean regularPoll(SampleHistory history) {
+        if (history.size() < 2) {
+            return true;
+        }
+        Duration gap = Duration.between(history.get(history.size() - 2).at(), history.latest().at());
+        return gap.compareTo(FOLLOW_UP.multipliedBy(2)) >= 0;
+    }
+
+    /** The newest interval saw arrivals step up beyond chance ({@link RateEstimate#latestArrivalsPerSecond}). */
+    private static boolean arrivalStep(ReplicaNeed need) {
+        return need.rates() != null && need.rates().latestArrivalsPerSecond() != null;
+    }
+
     /** The need of sample {@code index}, with rates estimated from the history up to that sample only. */
     ReplicaNeed needAt(ScalingPolicy policy, SampleHistory history, int index) {
         BacklogSample sample = history.get(index);
@@ -119,18 +154,40 @@ public final class ScalingDecider {
         Double busyReplicas = policy.concurrencyPerReplica() != null && sample.inFlightKnown()
                 ? sample.inFlight() / (double) policy.concurrencyPerReplica()
                 : null;
-        if (!policy.hasDrainTarget()) {
+        boolean arrivalSizing = policy.partitionCap() == null;
+        if (!policy.hasDrainTarget() && !arrivalSizing) {
             return new ReplicaNeed(backlogReplicas, null, busyReplicas, null);
         }
         RateEstimate estimate = rates.estimate(history, index, policy.rateWindow(), policy.concurrencyPerReplica());
-        if (!estimate.drainComputable()) {
-            return new ReplicaNeed(backlogReplicas, null, busyReplicas, estimate);
+        Double arrivalReplicas = null;
+        Double expected = null;
+        ReplicaNeed.ArrivalBasis basis = null;
+        if (arrivalSizing && estimate.arrivalsPerSecond() != null) {
+            if (estimate.capacityKnown()) {
+                expected = estimate.arrivalsExpectedIn(seconds(policy.forecastHorizon()));
+                arrivalReplicas = expected / estimate.completionsPerReplicaSecond();
+                basis = ReplicaNeed.ArrivalBasis.CAPACITY;
+            } else if (sample.readyReplicas() == 0) {
+                // Nothing works the backlog off, and nothing tells what a replica can do yet: by the time pods
+                // asked for now are ready, the arrivals will have added to it.
+                expected = estimate.arrivalsToServe();
+                arrivalReplicas = (outstanding + expected * seconds(policy.podStartup()))
+                        / policy.targetBacklogPerReplica();
+                basis = ReplicaNeed.ArrivalBasis.BACKLOG_AT_STARTUP;
+            }
         }
-        double drainSeconds = policy.targetDrain().toNanos() / 1e9;
-        // Jobs already running finish at the rate the arrival term pays for; the waiting ones must be cleared.
-        double capacityNeeded = sample.undelivered() / drainSeconds + estimate.arrivalsToServe();
-        return new ReplicaNeed(backlogReplicas, capacityNeeded / estimate.completionsPerReplicaSecond(),
-                busyReplicas, estimate);
+        Double drainReplicas = null;
+        if (policy.hasDrainTarget() && estimate.drainComputable()) {
+            double drainSeconds = seconds(policy.targetDrain());
+            // Jobs already running finish at the rate the arrival term pays for; the waiting ones must be cleared.
+            double capacityNeeded = sample.undelivered() / drainSeconds + estimate.arrivalsToServe();
+            drainReplicas = capacityNeeded / estimate.completionsPerReplicaSecond();
+        }
+        return new ReplicaNeed(backlogReplicas, drainReplicas, busyReplicas, estimate, arrivalReplicas, expected, basis);
+    }
+
+    private static double seconds(Duration duration) {
+        return duration.toNanos() / 1e9;
     }
 
     /** Applies the policy bounds, then words the action from the final count so a reason never overstates. */
@@ -161,7 +218,7 @@ public final class ScalingDecider {
             case HOLD -> "holding " + current;
         };
         String reason = measured + "; " + action + (note == null ? "" : ": " + note) + bound;
-        return new ScalingDecision(current, desired, direction, limit, reason, available, need);
+        return new ScalingDecision(current, desired, direction, limit, reason, available, need, null);
     }
 
     private static String describe(ScalingPolicy policy, BacklogSample sample, ReplicaNeed need) {
@@ -174,6 +231,23 @@ public final class ScalingDecider {
         if (need.busyReplicas() != null && need.busyReplicas() > need.backlogReplicas()) {
             text.append(", ").append(decimal(need.busyReplicas())).append(" busy at concurrency ")
                     .append(policy.concurrencyPerReplica());
+        }
+        if (need.arrivalReplicas() != null) {
+            RateEstimate estimate = need.rates();
+            text.append(need.arrivalsDominate() ? "; arrivals need more: " : "; arrivals need ")
+                    .append(decimal(need.arrivalReplicas()));
+            if (need.arrivalBasis() == ReplicaNeed.ArrivalBasis.CAPACITY) {
+                text.append(" (").append(decimal(need.expectedArrivals())).append(" jobs/s expected in ")
+                        .append(policy.forecastHorizon().toSeconds()).append(" s");
+                if (estimate.trendPerSecondSquared() > 0) {
+                    text.append(", rising ").append(decimal2(estimate.trendPerSecondSquared())).append(" jobs/s per s");
+                }
+                text.append(", at ").append(decimal(estimate.completionsPerReplicaSecond()))
+                        .append(" jobs/s per replica (").append(estimate.capacitySource()).append("))");
+            } else {
+                text.append(" (none ready yet: the backlog once pods are up, ").append(decimal(need.expectedArrivals()))
+                        .append(" jobs/s arriving for ").append(policy.podStartup().toSeconds()).append(" s of start-up)");
+            }
         }
         if (policy.hasDrainTarget()) {
             RateEstimate estimate = need.rates();
@@ -202,6 +276,10 @@ public final class ScalingDecider {
 
     private static String decimal(double value) {
         return String.format(Locale.ROOT, "%.1f", value);
+    }
+
+    private static String decimal2(double value) {
+        return String.format(Locale.ROOT, "%.2f", value);
     }
 
     private static String percent(double fraction) {

@@ -1,5 +1,7 @@
 package dev.backstage.operator.scaling;
 
+import java.time.Duration;
+
 /**
  * What the autoscaler wants for one pool now, and why. The operator writes {@code desiredReplicas} to the
  * Deployment (when it differs from the current count), {@code reason} to the pool status (last scale
@@ -12,6 +14,9 @@ package dev.backstage.operator.scaling;
  * @param reason           one human-readable sentence: the figures, the need, the action
  * @param backlogAvailable false when the newest sample could not be read (the decision then holds)
  * @param need             the newest sample's need ({@code null} when there is no usable sample)
+ * @param probeAgainIn     when to measure again if sooner than the regular poll, else {@code null}: after a
+ *                         scale-up decided on a regular poll, one quick extra sample measures the arrival rate
+ *                         that made it (see {@link ScalingDecider#FOLLOW_UP})
  */
 public record ScalingDecision(
         int currentReplicas,
@@ -20,7 +25,8 @@ public record ScalingDecision(
         ScalingLimit limitedBy,
         String reason,
         boolean backlogAvailable,
-        ReplicaNeed need) {
+        ReplicaNeed need,
+        Duration probeAgainIn) {
 
     /** True when the operator has to change the Deployment's replicas. */
     public boolean changesReplicas() {
@@ -30,5 +36,11 @@ public record ScalingDecision(
     /** True when a policy bound clipped the count: the {@code ScalingLimited} condition's status. */
     public boolean limited() {
         return limitedBy != ScalingLimit.NONE;
+    }
+
+    /** This decision, asking for the next measurement {@code after} from now. */
+    public ScalingDecision probingAgainIn(Duration after) {
+        return new ScalingDecision(currentReplicas, desiredReplicas, direction, limitedBy, reason, backlogAvailable,
+                need, after);
     }
 }

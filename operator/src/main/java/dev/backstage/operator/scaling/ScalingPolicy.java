@@ -26,6 +26,11 @@ import java.util.Objects;
  *                                (never take away replicas that are busy), and measuring a replica's
  *                                capacity from job times (Little's law) when no queue was waiting.
  *                                {@code null} = unknown
+ * @param podStartup              how long a new pod takes from creation to ready (image pull, JVM start,
+ *                                broker connection). Replicas asked for now only work after it, so the
+ *                                arrival need is sized for the rate expected then ({@link #forecastHorizon})
+ * @param pollInterval            how often the operator decides; a decision has to hold until the next one
+ *                                has had its pods started, so it is part of the forecast horizon
  */
 public record ScalingPolicy(
         int minReplicas,
@@ -36,11 +41,15 @@ public record ScalingPolicy(
         double tolerance,
         Integer partitionCap,
         Duration rateWindow,
-        Integer concurrencyPerReplica) {
+        Integer concurrencyPerReplica,
+        Duration podStartup,
+        Duration pollInterval) {
 
     public static final Duration DEFAULT_SCALE_DOWN_WINDOW = Duration.ofSeconds(60);
     public static final double DEFAULT_TOLERANCE = 0.10;
     public static final Duration DEFAULT_RATE_WINDOW = Duration.ofSeconds(60);
+    public static final Duration DEFAULT_POD_STARTUP = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(5);
 
     /**
      * Kept beyond the longest window so that the sample just before a window's start is still there: the
@@ -51,6 +60,14 @@ public record ScalingPolicy(
     public ScalingPolicy {
         Objects.requireNonNull(scaleDownWindow, "scaleDownWindow");
         Objects.requireNonNull(rateWindow, "rateWindow");
+        Objects.requireNonNull(podStartup, "podStartup");
+        Objects.requireNonNull(pollInterval, "pollInterval");
+        if (podStartup.isNegative()) {
+            throw new IllegalArgumentException("podStartup must not be negative, got " + podStartup);
+        }
+        if (pollInterval.isNegative() || pollInterval.isZero()) {
+            throw new IllegalArgumentException("pollInterval must be positive, got " + pollInterval);
+        }
         if (minReplicas < 0) {
             throw new IllegalArgumentException("minReplicas must be >= 0, got " + minReplicas);
         }
@@ -103,6 +120,14 @@ public record ScalingPolicy(
         return partitionCap != null && partitionCap < maxReplicas;
     }
 
+    /**
+     * How far ahead the arrival need looks: pods asked for now are ready after {@code podStartup}, and the count
+     * decided now stands until the next poll's pods are ready, {@code pollInterval} later.
+     */
+    public Duration forecastHorizon() {
+        return podStartup.plus(pollInterval);
+    }
+
     /** How much sample history the operator should keep per pool (see {@link SampleHistory#append}). */
     public Duration historyRetention() {
         Duration longest = scaleDownWindow.compareTo(rateWindow) >= 0 ? scaleDownWindow : rateWindow;
@@ -110,7 +135,7 @@ public record ScalingPolicy(
     }
 
     /** Defaults: min 0, max 10, 10 jobs per replica, no drain target, 60 s windows, 10 % tolerance, no cap,
-     * concurrency unknown. */
+     * concurrency unknown, pods ready 10 s after creation, a poll every 5 s. */
     public static final class Builder {
         private int minReplicas = 0;
         private int maxReplicas = 10;
@@ -121,8 +146,20 @@ public record ScalingPolicy(
         private Integer partitionCap;
         private Duration rateWindow = DEFAULT_RATE_WINDOW;
         private Integer concurrencyPerReplica;
+        private Duration podStartup = DEFAULT_POD_STARTUP;
+        private Duration pollInterval = DEFAULT_POLL_INTERVAL;
 
         private Builder() {}
+
+        public Builder podStartup(Duration value) {
+            this.podStartup = value;
+            return this;
+        }
+
+        public Builder pollInterval(Duration value) {
+            this.pollInterval = value;
+            return this;
+        }
 
         public Builder minReplicas(int value) {
             this.minReplicas = value;
@@ -171,7 +208,8 @@ public record ScalingPolicy(
 
         public ScalingPolicy build() {
             return new ScalingPolicy(minReplicas, maxReplicas, targetBacklogPerReplica, targetDrain,
-                    scaleDownWindow, tolerance, partitionCap, rateWindow, concurrencyPerReplica);
+                    scaleDownWindow, tolerance, partitionCap, rateWindow, concurrencyPerReplica, podStartup,
+                    pollInterval);
         }
     }
 }

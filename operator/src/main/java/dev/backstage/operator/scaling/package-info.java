@@ -10,6 +10,7 @@
  *         .targetDrain(spec.targetDrainSeconds() == null ? null : Duration.ofSeconds(spec.targetDrainSeconds()))
  *         .concurrencyPerReplica(spec.concurrency())              // lets scale-down keep busy replicas
  *         .partitionCap(kafka ? partitionCount : null)
+ *         .podStartup(spec.podStartupTime()).pollInterval(spec.pollInterval())
  *         .build();
  *
  * BacklogSample sample;
@@ -24,6 +25,7 @@
  * if (decision.changesReplicas()) {
  *     scale the Deployment to decision.desiredReplicas(); record an Event with decision.reason()
  * }
+ * next poll after decision.probeAgainIn() if it is set, else after pollInterval
  * status: desiredReplicas, lastScaleReason = decision.reason() (and lastScaleTime when it changed),
  *         condition BacklogAvailable = decision.backlogAvailable() (reason: the sample's unavailableReason),
  *         condition ScalingLimited = decision.limited(), reason decision.limitedBy().conditionReason()
@@ -41,7 +43,10 @@
  * outstanding work (undelivered + in flight) is counted, not only the ready queue; scale-up is immediate
  * (no +100 % / +4 per 15 s limit); the scale-down window is 60 s (not 300 s) with a 10 % headroom band
  * instead of a symmetric tolerance; a missing figure holds (never read as 0); Kafka is capped at the
- * partition count directly, not by clamping the lag metric.
+ * partition count directly, not by clamping the lag metric; with an arrival counter the pool is sized for the
+ * arrival rate expected when new pods are ready ({@code podStartup} + one poll ahead), not only once the
+ * backlog has climbed; a scale-up that activates the pool or answers an arrival step takes one extra sample
+ * a second later ({@link dev.backstage.operator.scaling.ScalingDecision#probeAgainIn()}) to measure the new rate.
  *
  * <p>A benchmark against a simulation of KEDA + the HPA is in the test sources:
  * {@code dev.backstage.operator.scaling.sim.AutoscalingSimulation}.

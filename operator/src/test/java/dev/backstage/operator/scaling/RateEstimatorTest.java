@@ -88,4 +88,25 @@ class RateEstimatorTest {
         assertNull(shortWindow.completionsPerReplicaSecond());
         assertNull(longWindow.completionsPerReplicaSecond(), "the history itself is only 60 s long");
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+        # case                                                  | history                                                    | trend now | slope | expected in 15 s
+        steady arrivals: a flat line at the rate                | 0-60/5:0+20@2 a10/s                                        | 10.0      | 0.0   | 10.0
+        a ramp: the line carried to now, and its slope          | 30:100+0@10 a600 c600, 35:100+0@10 a700 c700, 40:105+0@10 a805 c800, 45:115+0@10 a915 c900, 50:130+0@10 a1030 c1000, 55:150+0@10 a1150 c1100, 60:175+0@10 a1275 c1200 | 25.5      | 0.2   | 28.5
+        only the newest 30 s count for the slope                | 0-30/5:0+20@2 a40/s, 35-60/5:0+20@2 a10/s+900               | 10.0      | 0.0   | 10.0
+        a step in the newest interval does not tilt the line    | 0-55/5:100+0@10 c20/s, 60:200+0@10 c20/s                   | 20.0      | 0.0   | 40.0
+        arrivals stopped: the newest interval is the rate now   | 30:100+0@10 a600 c600, 35:100+0@10 a700 c700, 40:105+0@10 a805 c800, 45:115+0@10 a915 c900, 50:130+0@10 a1030 c1000, 55:150+0@10 a1150 c1100, 60:50+0@10 a1150 c1200  | 0.0       | 0.0   | 0.0
+        a gently falling rate counts as flat, at the median     | 0:0+20@2 a0, 5:0+20@2 a100, 10:0+20@2 a198, 15:0+20@2 a294, 20:0+20@2 a388 | 19.4 | 0.0 | 19.4
+        a rate falling beyond chance: the newest interval's     | 0:0+20@2 a0, 5:0+20@2 a150, 10:0+20@2 a275, 15:0+20@2 a375, 20:0+20@2 a450 | 15.0 | 0.0 | 15.0
+        two intervals are too few for a line: the mean rate     | 0:0+20@2 a0, 5:0+20@2 a50, 10:0+20@2 a150                  | 15.0      | 0.0   | 15.0
+        """)
+    void fitsTheArrivalTrend(String name, String history, double now, double slope, double expectedIn15) {
+        SampleHistory samples = SampleScript.history(history);
+        RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(60), 4);
+
+        assertEquals(now, round(estimate.trendArrivalsPerSecond()), name);
+        assertEquals(slope, round(estimate.trendPerSecondSquared()), name);
+        assertEquals(expectedIn15, round(estimate.arrivalsExpectedIn(15)), name);
+    }
 }

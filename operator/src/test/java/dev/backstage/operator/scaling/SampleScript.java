@@ -20,7 +20,7 @@ import java.util.List;
  * Entries are sorted by time, so interleaved ranges ({@code 0-60/10:99+0, 5-55/10:101+0}) work.
  *
  * <p>Policy: space-separated {@code key=value} over the {@link ScalingPolicy.Builder} defaults:
- * {@code min max T drain window tol partitions rate conc} (durations in seconds).
+ * {@code min max T drain window tol partitions rate conc startup poll} (durations in seconds).
  */
 final class SampleScript {
     static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
@@ -56,6 +56,8 @@ final class SampleScript {
                 case "partitions" -> builder.partitionCap(Integer.parseInt(value));
                 case "rate" -> builder.rateWindow(Duration.ofSeconds(Long.parseLong(value)));
                 case "conc" -> builder.concurrencyPerReplica(Integer.parseInt(value));
+                case "startup" -> builder.podStartup(Duration.ofSeconds(Long.parseLong(value)));
+                case "poll" -> builder.pollInterval(Duration.ofSeconds(Long.parseLong(value)));
                 default -> throw new IllegalArgumentException("unknown policy key " + kv[0] + " in " + script);
             }
         }

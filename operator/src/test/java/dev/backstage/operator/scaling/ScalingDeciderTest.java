@@ -64,6 +64,14 @@ class ScalingDeciderTest {
         drain target answers an arrival step at the next poll        | T=100 max=40 drain=60        | 10  | 0-55/5:600+0@10 a20/s, 60:700+0@10 a1300                        | 26   | UP   | NONE         | needs more: 25.8 (clear the undelivered in 60 s at 2.0 jobs/s per replica (measured while busy) while 40.0 jobs/s arrive)
         drain target without a busy interval falls back to backlog   | T=10 drain=60                | 2   | 0-60/5:0+15@2 a3/s                                              | 2    | HOLD | NONE         | drain target not computed (replicas were not seen busy with jobs waiting
         drain target without counters falls back to backlog          | T=10 drain=60                | 2   | 0-60/5:15+0@2                                                   | 2    | HOLD | NONE         | drain target not computed (no arrival or completion counter
+        arrivals size the pool before the backlog climbs             | conc=4 max=20                | 2   | 0-60/5:0+20@2 a10/s                                             | 5    | UP   | NONE         | arrivals need more: 5.0 (10.0 jobs/s expected in 15 s, at 2.0 jobs/s per replica (from job time x concurrency))
+        rising arrivals are sized for start-up + one poll ahead      | T=100 max=40                 | 10  | 30:100+0@10 a600 c600, 35:100+0@10 a700 c700, 40:105+0@10 a805 c800, 45:115+0@10 a915 c900, 50:130+0@10 a1030 c1000, 55:150+0@10 a1150 c1100, 60:175+0@10 a1275 c1200 | 15   | UP   | NONE         | arrivals need more: 14.3 (28.5 jobs/s expected in 15 s, rising 0.20 jobs/s per s, at 2.0 jobs/s per replica (measured while busy))
+        without start-up time the forecast covers one poll only      | T=100 max=40 startup=0       | 10  | 30:100+0@10 a600 c600, 35:100+0@10 a700 c700, 40:105+0@10 a805 c800, 45:115+0@10 a915 c900, 50:130+0@10 a1030 c1000, 55:150+0@10 a1150 c1100, 60:175+0@10 a1275 c1200 | 14   | UP   | NONE         | 26.5 jobs/s expected in 5 s
+        a step is served at once, not extrapolated as a slope        | T=100 max=40                 | 10  | 0-55/5:100+0@10 c20/s, 60:200+0@10 c20/s                        | 20   | UP   | NONE         | arrivals need more: 20.0 (40.0 jobs/s expected in 15 s, at 2.0 jobs/s per replica (measured while busy))
+        arrivals that stopped are not forecast from the old slope    | T=100 max=40                 | 10  | 30:100+0@10 a600 c600, 35:100+0@10 a700 c700, 40:105+0@10 a805 c800, 45:115+0@10 a915 c900, 50:130+0@10 a1030 c1000, 55:150+0@10 a1150 c1100, 60:50+0@10 a1150 c1200  | 10   | HOLD | NONE         | arrivals need 0.0 (0.0 jobs/s expected in 15 s
+        nothing ready yet: size for the backlog once pods are up     | max=40                       | 1   | 0:20+0@0 a20, 1:40+0@0 a40                                      | 24   | UP   | NONE         | arrivals need more: 24.0 (none ready yet: the backlog once pods are up, 20.0 jobs/s arriving for 10 s of start-up)
+        arrival sizing holds the pool through a quiet backlog window  | conc=4 max=20                | 6   | 0-60/5:0+20@6 a10/s                                             | 6    | HOLD | NONE         | highest need over the last 60 s was 5.0 replicas, 6 with 10 % headroom
+        KEDA: Kafka lag holds in-flight records, so no arrival sizing | T=100 max=50 partitions=12  | 10  | 0-55/5:100+0@10 c20/s, 60:200+0@10 c20/s                        | 3    | DOWN | NONE         | scaling down from 10 to 3
         """)
     void decides(String name, String policy, int current, String history, int want, ScalingDirection direction,
                  ScalingLimit limit, String reasonFragment) {
@@ -77,5 +85,22 @@ class ScalingDeciderTest {
                         () -> "reason \"" + decision.reason() + "\" lacks \"" + reasonFragment + "\""),
                 () -> assertEquals(current, decision.currentReplicas()),
                 () -> assertEquals(want != current, decision.changesReplicas()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+        # case                                                      | policy         | now | history                                            | probe again (s)
+        activation from zero asks for a quick second sample          | -              | 0   | 0:1+0                                              | 1
+        an arrival step on a regular poll asks for a quick sample    | T=100 max=40   | 10  | 0-55/5:100+0@10 c20/s, 60:200+0@10 c20/s           | 1
+        the quick sample itself asks for none                        | max=40         | 1   | 0:20+0@0 a20, 1:40+0@0 a40                         | -
+        a scale-up on the backlog alone asks for none                | -              | 2   | 0:40+20@2                                          | -
+        a scale-up on a steady rate asks for none                    | conc=4 max=20  | 2   | 0-60/5:0+20@2 a10/s                                | -
+        holding asks for none                                        | -              | 4   | 0-60/5:0+40@4                                      | -
+        """)
+    void followsUpAStepOrAnActivation(String name, String policy, int current, String history, Long probeAgainSeconds) {
+        ScalingDecision decision = decider.decide(SampleScript.policy(policy), current, SampleScript.history(history));
+
+        assertEquals(probeAgainSeconds == null ? null : java.time.Duration.ofSeconds(probeAgainSeconds),
+                decision.probeAgainIn(), name + ": " + decision.reason());
     }
 }

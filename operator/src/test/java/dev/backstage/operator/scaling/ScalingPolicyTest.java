@@ -25,6 +25,8 @@ class ScalingPolicyTest {
         negative tolerance            | tol=-0.1     | tolerance
         zero partitions               | partitions=0 | partitionCap
         zero rate window              | rate=0       | rateWindow
+        negative pod start-up         | startup=-1   | podStartup
+        zero poll interval            | poll=0       | pollInterval
         """)
     void givenAnInvalidSetting_whenBuilt_thenRejectedNamingTheField(String name, String policy, String field) {
         IllegalArgumentException error =
@@ -40,6 +42,7 @@ class ScalingPolicyTest {
         assertEquals(0.10, policy.tolerance());
         assertFalse(policy.hasDrainTarget());
         assertEquals(Duration.ofSeconds(180), policy.historyRetention());
+        assertEquals(Duration.ofSeconds(15), policy.forecastHorizon(), "10 s start-up + one 5 s poll");
     }
 
     @Test

@@ -91,8 +91,10 @@ public final class AutoscalingSimulation {
                                                         double ourGrace, Duration drain, Duration rateWindow,
                                                         KedaMetric metric, int kedaPartitions) {
         ScalingPolicy backlogOnly = ScalingPolicy.builder().minReplicas(0).maxReplicas(max)
+                .pollInterval(Duration.ofMillis(OUR_POLL_MS))
                 .targetBacklogPerReplica(target).partitionCap(partitions).concurrencyPerReplica(concurrency).build();
         ScalingPolicy withDrain = ScalingPolicy.builder().minReplicas(0).maxReplicas(max)
+                .pollInterval(Duration.ofMillis(OUR_POLL_MS))
                 .targetBacklogPerReplica(target).partitionCap(partitions).concurrencyPerReplica(concurrency)
                 .targetDrain(drain).rateWindow(rateWindow).build();
         KedaSettings keda = KedaSettings.defaults(target, max, metric, kedaPartitions);
@@ -116,8 +118,11 @@ public final class AutoscalingSimulation {
 
     void runAll(List<Scenario> scenarios) {
         out.println("Autoscaling simulation: backstage decision function vs KEDA + HPA defaults");
-        out.println("our operator: polls every 5 s and writes replicas at once; KEDA: pollingInterval 30 s,"
-                + " cooldown 300 s; HPA: sync 15 s, tolerance 10 %, scale-down window 300 s, up max(+4, +100 %)/15 s");
+        out.println("our operator: polls every 5 s (one extra poll 1 s after a scale-up that activates the pool or"
+                + " answers an arrival step), sizes for the arrivals expected 15 s ahead (podStartup 10 s + one poll),"
+                + " writes replicas at once;");
+        out.println("KEDA: pollingInterval 30 s, cooldown 300 s; HPA: sync 15 s, tolerance 10 %, scale-down window"
+                + " 300 s, up max(+4, +100 %)/15 s");
         out.println("each row: mean over " + PHASES + " runs with the controllers' loop phases shifted; "
                 + "an idle tail of " + (int) TAIL_SECONDS + " s follows each trace");
         out.println("reach: from a rise of the needed replicas (ceil(arrival rate / replica rate)) until that many"

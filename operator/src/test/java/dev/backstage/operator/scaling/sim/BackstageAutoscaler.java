@@ -11,6 +11,9 @@ import java.time.Instant;
  * Our operator's loop, as it will run for a pool: poll the backlog every {@code pollMs}, append the sample,
  * ask {@link ScalingDecider}, write the Deployment's replicas at once when they change.
  *
+ * <p>Polls are scheduled like {@code BacklogMonitor} does: each one schedules the next {@code pollMs} after it,
+ * or {@link ScalingDecision#probeAgainIn()} after it when the decision asks for a quick follow-up.
+ *
  * <p>The sample carries what a provider probe can report: undelivered and in-flight counts (on Kafka the
  * lag, which already holds the uncommitted in-flight records, so in flight is 0), the ready replicas, and the
  * broker's arrival counter (stream entries-added / sum of end offsets) for the drain target.
@@ -21,16 +24,18 @@ final class BackstageAutoscaler implements Autoscaler {
     private final long phaseMs;
     private final ScalingDecider decider = new ScalingDecider();
     private SampleHistory history = SampleHistory.empty();
+    private long nextPollMs;
 
     BackstageAutoscaler(ScalingPolicy policy, long pollMs, long phaseMs) {
         this.policy = policy;
         this.pollMs = pollMs;
         this.phaseMs = phaseMs;
+        this.nextPollMs = phaseMs;
     }
 
     @Override
     public void tick(long nowMs, SimulatedCluster cluster) {
-        if (nowMs < phaseMs || (nowMs - phaseMs) % pollMs != 0) {
+        if (nowMs < nextPollMs) {
             return;
         }
         Instant at = Instant.EPOCH.plusMillis(nowMs);
@@ -44,5 +49,8 @@ final class BackstageAutoscaler implements Autoscaler {
         if (decision.changesReplicas()) {
             cluster.setReplicas(decision.desiredReplicas(), nowMs);
         }
+        // Like the monitor: the next poll is scheduled when this one ends, sooner if the decision asks for it.
+        nextPollMs = nowMs + (decision.probeAgainIn() == null ? pollMs
+                : Math.min(pollMs, decision.probeAgainIn().toMillis()));
     }
 }
