@@ -135,6 +135,24 @@ public final class RateEstimator {
                 trend.now(), trend.slope());
     }
 
+    /**
+     * Jobs per second that arrived between sample {@code endIndex - 1} and {@code endIndex}, or {@code null} when
+     * that interval has no usable counter (or there is no interval).
+     */
+    public Double newestArrivals(SampleHistory history, int endIndex) {
+        if (endIndex < 1) {
+            return null;
+        }
+        BacklogSample from = history.get(endIndex - 1);
+        BacklogSample to = history.get(endIndex);
+        double seconds = Duration.between(from.at(), to.at()).toNanos() / 1e9;
+        if (!from.available() || !to.available() || seconds <= 0) {
+            return null;
+        }
+        Long arrived = arrivedBetween(from, to);
+        return arrived == null ? null : arrived / seconds;
+    }
+
     /** The arrival rate's straight line through the window: its value now and its slope (never negative). */
     private record Trend(double now, double slope) {}
 

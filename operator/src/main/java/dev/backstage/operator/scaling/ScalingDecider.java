@@ -23,7 +23,8 @@ import java.util.Objects;
  *       {@code arrivalNeed = expectedArrivals(podStartup + pollInterval) / perReplicaRate}, the expected rate
  *       being the arrival trend line carried forward (rising only) or a step the newest interval shows.
  *       While no replica is ready and none was measured, it is the backlog the pods will find instead:
- *       {@code (outstanding + arrivalRate * podStartup) / targetBacklogPerReplica}. The largest need wins.
+ *       {@code (outstanding + newestArrivalRate * podStartup) / targetBacklogPerReplica}, once work kept
+ *       arriving after some was already waiting (a single batch is not a rate). The largest need wins.
  *       Kafka gets no arrival need: its lag holds the records being processed, so a replica's capacity
  *       cannot be told from it.</li>
  *   <li><b>Scale up at once</b> to {@code ceil(need)} when that is above the current count. One undelivered
@@ -167,13 +168,17 @@ public final class ScalingDecider {
                 expected = estimate.arrivalsExpectedIn(seconds(policy.forecastHorizon()));
                 arrivalReplicas = expected / estimate.completionsPerReplicaSecond();
                 basis = ReplicaNeed.ArrivalBasis.CAPACITY;
-            } else if (sample.readyReplicas() == 0) {
+            } else if (sample.readyReplicas() == 0 && index > 0 && history.get(index - 1).available()
+                    && history.get(index - 1).outstanding() > 0) {
                 // Nothing works the backlog off, and nothing tells what a replica can do yet: by the time pods
-                // asked for now are ready, the arrivals will have added to it.
-                expected = estimate.arrivalsToServe();
-                arrivalReplicas = (outstanding + expected * seconds(policy.podStartup()))
-                        / policy.targetBacklogPerReplica();
-                basis = ReplicaNeed.ArrivalBasis.BACKLOG_AT_STARTUP;
+                // asked for now are ready, the arrivals will have added to it. Only once work kept arriving
+                // after some was already waiting: a single batch is not a rate.
+                expected = rates.newestArrivals(history, index);
+                if (expected != null) {
+                    arrivalReplicas = (outstanding + expected * seconds(policy.podStartup()))
+                            / policy.targetBacklogPerReplica();
+                    basis = ReplicaNeed.ArrivalBasis.BACKLOG_AT_STARTUP;
+                }
             }
         }
         Double drainReplicas = null;
