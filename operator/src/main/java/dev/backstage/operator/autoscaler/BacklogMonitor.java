@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It never touches the Deployment: a new {@code status.desiredReplicas} makes the pool reconciler scale it
  * ({@code PoolChangeFilter}, {@code DeploymentReplicas}). Ticks of one monitor never overlap (each schedules the
- * next when it ends), so the sample history needs no lock.
+ * next when it ends), so the sample history needs no lock. The next tick is {@code pollInterval} after this one
+ * ends, or sooner when the decision asks for a quick follow-up ({@link ScalingDecision#probeAgainIn()}: after a
+ * scale-up that activated the pool or answered an arrival step).
  */
 final class BacklogMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(BacklogMonitor.class);
@@ -54,6 +56,8 @@ final class BacklogMonitor {
     private boolean stopped;
     /** "available" or the last unavailable reason, so the log says each change once. Tick thread only. */
     private String lastAvailability;
+    /** A quick follow-up poll the last decision asked for ({@link ScalingDecision#probeAgainIn()}). Tick thread only. */
+    private Duration followUp;
 
     BacklogMonitor(Snapshot first, BacklogMeasurer measurer, PoolStatusPatcher patcher, ScalingDecider decider,
             EventRecorder events, ScheduledExecutorService scheduler, Clock clock, Duration statusRefresh) {
@@ -98,6 +102,7 @@ final class BacklogMonitor {
     }
 
     void tick() {
+        followUp = null;
         try {
             poll();
         } catch (RuntimeException e) {
@@ -107,7 +112,7 @@ final class BacklogMonitor {
         } finally {
             synchronized (this) {
                 if (!stopped) {
-                    schedule(PoolScalingPolicy.pollInterval(snapshot.pool()));
+                    schedule(nextDelay(PoolScalingPolicy.pollInterval(snapshot.pool()), followUp));
                 }
             }
         }
@@ -142,6 +147,7 @@ final class BacklogMonitor {
                     : decider.decide(policy, DeploymentReplicas.of(fresh), decidedOn);
             if (decision != null) {
                 LOG.debug("pool {}: {}", key, decision.reason());
+                followUp = decision.probeAgainIn(); // the last attempt's decision is the one written
             }
             return AutoscalerStatus.apply(fresh, measurement, policy, decision, pollInterval, statusRefresh, now);
         });
@@ -168,6 +174,14 @@ final class BacklogMonitor {
                 events.normal(after, "BacklogAvailable", condition.getMessage());
             }
         }
+    }
+
+    /**
+     * The regular interval, or the follow-up a scale-up asked for when that is sooner: the extra sample measures
+     * the arrival rate that made the decision (see {@code ScalingDecider.FOLLOW_UP}).
+     */
+    static Duration nextDelay(Duration pollInterval, Duration followUp) {
+        return followUp != null && followUp.compareTo(pollInterval) < 0 ? followUp : pollInterval;
     }
 
     /** The policy while autoscaling is on; a spec the schema should have refused is logged and treated as off. */

@@ -40,6 +40,9 @@ public final class PoolScalingPolicy {
                 .scaleDownWindow(Durations.parse("spec.autoscaling.scaleDownWindow",
                         or(spec.getScaleDownWindow(), defaults.getScaleDownWindow())))
                 .concurrencyPerReplica(concurrency == null ? RUNTIME_DEFAULT_CONCURRENCY : concurrency)
+                .podStartup(Durations.parse("spec.autoscaling.podStartupTime",
+                        or(spec.getPodStartupTime(), defaults.getPodStartupTime())))
+                .pollInterval(pollInterval(pool))
                 .partitionCap(partitionCap(pool, topology, report))
                 .build();
     }

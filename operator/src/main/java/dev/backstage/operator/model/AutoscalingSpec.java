@@ -55,6 +55,12 @@ public class AutoscalingSpec {
     @JsonPropertyDescription("Stabilization window: scale down only to what the highest need seen within it allows.")
     private String scaleDownWindow = "60s";
 
+    @Default("10s")
+    @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
+    @JsonPropertyDescription("How long a new pod takes from creation to ready. Pods asked for now only work after it, so the pool is sized for the arrival rate expected podStartupTime + pollInterval from now; 0s looks one pollInterval ahead only.")
+    private String podStartupTime = "10s";
+
     public Boolean getEnabled() {
         return enabled;
     }
@@ -107,6 +113,14 @@ public class AutoscalingSpec {
 
     public void setPollInterval(String pollInterval) {
         this.pollInterval = pollInterval;
+    }
+
+    public String getPodStartupTime() {
+        return podStartupTime;
+    }
+
+    public void setPodStartupTime(String podStartupTime) {
+        this.podStartupTime = podStartupTime;
     }
 
     public String getScaleDownWindow() {

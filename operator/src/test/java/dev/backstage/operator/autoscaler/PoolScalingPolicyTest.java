@@ -45,6 +45,8 @@ class PoolScalingPolicyTest {
         assertNull(policy.partitionCap(), "Redis streams have no partitions");
         assertEquals(8, policy.concurrencyPerReplica());
         assertEquals(Duration.ofSeconds(5), PoolScalingPolicy.pollInterval(pool));
+        assertEquals(Duration.ofSeconds(5), policy.pollInterval());
+        assertEquals(Duration.ofSeconds(10), policy.podStartup());
         assertTrue(PoolScalingPolicy.autoscalingOn(pool));
     }
 
@@ -57,6 +59,7 @@ class PoolScalingPolicyTest {
         spec.setTargetDrainTime("2m");
         spec.setScaleDownWindow("1m30s");
         spec.setPollInterval("500ms");
+        spec.setPodStartupTime("45s");
         BackstageWorkerPool pool = pool(spec, "orders");
         pool.getSpec().setConcurrency(null);
         ScalingPolicy policy = PoolScalingPolicy.of(pool, null, null);
@@ -67,6 +70,8 @@ class PoolScalingPolicyTest {
         assertEquals(Duration.ofSeconds(90), policy.scaleDownWindow());
         assertEquals(50, policy.concurrencyPerReplica(), "the runtime's default concurrency");
         assertEquals(Duration.ofMillis(500), PoolScalingPolicy.pollInterval(pool));
+        assertEquals(Duration.ofMillis(500), policy.pollInterval(), "the forecast looks one poll ahead");
+        assertEquals(Duration.ofSeconds(45), policy.podStartup());
     }
 
     @Test
