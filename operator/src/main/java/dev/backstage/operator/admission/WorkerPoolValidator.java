@@ -101,6 +101,7 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
         positive(verdict, "spec.autoscaling.pollInterval", autoscaling.getPollInterval());
         positive(verdict, "spec.autoscaling.targetDrainTime", autoscaling.getTargetDrainTime());
         parse(verdict, "spec.autoscaling.scaleDownWindow", autoscaling.getScaleDownWindow());
+        parse(verdict, "spec.autoscaling.podStartupTime", autoscaling.getPodStartupTime());
     }
 
     private void topology(Verdict verdict, BackstageWorkerPoolSpec spec, String namespace) {

@@ -247,6 +247,23 @@ class AdmissionWebhookTest {
     }
 
     @Test
+    void givenAnUnreadablePodStartupTimeAndAZeroPollInterval_whenCreated_thenDeniedNamingEachField() {
+        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase())).getMetadata().getName();
+        BackstageWorkerPool pool = pool(topology, "orders");
+        AutoscalingSpec autoscaling = new AutoscalingSpec();
+        autoscaling.setEnabled(true);
+        autoscaling.setPodStartupTime("ten seconds");
+        autoscaling.setPollInterval("0s");
+        pool.getSpec().setAutoscaling(autoscaling);
+        WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool, null));
+        assertFalse(answer.allowed());
+        for (String expected : List.of("spec.autoscaling.podStartupTime: 'ten seconds' is not a duration",
+                "spec.autoscaling.pollInterval must be greater than zero")) {
+            assertTrue(answer.message().contains(expected), expected + " in " + answer.message());
+        }
+    }
+
+    @Test
     void givenZeroConcurrencyNegativePrefetchAndZeroGrace_whenCreated_thenDeniedNamingEachField() {
         String topology = existing(redis(UniqueNames.prefix("t").toLowerCase())).getMetadata().getName();
         BackstageWorkerPool pool = pool(topology, "orders");

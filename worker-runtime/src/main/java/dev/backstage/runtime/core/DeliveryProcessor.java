@@ -6,6 +6,7 @@ import dev.backstage.runtime.api.TaskOptions;
 import dev.backstage.runtime.api.UnknownTaskPolicy;
 import dev.backstage.runtime.spi.Delivery;
 import dev.backstage.runtime.spi.DeliverySink;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -15,7 +16,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,10 +86,13 @@ public final class DeliveryProcessor implements DeliverySink {
         return running.size();
     }
 
+    /** Claims a run's settlement; a field updater rather than an AtomicBoolean per delivery (hot path). */
+    private static final AtomicIntegerFieldUpdater<Run> SETTLED = AtomicIntegerFieldUpdater.newUpdater(Run.class, "settled");
+
     private final class Run {
         private final Delivery delivery;
         private final DeliveryContext context;
-        private final AtomicBoolean settled = new AtomicBoolean();
+        private volatile int settled;
         private volatile Thread thread;
         private volatile ScheduledFuture<?> timeoutTimer;
         private TaskOptions options = TaskOptions.defaults();
@@ -101,7 +105,7 @@ public final class DeliveryProcessor implements DeliverySink {
         void execute() {
             thread = Thread.currentThread();
             try {
-                if (!settled.get()) {
+                if (settled == 0) {
                     process();
                 }
             } catch (Throwable unexpected) {
@@ -135,7 +139,9 @@ public final class DeliveryProcessor implements DeliverySink {
             }
             Object payload;
             try {
-                payload = codec.decode(delivery.payloadJson(), task.get().payloadType());
+                ByteBuffer bytes = delivery.payloadBytes();
+                payload = bytes != null ? codec.decode(bytes, task.get().payloadType())
+                        : codec.decode(delivery.payloadJson(), task.get().payloadType());
             } catch (PayloadCodec.MalformedPayloadException e) {
                 deadLetterNow(e.getMessage());
                 return;
@@ -227,7 +233,7 @@ public final class DeliveryProcessor implements DeliverySink {
         }
 
         private boolean claim() {
-            return settled.compareAndSet(false, true);
+            return SETTLED.compareAndSet(this, 0, 1);
         }
 
         private void ack() {

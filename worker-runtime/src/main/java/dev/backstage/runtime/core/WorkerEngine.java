@@ -16,8 +16,6 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -67,8 +65,7 @@ public final class WorkerEngine {
         this.gate = new InFlightGate(Math.max(settings.prefetch(), settings.concurrency()));
         this.metrics = new WorkerMetrics(meters, gate::inFlight);
         this.producer = new JobProducer(capabilities, codec);
-        this.handlers = new ThreadPoolExecutor(settings.concurrency(), settings.concurrency(), 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), new NamedThreads("backstage-handler", true));
+        this.handlers = HandlerPool.create("backstage-handler", settings.concurrency());
         this.watchdog = Executors.newSingleThreadScheduledExecutor(new NamedThreads("backstage-timeout", true));
         this.processor = new DeliveryProcessor(registry, new RetryPolicy(settings.maxDeliveries(),
                 settings.defaultBackoff()), codec, producer, gate, handlers, watchdog, metrics,

@@ -10,6 +10,7 @@ import dev.backstage.runtime.spi.OutgoingJob;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -27,7 +28,11 @@ public final class JobValueCodec {
     /** A value as read: either a job or the reason it is not one. */
     public sealed interface Decoded permits Valid, Malformed {}
 
-    public record Valid(JobValue job) implements Decoded {}
+    /**
+     * @param payloadBytes the payload's bytes within the record value (a slice, no copy), so the core can decode
+     *                     them directly; null when the value carried no payload
+     */
+    public record Valid(JobValue job, ByteBuffer payloadBytes) implements Decoded {}
 
     /** @param text the value as UTF-8 text, kept for the dead-letter record */
     public record Malformed(String reason, String text) implements Decoded {}
@@ -75,7 +80,7 @@ public final class JobValueCodec {
         if (f.taskName == null || f.taskName.isEmpty()) {
             return new Malformed("record value has no taskName", text(value));
         }
-        return new Valid(f.job());
+        return new Valid(f.job(), f.payloadLength < 0 ? null : ByteBuffer.wrap(value, f.payloadOffset, f.payloadLength));
     }
 
     public DeadLetterValue decodeDeadLetter(byte[] value) {
@@ -166,6 +171,8 @@ public final class JobValueCodec {
     private static final class Fields {
         String taskName;
         String payloadJson;
+        int payloadOffset = -1;
+        int payloadLength = -1;
         Long enqueuedAt;
         JobMeta meta = JobMeta.NONE;
         Integer deliveryCountRaw;
@@ -196,7 +203,7 @@ public final class JobValueCodec {
                 JsonToken token = p.nextToken();
                 switch (name) {
                     case "taskName" -> f.taskName = token == JsonToken.VALUE_STRING ? p.getText() : null;
-                    case "payload" -> f.payloadJson = rawValue(p, value);
+                    case "payload" -> rawPayload(p, value, f);
                     case "enqueuedAt" -> f.enqueuedAt = longOrNull(p, token);
                     case "deliveryCount" -> {
                         Long n = longOrNull(p, token);
@@ -215,8 +222,8 @@ public final class JobValueCodec {
         }
     }
 
-    /** The current value's bytes exactly as they appear in {@code value}. */
-    private static String rawValue(JsonParser p, byte[] value) throws IOException {
+    /** The current value's bytes exactly as they appear in {@code value}: its range, and as text. */
+    private static void rawPayload(JsonParser p, byte[] value, Fields f) throws IOException {
         int start = (int) p.currentTokenLocation().getByteOffset();
         p.finishToken(); // strings are read lazily: move the location past their end
         p.skipChildren();
@@ -224,7 +231,9 @@ public final class JobValueCodec {
         while (end > start && isJsonWhitespace(value[end - 1])) {
             end--;
         }
-        return new String(value, start, end - start, StandardCharsets.UTF_8);
+        f.payloadOffset = start;
+        f.payloadLength = end - start;
+        f.payloadJson = new String(value, start, end - start, StandardCharsets.UTF_8);
     }
 
     private static boolean isJsonWhitespace(byte b) {

@@ -6,6 +6,7 @@ import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.spi.Delivery;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.OutgoingJob;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -69,6 +70,11 @@ final class KafkaDelivery implements Delivery {
     public String payloadJson() {
         JobValue job = job();
         return job == null ? null : job.payloadJson();
+    }
+
+    @Override
+    public ByteBuffer payloadBytes() {
+        return decoded() instanceof JobValueCodec.Valid valid ? valid.payloadBytes() : null;
     }
 
     @Override

@@ -2,7 +2,7 @@ package dev.backstage.runtime.kafka;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -14,12 +14,20 @@ final class SettlementTicket {
     private final KafkaPollLoop loop;
     private final PartitionState state;
     private final ConsumerRecord<byte[], byte[]> record;
-    private final AtomicBoolean used = new AtomicBoolean();
+    // A field updater rather than an AtomicBoolean: one object fewer per record on the hot path.
+    private static final AtomicIntegerFieldUpdater<SettlementTicket> USED =
+            AtomicIntegerFieldUpdater.newUpdater(SettlementTicket.class, "used");
+    private volatile int used;
 
     SettlementTicket(KafkaPollLoop loop, PartitionState state, ConsumerRecord<byte[], byte[]> record) {
         this.loop = loop;
         this.state = state;
         this.record = record;
+    }
+
+    /** True for the first call only. */
+    private boolean use() {
+        return USED.compareAndSet(this, 0, 1);
     }
 
     /**
@@ -30,7 +38,7 @@ final class SettlementTicket {
      *                       already durable, and their slot should not wait for slower neighbours)
      */
     CompletionStage<Void> settle(boolean untilCommitted) {
-        if (!used.compareAndSet(false, true)) {
+        if (!use()) {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -43,7 +51,7 @@ final class SettlementTicket {
 
     /** Leave the record unsettled: it is redelivered after a restart or a rebalance, never lost. */
     void abandon() {
-        if (used.compareAndSet(false, true)) {
+        if (use()) {
             loop.submit(KafkaPollLoop.Settlement.abandoned(state, record));
         }
     }
@@ -53,7 +61,7 @@ final class SettlementTicket {
      * same record out again after a pause, as a broker would redeliver it.
      */
     void redeliverLater() {
-        if (used.compareAndSet(false, true)) {
+        if (use()) {
             loop.submit(KafkaPollLoop.Settlement.redeliver(state, record));
         }
     }

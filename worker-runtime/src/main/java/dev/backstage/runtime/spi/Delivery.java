@@ -1,6 +1,7 @@
 package dev.backstage.runtime.spi;
 
 import dev.backstage.runtime.api.JobMeta;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -20,6 +21,15 @@ public interface Delivery {
 
     /** The payload as JSON text, exactly as the broker carried it (null when absent). */
     String payloadJson();
+
+    /**
+     * The same payload as UTF-8 JSON bytes, for a provider that holds the record as bytes anyway (a slice
+     * of it, not a copy); the core then decodes straight from them instead of from {@link #payloadJson()}.
+     * Null (the default) when the provider has no such bytes or the payload is absent.
+     */
+    default ByteBuffer payloadBytes() {
+        return null;
+    }
 
     long enqueuedAtMs();
 

@@ -3,6 +3,7 @@ package dev.backstage.runtime.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -47,6 +49,19 @@ class JobValueCodecTest {
         assertEquals(meta, back.meta());
         assertEquals(2, back.deliveryCount());
         assertEquals("job-1", back.jobId());
+    }
+
+    @Test
+    void givenAPayload_whenDecoded_thenItsBytesAreASliceOfTheValue_andAbsentMeansNone() {
+        byte[] value = "{\"taskName\":\"t\",\"payload\": {\"n\": [1, 2]} ,\"deliveryCount\":1}".getBytes(StandardCharsets.UTF_8);
+        var valid = assertInstanceOf(JobValueCodec.Valid.class, codec.decode(value));
+        ByteBuffer bytes = valid.payloadBytes();
+        assertSame(value, bytes.array(), "no copy of the record value");
+        assertEquals("{\"n\": [1, 2]}", StandardCharsets.UTF_8.decode(bytes.duplicate()).toString());
+        assertEquals(valid.job().payloadJson(), StandardCharsets.UTF_8.decode(bytes.duplicate()).toString());
+        var none = assertInstanceOf(JobValueCodec.Valid.class, codec.decode("{\"taskName\":\"t\"}".getBytes(StandardCharsets.UTF_8)));
+        assertNull(none.payloadBytes());
+        assertEquals("null", none.job().payloadJson());
     }
 
     @Test

@@ -62,6 +62,30 @@ class RedisWorkerTest {
     }
 
     @Test
+    void givenHandlersThatBlockOnFutures_thenNoMoreThanConcurrencyRunAtOnce_andAllComplete() throws Exception {
+        // The handler pool is a fork/join pool: a handler blocking in join() must not make it add threads.
+        Worker worker = track(builder().concurrency(3).prefetch(20).build());
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(12);
+        worker.register("processOrder", Order.class, (ctx, order) -> {
+            int now = running.incrementAndGet();
+            most.accumulateAndGet(now, Math::max);
+            java.util.concurrent.CompletableFuture.runAsync(() -> {}, java.util.concurrent.CompletableFuture
+                    .delayedExecutor(50, TimeUnit.MILLISECONDS)).join();
+            running.decrementAndGet();
+            done.countDown();
+            return Next.done();
+        });
+        worker.start();
+        for (int i = 0; i < 12; i++) {
+            worker.enqueue("processOrder", new Order("o-" + i));
+        }
+        assertTrue(done.await(20, TimeUnit.SECONDS), "all 12 jobs ran");
+        assertEquals(3, most.get(), "exactly concurrency handlers ran at once");
+    }
+
+    @Test
     void givenAChainWhenTheFirstTaskSucceedsThenTheNextIsEnqueuedBeforeTheAck() {
         Worker worker = track(builder().build());
         List<String> pendingWhenReceiptRan = new CopyOnWriteArrayList<>();

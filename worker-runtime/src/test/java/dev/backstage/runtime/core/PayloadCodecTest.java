@@ -1,0 +1,44 @@
+package dev.backstage.runtime.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class PayloadCodecTest {
+    record Order(String id, int amount) {}
+
+    private final PayloadCodec codec = PayloadCodec.defaults();
+
+    /** A payload as a provider hands it: a slice of a bigger record value, not a copy. */
+    private static ByteBuffer slice(String before, String payload, String after) {
+        byte[] all = (before + payload + after).getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.wrap(all, before.getBytes(StandardCharsets.UTF_8).length,
+                payload.getBytes(StandardCharsets.UTF_8).length);
+    }
+
+    @Test
+    void givenASliceOfARecord_whenDecoded_thenOnlyThePayloadIsRead_asFromText() {
+        ByteBuffer bytes = slice("{\"taskName\":\"o\",\"payload\":", "{\"id\":\"é-1\",\"amount\":3}", ",\"jobId\":\"x\"}");
+        assertEquals(new Order("é-1", 3), codec.decode(bytes, Order.class));
+        assertEquals(codec.decode("{\"id\":\"é-1\",\"amount\":3}", Order.class), codec.decode(bytes, Order.class));
+        JsonNode tree = codec.decode(slice("[", "{\"a\":[1,2]}", "]"), JsonNode.class);
+        assertEquals(2, tree.get("a").size());
+    }
+
+    @Test
+    void givenABadSlice_whenDecoded_thenTheReasonIsTheSameAsForText() {
+        var fromBytes = assertThrows(PayloadCodec.MalformedPayloadException.class,
+                () -> codec.decode(slice("xx", "{\"id\":", "yy"), Order.class));
+        var fromText = assertThrows(PayloadCodec.MalformedPayloadException.class,
+                () -> codec.decode("{\"id\":", Order.class));
+        assertEquals(fromText.getMessage(), fromBytes.getMessage());
+        var wrongShape = assertThrows(PayloadCodec.MalformedPayloadException.class,
+                () -> codec.decode(slice("", "{\"amount\":\"lots\"}", ""), Order.class));
+        assertTrue(wrongShape.getMessage().startsWith("payload cannot be read as Order"), wrongShape.getMessage());
+    }
+}
