@@ -25,8 +25,15 @@ final class ManagementApi {
     private final HttpClient http;
     private final ObjectMapper mapper;
 
-    /** Figures for one queue; null where the broker has not collected statistics yet (a new queue). */
-    record QueueStats(Long ready, Long unacked, Long total, Long headMessageTimestampSeconds) {
+    /**
+     * Figures for one queue; null where the broker has not collected statistics yet (a new queue).
+     *
+     * @param published messages ever routed into the queue ({@code message_stats.publish}), a counter; null while
+     *                  the broker keeps no message statistics for it (no traffic yet, or {@code rates_mode = none})
+     * @param acked     messages consumers acknowledged ({@code message_stats.ack}); null as for {@code published}
+     */
+    record QueueStats(Long ready, Long unacked, Long total, Long headMessageTimestampSeconds, Long published,
+            Long acked) {
         boolean complete() {
             return ready != null && unacked != null;
         }
@@ -90,8 +97,14 @@ final class ManagementApi {
         }
         try {
             JsonNode queue = mapper.readTree(response.body());
+            // message_stats appears with the queue's first message event; from then on a counter it lacks is
+            // an event that has not happened yet (no ack so far), which is 0, not unknown.
+            JsonNode events = queue.get("message_stats");
+            boolean counting = events != null && events.isObject();
+            Long published = counting ? orZero(number(events, "publish")) : null;
+            Long acked = counting ? orZero(number(events, "ack")) : null;
             return Optional.of(new QueueStats(number(queue, "messages_ready"), number(queue, "messages_unacknowledged"),
-                    number(queue, "messages"), number(queue, "head_message_timestamp")));
+                    number(queue, "messages"), number(queue, "head_message_timestamp"), published, acked));
         } catch (IOException e) {
             throw new UnavailableException("management API at " + base + " answered something that is not JSON", e);
         }
@@ -100,6 +113,10 @@ final class ManagementApi {
     private static Long number(JsonNode node, String field) {
         JsonNode value = node.get(field);
         return value != null && value.canConvertToLong() ? value.asLong() : null;
+    }
+
+    private static Long orZero(Long value) {
+        return value == null ? 0L : value;
     }
 
     private static String encode(String segment) {

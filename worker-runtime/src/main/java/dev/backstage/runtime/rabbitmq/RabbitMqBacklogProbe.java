@@ -17,6 +17,9 @@ import java.util.OptionalLong;
  * <p>Ready, unacked and dead letters come from the management API when it answers: one snapshot per queue,
  * so a message moving from ready to unacked is never counted in neither figure (which could let an
  * autoscaler see zero work while a job is in flight). The broker refreshes these figures every few seconds.
+ * The same snapshot carries the queue's publish and ack counters ({@code message_stats}), which the operator's
+ * autoscaler turns into arrival and completion rates (a retry or dead-letter acks the original, so "acked"
+ * means settled, as on Redis); they lag the queue by the same refresh, so a rate is only as fine as it.
  * Without the API, AMQP (passive declare) counts ready messages only: {@code inFlight} is then -1 and the
  * note says so. The consumer group is ignored: RabbitMQ queues have no groups.
  */
@@ -77,8 +80,12 @@ final class RabbitMqBacklogProbe implements BacklogProbe {
             // AMQP timestamps have whole seconds; good enough to tell a fresh backlog from a stale one.
             oldestAgeMs = Math.max(0, System.currentTimeMillis() - stats.headMessageTimestampSeconds() * 1000);
         }
+        String counters = stats.published() != null
+                ? "; arrivals and completions from its publish and ack counters"
+                : "; no publish/ack counters yet (the broker keeps message statistics from the first message on)";
         return new QueueBacklog(queue, stats.ready(), stats.unacked(), deadLetters, oldestAgeMs, List.of(),
-                "ready and unacked from the management API (refreshed by the broker every few seconds)");
+                "ready and unacked from the management API (refreshed by the broker every few seconds)" + counters,
+                stats.published(), stats.acked());
     }
 
     private QueueBacklog fromAmqp(String queue, String note) {

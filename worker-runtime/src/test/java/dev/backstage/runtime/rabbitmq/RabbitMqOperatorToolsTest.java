@@ -120,6 +120,34 @@ class RabbitMqOperatorToolsTest {
     }
 
     @Test
+    void givenJobsPublishedAndSettled_thenTheProbeReportsThePublishAndAckCountersAsArrivalsAndCompletions()
+            throws Exception {
+        CountDownLatch handled = new CountDownLatch(4);
+        Worker worker = broker.worker("w").queues("orders").concurrency(2).build();
+        worker.register("t", String.class, (ctx, s) -> {
+            handled.countDown();
+            return Next.done();
+        });
+        worker.start();
+        RabbitMqProvider provider = broker.provider("probe");
+        for (int i = 0; i < 4; i++) {
+            provider.jobs().publish(OutgoingJob.fresh("orders", "t", "\"" + i + "\"", JobMeta.NONE));
+        }
+        assertTrue(handled.await(20, TimeUnit.SECONDS));
+        worker.close(); // the next three stay ready
+        for (int i = 0; i < 3; i++) {
+            provider.jobs().publish(OutgoingJob.fresh("orders", "t", "\"later\"", JobMeta.NONE));
+        }
+
+        // The counters come with the same management snapshot as ready/unacked, a refresh behind the queue.
+        QueueBacklog backlog = awaitBacklog(provider, "orders",
+                b -> b.undelivered() == 3 && Long.valueOf(7).equals(b.enqueuedTotal()));
+        assertEquals(4L, backlog.completedTotal(), "four settled (acked), three still waiting");
+        assertEquals(0, backlog.inFlight());
+        assertTrue(backlog.note().contains("publish and ack counters"), backlog.note());
+    }
+
+    @Test
     void givenTheManagementApiIsOff_thenOnlyReadyMessagesAreCountedAndTheNoteSaysSo() throws Exception {
         RabbitMqProvider provider = broker.provider("probe", Map.of(RabbitMqSettings.OPTION_MANAGEMENT_URL, "off"));
         provider.jobs().publish(OutgoingJob.fresh("orders", "t", "1", JobMeta.NONE));
