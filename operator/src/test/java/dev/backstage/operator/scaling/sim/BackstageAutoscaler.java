@@ -23,27 +23,48 @@ final class BackstageAutoscaler implements Autoscaler {
     private final long pollMs;
     private final long phaseMs;
     private final ScalingDecider decider = new ScalingDecider();
+    private final long statsRefreshMs;
     private SampleHistory history = SampleHistory.empty();
     private long nextPollMs;
+    private long nextRefreshMs;
+    private BrokerFigures figures = new BrokerFigures(0, 0, 0);
+
+    /** What the broker reports: live, or as of its last statistics refresh. */
+    private record BrokerFigures(long queued, long inFlight, long arrivedTotal) {}
 
     BackstageAutoscaler(ScalingPolicy policy, long pollMs, long phaseMs) {
+        this(policy, pollMs, phaseMs, 0, 0);
+    }
+
+    /**
+     * @param statsRefreshMs 0: the probe reads live figures (Redis). Otherwise the broker reports its queue
+     *                       figures and counters as of its last statistics refresh, every this many ms, at
+     *                       {@code statsPhaseMs} (RabbitMQ's management API: 5 s by default)
+     */
+    BackstageAutoscaler(ScalingPolicy policy, long pollMs, long phaseMs, long statsRefreshMs, long statsPhaseMs) {
         this.policy = policy;
         this.pollMs = pollMs;
         this.phaseMs = phaseMs;
         this.nextPollMs = phaseMs;
+        this.statsRefreshMs = statsRefreshMs;
+        this.nextRefreshMs = statsPhaseMs;
     }
 
     @Override
     public void tick(long nowMs, SimulatedCluster cluster) {
+        if (statsRefreshMs == 0 || nowMs >= nextRefreshMs) {
+            figures = new BrokerFigures(cluster.queued(), cluster.inFlight(), cluster.arrivedTotal());
+            nextRefreshMs = nowMs + statsRefreshMs;
+        }
         if (nowMs < nextPollMs) {
             return;
         }
         Instant at = Instant.EPOCH.plusMillis(nowMs);
-        int ready = cluster.readyReplicas(nowMs);
+        int ready = cluster.readyReplicas(nowMs); // from the Deployment's status: live
         BacklogSample sample = cluster.workload().partitioned()
-                ? BacklogSample.measured(at, cluster.queued() + cluster.inFlight(), 0, ready,
-                        cluster.arrivedTotal(), null)
-                : BacklogSample.measured(at, cluster.queued(), cluster.inFlight(), ready, cluster.arrivedTotal(), null);
+                ? BacklogSample.measured(at, figures.queued() + figures.inFlight(), 0, ready,
+                        figures.arrivedTotal(), null)
+                : BacklogSample.measured(at, figures.queued(), figures.inFlight(), ready, figures.arrivedTotal(), null);
         history = history.append(sample, policy.historyRetention());
         ScalingDecision decision = decider.decide(policy, cluster.desiredReplicas(), history);
         if (decision.changesReplicas()) {
