@@ -28,13 +28,6 @@ public record RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSec
         return new RateEstimate(null, null, null, null, why, null, 0);
     }
 
-    /** Without a trend (the rates as measured), for callers that build an estimate by hand. */
-    public RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSecond, Double completionsPerReplicaSecond,
-                        String capacitySource, String missing) {
-        this(arrivalsPerSecond, latestArrivalsPerSecond, completionsPerReplicaSecond, capacitySource, missing,
-                arrivalsPerSecond, 0);
-    }
-
     /** A replica's capacity was measured (and is not zero): arrivals can be turned into replicas. */
     public boolean capacityKnown() {
         return completionsPerReplicaSecond != null && completionsPerReplicaSecond > 0;

@@ -55,7 +55,7 @@ public final class PayloadCodec {
             if (type == JsonNode.class) {
                 return type.cast(mapper.readTree(text));
             }
-            return readers.computeIfAbsent(type, mapper::readerFor).readValue(text);
+            return readerFor(type).readValue(text);
         } catch (JsonProcessingException e) {
             // Only on the failure path: tell "not JSON at all" from "JSON of the wrong shape".
             if (!looksLikeJson(text)) {
@@ -80,10 +80,14 @@ public final class PayloadCodec {
             if (type == JsonNode.class) {
                 return type.cast(mapper.readTree(array, offset, length));
             }
-            return readers.computeIfAbsent(type, mapper::readerFor).readValue(array, offset, length);
+            return readerFor(type).readValue(array, offset, length);
         } catch (IOException e) {
             return decode(new String(array, offset, length, StandardCharsets.UTF_8), type); // throws, with the reason
         }
+    }
+
+    private ObjectReader readerFor(Class<?> type) {
+        return readers.computeIfAbsent(type, mapper::readerFor);
     }
 
     private boolean looksLikeJson(String text) {
