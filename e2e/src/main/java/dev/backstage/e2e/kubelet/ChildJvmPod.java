@@ -14,11 +14,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A replica as a child JVM running the runtime's container main on this JVM's classpath (which holds the
- * runtime and the sample task module in place of the pod's image). Process.destroy() is SIGTERM, so the
- * runtime's graceful shutdown runs exactly as in a pod; {@link #kill()} is SIGKILL.
+ * A container as a child JVM: a main class on a class path that stands in for the container's image (the
+ * runtime's container main and the sample task module, or the operator's main). Process.destroy() is SIGTERM, so
+ * the graceful shutdown runs exactly as in a pod; {@link #kill()} is SIGKILL. Used by the mock sandbox's
+ * {@link LocalKubelet} and by the real cluster's node agent.
  */
-final class ChildJvmPod implements LocalPod {
+public final class ChildJvmPod implements LocalPod {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
     private final String name;
@@ -31,19 +32,33 @@ final class ChildJvmPod implements LocalPod {
         this.port = port;
     }
 
+    /** A replica of the mock sandbox: the runtime's container main on this JVM's class path, health on {@code port}. */
     static ChildJvmPod start(String name, Map<String, String> env, int port, Path logFile) {
+        Map<String, String> withPort = new java.util.LinkedHashMap<>(System.getenv());
+        withPort.putAll(env);
+        withPort.put("BACKSTAGE_HTTP_PORT", Integer.toString(port));
+        return start(name, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.showDateTime=true"),
+                System.getProperty("java.class.path"), "dev.backstage.runtime.main.RuntimeMain", List.of(), withPort,
+                port, logFile);
+    }
+
+    /**
+     * Starts {@code mainClass} with exactly {@code env} as its environment (nothing inherited), appending its
+     * output to {@code logFile}; {@code port} is where {@link #ready()} asks {@code /readyz}.
+     */
+    public static ChildJvmPod start(String name, List<String> jvmOptions, String classPath, String mainClass,
+            List<String> args, Map<String, String> env, int port, Path logFile) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx256m");
-        command.add("-XX:TieredStopAtLevel=1"); // faster start-up for short-lived replicas
-        command.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
+        command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("dev.backstage.runtime.main.RuntimeMain");
+        command.add(classPath);
+        command.add(mainClass);
+        command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        builder.environment().clear();
         builder.environment().putAll(env);
-        builder.environment().put("BACKSTAGE_HTTP_PORT", Integer.toString(port));
         try {
             return new ChildJvmPod(name, builder.start(), port);
         } catch (IOException e) {
@@ -51,30 +66,37 @@ final class ChildJvmPod implements LocalPod {
         }
     }
 
-    @Override
-    public String name() {
-        return name;
-    }
-
-    long pid() {
-        return process.pid();
-    }
-
-    @Override
-    public boolean ready() {
-        if (!process.isAlive()) {
-            return false;
-        }
+    /** True when {@code GET http://127.0.0.1:port/path} answers 2xx or 3xx within {@code timeout} (an HTTP probe). */
+    public static boolean httpProbe(int port, String path, Duration timeout) {
         try {
-            HttpResponse<Void> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
-                    .timeout(Duration.ofMillis(500)).build(), HttpResponse.BodyHandlers.discarding());
-            return response.statusCode() == 200;
+            HttpResponse<Void> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(timeout).build(), HttpResponse.BodyHandlers.discarding());
+            return response.statusCode() >= 200 && response.statusCode() < 400;
         } catch (IOException e) {
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /** The exit code once the process has exited. */
+    public java.util.OptionalInt exitCode() {
+        return process.isAlive() ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(process.exitValue());
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public boolean ready() {
+        return process.isAlive() && httpProbe(port, "/readyz", Duration.ofMillis(500));
     }
 
     @Override

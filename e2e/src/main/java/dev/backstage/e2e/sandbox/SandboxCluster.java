@@ -49,7 +49,8 @@ public final class SandboxCluster implements AutoCloseable {
                 "sandbox-operator", 0, false);
         BackstageOperator operator = BackstageOperator.create(client, settings,
                 MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(new SimpleMeterRegistry()).build(),
-                Clock.systemUTC());
+                Clock.systemUTC(), java.util.Optional.of(dev.backstage.operator.topology.TopologySettings.fromEnv(System.getenv())),
+                MockKubernetes::withoutServerSideApply);
         operator.start();
         LocalKubelet kubelet = new LocalKubelet(client, namespace, workDir).start();
         return new SandboxCluster(mock, operator, kubelet, namespace);

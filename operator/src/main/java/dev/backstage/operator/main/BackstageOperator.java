@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
@@ -30,10 +31,12 @@ import org.slf4j.LoggerFactory;
  * The JOSDK {@link Operator} with Backstage's reconcilers, assembled the same way for the container main and
  * for tests, so the tests run the configuration that ships.
  *
- * <p>Server-side apply is off for both the primary status and the dependents: the fabric8 mock API server our
- * tests run against does not implement SSA, and a patch strategy that only runs in production would be
- * untested. Non-SSA status patches are JSON diffs, which also keeps the reconciler and the autoscaler from
- * overwriting each other's status fields.
+ * <p>Server-side apply, as JOSDK does it by default, for the dependents (the Deployment and the ConfigMap are
+ * applied and matched through their managed fields) and for the primary's status: each writer applies only the
+ * status fields it owns (see {@link dev.backstage.operator.model.BackstageWorkerPoolStatus}), so the API server
+ * keeps one owner per field. The fabric8 CRUD mock used by the fast reconciler tests has no SSA; those tests
+ * pass their own {@link ConfigurationServiceOverrider} settings, and the code paths that ship are tested on the
+ * real API server ({@code e2e}, {@code bin/control-plane}).
  *
  * <p>Losing the Lease exits the process (when {@link OperatorSettings#exitWhenLeadershipLost()}), so a deposed
  * leader never reconciles beside the new one. JOSDK's own exit-on-loss is not used: it calls
@@ -49,13 +52,12 @@ public final class BackstageOperator implements AutoCloseable {
     private final AtomicBoolean stopping = new AtomicBoolean();
     private BacklogMonitors backlogMonitors;
 
-    private BackstageOperator(KubernetesClient client, OperatorSettings settings, Metrics metrics) {
+    private BackstageOperator(KubernetesClient client, OperatorSettings settings, Metrics metrics,
+            Consumer<ConfigurationServiceOverrider> overrides) {
         this.settings = settings;
         this.operator = new Operator(o -> {
             o.withKubernetesClient(client)
                     .withMetrics(metrics)
-                    .withUseSSAToPatchPrimaryResource(false)
-                    .withSSABasedCreateUpdateMatchForDependentResources(false)
                     // The client is the caller's: tests share one across operators, the main closes it itself.
                     .withCloseClientOnStop(false)
                     // Bounded so a stuck reconcile cannot hold the pod past its termination grace period.
@@ -71,6 +73,7 @@ public final class BackstageOperator implements AutoCloseable {
                                 leader -> LOG.info("leader is now {}", leader)),
                         false));
             }
+            overrides.accept(o);
         });
     }
 
@@ -80,16 +83,18 @@ public final class BackstageOperator implements AutoCloseable {
      */
     public static BackstageOperator create(KubernetesClient client, OperatorSettings settings, Metrics metrics,
             Clock clock) {
-        return create(client, settings, metrics, clock, Optional.of(TopologySettings.fromEnv(System.getenv())));
+        return create(client, settings, metrics, clock, Optional.of(TopologySettings.fromEnv(System.getenv())), o -> {});
     }
 
     /**
      * @param topologies the topology reconciler's settings; empty leaves it out (tests of pools alone, which write
      *                   topology status themselves)
+     * @param overrides  JOSDK settings applied last: none in production; the mock API's tests turn server-side apply
+     *                   off here, since the mock does not implement it
      */
     public static BackstageOperator create(KubernetesClient client, OperatorSettings settings, Metrics metrics,
-            Clock clock, Optional<TopologySettings> topologies) {
-        BackstageOperator backstage = new BackstageOperator(client, settings, metrics);
+            Clock clock, Optional<TopologySettings> topologies, Consumer<ConfigurationServiceOverrider> overrides) {
+        BackstageOperator backstage = new BackstageOperator(client, settings, metrics, overrides);
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
         // Stopped with the pool controller (it is one of its event sources): monitors, threads, broker connections.
         backstage.backlogMonitors = BacklogMonitors.create(client, events, clock, AutoscalerSettings.defaults());

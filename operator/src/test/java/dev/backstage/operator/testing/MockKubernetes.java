@@ -45,6 +45,14 @@ public final class MockKubernetes implements AutoCloseable {
         return client;
     }
 
+    /**
+     * The JOSDK settings an operator needs on this mock: server-side apply off (for the primary's status and for
+     * the dependents), since the mock does not implement it. Production keeps JOSDK's SSA defaults.
+     */
+    public static void withoutServerSideApply(io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider o) {
+        o.withUseSSAToPatchPrimaryResource(false).withSSABasedCreateUpdateMatchForDependentResources(false);
+    }
+
     /** A kubeconfig that points at this mock, for a child process (e.g. the operator's main) to use. */
     public String kubeconfig() {
         String url = client.getConfiguration().getMasterUrl();

@@ -80,7 +80,7 @@ public final class OperatorTestHarness implements AutoCloseable {
         FakeDeploymentController deployments = new FakeDeploymentController(mock.client());
         Metrics metrics = MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(meters).build();
         BackstageOperator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC(),
-                topologies);
+                topologies, MockKubernetes::withoutServerSideApply);
         moreRegistrations.accept(operator);
         operator.start();
         return new OperatorTestHarness(mock, deployments, operator, meters);

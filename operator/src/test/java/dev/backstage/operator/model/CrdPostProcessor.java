@@ -1,0 +1,73 @@
+package dev.backstage.operator.model;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the fabric8 CRD generator cannot express, added to its output before the CRDs are committed:
+ * <ul>
+ *   <li>printer columns in the order the CR class declares them (the generator sorts them by JSON path, which
+ *       put AGE first in {@code kubectl get bwp});</li>
+ *   <li>every {@code conditions} list as {@code x-kubernetes-list-type: map} keyed by {@code type}, so server-side
+ *       apply tracks each condition's owner: the pool reconciler's Ready and the autoscaler's conditions live in
+ *       one list without either writer replacing the other's.</li>
+ * </ul>
+ */
+final class CrdPostProcessor {
+    private CrdPostProcessor() {}
+
+    static String process(String generatedYaml) {
+        CustomResourceDefinition crd = Serialization.unmarshal(generatedYaml, CustomResourceDefinition.class);
+        Class<?> resource = resourceClass(crd.getSpec().getNames().getKind());
+        List<String> declared = Arrays.stream(resource.getAnnotationsByType(AdditionalPrinterColumn.class))
+                .map(AdditionalPrinterColumn::name).toList();
+        for (CustomResourceDefinitionVersion version : crd.getSpec().getVersions()) {
+            if (version.getAdditionalPrinterColumns() != null) {
+                List<CustomResourceColumnDefinition> columns = new ArrayList<>(version.getAdditionalPrinterColumns());
+                columns.sort(Comparator.comparingInt(c -> declared.indexOf(c.getName())));
+                version.setAdditionalPrinterColumns(columns);
+            }
+            markConditions(version.getSchema().getOpenAPIV3Schema());
+        }
+        return Serialization.asYaml(crd);
+    }
+
+    private static void markConditions(JSONSchemaProps schema) {
+        if (schema == null || schema.getProperties() == null) {
+            return;
+        }
+        for (Map.Entry<String, JSONSchemaProps> property : schema.getProperties().entrySet()) {
+            JSONSchemaProps value = property.getValue();
+            if ("conditions".equals(property.getKey()) && "array".equals(value.getType()) && value.getItems() != null
+                    && value.getItems().getSchema() != null && value.getItems().getSchema().getProperties() != null
+                    && value.getItems().getSchema().getProperties().containsKey("type")) {
+                value.setXKubernetesListType("map");
+                value.setXKubernetesListMapKeys(List.of("type"));
+                List<String> required = new ArrayList<>(value.getItems().getSchema().getRequired() == null ? List.of()
+                        : value.getItems().getSchema().getRequired());
+                if (!required.contains("type")) {
+                    required.add("type");
+                    value.getItems().getSchema().setRequired(required);
+                }
+            }
+            markConditions(value);
+        }
+    }
+
+    private static Class<?> resourceClass(String kind) {
+        try {
+            return Class.forName(CrdPostProcessor.class.getPackageName() + "." + kind);
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("no CR class for kind " + kind + " in " + CrdPostProcessor.class.getPackageName(), e);
+        }
+    }
+}
