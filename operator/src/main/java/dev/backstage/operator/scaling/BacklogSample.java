@@ -21,6 +21,9 @@ import java.util.stream.Collectors;
  *                          One of the two counters is enough: the other follows from the change in
  *                          outstanding work ({@link RateEstimator})
  * @param readyReplicas     replicas ready when measured; turns completions into a per-replica rate
+ * @param askedReplicas     replicas the pool was asked to run when measured (the Deployment's desired count before
+ *                          this poll's decision), {@code null} if unknown. A change between two samples is a scale
+ *                          event, which is how the decider rate-limits down-moves without keeping state
  * @param unavailableReason short machine word when not available (e.g. {@code BrokerUnreachable})
  * @param note              how a figure was obtained when not exact (e.g. "lag counted from log start"), or
  *                          the error message when not available; {@code null} when there is nothing to say
@@ -34,7 +37,8 @@ public record BacklogSample(
         Long completedTotal,
         int readyReplicas,
         String unavailableReason,
-        String note) {
+        String note,
+        Integer askedReplicas) {
 
     public static final long UNKNOWN = -1;
 
@@ -76,7 +80,7 @@ public record BacklogSample(
                 .collect(Collectors.joining("; "));
         return new BacklogSample(report.measuredAt(), true, report.undelivered(),
                 inFlightKnown ? report.inFlight() : UNKNOWN, arrivedTotal, completedTotal, readyReplicas, null,
-                notes.isEmpty() ? null : notes);
+                notes.isEmpty() ? null : notes, null);
     }
 
     /** Without counters: enough for the backlog-per-replica target, not for the drain target. */
@@ -89,14 +93,20 @@ public record BacklogSample(
     }
 
     public static BacklogSample unavailable(Instant at, int readyReplicas, String reason, String message) {
-        return new BacklogSample(at, false, 0, UNKNOWN, null, null, readyReplicas, reason, message);
+        return new BacklogSample(at, false, 0, UNKNOWN, null, null, readyReplicas, reason, message, null);
     }
 
     /** A plain measurement, mostly for tests and the simulator. */
     public static BacklogSample measured(Instant at, long undelivered, long inFlight, int readyReplicas,
                                          Long arrivedTotal, Long completedTotal) {
         return new BacklogSample(at, true, undelivered, inFlight, arrivedTotal, completedTotal, readyReplicas,
-                null, null);
+                null, null, null);
+    }
+
+    /** This sample, noting that the pool was asked to run {@code replicas} when it was measured. */
+    public BacklogSample withAskedReplicas(Integer replicas) {
+        return new BacklogSample(at, available, undelivered, inFlight, arrivedTotal, completedTotal, readyReplicas,
+                unavailableReason, note, replicas);
     }
 
     public boolean inFlightKnown() {

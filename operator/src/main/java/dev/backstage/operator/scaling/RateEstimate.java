@@ -15,17 +15,24 @@ package dev.backstage.operator.scaling;
  * @param trendArrivalsPerSecond      the arrival rate now on the trend line through the window's intervals
  *                                    ({@link RateEstimator}), {@code null} when no counter was available
  * @param trendPerSecondSquared       how fast the arrival rate rises (jobs/s per second) on that line; 0 when
- *                                    it is flat, falling, or there are fewer than three intervals
+ *                                    it is flat, falling, a step, or there are fewer than three intervals
+ * @param trendIsStep                 the arrivals stepped to a new level within the trend window: the trend's
+ *                                    value is that level, not a line carried forward
+ * @param busyPerReplicaSecond        completions per ready replica while jobs waited and the ready count held,
+ *                                    {@code null} when no such interval was seen
+ * @param jobTimePerReplicaSecond     concurrency / job time (Little's law), {@code null} when not measurable
  */
 public record RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSecond,
                            Double completionsPerReplicaSecond, String capacitySource, String missing,
-                           Double trendArrivalsPerSecond, double trendPerSecondSquared) {
+                           Double trendArrivalsPerSecond, double trendPerSecondSquared, boolean trendIsStep,
+                           Double busyPerReplicaSecond, Double jobTimePerReplicaSecond) {
 
     public static final String MEASURED_WHILE_BUSY = "measured while busy";
     public static final String FROM_JOB_TIME = "from job time x concurrency";
+    public static final String RECONCILED = "measured while busy and from job time x concurrency, weighted by jobs";
 
     public static RateEstimate unknown(String why) {
-        return new RateEstimate(null, null, null, null, why, null, 0);
+        return new RateEstimate(null, null, null, null, why, null, 0, false, null, null);
     }
 
     /** A replica's capacity was measured (and is not zero): arrivals can be turned into replicas. */

@@ -13,11 +13,15 @@ import java.util.List;
  * {@code arrived - completed = change in outstanding}, and the missing counter follows from the other.
  * (Jobs removed without being processed, e.g. a trimmed stream, show up as completions.)
  *
- * <p>Capacity, in order of preference:
- * <ol>
+ * <p>A replica's capacity, from two measurements:
+ * <ul>
  *   <li><b>Measured while busy</b>: completions per ready replica over intervals where jobs were waiting at
- *       both ends. Only then were the replicas busy, so their completions show what a replica <em>can</em>
- *       do. While the queue is empty completions equal arrivals and say nothing about capacity.</li>
+ *       both ends <em>and the ready count did not change</em>. Only then were the replicas counted busy for
+ *       the whole interval, so their completions show what a replica <em>can</em> do. An interval in which
+ *       pods became ready (or went away) is skipped: counting its replicas as the mean of both ends credits
+ *       pods that became ready at its end with half an interval of work they never did, and reads a
+ *       replica's rate far too low right after a scale-up. While the queue is empty completions equal
+ *       arrivals and say nothing about capacity.</li>
  *   <li><b>From job time × concurrency</b> (needs the pool's concurrency and in-flight counts): by Little's
  *       law the mean time a job runs is {@code mean in flight / throughput} (throughput: the mean of jobs
  *       started and finished per second, which keeps a ramp-up from reading as slow jobs), so a replica with
@@ -25,10 +29,16 @@ import java.util.List;
  *       flow, even with idle slots. Used only when the job time is shorter than the span observed: Little's
  *       law needs to see jobs finish, and while work ramps up it overstates the job time. Pools with
  *       long jobs need a rate window of a few job times.</li>
- * </ol>
+ * </ul>
+ * When both exist they are <b>reconciled</b>: within {@link #AGREEMENT} of each other, their mean weighted by the
+ * jobs each saw settle; further apart, the busy measurement (a direct observation: the slots the concurrency
+ * promises were evidently not all working, e.g. a prefetch limit) and the reason says so. Neither wins silently.
  *
- * <p>The arrival <b>trend</b>: a Theil-Sen line through the arrival rates of the intervals in the newest
- * {@link #TREND_WINDOW} of the window, so the decider can size for the rate expected when new pods are ready.
+ * <p>The arrival <b>trend</b>, over the intervals in the newest {@link #TREND_WINDOW} of the window, is one of
+ * two shapes, whichever fits the intervals' rates better: a <em>line</em> (Theil-Sen), so the decider can size
+ * for the rate expected when new pods are ready; or a <em>step</em> (two levels with a significant jump
+ * between them), sized for the new level with no slope. A step read as a line would be extrapolated: 10 → 100
+ * jobs/s would be forecast at 160-200 jobs/s fifteen seconds on.
  */
 public final class RateEstimator {
     /** Intervals needed before the arrival rate's trend is trusted. */
@@ -38,6 +48,12 @@ public final class RateEstimator {
      * regular polls, short enough that a ramp starting after a quiet spell shows within about 15 s.
      */
     static final Duration TREND_WINDOW = Duration.ofSeconds(30);
+    /** Capacity measurements within this factor of each other are averaged; further apart, the busy one is used. */
+    static final double AGREEMENT = 1.5;
+    /** A step is the shape only when its absolute residuals are at most this fraction of the line's. */
+    static final double STEP_FIT = 0.5;
+    /** Standard deviations (of Poisson counts) by which two levels must differ to be a step. */
+    static final double STEP_SIGMAS = 3;
 
     /**
      * Rates from the samples that end at {@code endIndex} (inclusive) and start no earlier than
@@ -57,6 +73,7 @@ public final class RateEstimator {
         double latestSeconds = 0;
         double completedWhileBusy = 0;
         double busyReplicaSeconds = 0;
+        boolean busyWhileReadyChanged = false;
         double completedWithInFlight = 0;
         double startedWithInFlight = 0;
         double inFlightSeconds = 0;
@@ -64,7 +81,8 @@ public final class RateEstimator {
         boolean anyCounter = false;
         Instant now = history.get(endIndex).at();
         Instant trendCutoff = window.compareTo(TREND_WINDOW) <= 0 ? cutoff : now.minus(TREND_WINDOW);
-        List<double[]> intervalRates = new ArrayList<>(); // {mid-time in seconds before now (<= 0), jobs/s}
+        // {mid-time in seconds before now (<= 0), jobs/s, seconds}, newest first
+        List<double[]> intervalRates = new ArrayList<>();
         for (int i = endIndex; i >= 1; i--) {
             BacklogSample from = history.get(i - 1);
             BacklogSample to = history.get(i);
@@ -90,15 +108,23 @@ public final class RateEstimator {
             anyCounter = true;
             if (!from.at().isBefore(trendCutoff)) {
                 intervalRates.add(new double[] {
-                        -Duration.between(from.at(), now).toNanos() / 1e9 + seconds / 2, arrivedDelta / seconds});
+                        -Duration.between(from.at(), now).toNanos() / 1e9 + seconds / 2, arrivedDelta / seconds,
+                        seconds});
             }
             arrived += arrivedDelta;
             arrivalSeconds += seconds;
             if (busyThroughout(from, to)) {
-                completedWhileBusy += completedDelta;
-                busyReplicaSeconds += (from.readyReplicas() + to.readyReplicas()) / 2.0 * seconds;
+                if (from.readyReplicas() == to.readyReplicas()) {
+                    completedWhileBusy += completedDelta;
+                    busyReplicaSeconds += to.readyReplicas() * seconds;
+                } else {
+                    busyWhileReadyChanged = true;
+                }
             }
-            if (from.inFlightKnown() && to.inFlightKnown()) {
+            // Job time only from intervals with work running at both ends: across a start or stop of the flow the
+            // straight line between two in-flight counts is far from what ran (1-s jobs stop within a second, not
+            // over the 5-s interval), and Little's law reads them as slow or fast jobs.
+            if (from.inFlightKnown() && to.inFlightKnown() && from.inFlight() > 0 && to.inFlight() > 0) {
                 completedWithInFlight += completedDelta;
                 startedWithInFlight += completedDelta + to.inFlight() - from.inFlight();
                 inFlightSeconds += (from.inFlight() + to.inFlight()) / 2.0 * seconds;
@@ -111,28 +137,61 @@ public final class RateEstimator {
         double arrivalRate = arrived / arrivalSeconds;
         Trend trend = trend(intervalRates, arrivalRate, latestArrivals, latestSeconds);
         latestArrivals = significantStep(latestArrivals, latestSeconds, arrivalRate);
-        if (busyReplicaSeconds > 0 && completedWhileBusy > 0) {
-            return new RateEstimate(arrivalRate, latestArrivals, completedWhileBusy / busyReplicaSeconds,
-                    RateEstimate.MEASURED_WHILE_BUSY, null, trend.now(), trend.slope());
-        }
+        Double busyRate = busyReplicaSeconds > 0 ? completedWhileBusy / busyReplicaSeconds : null;
         // Jobs through the window: the mean of those that started and those that finished in it, so work that
         // is ramping up (many started, few finished yet) does not read as slow jobs.
         double jobsThrough = (completedWithInFlight + startedWithInFlight) / 2;
+        Double jobTimeRate = null;
         if (concurrencyPerReplica != null && completedWithInFlight > 0 && inFlightSeconds > 0
                 && inFlightSeconds / jobsThrough <= inFlightSpan) {
-            double jobSeconds = inFlightSeconds / jobsThrough;
-            return new RateEstimate(arrivalRate, latestArrivals, concurrencyPerReplica / jobSeconds,
-                    RateEstimate.FROM_JOB_TIME, null, trend.now(), trend.slope());
+            jobTimeRate = concurrencyPerReplica / (inFlightSeconds / jobsThrough);
         }
-        if (busyReplicaSeconds > 0) {
+        Capacity capacity = reconcile(busyRate, completedWhileBusy, jobTimeRate, completedWithInFlight);
+        if (capacity != null) {
+            return new RateEstimate(arrivalRate, latestArrivals, capacity.perReplica(), capacity.source(), null,
+                    trend.now(), trend.slope(), trend.step(), busyRate, jobTimeRate);
+        }
+        if (busyRate != null) {
             return new RateEstimate(arrivalRate, latestArrivals, 0.0, null,
                     "busy replicas completed nothing in the last " + window.toSeconds() + " s", trend.now(),
-                    trend.slope());
+                    trend.slope(), trend.step(), busyRate, jobTimeRate);
         }
         return new RateEstimate(arrivalRate, latestArrivals, null, null,
-                "replicas were not seen busy with jobs waiting in the last " + window.toSeconds() + " s"
+                "replicas were not seen busy with jobs waiting"
+                        + (busyWhileReadyChanged ? " at a steady ready count" : "") + " in the last "
+                        + window.toSeconds() + " s"
                         + (concurrencyPerReplica == null ? " and the concurrency is unknown" : ""),
-                trend.now(), trend.slope());
+                trend.now(), trend.slope(), trend.step(), busyRate, jobTimeRate);
+    }
+
+    /** A replica's capacity and how it was obtained. */
+    private record Capacity(double perReplica, String source) {}
+
+    /**
+     * The busy measurement and the job-time one, reconciled: both within {@link #AGREEMENT} of each other → their
+     * mean weighted by the jobs each saw settle; further apart → the busy one (observed, not inferred); one only →
+     * that one. {@code null} when neither is positive.
+     */
+    private static Capacity reconcile(Double busyRate, double busyJobs, Double jobTimeRate, double jobTimeJobs) {
+        boolean busy = busyRate != null && busyRate > 0;
+        boolean jobTime = jobTimeRate != null && jobTimeRate > 0;
+        if (busy && jobTime) {
+            double ratio = Math.max(busyRate, jobTimeRate) / Math.min(busyRate, jobTimeRate);
+            if (ratio <= AGREEMENT) {
+                double mean = (busyRate * busyJobs + jobTimeRate * jobTimeJobs) / (busyJobs + jobTimeJobs);
+                return new Capacity(mean, RateEstimate.RECONCILED);
+            }
+            return new Capacity(busyRate, RateEstimate.MEASURED_WHILE_BUSY + "; job time x concurrency says "
+                    + String.format(java.util.Locale.ROOT, "%.1f", jobTimeRate)
+                    + ", so not every slot works (concurrency or prefetch?)");
+        }
+        if (busy) {
+            return new Capacity(busyRate, RateEstimate.MEASURED_WHILE_BUSY);
+        }
+        if (jobTime) {
+            return new Capacity(jobTimeRate, RateEstimate.FROM_JOB_TIME);
+        }
+        return null;
     }
 
     /**
@@ -153,16 +212,24 @@ public final class RateEstimator {
         return arrived == null ? null : arrived / seconds;
     }
 
-    /** The arrival rate's straight line through the window: its value now and its slope (never negative). */
-    private record Trend(double now, double slope) {}
+    /**
+     * The arrival rate's shape through the window: its value now, its slope (never negative), and whether it is a
+     * step (then the slope is 0).
+     */
+    private record Trend(double now, double slope, boolean step) {}
 
     /**
      * A Theil-Sen line through the intervals' arrival rates: the slope is the median of the slopes between every
-     * two intervals, so one odd interval (a burst, a step that has only just begun) does not tilt it; a step
-     * reads as a slope only once it fills half the window. A falling rate counts as flat (slope 0): the
-     * forecast is for scaling up, and scaling down already waits through its window. The value now is the
-     * median of the rates carried forward along that slope (with slope 0, the median rate). Fewer than three
-     * intervals: no line, the window's mean rate and slope 0.
+     * two intervals, so one odd interval (a burst, a step that has only just begun) does not tilt it. A falling
+     * rate counts as flat (slope 0): the forecast is for scaling up, and scaling down already waits through its
+     * window. The value now is the median of the rates carried forward along that slope (with slope 0, the median
+     * rate). Fewer than three intervals: no line, the window's mean rate and slope 0.
+     *
+     * <p>A step fits better than the line when the best split of the intervals into an older and a newer level
+     * leaves at most {@link #STEP_FIT} of the line's absolute residuals and the levels differ beyond chance
+     * ({@link #STEP_SIGMAS} standard deviations of Poisson counts). Then the newer level is the value now, with
+     * no slope: the newer intervals' mean, without the oldest of them when there are two or more (that one may
+     * straddle the jump, so it is left out of the step's residuals too).
      *
      * <p>When the newest interval saw fewer arrivals than the line predicts for it, beyond chance (three standard
      * deviations of a Poisson count, plus one job), the line is out of date (arrivals stopped or fell): the
@@ -170,7 +237,7 @@ public final class RateEstimator {
      */
     private static Trend trend(List<double[]> points, double meanRate, Double latestRate, double latestSeconds) {
         if (points.size() < MIN_TREND_INTERVALS) {
-            return new Trend(meanRate, 0);
+            return new Trend(meanRate, 0, false);
         }
         List<Double> slopes = new ArrayList<>();
         for (int i = 0; i < points.size(); i++) {
@@ -181,20 +248,101 @@ public final class RateEstimator {
                 }
             }
         }
-        double slope = slopes.isEmpty() ? 0 : Math.max(0, median(slopes));
-        List<Double> carried = new ArrayList<>(points.size());
-        for (double[] point : points) {
-            carried.add(point[1] - slope * point[0]);
+        double lineSlope = slopes.isEmpty() ? 0 : median(slopes);
+        Double stepLevel = stepLevel(points, residuals(points, lineSlope));
+        if (stepLevel != null) {
+            return new Trend(Math.max(0, stepLevel), 0, true);
         }
-        double now = Math.max(0, median(carried));
+        double slope = Math.max(0, lineSlope);
+        double now = Math.max(0, intercept(points, slope));
         if (latestRate != null) {
             double expected = Math.max(0, now + slope * points.get(0)[0]) * latestSeconds;
             double observed = latestRate * latestSeconds;
             if (observed < expected - 3 * Math.sqrt(expected) - 1) {
-                return new Trend(latestRate, 0);
+                return new Trend(latestRate, 0, false);
             }
         }
-        return new Trend(now, slope);
+        return new Trend(now, slope, false);
+    }
+
+    /** The median of the rates carried forward to now along {@code slope}. */
+    private static double intercept(List<double[]> points, double slope) {
+        List<Double> carried = new ArrayList<>(points.size());
+        for (double[] point : points) {
+            carried.add(point[1] - slope * point[0]);
+        }
+        return median(carried);
+    }
+
+    /** Jobs the line with {@code slope} (through the median intercept) misses, summed over the intervals. */
+    private static double residuals(List<double[]> points, double slope) {
+        double now = intercept(points, slope);
+        double sum = 0;
+        for (double[] point : points) {
+            sum += Math.abs(point[1] - (now + slope * point[0])) * point[2];
+        }
+        return sum;
+    }
+
+    /**
+     * The newer level of the best two-level split of {@code points} (newest first), or {@code null} when no split
+     * fits clearly better than a line that misses {@code lineResiduals} jobs, or its levels do not differ beyond
+     * chance. With two or more newer intervals the oldest of them is left out of the newer level and of the
+     * residuals: it may straddle the jump (a step in the middle of a poll interval reads as a rate in between).
+     */
+    private static Double stepLevel(List<double[]> points, double lineResiduals) {
+        int n = points.size();
+        double bestResiduals = Double.MAX_VALUE;
+        int bestSplit = -1;
+        for (int k = 1; k < n; k++) {
+            int newerEnd = k >= 2 ? k - 1 : k; // exclusive; the straddling interval is k - 1 when k >= 2
+            double newer = level(points, 0, newerEnd);
+            double older = level(points, k, n);
+            double sum = 0;
+            for (int i = 0; i < n; i++) {
+                if (i >= newerEnd && i < k) {
+                    continue;
+                }
+                sum += Math.abs(points.get(i)[1] - (i < k ? newer : older)) * points.get(i)[2];
+            }
+            if (sum < bestResiduals) {
+                bestResiduals = sum;
+                bestSplit = k;
+            }
+        }
+        if (bestSplit < 0 || bestResiduals > STEP_FIT * lineResiduals) {
+            return null;
+        }
+        int newerEnd = bestSplit >= 2 ? bestSplit - 1 : bestSplit;
+        double newerSeconds = seconds(points, 0, newerEnd);
+        double olderSeconds = seconds(points, bestSplit, n);
+        double newer = level(points, 0, newerEnd);
+        double older = level(points, bestSplit, n);
+        double pooled = (newer * newerSeconds + older * olderSeconds) / (newerSeconds + olderSeconds);
+        double sigma = Math.sqrt(pooled * (1 / newerSeconds + 1 / olderSeconds));
+        if (Math.abs(newer - older) <= STEP_SIGMAS * sigma || Math.abs(newer - older) * newerSeconds < 2) {
+            return null;
+        }
+        return newer;
+    }
+
+    /** Arrivals per second over points {@code from} (inclusive) to {@code to} (exclusive). */
+    private static double level(List<double[]> points, int from, int to) {
+        double jobs = 0;
+        double seconds = 0;
+        for (int i = from; i < to; i++) {
+            jobs += points.get(i)[1] * points.get(i)[2];
+            seconds += points.get(i)[2];
+        }
+        return jobs / seconds;
+    }
+
+    private static double seconds(List<double[]> points, int from, int to) {
+        double seconds = 0;
+        for (int i = from; i < to; i++) {
+            seconds += points.get(i)[2];
+        }
+        return seconds;
     }
 
     private static double median(List<Double> values) {

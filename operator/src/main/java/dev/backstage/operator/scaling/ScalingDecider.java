@@ -57,6 +57,12 @@ public final class ScalingDecider {
      * all), the part before the change included; one second later the newest interval shows the rate as it is.
      */
     public static final Duration FOLLOW_UP = Duration.ofSeconds(1);
+    /** A scale-up batched for a rising trend adds at most this fraction of the need. */
+    static final double MAX_BATCH = 0.25;
+    /** A down-move takes at least this share of the count ({@link #minimumDownStep}). */
+    static final double DOWN_BAND = 0.2;
+    /** A down-move takes at least this many replicas, unless it goes to zero or minReplicas. */
+    static final int MIN_DOWN_STEP = 2;
 
     private final RateEstimator rates;
 
@@ -89,9 +95,22 @@ public final class ScalingDecider {
         int upCount = roundUp(need.replicas());
         String measured = describe(policy, latest, need);
         if (upCount > currentReplicas) {
-            ScalingDecision up = finish(policy, currentReplicas, upCount, true, need, measured, null);
+            int batched = Math.max(upCount, roundUp(batchedNeed(policy, need)));
+            String note = batched > upCount
+                    ? "arrivals rising, sized " + policy.scaleUpLookahead().toSeconds() + " s further ahead ("
+                            + batched + " instead of " + upCount + ") so the rise is met in batches"
+                    : null;
+            ScalingDecision up = finish(policy, currentReplicas, batched, true, need, measured, note);
             return up.direction() == ScalingDirection.UP && regularPoll(history)
                     && (currentReplicas == 0 || arrivalStep(need)) ? up.probingAgainIn(FOLLOW_UP) : up;
+        }
+        if (arrivalStep(need) && currentReplicas > 0) {
+            // The newest interval saw arrivals jump (a burst after a quiet spell): whatever the window says, this is
+            // no moment to scale down. Measure the new rate a second from now.
+            ScalingDecision hold = finish(policy, currentReplicas, currentReplicas, true, need, measured,
+                    "arrivals stepped up to " + decimal(need.rates().latestArrivalsPerSecond())
+                            + " jobs/s in the newest interval, no scale-down while they rise");
+            return regularPoll(history) ? hold.probingAgainIn(FOLLOW_UP) : hold;
         }
 
         Duration window = policy.scaleDownWindow();
@@ -112,7 +131,9 @@ public final class ScalingDecider {
                                 + ") within the " + windowText + " scale-down window");
             }
             inFlightUnknownInWindow |= !sample.inFlightKnown();
-            windowNeed = Math.max(windowNeed, needAt(policy, history, i).replicasToKeep());
+            ReplicaNeed past = needAt(policy, history, i);
+            // A batched scale-up's extra replicas count as asked for: dropping them at the next poll would be a flap.
+            windowNeed = Math.max(windowNeed, Math.max(past.replicasToKeep(), batchedNeed(policy, past)));
         }
 
         int downCount = windowNeed <= 0 ? 0 : roundUp(windowNeed * (1 + policy.tolerance()));
@@ -127,7 +148,76 @@ public final class ScalingDecider {
             note = "highest need over the last " + windowText + " was " + decimal(windowNeed) + " replicas, "
                     + downCount + " with " + percent(policy.tolerance()) + " headroom";
         }
+        if (Math.max(candidate, policy.minReplicas()) < currentReplicas) {
+            Instant lastMove = lastScaleDown(history, currentReplicas);
+            // A move that at least halves the count (a burst ended) waits a quarter of the interval only.
+            boolean halving = Math.max(candidate, policy.minReplicas()) * 2 <= currentReplicas;
+            Duration interval = halving ? policy.scaleDownInterval().dividedBy(4) : policy.scaleDownInterval();
+            if (lastMove != null && Duration.between(lastMove, latest.at()).compareTo(interval) < 0) {
+                return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+                        "the window allows " + candidate + ", but the last scale-down was "
+                                + Duration.between(lastMove, latest.at()).toSeconds() + " s ago (down-moves at most every "
+                                + policy.scaleDownInterval().toSeconds() + " s, every "
+                                + policy.scaleDownInterval().dividedBy(4).toSeconds() + " s when they halve the count)");
+            }
+            int band = minimumDownStep(currentReplicas);
+            int target = Math.max(candidate, policy.minReplicas());
+            if (target > 0 && target > policy.minReplicas() && currentReplicas - target < band) {
+                return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+                        "the window allows " + candidate + ", within the band of " + band
+                                + " replicas below the count (a down-move takes at least "
+                                + percent(DOWN_BAND) + ", at least " + MIN_DOWN_STEP + " replicas)");
+            }
+        }
         return finish(policy, currentReplicas, candidate, true, need, measured, note);
+    }
+
+    /**
+     * A down-move must take away at least this many replicas: {@link #DOWN_BAND} of the count, and at least
+     * {@link #MIN_DOWN_STEP}, unless it goes to zero or minReplicas. Together with the headroom the window adds,
+     * this is the band a falling need has to leave before the pool follows it.
+     */
+    private static int minimumDownStep(int current) {
+        return Math.max(MIN_DOWN_STEP, (int) Math.ceil(current * DOWN_BAND - EPSILON));
+    }
+
+    /**
+     * When the pool was last scaled down, as far as the history shows ({@link BacklogSample#askedReplicas}): the
+     * time of the sample whose decision lowered the count; the newest sample's time when the count is now lower
+     * than it was asked at that sample (lowered since). {@code null} when no down-move is seen. Up-moves do not
+     * count: the scale-down window already keeps the count up after one, and holding longer only costs.
+     */
+    static Instant lastScaleDown(SampleHistory history, int currentReplicas) {
+        BacklogSample latest = history.latest();
+        if (latest.askedReplicas() != null && latest.askedReplicas() > currentReplicas) {
+            return latest.at();
+        }
+        for (int i = history.size() - 1; i >= 1; i--) {
+            Integer after = history.get(i).askedReplicas();
+            Integer before = history.get(i - 1).askedReplicas();
+            if (after != null && before != null && after < before) {
+                return history.get(i - 1).at();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The need a scale-up sizes for: while the arrival trend rises (a line, not a step), the arrivals expected
+     * {@link ScalingPolicy#batchHorizon()} ahead rather than {@link ScalingPolicy#forecastHorizon()}, so a rising
+     * wave is met in a few moves. Otherwise the need itself.
+     */
+    private static double batchedNeed(ScalingPolicy policy, ReplicaNeed need) {
+        RateEstimate rates = need.rates();
+        if (need.arrivalBasis() != ReplicaNeed.ArrivalBasis.CAPACITY || rates == null
+                || rates.trendPerSecondSquared() <= 0 || !rates.capacityKnown()) {
+            return need.replicas();
+        }
+        double ahead = rates.arrivalsExpectedIn(seconds(policy.batchHorizon())) / rates.completionsPerReplicaSecond();
+        // A batch adds at most a quarter (at least one replica): a line misread from a few noisy intervals must
+        // not fill the pool.
+        double cap = Math.max(need.replicas() * (1 + MAX_BATCH), need.replicas() + 1);
+        return Math.max(need.replicas(), Math.min(ahead, cap));
     }
 
     /**

@@ -31,6 +31,12 @@ import java.util.Objects;
  *                                arrival need is sized for the rate expected then ({@link #forecastHorizon})
  * @param pollInterval            how often the operator decides; a decision has to hold until the next one
  *                                has had its pods started, so it is part of the forecast horizon
+ * @param scaleUpLookahead        calm on the way up: a scale-up while the arrival trend rises sizes for the rate
+ *                                expected this much beyond the forecast horizon, so a rising wave is met in a
+ *                                few batches instead of one replica per poll
+ * @param scaleDownInterval       calm on the way down: no down-move sooner than this after the last one, so a
+ *                                falling wave is followed in batches (after an up-move the window already holds),
+ *                                unless the move at least halves the count (a burst that ended)
  */
 public record ScalingPolicy(
         int minReplicas,
@@ -43,13 +49,17 @@ public record ScalingPolicy(
         Duration rateWindow,
         Integer concurrencyPerReplica,
         Duration podStartup,
-        Duration pollInterval) {
+        Duration pollInterval,
+        Duration scaleUpLookahead,
+        Duration scaleDownInterval) {
 
     public static final Duration DEFAULT_SCALE_DOWN_WINDOW = Duration.ofSeconds(60);
     public static final double DEFAULT_TOLERANCE = 0.10;
     public static final Duration DEFAULT_RATE_WINDOW = Duration.ofSeconds(60);
     public static final Duration DEFAULT_POD_STARTUP = Duration.ofSeconds(10);
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_SCALE_UP_LOOKAHEAD = Duration.ofSeconds(120);
+    public static final Duration DEFAULT_SCALE_DOWN_INTERVAL = Duration.ofSeconds(120);
 
     /**
      * Kept beyond the longest window so that the sample just before a window's start is still there: the
@@ -62,6 +72,14 @@ public record ScalingPolicy(
         Objects.requireNonNull(rateWindow, "rateWindow");
         Objects.requireNonNull(podStartup, "podStartup");
         Objects.requireNonNull(pollInterval, "pollInterval");
+        Objects.requireNonNull(scaleUpLookahead, "scaleUpLookahead");
+        Objects.requireNonNull(scaleDownInterval, "scaleDownInterval");
+        if (scaleUpLookahead.isNegative()) {
+            throw new IllegalArgumentException("scaleUpLookahead must not be negative, got " + scaleUpLookahead);
+        }
+        if (scaleDownInterval.isNegative()) {
+            throw new IllegalArgumentException("scaleDownInterval must not be negative, got " + scaleDownInterval);
+        }
         if (podStartup.isNegative()) {
             throw new IllegalArgumentException("podStartup must not be negative, got " + podStartup);
         }
@@ -131,11 +149,20 @@ public record ScalingPolicy(
     /** How much sample history the operator should keep per pool (see {@link SampleHistory#append}). */
     public Duration historyRetention() {
         Duration longest = scaleDownWindow.compareTo(rateWindow) >= 0 ? scaleDownWindow : rateWindow;
+        if (scaleDownInterval.compareTo(longest) > 0) {
+            longest = scaleDownInterval; // the last down-move must still be in the history to be seen
+        }
         return longest.plus(HISTORY_SLACK);
     }
 
+    /** How far ahead a scale-up on a rising trend sizes: the forecast horizon plus the lookahead. */
+    public Duration batchHorizon() {
+        return forecastHorizon().plus(scaleUpLookahead);
+    }
+
     /** Defaults: min 0, max 10, 10 jobs per replica, no drain target, 60 s windows, 10 % tolerance, no cap,
-     * concurrency unknown, pods ready 10 s after creation, a poll every 5 s. */
+     * concurrency unknown, pods ready 10 s after creation, a poll every 5 s, scale-ups on a rising trend sized
+     * 60 s further ahead, down-moves at most every 120 s. */
     public static final class Builder {
         private int minReplicas = 0;
         private int maxReplicas = 10;
@@ -148,8 +175,20 @@ public record ScalingPolicy(
         private Integer concurrencyPerReplica;
         private Duration podStartup = DEFAULT_POD_STARTUP;
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+        private Duration scaleUpLookahead = DEFAULT_SCALE_UP_LOOKAHEAD;
+        private Duration scaleDownInterval = DEFAULT_SCALE_DOWN_INTERVAL;
 
         private Builder() {}
+
+        public Builder scaleUpLookahead(Duration value) {
+            this.scaleUpLookahead = value;
+            return this;
+        }
+
+        public Builder scaleDownInterval(Duration value) {
+            this.scaleDownInterval = value;
+            return this;
+        }
 
         public Builder podStartup(Duration value) {
             this.podStartup = value;
@@ -209,7 +248,7 @@ public record ScalingPolicy(
         public ScalingPolicy build() {
             return new ScalingPolicy(minReplicas, maxReplicas, targetBacklogPerReplica, targetDrain,
                     scaleDownWindow, tolerance, partitionCap, rateWindow, concurrencyPerReplica, podStartup,
-                    pollInterval);
+                    pollInterval, scaleUpLookahead, scaleDownInterval);
         }
     }
 }

@@ -71,6 +71,6 @@ class BacklogSampleTest {
     @Test
     void givenUnavailableWithoutReason_whenBuilt_thenRejected() {
         assertThrows(NullPointerException.class,
-                () -> new BacklogSample(AT, false, 0, -1, null, null, 0, null, null));
+                () -> new BacklogSample(AT, false, 0, -1, null, null, 0, null, null, null));
     }
 }

@@ -28,10 +28,11 @@ class RateEstimatorTest {
         without the window, the older rate shows                | 60     | -    | 0-30/5:600+0@10 a40/s, 35-60/5:600+0@10 a20/s+600              | 30.0       | 3.0           | -
         a counter reset skips its interval                      | 60     | -    | 0-30/5:600+0@10 a20/s, 35-60/5:600+0@10 a20/s-700              | 20.0       | 2.0           | -
         an unavailable sample splits the pairs                  | 60     | -    | 0-25/5:600+0@10 a20/s, 30:ERR(Timeout), 35-60/5:600+0@10 a20/s | 20.0       | 2.0           | -
-        replicas counted as the mean of both ends               | 60     | -    | 0:600+0@5 a0, 5:600+0@15 a100                                  | 20.0       | 2.0           | -
+        BUG: pods ready at the interval's end are not counted   | 60     | -    | 0:500+0@2 c0, 5:500+0@30 c40                                   | 8.0        | -             | at a steady ready count
+        BUG: after a scale-up only steady intervals measure     | 60     | -    | 0:500+0@2 c0, 5:500+0@30 c40, 10:100+0@30 c640                 | 24.0       | 4.0           | -
+        a ready count changing inside the interval is skipped   | 60     | -    | 0:600+0@5 a0, 5:600+0@15 a100, 10:600+0@15 a250                | 25.0       | 2.0           | -
         no ready replica at one end: capacity not measured      | 60     | -    | 0:600+0@0 a0, 5:600+0@10 a100                                  | 20.0       | -             | not seen busy
         idle slots: capacity from job time x concurrency        | 60     | 4    | 0-60/5:0+8@4 a10/s                                             | 10.0       | 5.0           | -
-        measured-while-busy is preferred over job time          | 60     | 8    | 0-60/5:600+40@10 a20/s                                         | 20.0       | 2.0           | -
         job time needs in-flight counts                         | 60     | 4    | 0-60/5:0+?@4 a10/s                                             | 10.0       | -             | not seen busy
         no job time from an in-flight count of zero             | 60     | 4    | 0-60/5:0+0@4 a10/s                                             | 10.0       | -             | not seen busy
         unknown concurrency is named as missing                 | 60     | -    | 0-60/5:0+8@4 a10/s                                             | 10.0       | -             | and the concurrency is unknown
@@ -53,6 +54,24 @@ class RateEstimatorTest {
 
     private static Double round(Double value) {
         return value == null ? null : Math.round(value * 1000) / 1000.0;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+        # case                                                     | conc | history                                            | per replica/s | source contains
+        busy and job time agree: their mean, weighted by jobs        | 4    | 0-60/5:600+36@10 c20/s                             | 2.111         | measured while busy and from job time x concurrency, weighted by jobs
+        they disagree beyond 1.5x: the busy one, and the reason says | 8    | 0-60/5:600+40@10 c20/s                             | 2.0           | job time x concurrency says 4.0, so not every slot works
+        no queue: job time alone                                     | 4    | 0-60/5:0+8@4 a10/s                                 | 5.0           | from job time x concurrency
+        no concurrency: the busy measurement alone                   | -    | 0-60/5:600+0@10 c20/s                              | 2.0           | measured while busy
+        BUG: job time skips intervals where the flow starts          | 4    | 0-30/5:0+0@4 a0, 35-60/5:0+8@4 a10/s-300           | 5.0           | from job time x concurrency
+        """)
+    void reconcilesTheTwoCapacityMeasurements(String name, Integer concurrency, String history, double perReplica,
+                                              String source) {
+        SampleHistory samples = SampleScript.history(history);
+        RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(60), concurrency);
+
+        assertEquals(perReplica, round(estimate.completionsPerReplicaSecond()), name);
+        assertTrue(estimate.capacitySource().contains(source), name + ": " + estimate.capacitySource());
     }
 
     @Test
@@ -95,7 +114,10 @@ class RateEstimatorTest {
         steady arrivals: a flat line at the rate                | 0-60/5:0+20@2 a10/s                                        | 10.0      | 0.0   | 10.0
         a ramp: the line carried to now, and its slope          | 30:100+0@10 a600 c600, 35:100+0@10 a700 c700, 40:105+0@10 a805 c800, 45:115+0@10 a915 c900, 50:130+0@10 a1030 c1000, 55:150+0@10 a1150 c1100, 60:175+0@10 a1275 c1200 | 25.5      | 0.2   | 28.5
         only the newest 30 s count for the slope                | 0-30/5:0+20@2 a40/s, 35-60/5:0+20@2 a10/s+900               | 10.0      | 0.0   | 10.0
-        a step in the newest interval does not tilt the line    | 0-55/5:100+0@10 c20/s, 60:200+0@10 c20/s                   | 20.0      | 0.0   | 40.0
+        a step in the newest interval is the new level, no tilt | 0-55/5:100+0@10 c20/s, 60:200+0@10 c20/s                   | 40.0      | 0.0   | 40.0
+        BUG: a step two polls back is a level, not a slope      | 0-45/5:0+20@10 a10/s, 50-60/5:0+20@10 a100/s-4050          | 100.0     | 0.0   | 100.0
+        a step inside a poll interval: that interval left out   | 0-40/5:0+20@10 a10/s, 45:0+20@10 a675, 50-60/5:0+20@10 a100/s-3825 | 100.0 | 0.0 | 100.0
+        a burst after an idle gap is its level at once          | 0-55/5:0+0@10 a0, 60:0+20@10 a500                          | 100.0     | 0.0   | 100.0
         arrivals stopped: the newest interval is the rate now   | 30:100+0@10 a600 c600, 35:100+0@10 a700 c700, 40:105+0@10 a805 c800, 45:115+0@10 a915 c900, 50:130+0@10 a1030 c1000, 55:150+0@10 a1150 c1100, 60:50+0@10 a1150 c1200  | 0.0       | 0.0   | 0.0
         a gently falling rate counts as flat, at the median     | 0:0+20@2 a0, 5:0+20@2 a100, 10:0+20@2 a198, 15:0+20@2 a294, 20:0+20@2 a388 | 19.4 | 0.0 | 19.4
         a rate falling beyond chance: the newest interval's     | 0:0+20@2 a0, 5:0+20@2 a150, 10:0+20@2 a275, 15:0+20@2 a375, 20:0+20@2 a450 | 15.0 | 0.0 | 15.0

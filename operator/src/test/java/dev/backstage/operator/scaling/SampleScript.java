@@ -15,7 +15,8 @@ import java.util.List;
  *   <li>{@code BODY} is {@code ERR(Reason)} for an unavailable sample, or
  *       {@code UNDELIVERED+INFLIGHT[@READY]} with {@code ?} for an unknown in-flight count, followed by
  *       optional space-separated attributes: {@code aN} / {@code aR/s[+K]} arrived total (absolute, or R per
- *       second since t=0 plus K), {@code cN} / {@code cR/s} completed total likewise, {@code note=text_with_underscores}.</li>
+ *       second since t=0 plus K), {@code cN} / {@code cR/s} completed total likewise, {@code rN} the replicas the pool
+ *       was asked to run when measured, {@code note=text_with_underscores}.</li>
  * </ul>
  * Entries are sorted by time, so interleaved ranges ({@code 0-60/10:99+0, 5-55/10:101+0}) work.
  *
@@ -109,10 +110,13 @@ final class SampleScript {
         Long arrived = null;
         Long completed = null;
         String note = null;
+        Integer asked = null;
         for (int i = 1; i < parts.length; i++) {
             String attribute = parts[i];
             if (attribute.startsWith("note=")) {
                 note = attribute.substring(5).replace('_', ' ');
+            } else if (attribute.startsWith("r")) {
+                asked = Integer.parseInt(attribute.substring(1));
             } else if (attribute.startsWith("a")) {
                 arrived = counter(attribute.substring(1), t);
             } else if (attribute.startsWith("c")) {
@@ -121,7 +125,7 @@ final class SampleScript {
                 throw new IllegalArgumentException("unknown sample attribute " + attribute);
             }
         }
-        return new BacklogSample(at, true, undelivered, inFlight, arrived, completed, ready, null, note);
+        return new BacklogSample(at, true, undelivered, inFlight, arrived, completed, ready, null, note, asked);
     }
 
     /** {@code N}, or {@code R/s} (R per second since t=0), optionally followed by {@code +K} or {@code -K}. */

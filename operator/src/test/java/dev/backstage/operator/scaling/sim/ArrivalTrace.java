@@ -58,4 +58,23 @@ record ArrivalTrace(String name, String description, double durationSeconds, Dou
     static ArrivalTrace constant(String name, double rate, double seconds, String description) {
         return new ArrivalTrace(name, description, seconds, t -> rate);
     }
+
+    /** {@code rate} jobs/s for {@code onSeconds}, then nothing for {@code offSeconds}, {@code cycles} times. */
+    static ArrivalTrace squareWave(double rate, double onSeconds, double offSeconds, int cycles) {
+        double cycle = onSeconds + offSeconds;
+        return new ArrivalTrace("square-wave", String.format(
+                "%d bursts: %.0f jobs/s for %.0f s, then nothing for %.0f s", cycles, rate, onSeconds, offSeconds),
+                cycle * cycles, t -> t % cycle < onSeconds ? rate : 0);
+    }
+
+    static ArrivalTrace diurnal(String name, double low, double high, double periodSeconds, int cycles) {
+        ArrivalTrace wave = diurnal(low, high, periodSeconds, cycles);
+        return new ArrivalTrace(name, wave.description(), wave.durationSeconds(), wave.ratePerSecond());
+    }
+
+    static ArrivalTrace stepBurst(String name, double base, double burst, double burstStart, double burstSeconds,
+                                  double seconds) {
+        ArrivalTrace step = stepBurst(base, burst, burstStart, burstSeconds, seconds);
+        return new ArrivalTrace(name, step.description(), seconds, step.ratePerSecond());
+    }
 }

@@ -65,8 +65,11 @@ final class BackstageAutoscaler implements Autoscaler {
                 ? BacklogSample.measured(at, figures.queued() + figures.inFlight(), 0, ready,
                         figures.arrivedTotal(), null)
                 : BacklogSample.measured(at, figures.queued(), figures.inFlight(), ready, figures.arrivedTotal(), null);
-        history = history.append(sample, policy.historyRetention());
+        history = history.append(sample.withAskedReplicas(cluster.desiredReplicas()), policy.historyRetention());
         ScalingDecision decision = decider.decide(policy, cluster.desiredReplicas(), history);
+        if (decision.changesReplicas() && System.getenv("SIM_DEBUG") != null) {
+            System.out.println("  @" + nowMs / 1000.0 + " " + decision.reason());
+        }
         if (decision.changesReplicas()) {
             cluster.setReplicas(decision.desiredReplicas(), nowMs);
         }

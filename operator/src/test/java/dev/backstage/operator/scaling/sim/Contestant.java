@@ -11,5 +11,9 @@ import java.util.function.IntFunction;
  * @param factory      builds the autoscaler for a phase index (0..phases-1; shifts its loops' timing)
  */
 record Contestant(String label, Role role, double graceSeconds, IntFunction<Autoscaler> factory) {
-    enum Role { OURS, BASELINE, VARIANT }
+    enum Role {
+        OURS, BASELINE, VARIANT,
+        /** KEDA + HPA at another target: ours should be cheaper or faster than every one (Pareto). */
+        KEDA_SWEEP
+    }
 }

@@ -24,8 +24,10 @@ import java.util.PriorityQueue;
  *       termination grace period ends is killed (counted) and goes back to the head of its queue, to be
  *       redelivered (its wait keeps counting from the original arrival).</li>
  *   <li>Replica-seconds count every pod from creation to exit, terminating ones included.</li>
+ *   <li>Job times are fixed, or exponential ({@link Workload#exponential()}): drawn per job at arrival from a
+ *       generator seeded by the run's seed, so every autoscaler sees the same jobs in the same order.</li>
  * </ul>
- * Not modelled: Kafka rebalance pauses, image pulls differing per node, broker latency, job-time variance.
+ * Not modelled: Kafka rebalance pauses, image pulls differing per node, broker latency.
  */
 final class SimulatedCluster {
     private final ArrivalTrace trace;
@@ -38,6 +40,7 @@ final class SimulatedCluster {
     private final PriorityQueue<SimJob> running =
             new PriorityQueue<>(Comparator.comparingLong((SimJob job) -> job.finishesAtMs));
     private final List<Long> waitsMs = new ArrayList<>();
+    private final java.util.Random jobTimes;
 
     private int desiredReplicas;
     private int nextPodId;
@@ -53,6 +56,12 @@ final class SimulatedCluster {
 
     @SuppressWarnings("unchecked")
     SimulatedCluster(ArrivalTrace trace, Workload workload, double graceSeconds) {
+        this(trace, workload, graceSeconds, 0);
+    }
+
+    /** @param seed seeds the job times of an exponential workload (unused otherwise) */
+    SimulatedCluster(ArrivalTrace trace, Workload workload, double graceSeconds, long seed) {
+        this.jobTimes = new java.util.Random(seed);
         this.trace = trace;
         this.workload = workload;
         this.serviceMs = Math.round(workload.serviceSeconds() * 1000);
@@ -156,7 +165,10 @@ final class SimulatedCluster {
         while (arrivalsDue >= 1) {
             arrivalsDue -= 1;
             int partition = (int) (arrived % queues.length);
-            queues[partition].addLast(new SimJob(nowMs, partition));
+            long jobMs = workload.exponential()
+                    ? Math.max(1, Math.round(-Math.log(1 - jobTimes.nextDouble()) * serviceMs))
+                    : serviceMs;
+            queues[partition].addLast(new SimJob(nowMs, partition, jobMs));
             arrived++;
             queued++;
         }
@@ -179,7 +191,7 @@ final class SimulatedCluster {
                 queued--;
                 inFlight++;
                 job.startedAtMs = nowMs;
-                job.finishesAtMs = nowMs + serviceMs;
+                job.finishesAtMs = nowMs + job.serviceMs;
                 job.runningOn = pod;
                 pod.running.add(job);
                 running.add(job);

@@ -16,7 +16,8 @@ final class SimulationRunner {
     }
 
     RunResult run(Scenario scenario, Contestant contestant, int phase) {
-        SimulatedCluster cluster = new SimulatedCluster(scenario.trace(), scenario.workload(), contestant.graceSeconds());
+        SimulatedCluster cluster = new SimulatedCluster(scenario.trace(), scenario.workload(), contestant.graceSeconds(),
+                1000L + phase);
         Autoscaler autoscaler = contestant.factory().apply(phase);
         ReachTracker reach = new ReachTracker();
         ReachTracker ask = new ReachTracker();
