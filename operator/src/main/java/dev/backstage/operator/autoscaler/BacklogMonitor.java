@@ -128,7 +128,10 @@ final class BacklogMonitor {
             }
         }
         logAvailability(measurement);
-        BacklogSample sample = measurement.toSample(readyReplicas(pool));
+        // The count asked for when measured: a change between two samples is a scale event (down-moves are
+        // rate-limited by it).
+        BacklogSample sample = measurement.toSample(readyReplicas(pool))
+                .withAskedReplicas(PoolScalingPolicy.autoscalingOn(pool) ? DeploymentReplicas.of(pool) : null);
         ScalingPolicy retentionPolicy = policyOrNull(pool, seen.topology(), measurement);
         history = history.append(sample, retentionPolicy == null ? UNSCALED_RETENTION : retentionPolicy.historyRetention());
         SampleHistory decidedOn = history;
