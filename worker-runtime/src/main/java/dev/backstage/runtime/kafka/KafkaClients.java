@@ -86,17 +86,40 @@ final class KafkaClients implements AutoCloseable {
     }
 
     /**
+     * The session timeout of a worker's consumers unless {@code client.session.timeout.ms} says otherwise: a
+     * member that crashed and does not come back under its instance id is evicted (its partitions move)
+     * this long after its last heartbeat. The broker's allowed range is 6 s – 30 min by default.
+     */
+    static final int SESSION_TIMEOUT_MS = 10_000;
+    static final int HEARTBEAT_INTERVAL_MS = 1_000;
+
+    /**
      * A consumer with manual commits that starts a new group at {@code autoOffsetReset}. It never
      * auto-creates topics: {@link #ensureTopic} does, with our partition count.
      *
      * @param groupId null for a group-less consumer (reading with assign/seek only)
      */
     KafkaConsumer<byte[], byte[]> newConsumer(String groupId, String clientId, String autoOffsetReset, int maxPollRecords) {
+        return newConsumer(groupId, clientId, autoOffsetReset, maxPollRecords, false);
+    }
+
+    /**
+     * A worker's long-lived consumer: with {@code staticMember} its {@code group.instance.id} is the client id
+     * (derived from the consumer id, i.e. the pod name), so a restarted pod takes its partitions back at once
+     * instead of waiting for the dead incarnation's session to expire, and a brief restart moves nothing.
+     */
+    KafkaConsumer<byte[], byte[]> newConsumer(String groupId, String clientId, String autoOffsetReset, int maxPollRecords,
+            boolean staticMember) {
         Map<String, Object> config = common();
         if (groupId != null) {
             config.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
             config.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
                     List.of(CooperativeStickyAssignor.class.getName()));
+            config.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
+            config.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
+            if (staticMember) {
+                config.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, clientId);
+            }
         }
         config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -94,7 +95,7 @@ final class KafkaJobs implements JobsCapability {
         }
         KafkaSettings kafka = clients.settings();
         KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(kafka.consumerGroup(),
-                settings.consumerId() + "-jobs", "earliest", Math.max(1, settings.prefetch()));
+                settings.consumerId() + "-jobs", "earliest", Math.max(1, settings.prefetch()), true);
         KafkaPollLoop.RecordSink toCore = (record, ticket) -> sink.accept(
                 new KafkaDelivery(queueOfTopic.get(record.topic()), record, ticket, this, settings.delays()));
         KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-jobs-" + settings.consumerId(), consumer, topics,
@@ -109,6 +110,11 @@ final class KafkaJobs implements JobsCapability {
             @Override
             public void close() {
                 loop.close();
+            }
+
+            @Override
+            public Optional<String> failure() {
+                return loop.failure();
             }
         };
     }

@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -17,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -24,6 +26,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +64,10 @@ final class KafkaPollLoop implements AutoCloseable {
     static final Duration REDELIVERY_PAUSE = Duration.ofSeconds(1);
     static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration ERROR_BACKOFF = Duration.ofSeconds(1);
+    /** Turns failing in a row (one second apart) before the loop gives up and reports itself dead. */
+    static final int MAX_FAILED_TURNS = 30;
+    /** How long a clean close waits to leave the group, so the partitions move at once. */
+    static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(5);
 
     /** Where records go; called on the poll thread, must not block. */
     interface RecordSink {
@@ -156,6 +163,7 @@ final class KafkaPollLoop implements AutoCloseable {
     private volatile boolean fetchingStopped;
     private volatile boolean closeRequested;
     private volatile boolean finished;
+    private volatile String failure;
 
     /**
      * @param room      how many records may be handed out (the worker's allowance), or null to allow
@@ -207,6 +215,12 @@ final class KafkaPollLoop implements AutoCloseable {
         thread.start();
     }
 
+    /** Why the loop stopped for good (reported to the worker's health); empty while it runs or after a close. */
+    Optional<String> failure() {
+        String f = failure;
+        return f == null ? Optional.empty() : Optional.of(f);
+    }
+
     /** Waits until the group gave this consumer its first assignment (positions resolved). */
     boolean awaitFirstAssignment(Duration max) throws InterruptedException {
         return firstAssignment.await(max.toMillis(), TimeUnit.MILLISECONDS);
@@ -254,30 +268,51 @@ final class KafkaPollLoop implements AutoCloseable {
     private void run() {
         log.info("{}: consuming {} (commit every {} ms, revoke wait {} ms)", name, topics,
                 settings.commitInterval().toMillis(), settings.revokeWait().toMillis());
+        boolean leave = true;
         try {
             consumer.subscribe(topics, new Rebalance());
+            int failedTurns = 0;
             while (!closeRequested) {
                 try {
                     turn();
+                    failedTurns = 0;
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     log.warn("{}: interrupted; closing", name);
                     break;
-                } catch (KafkaException | IllegalStateException e) {
-                    log.warn("{}: poll loop turn failed, retrying in {} ms: {}", name, ERROR_BACKOFF.toMillis(),
-                            e.toString());
+                } catch (FencedInstanceIdException e) {
+                    // Another process joined with this consumer's group.instance.id (the same pod name): it owns
+                    // the partitions now. Leaving would take them from it.
+                    leave = false;
+                    fail("fenced: another consumer joined the group with the same instance id (consumer ids must be"
+                            + " unique within a group; on Kubernetes they are the pod names): " + e.getMessage(), e);
+                    break;
+                } catch (RuntimeException e) {
+                    if (++failedTurns >= MAX_FAILED_TURNS) {
+                        fail(failedTurns + " poll loop turns failed in a row, the last with " + e, e);
+                        break;
+                    }
+                    log.warn("{}: poll loop turn failed ({} in a row), retrying in {} ms: {}", name, failedTurns,
+                            ERROR_BACKOFF.toMillis(), e.toString());
                     pause(ERROR_BACKOFF);
                 }
             }
             closing = true;
             applySettlements();
             commit(true, List.copyOf(partitions.values()));
-        } catch (RuntimeException e) {
-            log.error("{}: poll loop failed; unsettled records stay uncommitted for redelivery", name, e);
+        } catch (Throwable e) {
+            fail("poll loop failed: " + e, e);
+            if (e instanceof Error error) {
+                throw error;
+            }
         } finally {
             closing = true;
             try {
-                consumer.close(Duration.ofSeconds(5));
+                // Static members stay in the group on a plain close (so a restart keeps its partitions); a
+                // worker that stops on purpose leaves, so its partitions move to the others at once.
+                consumer.close(CloseOptions.groupMembershipOperation(leave
+                        ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
+                        : CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP).withTimeout(LEAVE_TIMEOUT));
             } catch (RuntimeException e) {
                 log.warn("{}: closing the consumer failed: {}", name, e.toString());
             }
@@ -285,6 +320,12 @@ final class KafkaPollLoop implements AutoCloseable {
             failLeftoverSettlements();
             log.info("{}: stopped", name);
         }
+    }
+
+    private void fail(String reason, Throwable cause) {
+        failure = name + ": " + reason;
+        log.error("{}: {}; this consumer takes no more records and the worker reports itself unhealthy", name, reason,
+                cause);
     }
 
     private void turn() throws InterruptedException {

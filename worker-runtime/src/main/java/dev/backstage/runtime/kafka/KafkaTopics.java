@@ -75,7 +75,7 @@ final class KafkaTopics implements TopicsCapability {
         String label = subscription.topic() + "-" + (subscription.isFanOut() ? "sub" : "grp." + subscription.group())
                 + "-" + consumerId;
         KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(group, "backstage-topic-" + label,
-                subscription.start() == StartPosition.EARLIEST ? "earliest" : "latest", settings.topicMaxInFlight());
+                subscription.start() == StartPosition.EARLIEST ? "earliest" : "latest", settings.topicMaxInFlight(), true);
         KafkaPollLoop.RecordSink toCore = (record, ticket) -> sink.accept(new KafkaTopicDelivery(subscription.topic(),
                 record, ticket, clients, maxDeliveries));
         KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-topic-" + label,
@@ -90,6 +90,16 @@ final class KafkaTopics implements TopicsCapability {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return loop::close;
+        return new TopicConsumer() {
+            @Override
+            public void close() {
+                loop.close();
+            }
+
+            @Override
+            public java.util.Optional<String> failure() {
+                return loop.failure();
+            }
+        };
     }
 }

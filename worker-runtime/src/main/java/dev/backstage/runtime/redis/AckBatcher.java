@@ -17,11 +17,21 @@ import org.slf4j.LoggerFactory;
 /**
  * Batches XACKs per stream (WIRE.md §1.6): flushed every {@code flushInterval}, or at once when
  * {@code batchSize} ids wait for one stream. Each ack's future completes when its batch is acked.
+ *
+ * <p>A batch that fails (the connection dropped, a command timed out during an outage) is sent again with a
+ * back-off (100 ms doubling to 5 s) for up to {@link #RETRY_WINDOW}, so an outage does not turn into a second
+ * run of every job that finished during it once the idle threshold passes. XACK is idempotent, so a retry of
+ * an ack that did reach Redis costs nothing. At most {@link #MAX_RETRYING} ids wait for a retry; beyond that
+ * (and after the window) the ack is given up with a warning and the entry is redelivered as before.
  */
 final class AckBatcher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AckBatcher.class);
+    static final Duration RETRY_WINDOW = Duration.ofMinutes(5);
+    static final int MAX_RETRYING = 100_000;
 
     private record PendingAck(String id, CompletableFuture<Void> done) {}
+
+    private record Retry(String stream, List<PendingAck> batch, long firstFailedNanos, int attempt, long dueNanos) {}
 
     private final RedisProvider provider;
     private final String group;
@@ -29,6 +39,8 @@ final class AckBatcher implements AutoCloseable {
     private final Duration flushInterval;
     private final boolean deleteOnAck;
     private final Map<String, ConcurrentLinkedQueue<PendingAck>> queues = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Retry> retries = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger retrying = new AtomicInteger();
     private final AtomicInteger waiting = new AtomicInteger();
     private final Thread flusher;
     private volatile boolean running = true;
@@ -52,14 +64,19 @@ final class AckBatcher implements AutoCloseable {
         return done;
     }
 
+    /** Ids whose ack failed and waits for a retry. */
+    int retrying() {
+        return retrying.get();
+    }
+
     private void loop() {
         while (running) {
             LockSupport.parkNanos(flushInterval.toNanos());
             try {
                 flush();
+                retryDue(false);
             } catch (RuntimeException e) {
-                log.warn("ack flush failed (entries stay pending and will be retried by the reclaimer): {}",
-                        e.toString());
+                log.warn("ack flush failed (retried with the next flush): {}", e.toString());
             }
         }
     }
@@ -78,27 +95,72 @@ final class AckBatcher implements AutoCloseable {
                     break;
                 }
                 waiting.addAndGet(-batch.size());
-                send(entry.getKey(), batch);
+                send(entry.getKey(), batch, null);
             }
         }
     }
 
-    private void send(String stream, List<PendingAck> batch) {
+    /** Sends the failed batches whose back-off is over (all of them when {@code now} is set). */
+    private void retryDue(boolean all) {
+        long now = System.nanoTime();
+        int count = retries.size();
+        for (int i = 0; i < count; i++) {
+            Retry retry = retries.poll();
+            if (retry == null) {
+                return;
+            }
+            if (!all && retry.dueNanos() - now > 0) {
+                retries.add(retry);
+                continue;
+            }
+            retrying.addAndGet(-retry.batch().size());
+            send(retry.stream(), retry.batch(), retry);
+        }
+    }
+
+    private void send(String stream, List<PendingAck> batch, Retry previous) {
         String[] ids = batch.stream().map(PendingAck::id).toArray(String[]::new);
-        var acked = provider.async().xack(stream, group, ids);
-        var done = deleteOnAck ? acked.thenCompose(n -> provider.async().xdel(stream, ids)) : acked;
+        CompletableFuture<?> done;
+        try {
+            var acked = provider.async().xack(stream, group, ids);
+            done = (deleteOnAck ? acked.thenCompose(n -> provider.async().xdel(stream, ids)) : acked).toCompletableFuture();
+        } catch (RuntimeException e) {
+            done = CompletableFuture.failedFuture(e);
+        }
         done.whenComplete((n, error) -> {
-            for (PendingAck ack : batch) {
-                if (error == null) {
-                    ack.done().complete(null);
-                } else {
-                    ack.done().completeExceptionally(error);
+            if (error == null) {
+                if (previous != null) {
+                    log.info("ack of {} entries on {} went through on attempt {}", batch.size(), stream,
+                            previous.attempt() + 1);
                 }
+                batch.forEach(ack -> ack.done().complete(null));
+            } else {
+                failed(stream, batch, previous, error);
             }
         });
     }
 
-    /** Flushes what is waiting and waits (bounded) for the replies, then stops the flusher. */
+    private void failed(String stream, List<PendingAck> batch, Retry previous, Throwable error) {
+        long now = System.nanoTime();
+        long firstFailed = previous == null ? now : previous.firstFailedNanos();
+        int attempt = previous == null ? 1 : previous.attempt() + 1;
+        boolean inWindow = now - firstFailed < RETRY_WINDOW.toNanos();
+        if (inWindow && retrying.get() + batch.size() <= MAX_RETRYING) {
+            long backoffMs = Math.min(5_000, 100L << Math.min(attempt - 1, 6));
+            if (previous == null) {
+                log.warn("ack of {} entries on {} failed: {}; retrying for up to {} s", batch.size(), stream,
+                        error.toString(), RETRY_WINDOW.toSeconds());
+            }
+            retrying.addAndGet(batch.size());
+            retries.add(new Retry(stream, batch, firstFailed, attempt, now + TimeUnit.MILLISECONDS.toNanos(backoffMs)));
+            return;
+        }
+        log.warn("ack of {} entries on {} given up after {} attempts: {}; they stay pending and run again after the"
+                + " idle threshold", batch.size(), stream, attempt, error.toString());
+        batch.forEach(ack -> ack.done().completeExceptionally(error));
+    }
+
+    /** Flushes what is waiting (and what waits for a retry) and waits (bounded) for the replies. */
     @Override
     public void close() {
         running = false;
@@ -110,7 +172,9 @@ final class AckBatcher implements AutoCloseable {
         }
         List<CompletableFuture<Void>> outstanding = new ArrayList<>();
         queues.values().forEach(q -> q.forEach(a -> outstanding.add(a.done())));
+        retries.forEach(r -> r.batch().forEach(a -> outstanding.add(a.done())));
         flush();
+        retryDue(true);
         try {
             CompletableFuture.allOf(outstanding.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
         } catch (Exception e) {

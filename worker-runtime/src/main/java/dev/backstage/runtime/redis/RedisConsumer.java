@@ -5,23 +5,20 @@ import dev.backstage.runtime.spi.ConsumerSettings;
 import dev.backstage.runtime.spi.DeliverySink;
 import dev.backstage.runtime.spi.JobConsumer;
 import io.lettuce.core.Consumer;
-import io.lettuce.core.Limit;
-import io.lettuce.core.Range;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XClaimArgs;
 import io.lettuce.core.XGroupCreateArgs;
-import io.lettuce.core.XPendingArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.models.stream.PendingMessage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,19 +29,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One worker's consumer on a set of streams (WIRE.md §1.5–§1.9, §8):
+ * One worker's consumer on a set of streams (WIRE.md §1.5–§1.9, §8): the fetch loop and the settlement
+ * mechanics. Recovery (heartbeat, own leftovers, dead-worker takeover, idle reclaim) is {@link RedisReclaimer}'s.
  * <ul>
  *   <li>a fetch loop on its own connection: XREADGROUP for at most the free in-flight allowance;
- *   <li>batched XACK ({@link AckBatcher});
+ *   <li>batched XACK ({@link AckBatcher}), retried after a connection loss;
  *   <li>handled failures: the entry stays pending with {@code {p}:error:{id}} set, and this worker claims
  *       it back after the back-off delay (XCLAIM with min-idle = delay) — not after the crash threshold;
- *   <li>a reclaimer that takes entries idle longer than {@code idleTimeout} from crashed or stuck
- *       consumers, and keeps this worker's own long-running entries fresh (XCLAIM JUSTID resets their idle
- *       time without counting a delivery) so they are not stolen while still running;
- *   <li>dead-letter in one atomic script: XADD {p}:{q}:dead-letter, XACK, DEL the failure record;
- *   <li>a heartbeat in {@code {p}:workers:{group}}: when a Java worker stops writing it (it crashed), the
- *       others take its pending entries after {@code deadWorkerTimeout} (10 s) instead of the 60 s idle
- *       threshold. Seed workers write no heartbeat, so their entries keep the idle rule.
+ *   <li>dead-letter in one atomic script: XADD {p}:{q}:dead-letter, XACK, DEL the failure record.
  * </ul>
  */
 final class RedisConsumer implements JobConsumer {
@@ -62,10 +54,12 @@ final class RedisConsumer implements JobConsumer {
     private final Map<String, String> queueByStream = new LinkedHashMap<>();
     private final AckBatcher acks;
     private final ScheduledExecutorService timers;
+    private final RedisReclaimer reclaimer;
     private final Map<String, InFlight> inFlight = new ConcurrentHashMap<>();
     private final Map<String, Boolean> awaitingRetry = new ConcurrentHashMap<>();
     private final Thread fetcher;
     private volatile boolean fetching = true;
+    private volatile String failure;
 
     RedisConsumer(RedisProvider provider, ConsumerSettings settings, DeliverySink sink) {
         this.provider = provider;
@@ -77,18 +71,16 @@ final class RedisConsumer implements JobConsumer {
             queueByStream.put(provider.keys().stream(queue), queue);
         }
         this.acks = new AckBatcher(provider, redis.consumerGroup(), settings.consumerId());
-        this.timers = Executors.newScheduledThreadPool(1, new NamedThreads("backstage-redis-reclaimer", true));
+        this.timers = Executors.newScheduledThreadPool(1, new NamedThreads("backstage-redis-retries", true));
+        this.reclaimer = new RedisReclaimer(this, provider, settings.consumerId(), List.copyOf(queueByStream.keySet()),
+                Math.max(settings.prefetch(), settings.flow().capacity()));
         this.fetcher = new NamedThreads("backstage-redis-fetch-" + settings.consumerId(), true).newThread(this::fetchLoop);
     }
 
     void start() {
         ensureGroups();
+        reclaimer.start();
         fetcher.start();
-        heartbeat();
-        long beat = Math.max(100, Math.min(redis.reclaimInterval().toMillis(), redis.deadWorkerTimeout().toMillis() / 3));
-        timers.scheduleWithFixedDelay(this::heartbeat, beat, beat, TimeUnit.MILLISECONDS);
-        long tick = redis.reclaimInterval().toMillis();
-        timers.scheduleWithFixedDelay(this::reclaimTick, tick, tick, TimeUnit.MILLISECONDS);
     }
 
     /** XGROUP CREATE … 0 MKSTREAM per stream; BUSYGROUP means it exists. */
@@ -105,7 +97,49 @@ final class RedisConsumer implements JobConsumer {
         }
     }
 
+    boolean fetching() {
+        return fetching;
+    }
+
+    /** True while this worker runs the entry or waits to claim it back for a retry. */
+    boolean holds(String id) {
+        return inFlight.containsKey(id) || awaitingRetry.containsKey(id);
+    }
+
+    /** Entries this worker has been running for longer than {@code ms}: id → stream. */
+    Map<String, String> longRunning(long ms) {
+        long threshold = TimeUnit.MILLISECONDS.toNanos(ms);
+        long now = System.nanoTime();
+        Map<String, String> out = new LinkedHashMap<>();
+        inFlight.forEach((id, f) -> {
+            if (now - f.sinceNanos() > threshold) {
+                out.put(id, f.stream());
+            }
+        });
+        return out;
+    }
+
+    void dropDeleted(String stream, String id) {
+        acks.ack(stream, id);
+    }
+
+    @Override
+    public Optional<String> failure() {
+        String f = failure;
+        return f != null ? Optional.of(f) : reclaimer.failure();
+    }
+
     private void fetchLoop() {
+        try {
+            fetchUntilStopped();
+        } catch (Throwable e) {
+            failure = "redis fetch loop of " + settings.consumerId() + " stopped: " + e;
+            log.error("fetch loop failed; this worker takes no new jobs", e);
+            throw e;
+        }
+    }
+
+    private void fetchUntilStopped() {
         StatefulRedisConnection<String, String> connection = null;
         long backoffMs = 100;
         @SuppressWarnings("unchecked")
@@ -167,12 +201,13 @@ final class RedisConsumer implements JobConsumer {
         return Math.min(backoffMs * 2, 5_000);
     }
 
-    private void dispatch(StreamMessage<String, String> message, int deliveryCount) {
+    void dispatch(StreamMessage<String, String> message, int deliveryCount) {
         String stream = message.getStream();
         Map<String, String> body = message.getBody();
         if (body != null && body.containsKey("_init")) {
             // WIRE.md §8: never written by anyone; ack and skip so it cannot sit pending forever.
             acks.ack(stream, message.getId());
+            reclaimer.settled(message.getId());
             return;
         }
         inFlight.put(message.getId(), new InFlight(stream, System.nanoTime()));
@@ -180,13 +215,18 @@ final class RedisConsumer implements JobConsumer {
                 body == null ? Map.of() : body, deliveryCount));
     }
 
+    private void released(String id) {
+        inFlight.remove(id);
+        reclaimer.settled(id);
+    }
+
     CompletionStage<Void> ack(RedisDelivery delivery) {
-        inFlight.remove(delivery.jobId());
+        released(delivery.jobId());
         return acks.ack(delivery.stream(), delivery.jobId());
     }
 
     void abandon(RedisDelivery delivery) {
-        inFlight.remove(delivery.jobId());
+        released(delivery.jobId());
     }
 
     /**
@@ -195,8 +235,8 @@ final class RedisConsumer implements JobConsumer {
      */
     CompletionStage<Void> retry(RedisDelivery delivery, Duration delay, String error) {
         String id = delivery.jobId();
-        inFlight.remove(id);
         awaitingRetry.put(id, Boolean.TRUE);
+        released(id);
         CompletionStage<Void> recorded = error == null ? CompletableFuture.completedFuture(null)
                 : provider.async().set(provider.keys().error(id), error,
                         io.lettuce.core.SetArgs.Builder.ex(ERROR_TTL_SECONDS)).thenApply(ok -> null);
@@ -250,129 +290,9 @@ final class RedisConsumer implements JobConsumer {
         String[] keys = {provider.keys().deadLetter(queue), delivery.stream(), provider.keys().error(id)};
         return provider.async().<String>eval(RedisScripts.DEAD_LETTER, ScriptOutputType.VALUE, keys,
                 args.toArray(String[]::new)).thenApply(dlId -> {
-                    inFlight.remove(id);
+                    released(id);
                     return (Void) null;
                 });
-    }
-
-    private void heartbeat() {
-        try {
-            provider.sync().hset(provider.keys().workers(redis.consumerGroup()), settings.consumerId(),
-                    Long.toString(System.currentTimeMillis()));
-        } catch (RuntimeException e) {
-            log.warn("heartbeat failed: {}; next in {} ms", e.toString(), redis.reclaimInterval().toMillis());
-        }
-    }
-
-    private void reclaimTick() {
-        try {
-            refreshLongRunning();
-            reclaimFromDeadWorkers();
-            for (String stream : queueByStream.keySet()) {
-                if (!fetching) {
-                    return;
-                }
-                int free = settings.flow().free();
-                if (free == 0) {
-                    return;
-                }
-                reclaimIdle(stream, free);
-            }
-        } catch (RuntimeException e) {
-            log.warn("reclaim pass failed: {}; next pass in {} ms", e.toString(), redis.reclaimInterval().toMillis());
-        }
-    }
-
-    /** Takes entries idle past the threshold from other (crashed or stuck) consumers. */
-    private void reclaimIdle(String stream, int free) {
-        long idleMs = redis.idleTimeout().toMillis();
-        List<PendingMessage> rows = provider.sync().xpending(stream,
-                XPendingArgs.Builder.xpending(redis.consumerGroup(), Range.create("-", "+"), Limit.from(Math.max(10, free)))
-                        .idle(idleMs));
-        int taken = 0;
-        for (PendingMessage row : rows) {
-            if (taken >= free || !fetching) {
-                return;
-            }
-            String id = row.getId();
-            if (inFlight.containsKey(id) || awaitingRetry.containsKey(id)) {
-                continue;
-            }
-            List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
-                    XClaimArgs.Builder.minIdleTime(idleMs), id);
-            if (claimed.isEmpty()) {
-                continue;
-            }
-            StreamMessage<String, String> message = claimed.get(0);
-            if (message.getBody() == null) {
-                acks.ack(stream, id);
-                continue;
-            }
-            log.info("reclaimed {} from {} on {} after {} ms idle (delivery {})", id, row.getConsumer(), stream,
-                    row.getMsSinceLastDelivery(), row.getRedeliveryCount() + 1);
-            dispatch(message, (int) row.getRedeliveryCount() + 1);
-            taken++;
-        }
-    }
-
-    /**
-     * Takes every pending entry of Java workers whose heartbeat stopped, then forgets them. A min-idle of
-     * one second keeps two rescuers from taking the same entry twice.
-     */
-    private void reclaimFromDeadWorkers() {
-        String registry = provider.keys().workers(redis.consumerGroup());
-        long deadline = System.currentTimeMillis() - redis.deadWorkerTimeout().toMillis();
-        for (Map.Entry<String, String> worker : provider.sync().hgetall(registry).entrySet()) {
-            Long lastBeat = JobEntryCodec.parseLong(worker.getValue());
-            if (worker.getKey().equals(settings.consumerId()) || lastBeat == null || lastBeat > deadline) {
-                continue;
-            }
-            boolean cleared = true;
-            for (String stream : queueByStream.keySet()) {
-                int free = settings.flow().free();
-                if (!fetching || free == 0) {
-                    return;
-                }
-                List<PendingMessage> rows = provider.sync().xpending(stream, Consumer.from(redis.consumerGroup(),
-                        worker.getKey()), Range.create("-", "+"), Limit.from(free));
-                if (rows.size() == free) {
-                    cleared = false; // more than we have room for: the next pass takes the rest
-                }
-                for (PendingMessage row : rows) {
-                    List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
-                            XClaimArgs.Builder.minIdleTime(1_000), row.getId());
-                    if (claimed.isEmpty()) {
-                        cleared = false;
-                        continue;
-                    }
-                    StreamMessage<String, String> message = claimed.get(0);
-                    if (message.getBody() == null) {
-                        acks.ack(stream, row.getId());
-                        continue;
-                    }
-                    log.info("took {} from dead worker {} (no heartbeat for {} ms)", row.getId(), worker.getKey(),
-                            System.currentTimeMillis() - lastBeat);
-                    dispatch(message, (int) row.getRedeliveryCount() + 1);
-                }
-            }
-            if (cleared) {
-                provider.sync().hdel(registry, worker.getKey());
-            }
-        }
-    }
-
-    /** Resets the idle time of this worker's entries that have run for half the threshold. */
-    private void refreshLongRunning() {
-        long threshold = TimeUnit.MILLISECONDS.toNanos(redis.idleTimeout().toMillis() / 2);
-        long now = System.nanoTime();
-        Map<String, List<String>> byStream = new LinkedHashMap<>();
-        inFlight.forEach((id, f) -> {
-            if (now - f.sinceNanos() > threshold) {
-                byStream.computeIfAbsent(f.stream(), s -> new ArrayList<>()).add(id);
-            }
-        });
-        byStream.forEach((stream, ids) -> provider.sync().xclaim(stream, me,
-                XClaimArgs.Builder.minIdleTime(0).justid(), ids.toArray(String[]::new)));
     }
 
     private static void safely(Runnable action) {
@@ -400,11 +320,6 @@ final class RedisConsumer implements JobConsumer {
         }
         timers.shutdownNow();
         acks.close();
-        try {
-            // A clean exit: whatever this worker abandoned is free to take at once.
-            provider.sync().hset(provider.keys().workers(redis.consumerGroup()), settings.consumerId(), "0");
-        } catch (RuntimeException e) {
-            log.warn("could not mark {} as stopped: {}", settings.consumerId(), e.toString());
-        }
+        reclaimer.close();
     }
 }

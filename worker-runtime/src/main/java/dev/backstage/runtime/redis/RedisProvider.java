@@ -131,9 +131,29 @@ public final class RedisProvider implements Provider {
         try {
             String pong = connection.async().ping().get(2, TimeUnit.SECONDS);
             return "PONG".equals(pong) ? ProviderHealth.ok() : ProviderHealth.down("unexpected PING reply " + pong);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ProviderHealth.down("redis at " + settings.redactedUri() + ": health check interrupted");
+        } catch (java.util.concurrent.TimeoutException e) {
+            return ProviderHealth.down("redis at " + settings.redactedUri() + " did not answer PING within 2 s");
         } catch (Exception e) {
-            return ProviderHealth.down("redis at " + settings.redactedUri() + " unreachable: " + e.getMessage());
+            return ProviderHealth.down("redis at " + settings.redactedUri() + " unreachable: " + cause(e));
         }
+    }
+
+    /** The innermost cause's type and message: a future's wrapper says nothing a person can act on. */
+    static String cause(Throwable e) {
+        Throwable root = e;
+        while ((root instanceof java.util.concurrent.ExecutionException
+                || root instanceof java.util.concurrent.CompletionException) && root.getCause() != null) {
+            root = root.getCause();
+        }
+        String message = root.getMessage();
+        String name = root.getClass().getSimpleName();
+        Throwable under = root.getCause();
+        String detail = message == null || message.isBlank() ? name : name + ": " + message;
+        return under != null && under.getMessage() != null && !detail.contains(under.getMessage())
+                ? detail + " (" + under.getClass().getSimpleName() + ": " + under.getMessage() + ")" : detail;
     }
 
     @Override

@@ -12,7 +12,8 @@ import java.util.Set;
  *
  * @param idleTimeout        a pending entry with no failure record is taken from another consumer only
  *                           after this idle time (the seed's 60 s): it may still be running there
- * @param reclaimInterval    how often the reclaimer looks for such entries
+ * @param reclaimInterval    how often the reclaimer looks for such entries and for dead workers' entries (1 s);
+ *                           the heartbeat is written as often (at most a third of {@code deadWorkerTimeout})
  * @param blockTimeout       how long one XREADGROUP blocks when the streams are empty
  * @param ackFlushInterval   acks are batched per stream and flushed this often, or at {@code ackBatchSize}
  * @param promotionInterval  how often due delayed jobs are promoted (keeps lateness well under 1 s)
@@ -50,7 +51,7 @@ public record RedisSettings(
 
     public static RedisSettings of(String uri) {
         return new RedisSettings(uri, ProviderSettings.DEFAULT_PREFIX, ProviderSettings.DEFAULT_GROUP,
-                Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(1), false, 100,
+                Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofSeconds(1), false, 100,
                 Duration.ofMillis(50), Duration.ofMillis(100), 500, Duration.ofSeconds(10));
     }
 

@@ -15,7 +15,8 @@ public interface DelaysCapability {
 
     /**
      * Starts moving due jobs into {@code target}. Called once by the worker at start; the returned
-     * handle is closed when the worker closes. Promotion is at-least-once.
+     * handle is closed when the worker closes. Promotion is at-least-once. A handle that is also a
+     * {@link Liveness} reports a promoter that stopped for good to the worker's health.
      */
     AutoCloseable startPromotion(JobsCapability target);
 }
