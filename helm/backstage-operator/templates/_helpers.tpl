@@ -157,15 +157,12 @@ What the operator does in a watched namespace, verb by verb. No wildcards: bin/h
 - apiGroups: [""]
   resources: ["configmaps"]
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
-# Connection Secrets referenced by topologies: read only.
+# Connection Secrets referenced by topologies: read by name, never listed or watched.
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["get"]
 # Events on pools and topologies; get lets a repeated Event bump its count instead of piling up.
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["get", "create", "patch"]
-- apiGroups: ["events.k8s.io"]
-  resources: ["events"]
-  verbs: ["create", "patch"]
 {{- end }}

@@ -25,7 +25,7 @@ import java.util.Set;
  * as {@code OperatorMain} does it, and a {@link LocalKubelet} that turns Deployment replicas into real worker
  * processes talking to the local brokers. The e2e suite and the sandbox both run on it.
  */
-public final class SandboxCluster implements AutoCloseable {
+public final class SandboxCluster implements DemoCluster {
     private final MockKubernetes mock;
     private final BackstageOperator operator;
     private final LocalKubelet kubelet;
@@ -68,8 +68,13 @@ public final class SandboxCluster implements AutoCloseable {
         return kubelet;
     }
 
+    @Override
+    public void apply(String yaml) {
+        applyAll(yaml);
+    }
+
     /** {@code kubectl apply -f} for a YAML stream of several documents, into the sandbox's namespace. */
-    public List<HasMetadata> apply(String yaml) {
+    public List<HasMetadata> applyAll(String yaml) {
         List<HasMetadata> items = client().load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items();
         for (HasMetadata item : items) {
             item.getMetadata().setNamespace(namespace);
@@ -98,6 +103,16 @@ public final class SandboxCluster implements AutoCloseable {
     public int specReplicas(String deployment) {
         var d = client().apps().deployments().inNamespace(namespace).withName(deployment).get();
         return d == null || d.getSpec().getReplicas() == null ? 0 : d.getSpec().getReplicas();
+    }
+
+    @Override
+    public String podsSummary() {
+        return "pods started " + kubelet.podsStarted() + ", replaced after a crash " + kubelet.podsReplaced();
+    }
+
+    @Override
+    public String describe() {
+        return "the fabric8 mock API (CRUD mode) with the operator in this JVM and a local kubelet";
     }
 
     @Override

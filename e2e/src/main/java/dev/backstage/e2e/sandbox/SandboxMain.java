@@ -17,22 +17,85 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The README's main job: the whole Backstage loop on this machine. A mock Kubernetes API, the operator, a
- * local kubelet running each replica as a real worker process, and the local Redis. It applies a topology
- * and an autoscaled pool, enqueues orders (some with a declined card), and shows the pool live — replicas,
- * backlog, dead letters — while it scales up, drains and scales back down; then a summary.
+ * The README's main job: the whole Backstage loop on this machine. The real local cluster
+ * ({@code bin/control-plane}: kube-apiserver, etcd, kube-controller-manager, and a node agent running pods as
+ * JVMs), the operator installed with the Helm chart, and the local Redis. It applies a topology and an
+ * autoscaled pool, enqueues orders (some with a declined card), and shows the pool live — replicas, backlog, dead
+ * letters — while it scales up, drains and scales back down; then a summary. {@code --keep} leaves the cluster up
+ * for your own {@code kubectl}/{@code helm}; where the control plane cannot be built it says why and runs on the
+ * fabric8 mock API instead ({@code --mock} asks for that).
  */
 public final class SandboxMain {
+    private static final String USAGE = """
+            usage: bin/demo [ORDERS] [--keep] [--mock]
+              ORDERS   orders to enqueue (default 5000)
+              --keep   leave the cluster up afterwards and print its KUBECONFIG (Ctrl-C stops the node agent)
+              --mock   run on the fabric8 mock API instead of the real local control plane""";
+
     private SandboxMain() {}
 
     public static void main(String[] args) throws Exception {
-        int orders = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
+        int orders = 5000;
+        boolean keep = false;
+        boolean mock = false;
+        for (String arg : args) {
+            switch (arg) {
+                case "--keep" -> keep = true;
+                case "--mock" -> mock = true;
+                case "-h", "--help" -> {
+                    System.out.println(USAGE);
+                    return;
+                }
+                default -> {
+                    try {
+                        orders = Integer.parseInt(arg);
+                    } catch (NumberFormatException e) {
+                        System.err.println("bin/demo: '" + arg + "' is not a number of orders or an option\n" + USAGE);
+                        System.exit(2);
+                    }
+                    if (orders < 1) {
+                        System.err.println("bin/demo: the number of orders must be at least 1, got " + arg);
+                        System.exit(2);
+                    }
+                }
+            }
+        }
         String redisUrl = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
         String prefix = "sandbox-" + System.currentTimeMillis();
         Path work = Files.createTempDirectory("backstage-sandbox-");
-        System.out.println("Backstage sandbox: mock Kubernetes API + operator + local kubelet + Redis at " + redisUrl);
+        DemoCluster cluster = null;
+        if (!mock) {
+            System.out.println("Backstage sandbox: starting the local Kubernetes control plane (built on first use) …");
+            try {
+                cluster = RealSandbox.start("shop", work);
+            } catch (RuntimeException e) {
+                System.out.println("the local control plane is not available (" + e.getMessage()
+                        + "); running on the fabric8 mock API instead");
+            }
+        }
+        if (cluster == null) {
+            cluster = SandboxCluster.start("shop", work);
+        }
+        System.out.println("Backstage sandbox on " + cluster.describe() + "; Redis at " + redisUrl);
         System.out.println("pod logs in " + work);
-        try (SandboxCluster cluster = SandboxCluster.start("shop", work)) {
+        try {
+            run(cluster, orders, redisUrl, prefix);
+            if (keep && cluster instanceof RealSandbox real) {
+                System.out.println();
+                System.out.println("the cluster stays up; in another shell:");
+                System.out.println("  export KUBECONFIG=" + real.cluster().kubeconfig());
+                System.out.println("  export PATH=" + real.cluster().root().resolve(".tools/bin") + ":$PATH   # kubectl and helm");
+                System.out.println("  kubectl get bwp -A -w");
+                System.out.println("pods run in this process: Ctrl-C stops them (bin/control-plane down stops the control plane)");
+                Thread.currentThread().join();
+            }
+        } finally {
+            cluster.close();
+        }
+    }
+
+    private static void run(DemoCluster cluster, int orders, String redisUrl, String prefix) throws Exception {
+        {
             cluster.apply(SandboxManifests.redis(redisUrl, prefix));
             System.out.println("applied topology shop-redis and pool shop-workers (autoscaling 1..4, 250 jobs per replica)");
             long started = System.nanoTime();
@@ -81,7 +144,7 @@ public final class SandboxMain {
         }
     }
 
-    private static void summary(SandboxCluster cluster, List<PoolView> timeline, int peak, RedisProvider probe,
+    private static void summary(DemoCluster cluster, List<PoolView> timeline, int peak, RedisProvider probe,
             long receipts, String prefix, int orders, int declined, long started) {
         BackstageWorkerPool pool = cluster.pool("shop-workers");
         QueueBacklog q = probe.backlogProbe().measure(List.of("default"), "shop-workers").queues().get(0);
@@ -90,9 +153,8 @@ public final class SandboxMain {
         System.out.printf(Locale.ROOT, "  elapsed            %.0f s%n", (System.nanoTime() - started) / 1e9);
         System.out.printf(Locale.ROOT, "  orders             %d enqueued, %d receipts sent, %d dead-lettered (expected %d)%n",
                 orders, receipts, q.deadLetters(), declined);
-        System.out.printf(Locale.ROOT, "  replicas           peak %d, now %d (pods started %d, replaced after a crash %d)%n",
-                peak, timeline.isEmpty() ? 0 : timeline.get(timeline.size() - 1).replicas(),
-                cluster.kubelet().podsStarted(), cluster.kubelet().podsReplaced());
+        System.out.printf(Locale.ROOT, "  replicas           peak %d, now %d (%s)%n",
+                peak, timeline.isEmpty() ? 0 : timeline.get(timeline.size() - 1).replicas(), cluster.podsSummary());
         System.out.printf(Locale.ROOT, "  pool status        dead letters %s, last scale: %s%n",
                 pool.getStatus() == null || pool.getStatus().getDeadLetters() == null ? "-" : pool.getStatus().getDeadLetters().getTotal(),
                 pool.getStatus() == null ? "-" : pool.getStatus().getLastScaleReason());

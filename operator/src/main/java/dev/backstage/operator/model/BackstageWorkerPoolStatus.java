@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the operator last observed of a pool. The pool reconciler owns observedGeneration, replicas,
- * readyReplicas and the Ready condition; the autoscaler owns desiredReplicas, backlog, deadLetters and the
- * scale fields (the reconciler only fills desiredReplicas when it is absent).
+ * What the operator last observed of a pool. One writer per field: the pool reconciler owns observedGeneration,
+ * replicas, readyReplicas, the Ready condition, and desiredReplicas while autoscaling is off (= spec.replicas); the
+ * autoscaler owns desiredReplicas while autoscaling is on, backlog, deadLetters, backlogMeasuredAt, the scale
+ * fields and its own conditions. Conditions are a list-map keyed by type, so server-side apply keeps each
+ * condition's owner.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class BackstageWorkerPoolStatus {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 /** Consumer lag of one Kafka partition, as last measured. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class PartitionBacklogStatus {
+    @JsonPropertyDescription("The partition number.")
     private Integer partition;
 
     @JsonPropertyDescription("Records not yet committed by the pool's consumer group: endOffset - committedOffset.")

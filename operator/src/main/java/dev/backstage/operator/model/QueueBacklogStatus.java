@@ -7,6 +7,7 @@ import java.util.List;
 /** Outstanding work on one queue, as last measured. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class QueueBacklogStatus {
+    @JsonPropertyDescription("The queue's name, as in the topology.")
     private String queue;
 
     @JsonPropertyDescription("Waiting, not yet handed to any worker.")

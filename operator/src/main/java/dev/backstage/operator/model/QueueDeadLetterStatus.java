@@ -1,11 +1,15 @@
 package dev.backstage.operator.model;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 
 /** Dead letters of one queue. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class QueueDeadLetterStatus {
+    @JsonPropertyDescription("The queue whose dead letters these are.")
     private String queue;
+
+    @JsonPropertyDescription("Entries in the queue's dead-letter queue.")
     private Long count;
 
     public QueueDeadLetterStatus() {}

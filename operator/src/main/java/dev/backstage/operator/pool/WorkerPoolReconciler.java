@@ -1,6 +1,5 @@
 package dev.backstage.operator.pool;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
@@ -9,7 +8,6 @@ import dev.backstage.operator.model.BackstageWorkerPoolStatus;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -36,8 +34,10 @@ import org.slf4j.LoggerFactory;
  * flap on broker errors, and the workers' own probes tell whether they can work); the pool then reports
  * Ready=False with reason TopologyNotReady.
  *
- * <p>Status is written only when it changed, and only the fields this reconciler owns are touched (JOSDK's
- * non-SSA status patch is a JSON diff), so the autoscaler's fields survive.
+ * <p>Status is written only when it changed, and only the fields this reconciler owns
+ * ({@link BackstageWorkerPoolStatus} lists them): with server-side apply the status sent holds nothing else, so the
+ * API server records this controller as their one manager and leaves the autoscaler's fields and conditions alone
+ * (conditions are a list-map keyed by type).
  *
  * <p>Backlog and autoscaling run beside it, not in it: every reconcile hands the pool and its topology to the
  * {@link BacklogMonitors}, which poll the broker on their own threads and write their status fields; a new
@@ -74,10 +74,6 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
 
     @Override
     public UpdateControl<BackstageWorkerPool> reconcile(BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
-        if (pool.getStatus() == null) {
-            pool.setStatus(new BackstageWorkerPoolStatus());
-        }
-        JsonNode before = Serialization.jsonMapper().valueToTree(pool.getStatus());
         Optional<BackstageTopology> topology = context.getSecondaryResource(BackstageTopology.class);
         backlog.track(pool, topology);
         PoolReadiness readiness;
@@ -93,19 +89,17 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
                     .throwAggregateExceptionIfErrorsPresent();
             readiness = PoolReadiness.of(topology.get(), context.getSecondaryResource(Deployment.class), plan.replicas());
         }
-        BackstageWorkerPoolStatus status = pool.getStatus();
         Optional<Deployment> deployment = context.getSecondaryResource(Deployment.class);
-        status.setReplicas(deployment.map(WorkerPoolReconciler::podCount).orElse(0));
-        status.setReadyReplicas(deployment.map(WorkerPoolReconciler::readyCount).orElse(0));
-        status.setDesiredReplicas(desired);
-        status.setObservedGeneration(pool.getMetadata().getGeneration());
-        setReady(pool, readiness);
-
-        JsonNode after = Serialization.jsonMapper().valueToTree(status);
-        if (before.equals(after)) {
-            return UpdateControl.noUpdate();
+        BackstageWorkerPoolStatus owned = new BackstageWorkerPoolStatus();
+        owned.setReplicas(deployment.map(WorkerPoolReconciler::podCount).orElse(0));
+        owned.setReadyReplicas(deployment.map(WorkerPoolReconciler::readyCount).orElse(0));
+        if (!autoscaled(pool)) {
+            owned.setDesiredReplicas(desired); // with autoscaling on, the autoscaler owns it
         }
-        return UpdateControl.patchStatus(pool);
+        owned.setObservedGeneration(pool.getMetadata().getGeneration());
+        owned.setConditions(readyCondition(pool, readiness));
+        return changed(pool, owned) ? UpdateControl.patchStatus(withOwnedStatus(pool, owned, context))
+                : UpdateControl.noUpdate();
     }
 
     @Override
@@ -122,17 +116,78 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         LOG.warn("reconcile of pool {}/{} failed: {}", pool.getMetadata().getNamespace(), pool.getMetadata().getName(),
                 failed.message());
         LOG.debug("reconcile failure of pool {}/{}", pool.getMetadata().getNamespace(), pool.getMetadata().getName(), e);
+        events.warning(pool, failed.reason(), failed.message());
+        BackstageWorkerPoolStatus current = pool.getStatus() == null ? new BackstageWorkerPoolStatus() : pool.getStatus();
+        BackstageWorkerPoolStatus owned = new BackstageWorkerPoolStatus();
+        owned.setReplicas(current.getReplicas());
+        owned.setReadyReplicas(current.getReadyReplicas());
+        owned.setDesiredReplicas(autoscaled(pool) ? null : current.getDesiredReplicas());
+        owned.setObservedGeneration(current.getObservedGeneration());
+        owned.setConditions(readyCondition(pool, failed));
+        return ErrorStatusUpdateControl.patchStatus(withOwnedStatus(pool, owned, context));
+    }
+
+    private static boolean autoscaled(BackstageWorkerPool pool) {
+        return pool.getSpec().getAutoscaling() != null && pool.getSpec().getAutoscaling().isOn();
+    }
+
+    /** True when a field this reconciler owns differs from what the pool's status says. */
+    private static boolean changed(BackstageWorkerPool pool, BackstageWorkerPoolStatus owned) {
+        BackstageWorkerPoolStatus current = pool.getStatus();
+        if (current == null) {
+            return true;
+        }
+        return !Objects.equals(current.getReplicas(), owned.getReplicas())
+                || !Objects.equals(current.getReadyReplicas(), owned.getReadyReplicas())
+                || (owned.getDesiredReplicas() != null && !Objects.equals(current.getDesiredReplicas(), owned.getDesiredReplicas()))
+                || !Objects.equals(current.getObservedGeneration(), owned.getObservedGeneration())
+                || !Conditions.find(current.getConditions(), Conditions.READY)
+                        .equals(Conditions.find(owned.getConditions(), Conditions.READY));
+    }
+
+    /**
+     * What JOSDK writes. With server-side apply (production): a pool holding only the owned status, applied under
+     * this controller's field manager. Without it (the mock API's tests): the whole pool with the owned fields set,
+     * since JOSDK then sends the difference from the cached pool and an absent field would be a removal.
+     */
+    private static BackstageWorkerPool withOwnedStatus(BackstageWorkerPool pool, BackstageWorkerPoolStatus owned,
+            Context<BackstageWorkerPool> context) {
+        if (context.getControllerConfiguration().getConfigurationService().useSSAToPatchPrimaryResource()) {
+            BackstageWorkerPool apply = new BackstageWorkerPool();
+            apply.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+                    .withName(pool.getMetadata().getName()).withNamespace(pool.getMetadata().getNamespace()).build());
+            apply.setStatus(owned);
+            return apply;
+        }
         if (pool.getStatus() == null) {
             pool.setStatus(new BackstageWorkerPoolStatus());
         }
-        events.warning(pool, failed.reason(), failed.message());
-        setReady(pool, failed);
-        return ErrorStatusUpdateControl.patchStatus(pool);
+        BackstageWorkerPoolStatus status = pool.getStatus();
+        status.setReplicas(owned.getReplicas());
+        status.setReadyReplicas(owned.getReadyReplicas());
+        if (owned.getDesiredReplicas() != null) {
+            status.setDesiredReplicas(owned.getDesiredReplicas());
+        }
+        status.setObservedGeneration(owned.getObservedGeneration());
+        Condition ready = owned.getConditions().get(0);
+        Conditions.set(status.getConditions(), ready.getType(), ready.getStatus(), ready.getReason(), ready.getMessage(),
+                ready.getObservedGeneration(), java.time.Instant.parse(ready.getLastTransitionTime()));
+        return pool;
+    }
+
+    /** The Ready condition for {@code readiness} (its transition time kept while its status holds). */
+    private List<Condition> readyCondition(BackstageWorkerPool pool, PoolReadiness readiness) {
+        List<Condition> conditions = new java.util.ArrayList<>(pool.getStatus() == null ? List.of() : pool.getStatus().getConditions()
+                .stream().filter(c -> Conditions.READY.equals(c.getType()))
+                .map(c -> new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(), c.getLastTransitionTime(),
+                        c.getObservedGeneration()))
+                .toList());
+        setReady(pool, conditions, readiness);
+        return conditions;
     }
 
     /** Sets Ready and tells the user, through an Event, when it changes to a new reason. */
-    private void setReady(BackstageWorkerPool pool, PoolReadiness readiness) {
-        List<Condition> conditions = pool.getStatus().getConditions();
+    private void setReady(BackstageWorkerPool pool, List<Condition> conditions, PoolReadiness readiness) {
         Optional<String> previousReason = Conditions.find(conditions, Conditions.READY).map(Condition::getReason);
         Conditions.set(conditions, Conditions.READY, readiness.status(), readiness.reason(), readiness.message(),
                 pool.getMetadata().getGeneration(), clock.instant());

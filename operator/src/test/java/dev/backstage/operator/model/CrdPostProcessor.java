@@ -19,10 +19,29 @@ import java.util.Map;
  *       put AGE first in {@code kubectl get bwp});</li>
  *   <li>every {@code conditions} list as {@code x-kubernetes-list-type: map} keyed by {@code type}, so server-side
  *       apply tracks each condition's owner: the pool reconciler's Ready and the autoscaler's conditions live in
- *       one list without either writer replacing the other's.</li>
+ *       one list without either writer replacing the other's;</li>
+ *   <li>descriptions of the resource, its spec and its status, for {@code kubectl explain}.</li>
  * </ul>
  */
 final class CrdPostProcessor {
+    /** Kind → descriptions of the resource, its spec and its status (the generator has none for these levels). */
+    private static final Map<String, String[]> DESCRIPTIONS = Map.of(
+            "BackstageWorkerPool", new String[] {
+                "A pool of Backstage workers: the operator runs it as a Deployment of your image (the Backstage runtime"
+                        + " plus your task modules), consuming a BackstageTopology's queues and topics, and scales it"
+                        + " from the broker's backlog.",
+                "The pool: image, topology and what it consumes, concurrency, retries, timeouts, shutdown, autoscaling"
+                        + " and pod settings.",
+                "What the operator last observed of the pool: replicas, desired replicas, backlog, dead letters and"
+                        + " conditions (Ready, BacklogAvailable, ...)."},
+            "BackstageTopology", new String[] {
+                "The broker side of Backstage: which provider, how to connect (a Secret), the queues, topics and"
+                        + " dead-letter queues the operator declares, and which backend supplies delays and dedupe.",
+                "The broker: provider, connection Secret, queues, topics, dead letters, supplied capabilities and what"
+                        + " happens to broker objects on deletion.",
+                "What the operator last observed of the broker: its declared objects, the capabilities and conditions"
+                        + " (Ready with a reason from a closed set)."});
+
     private CrdPostProcessor() {}
 
     static String process(String generatedYaml) {
@@ -36,7 +55,14 @@ final class CrdPostProcessor {
                 columns.sort(Comparator.comparingInt(c -> declared.indexOf(c.getName())));
                 version.setAdditionalPrinterColumns(columns);
             }
-            markConditions(version.getSchema().getOpenAPIV3Schema());
+            JSONSchemaProps root = version.getSchema().getOpenAPIV3Schema();
+            markConditions(root);
+            String[] texts = DESCRIPTIONS.get(crd.getSpec().getNames().getKind());
+            if (texts != null) {
+                root.setDescription(texts[0]);
+                root.getProperties().get("spec").setDescription(texts[1]);
+                root.getProperties().get("status").setDescription(texts[2]);
+            }
         }
         return Serialization.asYaml(crd);
     }
