@@ -103,6 +103,14 @@ public final class Worker implements AutoCloseable {
         return engine.isRunning();
     }
 
+    /**
+     * Why this worker can no longer take work (a consumer loop, the reclaimer or the delay promoter stopped
+     * for good), or empty while it works. A process should exit (or fail its liveness probe) on it.
+     */
+    public java.util.Optional<String> failure() {
+        return engine.failure();
+    }
+
     public int inFlight() {
         return engine.inFlight();
     }

@@ -11,12 +11,14 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +42,7 @@ public final class DeliveryProcessor implements DeliverySink {
     private final InFlightGate gate;
     private final ExecutorService handlers;
     private final ScheduledExecutorService watchdog;
+    private final Executor timeoutSettlement;
     private final WorkerMetrics metrics;
     private final UnknownTaskPolicy unknownTaskPolicy;
     private final Duration defaultHardTimeout;
@@ -47,8 +50,8 @@ public final class DeliveryProcessor implements DeliverySink {
 
     public DeliveryProcessor(
             TaskRegistry registry, RetryPolicy policy, PayloadCodec codec, JobProducer producer, InFlightGate gate,
-            ExecutorService handlers, ScheduledExecutorService watchdog, WorkerMetrics metrics,
-            UnknownTaskPolicy unknownTaskPolicy, Duration defaultHardTimeout) {
+            ExecutorService handlers, ScheduledExecutorService watchdog, Executor timeoutSettlement,
+            WorkerMetrics metrics, UnknownTaskPolicy unknownTaskPolicy, Duration defaultHardTimeout) {
         this.registry = registry;
         this.policy = policy;
         this.codec = codec;
@@ -56,6 +59,7 @@ public final class DeliveryProcessor implements DeliverySink {
         this.gate = gate;
         this.handlers = handlers;
         this.watchdog = watchdog;
+        this.timeoutSettlement = timeoutSettlement;
         this.metrics = metrics;
         this.unknownTaskPolicy = unknownTaskPolicy;
         this.defaultHardTimeout = defaultHardTimeout;
@@ -72,6 +76,9 @@ public final class DeliveryProcessor implements DeliverySink {
         } catch (RejectedExecutionException e) {
             // Shutting down: leave it with the broker for redelivery.
             run.abandon();
+        } catch (Throwable e) {
+            run.abandon();
+            throw e;
         }
     }
 
@@ -95,6 +102,8 @@ public final class DeliveryProcessor implements DeliverySink {
         private volatile int settled;
         private volatile Thread thread;
         private volatile ScheduledFuture<?> timeoutTimer;
+        /** Set once a settlement call returned its stage: from then on that stage frees the slot. */
+        private volatile boolean settling;
         private TaskOptions options = TaskOptions.defaults();
 
         Run(Delivery delivery) {
@@ -112,8 +121,11 @@ public final class DeliveryProcessor implements DeliverySink {
                 // Only reachable if settlement itself throws; the broker keeps the delivery.
                 log.error("settling {} {} failed; it stays with the broker for redelivery",
                         delivery.taskName(), delivery.deliveryId(), unexpected);
-                if (claim()) {
-                    finish();
+                if (claim() || !settling) {
+                    abandonAndFinish();
+                }
+                if (unexpected instanceof Error error) {
+                    throw error;
                 }
             } finally {
                 thread = null;
@@ -206,6 +218,11 @@ public final class DeliveryProcessor implements DeliverySink {
             }
         }
 
+        /**
+         * On the watchdog thread: claim, cancel and interrupt only. The settlement (a retry publish or a delays
+         * write that may block on a slow backend) runs on another thread, so one slow backend never delays the
+         * other timeouts.
+         */
         private void timedOut() {
             if (!claim()) {
                 return;
@@ -215,7 +232,12 @@ public final class DeliveryProcessor implements DeliverySink {
             if (t != null) {
                 t.interrupt();
             }
-            fail("hard timeout: handler ran longer than " + effectiveTimeout().toMillis() + " ms");
+            String reason = "hard timeout: handler ran longer than " + effectiveTimeout().toMillis() + " ms";
+            try {
+                timeoutSettlement.execute(() -> fail(reason));
+            } catch (RejectedExecutionException stopping) {
+                abandonAndFinish();
+            }
         }
 
         private void unknownTask() {
@@ -224,8 +246,7 @@ public final class DeliveryProcessor implements DeliverySink {
                 log.warn("no handler for task '{}' ({}): left pending for a worker that owns it", name,
                         delivery.deliveryId());
                 if (claim()) {
-                    delivery.abandon();
-                    finish();
+                    abandonAndFinish();
                 }
                 return;
             }
@@ -237,7 +258,16 @@ public final class DeliveryProcessor implements DeliverySink {
         }
 
         private void ack() {
-            CompletionStage<Void> stage = delivery.ack();
+            CompletionStage<Void> stage;
+            try {
+                stage = delivery.ack();
+            } catch (RuntimeException e) {
+                log.warn("ack of {} failed; it stays with the broker for redelivery: {}", delivery.deliveryId(),
+                        describe(e));
+                abandonAndFinish();
+                return;
+            }
+            settling = true;
             metrics.acked();
             finish(); // the slot frees as soon as the ack is queued; acks flush in batches
             stage.whenComplete((ok, error) -> {
@@ -253,12 +283,12 @@ public final class DeliveryProcessor implements DeliverySink {
                 log.debug("task '{}' {} failed (delivery {}): {}; retry in {} ms", delivery.taskName(),
                         delivery.deliveryId(), delivery.deliveryCount(), error, retry.delay().toMillis());
                 metrics.retried();
-                settleWith(delivery.retry(retry.delay(), error), "retry");
+                settleWith(() -> delivery.retry(retry.delay(), error), "retry");
             } else {
                 log.warn("task '{}' {} dead-lettered after delivery {}: {}", delivery.taskName(),
                         delivery.deliveryId(), delivery.deliveryCount(), error);
                 metrics.deadLettered();
-                settleWith(delivery.deadLetter(error), "dead-letter");
+                settleWith(() -> delivery.deadLetter(error), "dead-letter");
             }
         }
 
@@ -268,17 +298,45 @@ public final class DeliveryProcessor implements DeliverySink {
             }
             log.warn("dead-lettering {} (task '{}'): {}", delivery.deliveryId(), delivery.taskName(), reason);
             metrics.deadLettered();
-            settleWith(delivery.deadLetter(reason), "dead-letter");
+            settleWith(() -> delivery.deadLetter(reason), "dead-letter");
         }
 
-        private void settleWith(CompletionStage<Void> stage, String what) {
+        /**
+         * Starts a settlement; its stage frees the slot when it completes. A settlement that fails (at once or
+         * later) abandons the delivery, so the provider lets go of it (a RabbitMQ prefetch slot, a Kafka
+         * commit position) and the broker delivers it again.
+         */
+        private void settleWith(Supplier<CompletionStage<Void>> action, String what) {
+            CompletionStage<Void> stage;
+            try {
+                stage = action.get();
+            } catch (RuntimeException e) {
+                log.warn("{} of {} failed; it stays with the broker for redelivery: {}", what, delivery.deliveryId(),
+                        describe(e));
+                abandonAndFinish();
+                return;
+            }
+            settling = true;
             stage.whenComplete((ok, error) -> {
                 if (error != null) {
                     log.warn("{} of {} failed; it stays with the broker for redelivery: {}", what,
                             delivery.deliveryId(), error.toString());
+                    abandonAndFinish();
+                } else {
+                    finish();
                 }
-                finish();
             });
+        }
+
+        /** Leaves the delivery with the broker and frees the slot, whatever abandon does. */
+        private void abandonAndFinish() {
+            try {
+                delivery.abandon();
+            } catch (RuntimeException e) {
+                log.warn("abandoning {} failed: {}", delivery.deliveryId(), describe(e));
+            } finally {
+                finish();
+            }
         }
 
         void cancelAndAbandon() {
@@ -293,14 +351,12 @@ public final class DeliveryProcessor implements DeliverySink {
             }
             log.warn("shutdown grace elapsed: {} (task '{}') left for redelivery", delivery.deliveryId(),
                     delivery.taskName());
-            delivery.abandon();
-            finish();
+            abandonAndFinish();
         }
 
         void abandon() {
             if (claim()) {
-                delivery.abandon();
-                finish();
+                abandonAndFinish();
             }
         }
 

@@ -6,13 +6,16 @@ import dev.backstage.runtime.api.Subscription;
 import dev.backstage.runtime.api.TopicHandler;
 import dev.backstage.runtime.spi.ConsumerSettings;
 import dev.backstage.runtime.spi.JobConsumer;
+import dev.backstage.runtime.spi.Liveness;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.TopicConsumer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,13 +46,14 @@ public final class WorkerEngine {
     private final List<AutoCloseable> ownedResources;
     private final ExecutorService handlers;
     private final ScheduledExecutorService watchdog;
+    private final ExecutorService timeoutSettlement;
     private final DeliveryProcessor processor;
     private final List<PendingSubscription<?>> subscriptions = new ArrayList<>();
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final CountDownLatch stopped = new CountDownLatch(1);
-    private JobConsumer jobConsumer;
-    private final List<TopicConsumer> topicConsumers = new ArrayList<>();
-    private AutoCloseable promotion;
+    private volatile JobConsumer jobConsumer;
+    private final List<TopicConsumer> topicConsumers = new CopyOnWriteArrayList<>();
+    private volatile AutoCloseable promotion;
 
     public WorkerEngine(
             Provider provider, CapabilitySet capabilities, WorkerSettings settings, TaskRegistry registry,
@@ -67,8 +71,10 @@ public final class WorkerEngine {
         this.producer = new JobProducer(capabilities, codec);
         this.handlers = HandlerPool.create("backstage-handler", settings.concurrency());
         this.watchdog = Executors.newSingleThreadScheduledExecutor(new NamedThreads("backstage-timeout", true));
+        // Unbounded but idle-trimmed: each thread settles one timed-out delivery, however slow its backend.
+        this.timeoutSettlement = Executors.newCachedThreadPool(new NamedThreads("backstage-timeout-settle", true));
         this.processor = new DeliveryProcessor(registry, new RetryPolicy(settings.maxDeliveries(),
-                settings.defaultBackoff()), codec, producer, gate, handlers, watchdog, metrics,
+                settings.defaultBackoff()), codec, producer, gate, handlers, watchdog, timeoutSettlement, metrics,
                 settings.unknownTaskPolicy(), settings.defaultHardTimeout());
     }
 
@@ -94,6 +100,28 @@ public final class WorkerEngine {
 
     public boolean isRunning() {
         return state.get() == State.RUNNING;
+    }
+
+    /**
+     * Why this worker can no longer do its work — a fetch or poll loop, the reclaimer or the delay promoter
+     * stopped for good — or empty while everything runs. The container's {@code /healthz} fails on it, so the
+     * pod is restarted instead of sitting Ready and consuming nothing.
+     */
+    public Optional<String> failure() {
+        if (state.get() != State.RUNNING) {
+            return Optional.empty();
+        }
+        List<String> reasons = new ArrayList<>();
+        if (jobConsumer != null) {
+            jobConsumer.failure().ifPresent(reasons::add);
+        }
+        for (TopicConsumer consumer : topicConsumers) {
+            consumer.failure().ifPresent(reasons::add);
+        }
+        if (promotion instanceof Liveness live) {
+            live.failure().ifPresent(reasons::add);
+        }
+        return reasons.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", reasons));
     }
 
     public <T> void subscribe(Subscription subscription, Class<T> type, TopicHandler<T> handler) {
@@ -175,6 +203,7 @@ public final class WorkerEngine {
         closeQuietly(promotion, "delay promotion");
         handlers.shutdownNow();
         watchdog.shutdownNow();
+        timeoutSettlement.shutdown();
         try {
             handlers.awaitTermination(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

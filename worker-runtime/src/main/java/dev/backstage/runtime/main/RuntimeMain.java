@@ -5,7 +5,10 @@ import dev.backstage.runtime.config.RuntimeConfigFiles;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicBoolean;
+import dev.backstage.runtime.api.Worker;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import sun.misc.Signal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,16 +47,30 @@ public final class RuntimeMain {
         }
         log.info("task modules: {}", built.modules());
         int port = httpPort(config);
-        AtomicBoolean failed = new AtomicBoolean();
-        try (HealthServer health = new HealthServer(port, () -> !failed.get(), built.worker()::isRunning,
-                built.provider()::health, registry)) {
+        Worker worker = built.worker();
+        AtomicReference<String> startFailure = new AtomicReference<>();
+        int status;
+        try (HealthServer health = new HealthServer(port,
+                () -> startFailure.get() != null ? Optional.of(startFailure.get()) : worker.failure(),
+                worker::isRunning, built.provider()::health, registry)) {
             log.info("health and metrics on :{} (/healthz, /readyz, /metrics)", health.port());
-            built.worker().run(); // returns after SIGTERM and a graceful shutdown
-        } catch (RuntimeException e) {
-            failed.set(true);
-            log.error("worker failed: {}", e.getMessage(), e);
-            built.worker().close();
-            System.exit(1);
+            // SIGTERM (and SIGINT) start the graceful shutdown here instead of the JVM's own exit, so a clean
+            // drain ends with status 0 rather than 143.
+            Runnable stop = () -> new Thread(worker::close, "backstage-shutdown").start();
+            Signal.handle(new Signal("TERM"), signal -> stop.run());
+            Signal.handle(new Signal("INT"), signal -> stop.run());
+            try {
+                worker.start();
+                worker.run(); // returns after a signal and the graceful shutdown
+                status = 0;
+                log.info("worker stopped; exiting with status 0");
+            } catch (RuntimeException e) {
+                startFailure.set(String.valueOf(e.getMessage()));
+                log.error("worker failed: {}", e.getMessage(), e);
+                worker.close();
+                status = 1;
+            }
         }
+        System.exit(status);
     }
 }

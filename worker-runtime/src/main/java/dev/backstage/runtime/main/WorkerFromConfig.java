@@ -157,7 +157,7 @@ public final class WorkerFromConfig {
 
         @Override
         public AutoCloseable startPromotion(dev.backstage.runtime.spi.JobsCapability target) {
-            return delegate.startPromotion(target);
+            return delegate.startPromotion(target); // the delegate's handle: its Liveness reaches the worker
         }
 
         @Override

@@ -8,6 +8,9 @@ import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import dev.backstage.runtime.spi.Liveness;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -67,14 +70,33 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
                 new NamedThreads("backstage-redis-promoter", true));
         long every = provider.settings().promotionInterval().toMillis();
         Runnable tick = sameRedis ? this::promoteOntoStreams : () -> promoteInto(target);
+        AtomicReference<String> failure = new AtomicReference<>();
         loop.scheduleWithFixedDelay(() -> {
             try {
                 tick.run();
             } catch (RuntimeException e) {
                 log.warn("delayed-job promotion failed: {}; next try in {} ms", e.toString(), every);
+            } catch (Error e) {
+                failure.set("redis delayed-job promoter stopped: " + e);
+                log.error("delayed-job promotion failed; the promoter stops", e);
+                throw e;
             }
         }, 0, every, TimeUnit.MILLISECONDS);
-        return loop::shutdownNow;
+        return new Promotion(loop, failure);
+    }
+
+    /** The running promoter: closed with the worker, and a {@link Liveness} for its health. */
+    private record Promotion(ScheduledExecutorService loop, AtomicReference<String> failed)
+            implements AutoCloseable, Liveness {
+        @Override
+        public void close() {
+            loop.shutdownNow();
+        }
+
+        @Override
+        public Optional<String> failure() {
+            return Optional.ofNullable(failed.get());
+        }
     }
 
     /** One pass of the atomic promotion script; returns how many members moved. */

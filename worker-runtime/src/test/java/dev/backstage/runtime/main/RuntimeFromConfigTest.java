@@ -61,7 +61,7 @@ class RuntimeFromConfigTest {
         RuntimeConfig config = RuntimeConfigFiles.parse(yaml());
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         var built = new WorkerFromConfig(Map.of("MY_REDIS", RedisTestSupport.URL)::get).build(config, List.of(module), registry);
-        try (HealthServer health = new HealthServer(0, () -> true, built.worker()::isRunning, built.provider()::health,
+        try (HealthServer health = new HealthServer(0, built.worker()::failure, built.worker()::isRunning, built.provider()::health,
                 registry)) {
             HttpClient http = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + health.port();
