@@ -23,7 +23,10 @@ public record ReplicaNeed(double backlogReplicas, Double drainReplicas, Double b
     public enum ArrivalBasis {
         /** expected arrival rate / measured per-replica rate */
         CAPACITY,
-        /** no replica ready and none measured: the backlog expected when new pods are up, / the backlog target */
+        /**
+         * the backlog expected when new pods are up, / the backlog target: no replica ready and none measured, or
+         * jobs waiting while the ready replicas serve less than arrives
+         */
         BACKLOG_AT_STARTUP
     }
 

@@ -24,7 +24,10 @@ import java.util.Objects;
  *       being the arrival trend line carried forward (rising only) or a step the newest interval shows.
  *       While no replica is ready and none was measured, it is the backlog the pods will find instead:
  *       {@code (outstanding + newestArrivalRate * podStartup) / targetBacklogPerReplica}, once work kept
- *       arriving after some was already waiting (a single batch is not a rate). The largest need wins.
+ *       arriving after some was already waiting (a single batch is not a rate); and while jobs wait and the
+ *       ready replicas serve less than is expected to arrive, the backlog they will find
+ *       ({@code (outstanding + (expected - ready * perReplicaRate) * podStartup) / targetBacklogPerReplica}),
+ *       so a step is answered in one move rather than one per poll as the queue climbs. The largest need wins.
  *       Kafka gets no arrival need: its lag holds the records being processed, so a replica's capacity
  *       cannot be told from it.</li>
  *   <li><b>Scale up at once</b> to {@code ceil(need)} when that is above the current count. One undelivered
@@ -258,6 +261,18 @@ public final class ScalingDecider {
                 expected = estimate.arrivalsExpectedIn(seconds(policy.forecastHorizon()));
                 arrivalReplicas = expected / estimate.completionsPerReplicaSecond();
                 basis = ReplicaNeed.ArrivalBasis.CAPACITY;
+                // Jobs already wait and the ready replicas serve less than arrives: until pods asked for now are
+                // ready the backlog grows by the difference. Size the backlog target for the backlog they will
+                // find, so a step is answered in one move instead of one per poll while the queue climbs.
+                double shortfall = expected - sample.readyReplicas() * estimate.completionsPerReplicaSecond();
+                if (shortfall > 0 && sample.undelivered() > 0) {
+                    double atStartup = (outstanding + shortfall * seconds(policy.podStartup()))
+                            / policy.targetBacklogPerReplica();
+                    if (atStartup > arrivalReplicas) {
+                        arrivalReplicas = atStartup;
+                        basis = ReplicaNeed.ArrivalBasis.BACKLOG_AT_STARTUP;
+                    }
+                }
             } else if (sample.readyReplicas() == 0 && index > 0 && history.get(index - 1).available()
                     && history.get(index - 1).outstanding() > 0) {
                 // Nothing works the backlog off, and nothing tells what a replica can do yet: by the time pods
@@ -339,6 +354,12 @@ public final class ScalingDecider {
                 }
                 text.append(", at ").append(decimal(estimate.completionsPerReplicaSecond()))
                         .append(" jobs/s per replica (").append(estimate.capacitySource()).append("))");
+            } else if (estimate.capacityKnown()) {
+                text.append(" (the backlog once pods are up: ").append(decimal(need.expectedArrivals()))
+                        .append(" jobs/s expected, ").append(decimal(sample.readyReplicas()
+                                * estimate.completionsPerReplicaSecond()))
+                        .append(" served by the ready replicas, for ").append(policy.podStartup().toSeconds())
+                        .append(" s of start-up)");
             } else {
                 text.append(" (none ready yet: the backlog once pods are up, ").append(decimal(need.expectedArrivals()))
                         .append(" jobs/s arriving for ").append(policy.podStartup().toSeconds()).append(" s of start-up)");

@@ -59,7 +59,7 @@ public record ScalingPolicy(
     public static final Duration DEFAULT_POD_STARTUP = Duration.ofSeconds(10);
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(5);
     public static final Duration DEFAULT_SCALE_UP_LOOKAHEAD = Duration.ofSeconds(120);
-    public static final Duration DEFAULT_SCALE_DOWN_INTERVAL = Duration.ofSeconds(120);
+    public static final Duration DEFAULT_SCALE_DOWN_INTERVAL = Duration.ofSeconds(60);
 
     /**
      * Kept beyond the longest window so that the sample just before a window's start is still there: the
@@ -162,7 +162,7 @@ public record ScalingPolicy(
 
     /** Defaults: min 0, max 10, 10 jobs per replica, no drain target, 60 s windows, 10 % tolerance, no cap,
      * concurrency unknown, pods ready 10 s after creation, a poll every 5 s, scale-ups on a rising trend sized
-     * 60 s further ahead, down-moves at most every 120 s. */
+     * 120 s further ahead, down-moves at most every 60 s. */
     public static final class Builder {
         private int minReplicas = 0;
         private int maxReplicas = 10;

@@ -86,9 +86,16 @@ public final class AutoscalingSimulation {
                 ArrivalTrace.stepBurst("exp-step", 10, 100, 300, 300, 1200),
                 ArrivalTrace.squareWave(100, 60, 60, 10),
                 ArrivalTrace.diurnal("diurnal-150", 2, 150, 1800, 2))) {
-            ScalingPolicy policy = ScalingPolicy.builder().minReplicas(0).maxReplicas(60)
+            ScalingPolicy.Builder builder = ScalingPolicy.builder().minReplicas(0).maxReplicas(60)
                     .pollInterval(Duration.ofMillis(OUR_POLL_MS)).targetBacklogPerReplica(10)
-                    .concurrencyPerReplica(4).build();
+                    .concurrencyPerReplica(4);
+            if (System.getenv("SIM_LOOKAHEAD") != null) {
+                builder.scaleUpLookahead(Duration.ofSeconds(Long.parseLong(System.getenv("SIM_LOOKAHEAD"))));
+            }
+            if (System.getenv("SIM_DOWN_INTERVAL") != null) {
+                builder.scaleDownInterval(Duration.ofSeconds(Long.parseLong(System.getenv("SIM_DOWN_INTERVAL"))));
+            }
+            ScalingPolicy policy = builder.build();
             List<Contestant> contestants = new ArrayList<>();
             contestants.add(ours("backstage", EQUAL_GRACE, policy));
             KedaSettings keda = KedaSettings.defaults(10, 60, KedaMetric.READY_PLUS_UNACKED, 0);
