@@ -1,16 +1,32 @@
 package dev.backstage.runtime.core;
 
+import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.api.TaskOptions;
 import dev.backstage.runtime.api.TopicContext;
 import dev.backstage.runtime.api.TopicHandler;
 import dev.backstage.runtime.spi.TopicDelivery;
 import dev.backstage.runtime.spi.TopicSink;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Runs one subscription's handler: ack on success, fail (redelivery up to max deliveries) otherwise. */
+/**
+ * Settlement of one subscription's topic messages, by the rule jobs follow ({@link RetryPolicy}, WIRE.md §8):
+ * success → ack; failure or hard timeout → retry after the back-off while {@code deliveryCount <= max}, else
+ * drop with the reason (topics have no dead-letter destination: logged and counted as a dead letter); an
+ * unreadable message or payload → dropped at once. Every path that frees the slot settles, in a
+ * {@code finally}, {@code Error}s included; a settlement that fails abandons the message to the broker.
+ */
 final class TopicProcessor<T> implements TopicSink {
     private static final Logger log = LoggerFactory.getLogger(TopicProcessor.class);
 
@@ -19,62 +35,224 @@ final class TopicProcessor<T> implements TopicSink {
     private final PayloadCodec codec;
     private final InFlightGate gate;
     private final ExecutorService handlers;
+    private final RetryPolicy policy;
+    private final ScheduledExecutorService watchdog;
+    private final Executor timeoutSettlement;
+    private final Duration hardTimeout;
+    private final WorkerMetrics metrics;
 
     TopicProcessor(Class<T> payloadType, TopicHandler<T> handler, PayloadCodec codec, InFlightGate gate,
-            ExecutorService handlers) {
+            ExecutorService handlers, RetryPolicy policy, ScheduledExecutorService watchdog, Executor timeoutSettlement,
+            Duration hardTimeout, WorkerMetrics metrics) {
         this.payloadType = payloadType;
         this.handler = handler;
         this.codec = codec;
         this.gate = gate;
         this.handlers = handlers;
+        this.policy = policy;
+        this.watchdog = watchdog;
+        this.timeoutSettlement = timeoutSettlement;
+        this.hardTimeout = hardTimeout;
+        this.metrics = metrics;
     }
 
     @Override
     public void accept(TopicDelivery delivery) {
         gate.occupy();
+        Run run = new Run(delivery);
         try {
-            handlers.execute(() -> run(delivery));
-        } catch (RejectedExecutionException e) {
-            gate.release();
+            handlers.execute(run::execute);
+        } catch (Throwable e) {
+            run.abandon(); // shutting down: the broker keeps it
+            if (!(e instanceof RejectedExecutionException)) {
+                throw e;
+            }
         }
     }
 
-    private void run(TopicDelivery delivery) {
-        try {
-            T payload = codec.decode(delivery.payloadJson(), payloadType);
-            handler.handle(context(delivery), payload);
-            delivery.ack();
-        } catch (Exception e) {
-            log.warn("topic '{}' message {} failed (delivery {}): {}", delivery.topic(), delivery.messageId(),
-                    delivery.deliveryCount(), DeliveryProcessor.describe(e));
-            delivery.fail(DeliveryProcessor.describe(e));
-        } finally {
-            gate.release();
-            Thread.interrupted();
+    private final class Run {
+        private final TopicDelivery delivery;
+        private final AtomicBoolean claimed = new AtomicBoolean();
+        private final AtomicBoolean released = new AtomicBoolean();
+        private volatile Thread thread;
+
+        Run(TopicDelivery delivery) {
+            this.delivery = delivery;
         }
-    }
 
-    private static TopicContext context(TopicDelivery delivery) {
-        return new TopicContext() {
-            @Override
-            public String topic() {
-                return delivery.topic();
+        void execute() {
+            thread = Thread.currentThread();
+            try {
+                process();
+            } catch (Throwable unexpected) {
+                log.error("topic '{}' message {}: settling failed; it stays with the broker", delivery.topic(),
+                        delivery.messageId(), unexpected);
+                if (claimed.compareAndSet(false, true)) {
+                    abandonAndRelease();
+                }
+                if (unexpected instanceof Error error) {
+                    throw error;
+                }
+            } finally {
+                thread = null;
+                Thread.interrupted();
             }
+        }
 
-            @Override
-            public String messageId() {
-                return delivery.messageId();
+        private void process() {
+            if (delivery.malformedReason().isPresent()) {
+                dropNow(delivery.malformedReason().get());
+                return;
             }
+            int count = delivery.deliveryCount();
+            if (policy.exhaustedBeforeRun(count, JobMeta.NONE, TaskOptions.defaults())) {
+                dropNow("delivered " + count + " times without settling (max " + policy.maxDeliveries()
+                        + " retries); not run again");
+                return;
+            }
+            T payload;
+            try {
+                payload = codec.decode(delivery.payloadJson(), payloadType);
+            } catch (PayloadCodec.MalformedPayloadException e) {
+                dropNow(e.getMessage());
+                return;
+            }
+            ScheduledFuture<?> timer = hardTimeout == null ? null
+                    : watchdog.schedule(this::timedOut, hardTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            long started = System.nanoTime();
+            try {
+                handler.handle(context(), payload);
+            } catch (Throwable failure) {
+                metrics.handlerTook(Duration.ofNanos(System.nanoTime() - started));
+                if (claimed.compareAndSet(false, true)) {
+                    cancel(timer);
+                    fail(DeliveryProcessor.describe(failure));
+                }
+                return; // a handler's Error is its failure, as for jobs: settled, not rethrown
+            }
+            metrics.handlerTook(Duration.ofNanos(System.nanoTime() - started));
+            if (!claimed.compareAndSet(false, true)) {
+                return; // the hard timeout settled it
+            }
+            cancel(timer);
+            metrics.acked();
+            settle(delivery::ack, "ack");
+        }
 
-            @Override
-            public int deliveryCount() {
-                return delivery.deliveryCount();
+        private void cancel(ScheduledFuture<?> timer) {
+            if (timer != null) {
+                timer.cancel(false);
             }
+        }
 
-            @Override
-            public Instant publishedAt() {
-                return Instant.ofEpochMilli(delivery.publishedAtMs());
+        private void timedOut() {
+            if (!claimed.compareAndSet(false, true)) {
+                return;
             }
-        };
+            Thread t = thread;
+            if (t != null) {
+                t.interrupt();
+            }
+            String reason = "hard timeout: handler ran longer than " + hardTimeout.toMillis() + " ms";
+            try {
+                timeoutSettlement.execute(() -> fail(reason));
+            } catch (RejectedExecutionException stopping) {
+                abandonAndRelease();
+            }
+        }
+
+        private void fail(String error) {
+            RetryPolicy.Decision decision = policy.afterFailure(delivery.deliveryCount(), JobMeta.NONE,
+                    TaskOptions.defaults());
+            if (decision instanceof RetryPolicy.Retry retry) {
+                log.debug("topic '{}' message {} failed (delivery {}): {}; retry in {} ms", delivery.topic(),
+                        delivery.messageId(), delivery.deliveryCount(), error, retry.delay().toMillis());
+                metrics.retried();
+                settle(() -> delivery.retry(retry.delay(), error), "retry");
+            } else {
+                drop("failed " + delivery.deliveryCount() + " times (max " + policy.maxDeliveries() + " retries): "
+                        + error);
+            }
+        }
+
+        private void dropNow(String reason) {
+            if (claimed.compareAndSet(false, true)) {
+                drop(reason);
+            }
+        }
+
+        private void drop(String reason) {
+            log.warn("topic '{}' message {} dropped (topics have no dead-letter destination): {}", delivery.topic(),
+                    delivery.messageId(), reason);
+            metrics.deadLettered();
+            settle(() -> delivery.drop(reason), "drop");
+        }
+
+        private void settle(Supplier<CompletionStage<Void>> action, String what) {
+            CompletionStage<Void> stage;
+            try {
+                stage = action.get();
+            } catch (RuntimeException e) {
+                log.warn("{} of topic message {} failed; it stays with the broker: {}", what, delivery.messageId(),
+                        DeliveryProcessor.describe(e));
+                abandonAndRelease();
+                return;
+            }
+            stage.whenComplete((ok, error) -> {
+                if (error != null) {
+                    log.warn("{} of topic message {} failed; it stays with the broker: {}", what,
+                            delivery.messageId(), error.toString());
+                    abandonAndRelease();
+                } else {
+                    release();
+                }
+            });
+        }
+
+        void abandon() {
+            if (claimed.compareAndSet(false, true)) {
+                abandonAndRelease();
+            }
+        }
+
+        private void abandonAndRelease() {
+            try {
+                delivery.abandon();
+            } catch (RuntimeException e) {
+                log.warn("abandoning topic message {} failed: {}", delivery.messageId(), e.toString());
+            } finally {
+                release();
+            }
+        }
+
+        private void release() {
+            if (released.compareAndSet(false, true)) {
+                gate.release();
+            }
+        }
+
+        private TopicContext context() {
+            return new TopicContext() {
+                @Override
+                public String topic() {
+                    return delivery.topic();
+                }
+
+                @Override
+                public String messageId() {
+                    return delivery.messageId();
+                }
+
+                @Override
+                public int deliveryCount() {
+                    return delivery.deliveryCount();
+                }
+
+                @Override
+                public Instant publishedAt() {
+                    return Instant.ofEpochMilli(delivery.publishedAtMs());
+                }
+            };
+        }
     }
 }

@@ -47,6 +47,7 @@ public final class WorkerEngine {
     private final ExecutorService handlers;
     private final ScheduledExecutorService watchdog;
     private final ExecutorService timeoutSettlement;
+    private final RetryPolicy retryPolicy;
     private final DeliveryProcessor processor;
     private final List<PendingSubscription<?>> subscriptions = new ArrayList<>();
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
@@ -73,8 +74,8 @@ public final class WorkerEngine {
         this.watchdog = Executors.newSingleThreadScheduledExecutor(new NamedThreads("backstage-timeout", true));
         // Unbounded but idle-trimmed: each thread settles one timed-out delivery, however slow its backend.
         this.timeoutSettlement = Executors.newCachedThreadPool(new NamedThreads("backstage-timeout-settle", true));
-        this.processor = new DeliveryProcessor(registry, new RetryPolicy(settings.maxDeliveries(),
-                settings.defaultBackoff()), codec, producer, gate, handlers, watchdog, timeoutSettlement, metrics,
+        this.retryPolicy = new RetryPolicy(settings.maxDeliveries(), settings.defaultBackoff());
+        this.processor = new DeliveryProcessor(registry, retryPolicy, codec, producer, gate, handlers, watchdog, timeoutSettlement, metrics,
                 settings.unknownTaskPolicy(), settings.defaultHardTimeout());
     }
 
@@ -240,9 +241,10 @@ public final class WorkerEngine {
 
     private record PendingSubscription<T>(Subscription subscription, Class<T> type, TopicHandler<T> handler) {
         TopicConsumer open(WorkerEngine engine) {
-            TopicProcessor<T> sink = new TopicProcessor<>(type, handler, engine.codec, engine.gate, engine.handlers);
-            return engine.capabilities.topics().subscribe(subscription, engine.settings.consumerId(),
-                    engine.settings.maxDeliveries(), sink);
+            TopicProcessor<T> sink = new TopicProcessor<>(type, handler, engine.codec, engine.gate, engine.handlers,
+                    engine.retryPolicy, engine.watchdog, engine.timeoutSettlement, engine.settings.defaultHardTimeout(),
+                    engine.metrics);
+            return engine.capabilities.topics().subscribe(subscription, engine.settings.consumerId(), sink);
         }
     }
 }

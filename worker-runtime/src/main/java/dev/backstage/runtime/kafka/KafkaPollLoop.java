@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -117,23 +119,28 @@ final class KafkaPollLoop implements AutoCloseable {
 
     /** A message from a handler thread to the loop. */
     record Settlement(Kind kind, PartitionState state, ConsumerRecord<byte[], byte[]> record,
-            CompletableFuture<Void> untilCommitted) {
+            CompletableFuture<Void> untilCommitted, Duration after, int redeliveries) {
         enum Kind { SETTLED, ABANDONED, REDELIVER }
 
         static Settlement settled(PartitionState s, ConsumerRecord<byte[], byte[]> r, CompletableFuture<Void> done) {
-            return new Settlement(Kind.SETTLED, s, r, done);
+            return new Settlement(Kind.SETTLED, s, r, done, null, 0);
         }
 
         static Settlement abandoned(PartitionState s, ConsumerRecord<byte[], byte[]> r) {
-            return new Settlement(Kind.ABANDONED, s, r, null);
+            return new Settlement(Kind.ABANDONED, s, r, null, null, 0);
         }
 
-        static Settlement redeliver(PartitionState s, ConsumerRecord<byte[], byte[]> r) {
-            return new Settlement(Kind.REDELIVER, s, r, null);
+        /** Hand the record out again after {@code after}; {@code redeliveries} counts how often it was. */
+        static Settlement redeliver(PartitionState s, ConsumerRecord<byte[], byte[]> r, Duration after, int redeliveries) {
+            return new Settlement(Kind.REDELIVER, s, r, null, after, redeliveries);
         }
     }
 
-    private record Pending(PartitionState state, ConsumerRecord<byte[], byte[]> record) {}
+    private record Pending(PartitionState state, ConsumerRecord<byte[], byte[]> record, int redeliveries) {
+        Pending(PartitionState state, ConsumerRecord<byte[], byte[]> record) {
+            this(state, record, 0);
+        }
+    }
 
     private record Delayed(long dueNanos, Pending pending) {}
 
@@ -153,7 +160,7 @@ final class KafkaPollLoop implements AutoCloseable {
     // Poll-thread state.
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
     private final ArrayDeque<Pending> buffer = new ArrayDeque<>();
-    private final ArrayDeque<Delayed> delayed = new ArrayDeque<>();
+    private final PriorityQueue<Delayed> delayed = new PriorityQueue<>(Comparator.comparingLong(Delayed::dueNanos));
     private final Set<TopicPartition> paused = new HashSet<>();
     private int inFlightTotal;
     private long nextCommitNanos;
@@ -401,7 +408,7 @@ final class KafkaPollLoop implements AutoCloseable {
             p.state().inFlight++;
             inFlightTotal++;
             free--;
-            SettlementTicket ticket = new SettlementTicket(this, p.state(), p.record());
+            SettlementTicket ticket = new SettlementTicket(this, p.state(), p.record(), p.redeliveries());
             try {
                 sink.accept(p.record(), ticket);
             } catch (RuntimeException e) {
@@ -454,15 +461,15 @@ final class KafkaPollLoop implements AutoCloseable {
             case ABANDONED -> {
                 // Stays unsettled: the commit cannot pass it, so it is redelivered after a restart or rebalance.
             }
-            case REDELIVER -> delayed.addLast(new Delayed(System.nanoTime() + REDELIVERY_PAUSE.toNanos(),
-                    new Pending(state, s.record())));
+            case REDELIVER -> delayed.add(new Delayed(System.nanoTime() + s.after().toNanos(),
+                    new Pending(state, s.record(), s.redeliveries())));
         }
     }
 
     private void promoteDueRedeliveries() {
         long now = System.nanoTime();
-        while (!delayed.isEmpty() && delayed.peekFirst().dueNanos() - now <= 0) {
-            Pending p = delayed.pollFirst().pending();
+        while (!delayed.isEmpty() && delayed.peek().dueNanos() - now <= 0) {
+            Pending p = delayed.poll().pending();
             if (!p.state().released) {
                 buffer.addFirst(p);
             }

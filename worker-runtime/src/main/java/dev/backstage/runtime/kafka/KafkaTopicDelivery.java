@@ -1,29 +1,26 @@
 package dev.backstage.runtime.kafka;
 
 import dev.backstage.runtime.spi.TopicDelivery;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-/** One topic message; see {@link KafkaTopics} for what a failure does. */
+/**
+ * One topic message. Mechanics only: a retry hands the same record out again to this subscription after the
+ * back-off (uncommitted meanwhile; nothing is republished, so no other group receives it again), a drop
+ * marks it settled. Its delivery count is the value's plus this worker's redeliveries of it.
+ */
 final class KafkaTopicDelivery implements TopicDelivery {
-    private static final Logger log = LoggerFactory.getLogger(KafkaTopicDelivery.class);
-
     private final String topic;
     private final ConsumerRecord<byte[], byte[]> record;
     private final SettlementTicket ticket;
-    private final KafkaClients clients;
-    private final int maxDeliveries;
     private final TopicMessageValue value;
 
-    KafkaTopicDelivery(String topic, ConsumerRecord<byte[], byte[]> record, SettlementTicket ticket, KafkaClients clients,
-            int maxDeliveries) {
+    KafkaTopicDelivery(String topic, ConsumerRecord<byte[], byte[]> record, SettlementTicket ticket) {
         this.topic = topic;
         this.record = record;
         this.ticket = ticket;
-        this.clients = clients;
-        this.maxDeliveries = maxDeliveries;
         this.value = TopicMessageValue.decode(record.value(), record.timestamp());
     }
 
@@ -49,7 +46,7 @@ final class KafkaTopicDelivery implements TopicDelivery {
 
     @Override
     public int deliveryCount() {
-        return value.deliveryCount();
+        return value.deliveryCount() + ticket.redeliveries();
     }
 
     @Override
@@ -58,19 +55,18 @@ final class KafkaTopicDelivery implements TopicDelivery {
     }
 
     @Override
-    public CompletionStage<Void> fail(String error) {
-        if (value.deliveryCount() >= maxDeliveries) {
-            log.warn("topic '{}' message {} dropped after {} deliveries: {}", topic, messageId(), value.deliveryCount(),
-                    error);
-            return ticket.settle(false);
-        }
-        byte[] copy = new TopicMessageValue(value.payloadJson(), value.publishedAtMs(), value.deliveryCount() + 1).encode();
-        return clients.send(record.topic(), copy)
-                .thenCompose(metadata -> ticket.settle(false))
-                .whenComplete((ok, failure) -> {
-                    if (failure != null) {
-                        ticket.redeliverLater();
-                    }
-                });
+    public CompletionStage<Void> retry(Duration delay, String error) {
+        ticket.redeliverAfter(delay);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<Void> drop(String reason) {
+        return ticket.settle(false);
+    }
+
+    @Override
+    public void abandon() {
+        ticket.abandon();
     }
 }

@@ -20,8 +20,10 @@ import org.slf4j.LoggerFactory;
  * subscriber reads with its own group {@code {p}.sub.{consumerId}}, a shared subscription with
  * {@code {p}.grp.{group}}. A new group starts at the earliest or latest offset as the subscription asks.
  *
- * <p>Failure follows the seed: a copy with {@code deliveryCount + 1} goes to the same topic (so every group
- * sees it again) until {@code deliveryCount >= maxDeliveries}, when it is dropped with a warning.
+ * <p>Settlement is the core's (the jobs' retry rule). A retry reaches only the failing subscription: the
+ * record is handed out again in this consumer after the back-off, uncommitted meanwhile (the seed republished a
+ * copy to the shared topic, so every other group received it again). A retry waiting in memory when the worker
+ * crashes comes back from Kafka with the record's own delivery count.
  *
  * <p>Fan-out group names contain the consumer id (host and pid by default), so each process start makes a
  * new group; Kafka expires empty groups' offsets after {@code offsets.retention.minutes} (7 days by default).
@@ -65,7 +67,7 @@ final class KafkaTopics implements TopicsCapability {
     }
 
     @Override
-    public TopicConsumer subscribe(Subscription subscription, String consumerId, int maxDeliveries, TopicSink sink) {
+    public TopicConsumer subscribe(Subscription subscription, String consumerId, TopicSink sink) {
         String kafkaTopic = names.topicTopic(subscription.topic());
         clients.ensureJobTopic(kafkaTopic);
         String group = subscription.isFanOut() ? names.fanOutGroup(consumerId) : names.sharedGroup(subscription.group());
@@ -77,7 +79,7 @@ final class KafkaTopics implements TopicsCapability {
         KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(group, "backstage-topic-" + label,
                 subscription.start() == StartPosition.EARLIEST ? "earliest" : "latest", settings.topicMaxInFlight(), true);
         KafkaPollLoop.RecordSink toCore = (record, ticket) -> sink.accept(new KafkaTopicDelivery(subscription.topic(),
-                record, ticket, clients, maxDeliveries));
+                record, ticket));
         KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-topic-" + label,
                 consumer, List.of(kafkaTopic), null, settings.topicMaxInFlight(), toCore, settings);
         loop.start();

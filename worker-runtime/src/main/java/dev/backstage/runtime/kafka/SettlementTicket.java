@@ -18,11 +18,18 @@ final class SettlementTicket {
     private static final AtomicIntegerFieldUpdater<SettlementTicket> USED =
             AtomicIntegerFieldUpdater.newUpdater(SettlementTicket.class, "used");
     private volatile int used;
+    private final int redeliveries;
 
-    SettlementTicket(KafkaPollLoop loop, PartitionState state, ConsumerRecord<byte[], byte[]> record) {
+    SettlementTicket(KafkaPollLoop loop, PartitionState state, ConsumerRecord<byte[], byte[]> record, int redeliveries) {
         this.loop = loop;
         this.state = state;
         this.record = record;
+        this.redeliveries = redeliveries;
+    }
+
+    /** How often this worker handed the record out again before (in-memory retries and redeliveries). */
+    int redeliveries() {
+        return redeliveries;
     }
 
     /** True for the first call only. */
@@ -61,8 +68,16 @@ final class SettlementTicket {
      * same record out again after a pause, as a broker would redeliver it.
      */
     void redeliverLater() {
+        redeliverAfter(KafkaPollLoop.REDELIVERY_PAUSE);
+    }
+
+    /**
+     * Hand the same record out again after {@code delay} (a topic retry): it stays uncommitted meanwhile, so
+     * nothing is republished and no other group sees it again; after a crash it comes back from Kafka.
+     */
+    void redeliverAfter(java.time.Duration delay) {
         if (use()) {
-            loop.submit(KafkaPollLoop.Settlement.redeliver(state, record));
+            loop.submit(KafkaPollLoop.Settlement.redeliver(state, record, delay, redeliveries + 1));
         }
     }
 }

@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,18 +25,17 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
 
     private final RabbitMqTopics topics;
     private final Subscription subscription;
-    private final int maxDeliveries;
     private final TopicSink sink;
+    private final ScheduledExecutorService supervisor;
     private final String queue;
     private final SupervisedChannel channel;
 
-    RabbitMqTopicConsumer(RabbitMqTopics topics, Subscription subscription, String consumerId, int maxDeliveries,
-            TopicSink sink, Connection connection, ScheduledExecutorService supervisor, int prefetch,
+    RabbitMqTopicConsumer(RabbitMqTopics topics, Subscription subscription, String consumerId, TopicSink sink, Connection connection, ScheduledExecutorService supervisor, int prefetch,
             Duration supervisionInterval) {
         this.topics = topics;
         this.subscription = subscription;
-        this.maxDeliveries = maxDeliveries;
         this.sink = sink;
+        this.supervisor = supervisor;
         RabbitMqNames names = topics.names();
         boolean fanOut = subscription.isFanOut();
         this.queue = fanOut
@@ -61,13 +62,7 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
             byte[] bytes) throws IOException {
         TopicBody body = TopicBody.decode(topics.mapper(), bytes);
         long tag = envelope.getDeliveryTag();
-        if (body.malformedReason() != null) {
-            // Topics have no dead-letter destination: say so loudly and drop it rather than loop forever.
-            log.warn("topic '{}': dropping a message that is not a topic message: {}", subscription.topic(),
-                    body.malformedReason());
-            channel.ack(epoch, tag);
-            return;
-        }
+        // A message that is not a topic message reaches the core too, which drops it with the reason.
         String messageId = properties.getMessageId() != null ? properties.getMessageId() : String.valueOf(tag);
         sink.accept(new RabbitMqTopicDelivery(this, subscription.topic(), messageId, body, envelope.isRedeliver(),
                 tag, epoch));
@@ -82,22 +77,45 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
         }
     }
 
-    CompletableFuture<Void> fail(RabbitMqTopicDelivery delivery, String error) {
-        if (delivery.deliveryCount() >= maxDeliveries) {
-            log.warn("topic '{}': message {} failed {} times (max {}), dropping it: {}", subscription.topic(),
-                    delivery.messageId(), delivery.deliveryCount(), maxDeliveries, error);
-            return ack(delivery.epoch(), delivery.tag());
-        }
-        CompletableFuture<Void> copied;
+    /**
+     * After {@code delay}, publishes a copy with the next delivery count to this subscription's own queue and
+     * acks the original once the copy is confirmed; the original stays unacked meanwhile, so a crash during the
+     * back-off redelivers it rather than losing it. Only this subscription sees the copy.
+     */
+    CompletableFuture<Void> retry(RabbitMqTopicDelivery delivery, Duration delay) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Runnable copyThenAck = () -> {
+            CompletableFuture<Void> copied;
+            try {
+                channel.checkCurrent(delivery.epoch(), delivery.tag());
+                byte[] copy = TopicBody.encode(topics.mapper(), delivery.payloadJson(), delivery.publishedAtMs(),
+                        delivery.deliveryCount() + 1);
+                copied = topics.publisher().publish("", queue, true, RabbitMqTopics.properties(delivery.messageId()), copy);
+            } catch (RuntimeException e) {
+                copied = CompletableFuture.failedFuture(e);
+            }
+            copied.thenCompose(ignored -> ack(delivery.epoch(), delivery.tag())).whenComplete((ok, error) -> {
+                if (error != null) {
+                    done.completeExceptionally(error);
+                } else {
+                    done.complete(null);
+                }
+            });
+        };
         try {
-            channel.checkCurrent(delivery.epoch(), delivery.tag());
-            byte[] copy = TopicBody.encode(topics.mapper(), delivery.payloadJson(), delivery.publishedAtMs(),
-                    delivery.deliveryCount() + 1);
-            copied = topics.publisher().publish("", queue, true, RabbitMqTopics.properties(delivery.messageId()), copy);
-        } catch (RuntimeException e) {
-            copied = CompletableFuture.failedFuture(e);
+            supervisor.schedule(copyThenAck, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            done.completeExceptionally(closing);
         }
-        return copied.thenCompose(ignored -> ack(delivery.epoch(), delivery.tag()));
+        return done;
+    }
+
+    void requeue(RabbitMqTopicDelivery delivery) {
+        try {
+            channel.requeue(delivery.epoch(), delivery.tag());
+        } catch (IOException | AlreadyClosedException | BackstageException e) {
+            log.debug("requeue of topic message {} skipped: {}", delivery.messageId(), e.toString());
+        }
     }
 
     String queue() {

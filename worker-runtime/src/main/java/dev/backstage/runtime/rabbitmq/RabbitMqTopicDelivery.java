@@ -55,8 +55,23 @@ final class RabbitMqTopicDelivery implements TopicDelivery {
     }
 
     @Override
-    public CompletionStage<Void> fail(String error) {
-        return consumer.fail(this, error);
+    public java.util.Optional<String> malformedReason() {
+        return java.util.Optional.ofNullable(body.malformedReason());
+    }
+
+    @Override
+    public CompletionStage<Void> retry(java.time.Duration delay, String error) {
+        return consumer.retry(this, delay);
+    }
+
+    @Override
+    public CompletionStage<Void> drop(String reason) {
+        return consumer.ack(epoch, tag);
+    }
+
+    @Override
+    public void abandon() {
+        consumer.requeue(this);
     }
 
     long tag() {

@@ -28,8 +28,9 @@ import java.util.function.Supplier;
  *       published before that are not replayed either.
  * </ul>
  *
- * A message whose handler fails is republished to the subscriber's own queue with {@code deliveryCount + 1}
- * (then acked), and dropped with a warning once {@code deliveryCount >= maxDeliveries} — the TS behaviour.
+ * Settlement is the core's (the jobs' retry rule); the mechanics here: a retry republishes the message to the
+ * subscriber's own queue with {@code deliveryCount + 1} after the back-off (then acks the original), so no
+ * other subscriber sees it again; a drop acks it.
  */
 final class RabbitMqTopics implements TopicsCapability {
     static final String BACKEND = "rabbitmq";
@@ -71,12 +72,12 @@ final class RabbitMqTopics implements TopicsCapability {
     }
 
     @Override
-    public TopicConsumer subscribe(Subscription subscription, String consumerId, int maxDeliveries, TopicSink sink) {
+    public TopicConsumer subscribe(Subscription subscription, String consumerId, TopicSink sink) {
         validate(subscription.topic());
         if (subscription.group() != null) {
             validate(subscription.group());
         }
-        RabbitMqTopicConsumer consumer = new RabbitMqTopicConsumer(this, subscription, consumerId, maxDeliveries, sink,
+        RabbitMqTopicConsumer consumer = new RabbitMqTopicConsumer(this, subscription, consumerId, sink,
                 consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval());
         consumer.start();
         return consumer;

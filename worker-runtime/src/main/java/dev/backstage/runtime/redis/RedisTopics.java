@@ -29,12 +29,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Topics on Redis Streams, the provider-version format (WIRE.md §2): {@code XADD {p}:topic:{t} MAXLEN ~
  * 10000}; fan-out subscribers use group {@code sub:{consumerId}}, shared ones {@code grp:{name}}, created
- * at {@code $} (latest) or {@code 0} (earliest). A failed message is claimed back after a second and
- * retried; once its delivery count reaches max deliveries it is acked and dropped (topics have no DLQ).
+ * at {@code $} (latest) or {@code 0} (earliest). Mechanics only (the core decides): a retry leaves the entry
+ * pending in this subscription's group and claims it back after the back-off (XCLAIM with min-idle = delay), so
+ * no other group sees it again; a drop acks it.
  */
 final class RedisTopics implements TopicsCapability {
     private static final Logger log = LoggerFactory.getLogger(RedisTopics.class);
-    private static final long RETRY_AFTER_MS = 1_000;
 
     private final RedisProvider provider;
 
@@ -54,7 +54,7 @@ final class RedisTopics implements TopicsCapability {
     }
 
     @Override
-    public TopicConsumer subscribe(Subscription subscription, String consumerId, int maxDeliveries, TopicSink sink) {
+    public TopicConsumer subscribe(Subscription subscription, String consumerId, TopicSink sink) {
         String stream = provider.keys().topic(subscription.topic());
         String group = subscription.isFanOut() ? "sub:" + consumerId : "grp:" + subscription.group();
         try {
@@ -65,7 +65,7 @@ final class RedisTopics implements TopicsCapability {
                 throw e;
             }
         }
-        Loop loop = new Loop(subscription.topic(), stream, Consumer.from(group, consumerId), maxDeliveries, sink);
+        Loop loop = new Loop(subscription.topic(), stream, Consumer.from(group, consumerId), sink);
         loop.start();
         return loop;
     }
@@ -74,17 +74,16 @@ final class RedisTopics implements TopicsCapability {
         private final String topic;
         private final String stream;
         private final Consumer<String> me;
-        private final int maxDeliveries;
         private final TopicSink sink;
         private final Thread reader;
         private final ScheduledExecutorService retries;
         private volatile boolean running = true;
+        private volatile String failure;
 
-        Loop(String topic, String stream, Consumer<String> me, int maxDeliveries, TopicSink sink) {
+        Loop(String topic, String stream, Consumer<String> me, TopicSink sink) {
             this.topic = topic;
             this.stream = stream;
             this.me = me;
-            this.maxDeliveries = maxDeliveries;
             this.sink = sink;
             this.reader = new NamedThreads("backstage-redis-topic-" + topic, true).newThread(this::read);
             this.retries = Executors.newSingleThreadScheduledExecutor(
@@ -96,6 +95,21 @@ final class RedisTopics implements TopicsCapability {
         }
 
         private void read() {
+            try {
+                readUntilClosed();
+            } catch (Throwable e) {
+                failure = "redis topic loop of '" + topic + "' stopped: " + e;
+                log.error("reading topic {} failed; the subscription stops", topic, e);
+                throw e;
+            }
+        }
+
+        @Override
+        public java.util.Optional<String> failure() {
+            return java.util.Optional.ofNullable(failure);
+        }
+
+        private void readUntilClosed() {
             try (StatefulRedisConnection<String, String> connection = provider.dedicatedConnection()) {
                 while (running) {
                     try {
@@ -122,18 +136,18 @@ final class RedisTopics implements TopicsCapability {
             }
         }
 
-        void retryLater(Message message) {
+        void retryLater(Message message, long delayMs) {
             retries.schedule(() -> {
                 try {
                     List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
-                            XClaimArgs.Builder.minIdleTime(RETRY_AFTER_MS), message.id());
+                            XClaimArgs.Builder.minIdleTime(delayMs), message.id());
                     if (!claimed.isEmpty() && claimed.get(0).getBody() != null) {
                         sink.accept(new Message(this, claimed.get(0), message.deliveryCount() + 1));
                     }
                 } catch (RuntimeException e) {
                     log.warn("retrying topic message {} failed: {}", message.id(), e.toString());
                 }
-            }, RETRY_AFTER_MS, TimeUnit.MILLISECONDS);
+            }, delayMs, TimeUnit.MILLISECONDS);
         }
 
         @Override
@@ -177,12 +191,12 @@ final class RedisTopics implements TopicsCapability {
 
         @Override
         public String payloadJson() {
-            return body.get("payload");
+            return body == null ? null : body.get("payload");
         }
 
         @Override
         public long publishedAtMs() {
-            Long at = JobEntryCodec.parseLong(body.get("publishedAt"));
+            Long at = body == null ? null : JobEntryCodec.parseLong(body.get("publishedAt"));
             return at == null ? 0 : at;
         }
 
@@ -197,13 +211,26 @@ final class RedisTopics implements TopicsCapability {
         }
 
         @Override
-        public CompletionStage<Void> fail(String error) {
-            if (deliveryCount >= loop.maxDeliveries) {
-                log.warn("topic {} message {} dropped after {} deliveries: {}", loop.topic, id, deliveryCount, error);
-                return ack();
-            }
-            loop.retryLater(this);
+        public java.util.Optional<String> malformedReason() {
+            return body == null || body.get("payload") == null
+                    ? java.util.Optional.of("topic entry " + id + " has no payload field")
+                    : java.util.Optional.empty();
+        }
+
+        @Override
+        public CompletionStage<Void> retry(java.time.Duration delay, String error) {
+            loop.retryLater(this, Math.max(0, delay.toMillis()));
             return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletionStage<Void> drop(String reason) {
+            return ack();
+        }
+
+        @Override
+        public void abandon() {
+            // Stays pending in this subscription's group; the next start of this consumer does not re-read it.
         }
     }
 }

@@ -8,5 +8,6 @@ public interface TopicsCapability {
 
     String publish(String topic, String payloadJson);
 
-    TopicConsumer subscribe(Subscription subscription, String consumerId, int maxDeliveries, TopicSink sink);
+    /** Starts delivering {@code subscription}'s messages to {@code sink}; settlement policy is the core's. */
+    TopicConsumer subscribe(Subscription subscription, String consumerId, TopicSink sink);
 }
