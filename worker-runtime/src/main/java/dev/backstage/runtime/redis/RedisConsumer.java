@@ -119,6 +119,11 @@ final class RedisConsumer implements JobConsumer {
         return out;
     }
 
+    /** Acks that failed and wait for a retry. */
+    int acksRetrying() {
+        return acks.retrying();
+    }
+
     void dropDeleted(String stream, String id) {
         acks.ack(stream, id);
     }

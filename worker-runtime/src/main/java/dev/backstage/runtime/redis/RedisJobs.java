@@ -13,6 +13,13 @@ final class RedisJobs implements JobsCapability {
 
     private final RedisProvider provider;
 
+    private final java.util.List<RedisConsumer> consumers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** The consumers this provider started, for tests that observe their state. */
+    java.util.List<RedisConsumer> consumers() {
+        return consumers;
+    }
+
     RedisJobs(RedisProvider provider) {
         this.provider = provider;
     }
@@ -27,6 +34,7 @@ final class RedisJobs implements JobsCapability {
     public JobConsumer consume(ConsumerSettings settings, DeliverySink sink) {
         RedisConsumer consumer = new RedisConsumer(provider, settings, sink);
         consumer.start();
+        consumers.add(consumer);
         return consumer;
     }
 
