@@ -45,7 +45,9 @@ public final class PayloadCodec {
     }
 
     /**
-     * Decodes {@code json} into {@code type}. A missing payload decodes as JSON {@code null}.
+     * Decodes {@code json} into {@code type}. The payload must be exactly one JSON value (trailing content is
+     * malformed, the same on every broker), and a missing or {@code null} payload is malformed unless the type
+     * can stand for "no payload" ({@link #acceptsNull}).
      *
      * @throws MalformedPayloadException with a reason fit for a dead-letter entry
      */
@@ -53,9 +55,9 @@ public final class PayloadCodec {
         String text = json == null ? "null" : json;
         try {
             if (type == JsonNode.class) {
-                return type.cast(mapper.readTree(text));
+                return type.cast(mapper.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(text));
             }
-            return readerFor(type).readValue(text);
+            return notNull(readerFor(type).readValue(text), type, json == null);
         } catch (JsonProcessingException e) {
             // Only on the failure path: tell "not JSON at all" from "JSON of the wrong shape".
             if (!looksLikeJson(text)) {
@@ -78,21 +80,40 @@ public final class PayloadCodec {
         int length = utf8.remaining();
         try {
             if (type == JsonNode.class) {
-                return type.cast(mapper.readTree(array, offset, length));
+                return type.cast(mapper.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                        .readTree(new java.io.ByteArrayInputStream(array, offset, length)));
             }
-            return readerFor(type).readValue(array, offset, length);
+            return notNull(readerFor(type).readValue(array, offset, length), type, false);
         } catch (IOException e) {
             return decode(new String(array, offset, length, StandardCharsets.UTF_8), type); // throws, with the reason
         }
     }
 
     private ObjectReader readerFor(Class<?> type) {
-        return readers.computeIfAbsent(type, mapper::readerFor);
+        return readers.computeIfAbsent(type, t -> mapper.readerFor(t).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS));
+    }
+
+    /**
+     * Types that may stand for "no payload": {@code Void}, {@code Object}, {@code Optional} and JSON trees
+     * ({@code null} reads as a null node). Every other type needs a payload: a handler written for an
+     * {@code Order} would only fail on a null one, delivery after delivery.
+     */
+    static boolean acceptsNull(Class<?> type) {
+        return type == Void.class || type == Object.class || type == java.util.Optional.class
+                || JsonNode.class.isAssignableFrom(type);
+    }
+
+    private static <T> T notNull(T value, Class<T> type, boolean missing) {
+        if (value == null && !acceptsNull(type)) {
+            throw new MalformedPayloadException((missing ? "payload is missing" : "payload is null")
+                    + ", and a " + type.getSimpleName() + " payload cannot be null");
+        }
+        return value;
     }
 
     private boolean looksLikeJson(String text) {
         try {
-            mapper.readTree(text);
+            mapper.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(text);
             return true;
         } catch (JsonProcessingException e) {
             return false;

@@ -41,4 +41,25 @@ class PayloadCodecTest {
                 () -> codec.decode(slice("", "{\"amount\":\"lots\"}", ""), Order.class));
         assertTrue(wrongShape.getMessage().startsWith("payload cannot be read as Order"), wrongShape.getMessage());
     }
+
+    @Test
+    void givenAPayloadWithTrailingContent_thenItIsMalformed_fromTextAndFromBytesAlike() {
+        var fromText = assertThrows(PayloadCodec.MalformedPayloadException.class,
+                () -> codec.decode("{\"id\":\"a\",\"amount\":1} trailing", Order.class));
+        assertTrue(fromText.getMessage().startsWith("payload is not valid JSON"), fromText.getMessage());
+        assertThrows(PayloadCodec.MalformedPayloadException.class,
+                () -> codec.decode(slice("", "{\"id\":\"a\",\"amount\":1}{}", ""), Order.class));
+        assertThrows(PayloadCodec.MalformedPayloadException.class, () -> codec.decode("[1] [2]", JsonNode.class));
+    }
+
+    @Test
+    void givenAMissingOrNullPayload_thenItIsMalformedUnlessTheTypeAcceptsNoPayload() {
+        var missing = assertThrows(PayloadCodec.MalformedPayloadException.class, () -> codec.decode((String) null, Order.class));
+        assertEquals("payload is missing, and a Order payload cannot be null", missing.getMessage());
+        var nul = assertThrows(PayloadCodec.MalformedPayloadException.class,
+                () -> codec.decode(slice("", "null", ""), Order.class));
+        assertTrue(nul.getMessage().startsWith("payload is null"), nul.getMessage());
+        assertTrue(codec.decode("null", JsonNode.class).isNull());
+        assertEquals(null, codec.decode((String) null, Void.class));
+    }
 }
