@@ -7,6 +7,7 @@ import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.model.Durations;
 import dev.backstage.operator.pool.DeploymentReplicas;
 import dev.backstage.operator.scaling.BacklogSample;
+import dev.backstage.operator.scaling.PodStartupTimes;
 import dev.backstage.operator.scaling.SampleHistory;
 import dev.backstage.operator.scaling.ScalingDecider;
 import dev.backstage.operator.scaling.ScalingDecision;
@@ -43,6 +44,7 @@ final class BacklogMonitor {
 
     private final String key;
     private final BacklogMeasurer measurer;
+    private final PodStartupMeter startups;
     private final PoolStatusPatcher patcher;
     private final ScalingDecider decider;
     private final EventRecorder events;
@@ -59,11 +61,13 @@ final class BacklogMonitor {
     /** A quick follow-up poll the last decision asked for ({@link ScalingDecision#probeAgainIn()}). Tick thread only. */
     private Duration followUp;
 
-    BacklogMonitor(Snapshot first, BacklogMeasurer measurer, PoolStatusPatcher patcher, ScalingDecider decider,
-            EventRecorder events, ScheduledExecutorService scheduler, Clock clock, Duration statusRefresh) {
+    BacklogMonitor(Snapshot first, BacklogMeasurer measurer, PodStartupMeter startups, PoolStatusPatcher patcher,
+            ScalingDecider decider, EventRecorder events, ScheduledExecutorService scheduler, Clock clock,
+            Duration statusRefresh) {
         this.snapshot = Objects.requireNonNull(first, "first");
         this.key = first.pool().getMetadata().getNamespace() + "/" + first.pool().getMetadata().getName();
         this.measurer = measurer;
+        this.startups = startups;
         this.patcher = patcher;
         this.decider = decider;
         this.events = events;
@@ -144,6 +148,7 @@ final class BacklogMonitor {
             return;
         }
 
+        Duration measuredStartup = startups.startup(pool).map(PodStartupTimes.Measured::startup).orElse(null);
         var written = patcher.update(pool, fresh -> {
             ScalingPolicy policy = policyOrNull(fresh, seen.topology(), measurement);
             ScalingDecision decision = policy == null ? null
@@ -152,7 +157,10 @@ final class BacklogMonitor {
                 LOG.debug("pool {}: {}", key, decision.reason());
                 followUp = decision.probeAgainIn(); // the last attempt's decision is the one written
             }
-            return AutoscalerStatus.apply(fresh, measurement, policy, decision, pollInterval, statusRefresh, now);
+            AutoscalerStatus.Outcome outcome =
+                    AutoscalerStatus.apply(fresh, measurement, policy, decision, pollInterval, statusRefresh, now);
+            fresh.getStatus().setMeasuredPodStartupTime(measuredStartup == null ? null : Durations.format(measuredStartup));
+            return outcome;
         });
         if (written.isEmpty()) {
             return;
@@ -194,7 +202,9 @@ final class BacklogMonitor {
             return null;
         }
         try {
-            return PoolScalingPolicy.of(pool, topology, measurement.report());
+            // The pods' measured start-up replaces the configured one once enough pods were seen Ready.
+            return PoolScalingPolicy.of(pool, topology, measurement.report(),
+                    startups.startup(pool).map(PodStartupTimes.Measured::startup).orElse(null));
         } catch (IllegalArgumentException e) {
             LOG.warn("pool {}: autoscaling spec not usable, not scaling: {}", key, e.getMessage());
             return null;

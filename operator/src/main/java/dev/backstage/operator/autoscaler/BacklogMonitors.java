@@ -45,10 +45,13 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
         implements ResourceEventAware<BackstageWorkerPool> {
     public static final String NAME = "backlog-monitors";
     private static final Logger LOG = LoggerFactory.getLogger(BacklogMonitors.class);
+    /** How often a pool's pods are listed to measure their start-up. */
+    static final java.time.Duration STARTUP_REFRESH = java.time.Duration.ofMinutes(1);
 
     private final ConcurrentMap<ResourceID, BacklogMonitor> monitors = new ConcurrentHashMap<>();
     private final ProbeProviders providers;
     private final BacklogMeasurer measurer;
+    private final PodStartupMeter startups;
     private final PoolStatusPatcher patcher;
     private final ScalingDecider decider = new ScalingDecider();
     private final EventRecorder events;
@@ -68,6 +71,7 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
         this.providers = new ProbeProviders(new ConnectionSecrets(client), opener, clock, settings.secretRefresh(),
                 settings.reconnectDelay());
         this.measurer = new BacklogMeasurer(providers, clock);
+        this.startups = new PodStartupMeter(client, clock, STARTUP_REFRESH);
         this.patcher = new PoolStatusPatcher(client);
         this.scheduler = Executors.newScheduledThreadPool(settings.threads(), threads());
     }
@@ -92,7 +96,7 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
             return;
         }
         BacklogMonitor monitor = new BacklogMonitor(new BacklogMonitor.Snapshot(pool, topology.orElse(null)),
-                measurer, patcher, decider, events, scheduler, clock, settings.statusRefresh());
+                measurer, startups, patcher, decider, events, scheduler, clock, settings.statusRefresh());
         if (monitors.putIfAbsent(id, monitor) == null) {
             LOG.info("backlog monitor started for pool {}", id);
             monitor.start();
@@ -125,6 +129,7 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
         BacklogMonitor monitor = monitors.remove(id);
         if (monitor != null) {
             monitor.stop();
+            startups.forget(resource);
             LOG.info("backlog monitor stopped for pool {} (deleted)", id);
             dropUnusedConnections();
         }

@@ -29,6 +29,15 @@ public final class PoolScalingPolicy {
      * @throws IllegalArgumentException when the spec holds values the schema should have refused (min > max, ...)
      */
     public static ScalingPolicy of(BackstageWorkerPool pool, BackstageTopology topology, BacklogReport report) {
+        return of(pool, topology, report, null);
+    }
+
+    /**
+     * @param measuredStartup the pool's pod start-up as measured from its pods ({@link PodStartupMeter}), which
+     *                        replaces {@code spec.autoscaling.podStartupTime}; {@code null} while not measured
+     */
+    public static ScalingPolicy of(BackstageWorkerPool pool, BackstageTopology topology, BacklogReport report,
+                                   Duration measuredStartup) {
         AutoscalingSpec spec = pool.getSpec().getAutoscaling();
         AutoscalingSpec defaults = new AutoscalingSpec();
         Integer concurrency = pool.getSpec().getConcurrency();
@@ -40,7 +49,7 @@ public final class PoolScalingPolicy {
                 .scaleDownWindow(Durations.parse("spec.autoscaling.scaleDownWindow",
                         or(spec.getScaleDownWindow(), defaults.getScaleDownWindow())))
                 .concurrencyPerReplica(concurrency == null ? RUNTIME_DEFAULT_CONCURRENCY : concurrency)
-                .podStartup(Durations.parse("spec.autoscaling.podStartupTime",
+                .podStartup(measuredStartup != null ? measuredStartup : Durations.parse("spec.autoscaling.podStartupTime",
                         or(spec.getPodStartupTime(), defaults.getPodStartupTime())))
                 .pollInterval(pollInterval(pool))
                 .partitionCap(partitionCap(pool, topology, report))

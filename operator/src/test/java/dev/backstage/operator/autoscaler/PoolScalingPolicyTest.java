@@ -75,6 +75,16 @@ class PoolScalingPolicyTest {
     }
 
     @Test
+    void givenAMeasuredStartup_thenItReplacesTheConfiguredOne_andWithoutOneTheConfiguredOneStays() {
+        AutoscalingSpec spec = on();
+        spec.setPodStartupTime("45s");
+        BackstageWorkerPool pool = pool(spec, "orders");
+
+        assertEquals(Duration.ofSeconds(12), PoolScalingPolicy.of(pool, null, null, Duration.ofSeconds(12)).podStartup());
+        assertEquals(Duration.ofSeconds(45), PoolScalingPolicy.of(pool, null, null, null).podStartup());
+    }
+
+    @Test
     void givenNoAutoscalingBlock_thenOffAndTheDefaultPollInterval() {
         BackstageWorkerPool pool = pool(null, "orders");
         assertFalse(PoolScalingPolicy.autoscalingOn(pool));
