@@ -40,7 +40,7 @@ public record BacklogMeasurement(Instant at, BacklogReport report, String provid
     /**
      * The autoscaler's view. The cumulative counters are summed over the queues only when every queue has one
      * (a partial sum would read as a rate jump when a queue's counter appears); Kafka's arrivals are the sum of
-     * its partitions' end offsets.
+     * its partitions' end offsets, its completions the sum of their committed positions.
      */
     public BacklogSample toSample(int readyReplicas) {
         if (!available()) {
@@ -63,13 +63,22 @@ public record BacklogMeasurement(Instant at, BacklogReport report, String provid
         return report.queues().isEmpty() ? null : sum;
     }
 
+    /**
+     * Kafka's completions are its partitions' committed positions, {@code end offset - lag} (the group commits only
+     * past settled records; a partition without a commit counts from where its lag is counted): so completions are
+     * told from the committed-offset rate and arrivals from the end-offset rate, and records being processed are
+     * neither.
+     */
     private Long completed() {
         long sum = 0;
         for (QueueBacklog queue : report.queues()) {
-            if (queue.completedTotal() == null) {
+            if (queue.completedTotal() != null) {
+                sum += queue.completedTotal();
+            } else if (!queue.partitions().isEmpty()) {
+                sum += queue.partitions().stream().mapToLong(p -> p.endOffset() - p.lag()).sum();
+            } else {
                 return null;
             }
-            sum += queue.completedTotal();
         }
         return report.queues().isEmpty() ? null : sum;
     }

@@ -63,6 +63,16 @@ public final class RateEstimator {
      * @param concurrencyPerReplica the pool's worker concurrency, or {@code null} if unknown
      */
     public RateEstimate estimate(SampleHistory history, int endIndex, Duration window, Integer concurrencyPerReplica) {
+        return estimate(history, endIndex, window, concurrencyPerReplica, false);
+    }
+
+    /**
+     * @param lagHoldsInFlight the undelivered count is a Kafka lag: it holds the records being processed, so jobs
+     *                         waited only where it exceeded what the ready replicas run at once ({@code ready x
+     *                         concurrency}); without the concurrency no interval counts as busy
+     */
+    public RateEstimate estimate(SampleHistory history, int endIndex, Duration window, Integer concurrencyPerReplica,
+                                 boolean lagHoldsInFlight) {
         if (endIndex < 1) {
             return RateEstimate.unknown("one sample only, no rate yet");
         }
@@ -113,7 +123,7 @@ public final class RateEstimator {
             }
             arrived += arrivedDelta;
             arrivalSeconds += seconds;
-            if (busyThroughout(from, to)) {
+            if (busyThroughout(from, to) && (!lagHoldsInFlight || waitingBeyondSlots(from, to, concurrencyPerReplica))) {
                 if (from.readyReplicas() == to.readyReplicas()) {
                     completedWhileBusy += completedDelta;
                     busyReplicaSeconds += to.readyReplicas() * seconds;
@@ -363,6 +373,13 @@ public final class RateEstimator {
         double expected = windowRate * latestSeconds;
         double observed = latestRate * latestSeconds;
         return observed > expected + 3 * Math.sqrt(expected) + 1 ? latestRate : null;
+    }
+
+    /** A Kafka lag above the ready replicas' slots at both ends: records waited beyond those being processed. */
+    private static boolean waitingBeyondSlots(BacklogSample from, BacklogSample to, Integer concurrencyPerReplica) {
+        return concurrencyPerReplica != null
+                && from.undelivered() > (long) from.readyReplicas() * concurrencyPerReplica
+                && to.undelivered() > (long) to.readyReplicas() * concurrencyPerReplica;
     }
 
     /** Jobs were waiting at both ends and someone was there to take them, so every ready replica was busy. */

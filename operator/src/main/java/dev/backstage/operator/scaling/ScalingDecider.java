@@ -28,8 +28,9 @@ import java.util.Objects;
  *       ready replicas serve less than is expected to arrive, the backlog they will find
  *       ({@code (outstanding + (expected - ready * perReplicaRate) * podStartup) / targetBacklogPerReplica}),
  *       so a step is answered in one move rather than one per poll as the queue climbs. The largest need wins.
- *       Kafka gets no arrival need: its lag holds the records being processed, so a replica's capacity
- *       cannot be told from it.</li>
+ *       Kafka gets an arrival need too, from its end-offset rate (arrivals) and committed-offset rate
+ *       (completions); its lag holds the records being processed, so a replica's capacity is measured only
+ *       while the lag exceeded the ready replicas' slots ({@code ready x concurrency}), never from job time.</li>
  *   <li><b>Scale up at once</b> to {@code ceil(need)} when that is above the current count. One undelivered
  *       job activates a pool at zero. A scale-up on a regular poll that activates the pool or sees arrivals
  *       step up asks for one more sample {@link #FOLLOW_UP} later
@@ -248,15 +249,13 @@ public final class ScalingDecider {
         Double busyReplicas = policy.concurrencyPerReplica() != null && sample.inFlightKnown()
                 ? sample.inFlight() / (double) policy.concurrencyPerReplica()
                 : null;
-        boolean arrivalSizing = policy.partitionCap() == null;
-        if (!policy.hasDrainTarget() && !arrivalSizing) {
-            return new ReplicaNeed(backlogReplicas, null, busyReplicas, null);
-        }
-        RateEstimate estimate = rates.estimate(history, index, policy.rateWindow(), policy.concurrencyPerReplica());
+        boolean kafka = policy.partitionCap() != null;
+        RateEstimate estimate = rates.estimate(history, index, policy.rateWindow(), policy.concurrencyPerReplica(),
+                kafka);
         Double arrivalReplicas = null;
         Double expected = null;
         ReplicaNeed.ArrivalBasis basis = null;
-        if (arrivalSizing && estimate.arrivalsPerSecond() != null) {
+        if (estimate.arrivalsPerSecond() != null) {
             if (estimate.capacityKnown()) {
                 expected = estimate.arrivalsExpectedIn(seconds(policy.forecastHorizon()));
                 arrivalReplicas = expected / estimate.completionsPerReplicaSecond();

@@ -41,11 +41,12 @@ class BacklogMeasurementTest {
     }
 
     @Test
-    void givenKafkaPartitions_thenArrivalsAreTheSumOfTheirEndOffsets() {
+    void givenKafkaPartitions_thenArrivalsAreTheSumOfTheirEndOffsets_andCompletionsOfTheirCommittedPositions() {
         BacklogSample sample = sample(new QueueBacklog("events", 9, 0, 0, null,
                 List.of(new PartitionBacklog(0, 10, 4, 6), new PartitionBacklog(1, 3, -1, 3)), "lag"));
         assertEquals(13L, sample.arrivedTotal());
-        assertNull(sample.completedTotal());
+        // end - lag: 4 committed on partition 0; partition 1 has no commit and its lag counts from offset 0
+        assertEquals(4L, sample.completedTotal());
     }
 
     @Test

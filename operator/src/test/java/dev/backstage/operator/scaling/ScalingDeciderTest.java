@@ -85,7 +85,8 @@ class ScalingDeciderTest {
         a batch onto an idle pool is not a rate: the backlog alone   | max=40                       | 0   | 0-55/5:0+0@0 a0, 60:40+0@0 a40                                  | 4    | UP   | NONE         | activating from zero to 4
         the batch's quick sample sees no more arrivals: no forecast  | max=40                       | 4   | 0-55/5:0+0@0 a0, 60:40+0@0 a40, 61:40+0@0 a40                   | 4    | HOLD | NONE         | arrivals need 4.0 (none ready yet
         arrival sizing holds the pool through a quiet backlog window  | conc=4 max=20                | 6   | 0-60/5:0+20@6 a10/s                                             | 6    | HOLD | NONE         | highest need over the last 60 s was 5.0 replicas, 6 with 10 % headroom
-        KEDA: Kafka lag holds in-flight records, so no arrival sizing | T=100 max=50 partitions=12  | 10  | 0-55/5:100+0@10 c20/s, 60:200+0@10 c20/s                        | 3    | DOWN | NONE         | scaling down from 10 to 3
+        Kafka: a lag within the ready replicas' slots measures no capacity | T=100 max=50 partitions=12 conc=4 | 10 | 0-60/5:30+0@10 a20/s                        | 1    | DOWN | NONE         | scaling down from 10 to 1
+        Kafka: a lag beyond the slots measures capacity, sizes for arrivals | T=100 max=50 partitions=12 conc=4 | 10 | 0-60/5:100+0@10 a20/s c20/s                | 10   | HOLD | NONE         | arrivals need more: 10.0 (20.0 jobs/s expected in 15 s, at 2.0 jobs/s per replica (measured while busy))
         """)
     void decides(String name, String policy, int current, String history, int want, ScalingDirection direction,
                  ScalingLimit limit, String reasonFragment) {
