@@ -31,15 +31,20 @@ import java.util.Objects;
  *       Kafka gets an arrival need too, from its end-offset rate (arrivals) and committed-offset rate
  *       (completions); its lag holds the records being processed, so a replica's capacity is measured only
  *       while the lag exceeded the ready replicas' slots ({@code ready x concurrency}), never from job time.</li>
- *   <li><b>Scale up at once</b> to {@code ceil(need)} when that is above the current count. One undelivered
- *       job activates a pool at zero. A scale-up on a regular poll that activates the pool or sees arrivals
- *       step up asks for one more sample {@link #FOLLOW_UP} later
+ *   <li><b>Scale up at once</b> to {@code ceil(need)} when that is above the current count; while the arrival
+ *       line rises, to the need {@code scaleUpLookahead} further ahead (at most a quarter more), so a rising wave
+ *       is met in a few batches. One undelivered job activates a pool at zero. A scale-up on a regular poll that
+ *       activates the pool or sees arrivals step up asks for one more sample {@link #FOLLOW_UP} later
  *       ({@link ScalingDecision#probeAgainIn()}), which measures the new rate.</li>
- *   <li><b>Scale down through a window.</b> Otherwise take the highest need over the last
- *       {@code scaleDownWindow} (the HPA's stabilization: max of recommendations), add the tolerance as
- *       headroom, and scale down to {@code ceil(maxNeed * (1 + tolerance))} if that is lower. A need that
- *       wobbles around a threshold therefore never flaps: going down needs the whole window to sit a
- *       tolerance below the count. It scales down only when the window was fully observed and had no
+ *   <li><b>No scale-down as arrivals step up.</b> When the newest interval shows a step up in arrivals (a burst
+ *       after a quiet spell) the count holds, and a quick sample follows.</li>
+ *   <li><b>Scale down through a window, calmly.</b> Otherwise take the highest need over the last
+ *       {@code scaleDownWindow} (the HPA's stabilization: max of recommendations; batched scale-ups count as
+ *       asked for), add the tolerance as headroom, and scale down to {@code ceil(maxNeed * (1 + tolerance))} if
+ *       that is lower by at least {@link #DOWN_BAND} of the count and {@link #MIN_DOWN_STEP} replicas (unless
+ *       to zero or minReplicas), and the last down-move is {@code scaleDownInterval} ago (a quarter of it when
+ *       the move halves the count). A need that wobbles around a threshold therefore never flaps, and a falling
+ *       wave is followed in a few batches. It scales down only when the window was fully observed and had no
  *       unavailable sample (an error mid-window hides what the need was).</li>
  *   <li><b>Never scale in below what is busy.</b> In-flight work is part of the need, so it keeps at least
  *       one replica; with the pool's concurrency known, scale-down keeps {@code inFlight / concurrency}

@@ -125,7 +125,8 @@ class BacklogAutoscalingTest {
 
         System.out.println("1 job in flight: the pool must stay at 1 for two windows");
         await().during(SCALE_DOWN_WINDOW.multipliedBy(2)).atMost(WAIT).until(() ->
-                pool(ns, "workers").getStatus().getDesiredReplicas() == 1 && deploymentReplicas(ns, "workers") == 1);
+                Integer.valueOf(1).equals(pool(ns, "workers").getStatus().getDesiredReplicas())
+                        && deploymentReplicas(ns, "workers") == 1);
 
         broker.ack("orders", 1);
         System.out.println("last job acked; waiting for zero");
@@ -164,7 +165,7 @@ class BacklogAutoscalingTest {
             System.out.println("queue drained behind the operator's back; replicas must hold at 3");
             await().during(SCALE_DOWN_WINDOW.plus(POLL_INTERVAL.multipliedBy(3))).atMost(WAIT).until(() -> {
                 BackstageWorkerPoolStatus s = pool(ns, "workers").getStatus();
-                return s.getDesiredReplicas() == 3 && deploymentReplicas(ns, "workers") == 3
+                return Integer.valueOf(3).equals(s.getDesiredReplicas()) && deploymentReplicas(ns, "workers") == 3
                         && s.getBacklog().getUndelivered() == 6
                         && down.getBacklogMeasuredAt().equals(s.getBacklogMeasuredAt())
                         && backlogCondition(s).map(c -> Conditions.FALSE.equals(c.getStatus())).orElse(false);
@@ -230,7 +231,8 @@ class BacklogAutoscalingTest {
         client.resource(autoscaledPool(ns, "workers", "jobs", 1, 2, 2)).create();
         broker.enqueue("orders", 10);
 
-        BackstageWorkerPoolStatus status = awaitStatus(ns, "workers", s -> s.getDesiredReplicas() == 2
+        BackstageWorkerPoolStatus status = awaitStatus(ns, "workers",
+                s -> Integer.valueOf(2).equals(s.getDesiredReplicas())
                 && Conditions.isTrue(s.getConditions(), AutoscalerStatus.SCALING_LIMITED));
         Condition limited = Conditions.find(status.getConditions(), AutoscalerStatus.SCALING_LIMITED).orElseThrow();
         assertEquals("MaxReplicas", limited.getReason());

@@ -9,9 +9,14 @@ import java.util.Locale;
 
 /**
  * Benchmark, not a test: replays arrival traces through our decision function and through a simulation of
- * KEDA + the HPA with their defaults, and prints one table per trace. Deterministic (no randomness); each
+ * KEDA + the HPA with their defaults, and prints one table per trace. Deterministic (exponential job times come
+ * from a generator seeded per phase, the same jobs for every autoscaler); each
  * setup runs at {@value #PHASES} loop phases (the controllers' poll/sync clocks shifted against the trace,
  * so no one wins by a lucky alignment) and the table shows the averages.
+ *
+ * <p>Environment for experiments (not for the published figures): {@code SIM_LOOKAHEAD} / {@code SIM_DOWN_INTERVAL}
+ * (seconds) override our policy's {@code scaleUpLookahead} / {@code scaleDownInterval} in the equal-grace
+ * scenarios; {@code SIM_DEBUG=1} prints our decision's reason at every change (use with {@code --timeline}).
  *
  * <p>Run from the repository root:
  * <pre>
@@ -188,13 +193,15 @@ public final class AutoscalingSimulation {
         out.println("Autoscaling simulation: backstage decision function vs KEDA + HPA defaults");
         out.println("our operator: polls every 5 s (one extra poll 1 s after a scale-up that activates the pool or"
                 + " answers an arrival step), sizes for the arrivals expected 15 s ahead (podStartup 10 s + one poll),"
-                + " writes replicas at once;");
+                + " a step for its new level, a rising line 120 s further ahead (at most +25 %), holds on a burst's"
+                + " first poll, moves down by >= 20 % at most every 60 s; writes replicas at once;");
         out.println("KEDA: pollingInterval 30 s, cooldown 300 s; HPA: sync 15 s, tolerance 10 %, scale-down window"
                 + " 300 s, up max(+4, +100 %)/15 s");
         out.println("each row: mean over " + PHASES + " runs with the controllers' loop phases shifted; "
                 + "an idle tail of " + (int) TAIL_SECONDS + " s follows each trace");
         out.println("reach: from a rise of the needed replicas (ceil(arrival rate / replica rate)) until that many"
-                + " are ready (10 s start-up included); asked: until the Deployment asks for them;");
+                + " are ready (10 s start-up included), /bound: over pod start-up + one poll, what physics allows"
+                + " (below 1: the replicas were already there); asked: until the Deployment asks for them;");
         out.println("deficit: replica-s short of the need; replica-s: every pod from creation to exit; p99 wait:"
                 + " arrival to start; killed: in-flight jobs killed at the end of a termination grace period");
         for (Scenario scenario : scenarios) {
