@@ -1,95 +1,355 @@
 package dev.backstage.e2e;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.e2e.sandbox.SandboxManifests;
-import dev.backstage.examples.orders.Order;
+import dev.backstage.e2e.cluster.LocalCluster;
+import dev.backstage.e2e.node.NodeAgent;
+import dev.backstage.e2e.sandbox.RealSandbox;
+import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.model.BackstageWorkerPoolStatus;
+import dev.backstage.operator.model.Conditions;
 import dev.backstage.runtime.api.EnqueueOptions;
-import dev.backstage.runtime.api.Worker;
-import dev.backstage.runtime.redis.RedisProvider;
-import dev.backstage.runtime.redis.RedisSettings;
+import dev.backstage.runtime.core.CapabilitySet;
+import dev.backstage.runtime.core.JobProducer;
+import dev.backstage.runtime.core.PayloadCodec;
+import dev.backstage.runtime.spi.Provider;
+import dev.backstage.runtime.spi.ProviderSettings;
+import dev.backstage.runtime.spi.Providers;
+import dev.backstage.testsupport.ControlPlane;
+import dev.backstage.testsupport.EmbeddedKafka;
 import dev.backstage.testsupport.UniqueNames;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The same loop on a real cluster (kind or k3d through {@code KUBECONFIG}): installs the Helm chart, applies
- * a Redis topology and an autoscaled pool, enqueues jobs and waits for the pool to drain them and report its
- * dead letters. Needs images the cluster can pull ({@code bin/build-images}, then e.g. {@code kind load
- * docker-image}) and a Redis both the cluster and this machine reach ({@code BACKSTAGE_E2E_REDIS_URL} from
- * here, {@code BACKSTAGE_E2E_CLUSTER_REDIS_URL} from pods). Skips, saying why, when any of that is missing.
+ * What users do, on the real local cluster ({@code bin/control-plane}: kube-apiserver, etcd,
+ * kube-controller-manager; pods run by the {@link NodeAgent}), with the real {@code helm} and {@code kubectl}:
+ * install the chart (the operator runs as a Pod under the chart's ServiceAccount, so RBAC is real), have the API
+ * server call the admission webhook through the chart's Service and caBundle, apply {@code examples/manifests/}
+ * for Redis, RabbitMQ and Kafka (only the connection URLs, the key prefix and, for the one-broker Kafka, the
+ * replication factor are rewritten), watch a pool scale from zero on backlog and report its dead letters in
+ * {@code kubectl get bwp}, kill -9 the operator mid-scenario, and garbage-collect on deletion. Ordered: one
+ * scenario, steps in sequence.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealClusterScenarioTest {
-    private static final Path HELM = Path.of("..", ".tools", "bin", "helm");
+    private static final String OPERATOR_SA = "system:serviceaccount:" + RealSandbox.OPERATOR_NAMESPACE + ":"
+            + RealSandbox.RELEASE;
+    private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
+    private static final String RABBITMQ = System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672");
+    private static final int ORDERS = 3000;
 
-    @Test
-    void givenARealClusterWhenTheChartIsInstalledThenAPoolDrainsJobsAndReportsDeadLetters() throws Exception {
-        assumeTrue("1".equals(System.getenv("BACKSTAGE_E2E_CLUSTER")),
-                "real-cluster profile off: set BACKSTAGE_E2E_CLUSTER=1 with KUBECONFIG pointing at kind/k3d");
-        String redisHere = System.getenv("BACKSTAGE_E2E_REDIS_URL");
-        String redisInCluster = System.getenv().getOrDefault("BACKSTAGE_E2E_CLUSTER_REDIS_URL", redisHere);
-        assumeTrue(redisHere != null, "set BACKSTAGE_E2E_REDIS_URL to a Redis reachable from here and from the pods");
-        try (KubernetesClient client = new KubernetesClientBuilder().build()) {
-            String version;
-            try {
-                version = client.getKubernetesVersion().getGitVersion();
-            } catch (RuntimeException e) {
-                assumeTrue(false, "no cluster reachable through KUBECONFIG (" + e.getMessage() + ")");
-                return;
-            }
-            assumeTrue(Files.isExecutable(HELM), "helm missing: run bin/helm-check once to fetch it into .tools/bin");
-            System.out.println("[cluster] Kubernetes " + version + ": installing the chart");
-            run(HELM.toString(), "upgrade", "--install", "backstage-operator", "../helm/backstage-operator",
-                    "-n", "backstage-system", "--create-namespace", "--wait", "--timeout", "5m",
-                    "--set", "image.repository=" + System.getenv().getOrDefault("BACKSTAGE_E2E_OPERATOR_IMAGE", "backstage-operator"),
-                    "--set", "image.tag=0.1.0", "--set", "image.pullPolicy=IfNotPresent");
+    private static LocalCluster cluster;
+    private static KubernetesClient client;
 
-            String ns = UniqueNames.prefix("e2e");
-            String prefix = ns;
-            client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
-                    .withName(ns).endMetadata().build()).create();
-            String manifests = SandboxManifests.redis(redisInCluster, prefix,
-                    System.getenv().getOrDefault("BACKSTAGE_E2E_WORKER_IMAGE", "backstage-sample-tasks:0.1.0"));
-            client.load(new ByteArrayInputStream(manifests.getBytes(StandardCharsets.UTF_8))).inNamespace(ns).create();
-
-            int orders = 5000;
-            try (Worker producer = Worker.builder().provider(RedisProvider.connect(
-                    RedisSettings.of(redisHere).withPrefix(prefix))).build()) {
-                for (int i = 0; i < orders; i++) {
-                    producer.enqueue("processOrder", new Order("o-" + i, i, i % 100 == 0 ? "declined" : "visa"),
-                            EnqueueOptions.defaults());
-                }
-            }
-            System.out.println("[cluster] enqueued " + orders + "; waiting for the pool to drain");
-            await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofSeconds(2)).until(() -> {
-                BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns)
-                        .withName("shop-workers").get();
-                var s = pool.getStatus();
-                return s != null && s.getBacklog() != null && s.getBacklog().getOutstanding() != null
-                        && s.getBacklog().getOutstanding() == 0 && s.getDeadLetters() != null
-                        && s.getDeadLetters().getTotal() != null && s.getDeadLetters().getTotal() == orders / 100;
-            });
-            BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("shop-workers").get();
-            assertEquals(orders / 100, pool.getStatus().getDeadLetters().getTotal());
-            client.namespaces().withName(ns).delete();
-        }
+    @BeforeAll
+    static void installTheChart() {
+        cluster = LocalCluster.shared();
+        client = cluster.client();
+        log("Kubernetes " + client.getKubernetesVersion().getGitVersion() + ": helm upgrade --install the chart");
+        RealSandbox.installChart(cluster);
     }
 
-    private static void run(String... command) throws Exception {
-        Process p = new ProcessBuilder(List.of(command)).inheritIO().start();
-        if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed");
+    @Test
+    @Order(1)
+    void givenTheChartWhenInstalledThenTheOperatorRunsUnderItsServiceAccountWithOnlyTheRightsItUses() {
+        Pod operator = operatorPod();
+        assertEquals(RealSandbox.RELEASE, operator.getSpec().getServiceAccountName());
+        assertTrue(Conditions.TRUE.equals(ready(operator)), "operator pod Ready");
+        assertEquals("yes", canI("get", "secrets", "-n", "default"));
+        assertEquals("no", canI("list", "secrets", "--all-namespaces"));
+        assertEquals("no", canI("watch", "secrets", "--all-namespaces"));
+        assertEquals("no", canI("create", "secrets", "-n", "default"));
+        assertEquals("yes", canI("patch", "leases", "-n", RealSandbox.OPERATOR_NAMESPACE));
+        assertEquals("no", canI("delete", "pods", "-n", "default"));
+    }
+
+    @Test
+    @Order(2)
+    void givenTheWebhookWhenABadPoolIsAppliedThenTheApiServerDeniesItWithTheFixAndWarnsOnAWastefulOne() {
+        String ns = namespace("webhook");
+        apply(ns, topologyYaml("orders", "redis", "webhook", "delete"));
+        ControlPlane.Result denied = cluster.kubectlWithInput(poolYaml("bad", "orders", "[default, emails]", ""),
+                "apply", "-n", ns, "-f", "-");
+        assertNotEquals(0, denied.exit(), denied.out());
+        assertTrue(denied.err().contains("admission webhook") && denied.err().contains("queue 'emails' is not declared by"
+                + " BackstageTopology 'orders'"), denied.err());
+        ControlPlane.Result warned = cluster.kubectlWithInput(poolYaml("wasteful", "orders", "[default]",
+                "concurrency: 8\n  prefetch: 2"), "apply", "-n", ns, "-f", "-");
+        assertEquals(0, warned.exit(), warned.err());
+        assertTrue(warned.err().contains("Warning: spec.prefetch (2) is below spec.concurrency (8)"), warned.err());
+        cluster.kubectl("delete", "namespace", ns, "--wait=false");
+    }
+
+    @Test
+    @Order(3)
+    void givenTheRedisExampleWhenABacklogArrivesThenThePoolScalesFromZeroSurvivesAnOperatorKillAndReportsDeadLetters()
+            throws Exception {
+        String ns = namespace("redis");
+        String prefix = UniqueNames.prefix("redis");
+        applyExample("redis.yaml", ns, Map.of("redis://:CHANGE-ME@redis.shop.svc.cluster.local:6379/0", REDIS,
+                "keyPrefix: shop", "keyPrefix: " + prefix));
+        // Sized for a 2-core machine: at most 3 replicas, 20 ms of work per task, a short scale-down window.
+        cluster.kubectl("patch", "bwp", "shop-workers", "-n", ns, "--type", "merge", "-p", """
+                {"spec": {"autoscaling": {"maxReplicas": 3, "scaleDownWindow": "15s", "pollInterval": "2s"},
+                  "env": [{"name": "BACKSTAGE_SAMPLE_WORK_MS", "value": "20"}]}}""").orThrow();
+        await("topology Ready and the idle pool at zero").atMost(Duration.ofMinutes(2)).until(() ->
+                topologyReady(ns, "shop-redis") && deploymentReplicas(ns, "shop-workers") == 0);
+
+        AtomicInteger peak = watchPeak(ns, "shop-workers");
+        int declined = enqueue("redis", REDIS, prefix, "shop-workers", ORDERS);
+        await("the pool to scale up from zero on backlog").atMost(Duration.ofMinutes(2)).until(() -> peak.get() >= 2);
+        log("redis: scaled to " + peak.get() + "; kill -9 of the operator");
+        killOperator();
+        await("the drain, with " + declined + " dead letters in status").atMost(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofSeconds(1)).until(() -> drained(ns, "shop-workers", declined));
+
+        String table = cluster.kubectl("get", "bwp", "-n", ns).orThrow().out();
+        log("redis: kubectl get bwp\n" + table);
+        List<String> row = List.of(table.lines().skip(1).findFirst().orElseThrow().trim().split("\\s+"));
+        assertEquals("shop-workers", row.get(0));
+        assertEquals(Integer.toString(declined), row.get(5), "DEADLETTERS column: " + table);
+        try (RedisStreams streams = new RedisStreams()) {
+            Map<String, Integer> receipts = streams.receiptsPerOrder(prefix + ":default");
+            assertEquals(ORDERS - declined, receipts.size(), "every order but the declined ones sent its receipt");
         }
+        assertEquals(1, client.apps().deployments().inNamespace(ns).list().getItems().size(), "one Deployment");
+        assertEquals(1, client.configMaps().inNamespace(ns).withLabel("app.kubernetes.io/managed-by").list().getItems().size(),
+                "one runtime ConfigMap");
+        assertTrue(!client.apps().replicaSets().inNamespace(ns).list().getItems().isEmpty(), "ReplicaSets");
+
+        await("the scale-down to zero").atMost(Duration.ofMinutes(3)).until(() -> deploymentReplicas(ns, "shop-workers") == 0);
+        cluster.kubectl("delete", "bwp", "shop-workers", "-n", ns).orThrow();
+        await("the Deployment and ConfigMap garbage-collected").atMost(Duration.ofMinutes(1)).until(() ->
+                client.apps().deployments().inNamespace(ns).withName("shop-workers").get() == null
+                        && client.configMaps().inNamespace(ns).withName("shop-workers-runtime-config").get() == null);
+    }
+
+    @Test
+    @Order(4)
+    void givenTheRabbitMqExampleWhenJobsArriveThenItsFixedPoolProcessesThemAndReportsDeadLetters() throws Exception {
+        String ns = namespace("rabbitmq");
+        String prefix = UniqueNames.prefix("rabbit");
+        applyExample("rabbitmq.yaml", ns, Map.of("amqp://backstage:CHANGE-ME@rabbitmq.shop.svc.cluster.local:5672/%2F",
+                RABBITMQ + "/%2F", "keyPrefix: shop", "keyPrefix: " + prefix));
+        await("the RabbitMQ pool's 2 workers Ready").atMost(Duration.ofMinutes(2)).until(() ->
+                topologyReady(ns, "shop-rabbitmq") && readyReplicas(ns, "shop-rabbitmq-workers") == 2);
+        int declined = enqueue("rabbitmq", RABBITMQ, prefix, "shop-workers", 300);
+        await("the drain").atMost(Duration.ofMinutes(3)).until(() -> drained(ns, "shop-rabbitmq-workers", declined));
+        cluster.kubectl("delete", "namespace", ns, "--wait=false");
+    }
+
+    @Test
+    @Order(5)
+    void givenTheKafkaExampleWithRedisDelaysWhenJobsArriveThenThePoolProcessesThemAndReportsDeadLetters() throws Exception {
+        String ns = namespace("kafka");
+        String prefix = UniqueNames.prefix("kafka");
+        String bootstrap = EmbeddedKafka.shared().bootstrapServers();
+        Map<String, String> rewrite = new LinkedHashMap<>();
+        rewrite.put("kafka-bootstrap.kafka.svc.cluster.local:9092", bootstrap);
+        rewrite.put("redis://:CHANGE-ME@redis.shop.svc.cluster.local:6379/1", REDIS);
+        rewrite.put("keyPrefix: shop", "keyPrefix: " + prefix);
+        rewrite.put("replicationFactor: 3", "replicationFactor: 1"); // one broker here
+        applyExample("kafka.yaml", ns, rewrite);
+        await("the Kafka pool's first worker Ready").atMost(Duration.ofMinutes(2)).until(() ->
+                topologyReady(ns, "shop-kafka") && readyReplicas(ns, "shop-kafka-workers") >= 1);
+        int declined = enqueue("kafka", bootstrap, prefix, "shop-workers", 300);
+        await("the drain").atMost(Duration.ofMinutes(4)).until(() -> drained(ns, "shop-kafka-workers", declined));
+        cluster.kubectl("delete", "namespace", ns, "--wait=false");
+    }
+
+    @Test
+    @Order(6)
+    void givenATopologyWithDeletionPolicyDeleteWhenDeletedThenItsBrokerObjectsAreRemoved() throws Exception {
+        String ns = namespace("deletion");
+        String prefix = UniqueNames.prefix("deletion");
+        apply(ns, "apiVersion: v1\nkind: Secret\nmetadata: {name: broker}\nstringData: {url: \"" + REDIS + "\"}\n");
+        apply(ns, topologyYaml("doomed", "redis", prefix, "delete"));
+        await("topology Ready").atMost(Duration.ofMinutes(1)).until(() -> topologyReady(ns, "doomed"));
+        try (RedisStreams streams = new RedisStreams()) {
+            assertEquals(1L, streams.redis().exists(prefix + ":default"), "the stream exists on Redis");
+            cluster.kubectl("delete", "btp", "doomed", "-n", ns, "--timeout=60s").orThrow();
+            assertEquals(0L, streams.redis().exists(prefix + ":default"), "the stream is gone once the topology is");
+        }
+        cluster.kubectl("delete", "namespace", ns, "--wait=false");
+    }
+
+    @Test
+    @Order(7)
+    void givenTheWholeScenarioWhenTheOperatorsLogIsReadThenNothingWasForbidden() throws Exception {
+        Pod operator = operatorPod();
+        Path log = cluster.node().podDir(operator.getMetadata().getNamespace(), operator.getMetadata().getName())
+                .resolve("pod.log");
+        // RBAC's refusals read 'is forbidden: User "system:serviceaccount:…" cannot VERB resource …'.
+        List<String> denied = Files.readAllLines(log).stream()
+                .filter(l -> l.contains("forbidden: User") || l.contains("cannot get resource") || l.contains("cannot list resource"))
+                .map(l -> l.length() > 300 ? l.substring(0, 300) + "…" : l).distinct().limit(5).toList();
+        assertEquals(List.of(), denied, "RBAC denials in " + log);
+    }
+
+    // --- steps --------------------------------------------------------------------------------------------------
+
+    private static String namespace(String what) {
+        String ns = UniqueNames.prefix("e2e-" + what);
+        cluster.kubectl("create", "namespace", ns).orThrow();
+        return ns;
+    }
+
+    private static void apply(String ns, String yaml) {
+        cluster.kubectlWithInput(yaml, "apply", "-n", ns, "-f", "-").orThrow();
+    }
+
+    /** {@code kubectl apply -f examples/manifests/FILE} with the given text replaced (each must occur). */
+    private static void applyExample(String file, String ns, Map<String, String> replacements) throws Exception {
+        String yaml = Files.readString(cluster.root().resolve("examples/manifests").resolve(file));
+        for (Map.Entry<String, String> r : replacements.entrySet()) {
+            assertTrue(yaml.contains(r.getKey()), file + " no longer contains " + r.getKey());
+            yaml = yaml.replace(r.getKey(), r.getValue());
+        }
+        log("kubectl apply -n " + ns + " -f examples/manifests/" + file);
+        apply(ns, yaml);
+    }
+
+    /** Enqueues {@code orders} orders, 1 in 100 with a declined card; returns how many will be dead-lettered. */
+    private static int enqueue(String provider, String url, String prefix, String group, int orders) throws Exception {
+        try (Provider p = Providers.create(new ProviderSettings(provider, url, prefix, group, null))) {
+            JobProducer producer = new JobProducer(new CapabilitySet(p, null, null, null), PayloadCodec.defaults());
+            IntStream.range(0, orders).parallel().forEach(i -> producer.enqueue("processOrder",
+                    new dev.backstage.examples.orders.Order("o-" + i, i, i % 100 == 0 ? "declined" : "visa"), EnqueueOptions.defaults()));
+        }
+        log(provider + ": enqueued " + orders + " orders");
+        return (orders + 99) / 100;
+    }
+
+    private static void killOperator() {
+        Pod before = operatorPod();
+        String id = before.getStatus().getContainerStatuses().get(0).getContainerID();
+        long pid = Long.parseLong(id.substring(NodeAgent.CONTAINER_ID_SCHEME.length()));
+        assertTrue(ProcessHandle.of(pid).map(ProcessHandle::destroyForcibly).orElse(false), "SIGKILL to pid " + pid);
+        int restarts = restarts(before);
+        await("the operator's container to restart and be Ready").atMost(Duration.ofMinutes(2)).until(() -> {
+            Pod now = operatorPod();
+            return restarts(now) > restarts && Conditions.TRUE.equals(ready(now));
+        });
+    }
+
+    private static AtomicInteger watchPeak(String ns, String pool) {
+        AtomicInteger peak = new AtomicInteger();
+        Thread watcher = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                try {
+                    peak.accumulateAndGet(deploymentReplicas(ns, pool), Math::max);
+                    Thread.sleep(250);
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    // the API is busy: next round
+                }
+            }
+        }, "peak-" + pool);
+        watcher.setDaemon(true);
+        watcher.start();
+        return peak;
+    }
+
+    private static boolean drained(String ns, String pool, int declined) {
+        BackstageWorkerPool p = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(pool).get();
+        BackstageWorkerPoolStatus s = p == null ? null : p.getStatus();
+        return s != null && s.getBacklog() != null && s.getBacklog().getOutstanding() != null
+                && s.getBacklog().getOutstanding() == 0 && s.getDeadLetters() != null
+                && s.getDeadLetters().getTotal() != null && s.getDeadLetters().getTotal() == declined;
+    }
+
+    private static boolean topologyReady(String ns, String name) {
+        BackstageTopology t = client.resources(BackstageTopology.class).inNamespace(ns).withName(name).get();
+        return t != null && t.getStatus() != null && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY);
+    }
+
+    private static int deploymentReplicas(String ns, String name) {
+        var d = client.apps().deployments().inNamespace(ns).withName(name).get();
+        return d == null || d.getSpec().getReplicas() == null ? -1 : d.getSpec().getReplicas();
+    }
+
+    private static int readyReplicas(String ns, String name) {
+        var d = client.apps().deployments().inNamespace(ns).withName(name).get();
+        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0 : d.getStatus().getReadyReplicas();
+    }
+
+    private static Pod operatorPod() {
+        List<Pod> pods = new ArrayList<>(client.pods().inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                .withLabel("app.kubernetes.io/name", "backstage-operator").list().getItems());
+        pods.removeIf(p -> p.getMetadata().getDeletionTimestamp() != null);
+        assertEquals(1, pods.size(), "one operator pod");
+        return pods.get(0);
+    }
+
+    private static String ready(Pod pod) {
+        return pod.getStatus() == null || pod.getStatus().getConditions() == null ? null : pod.getStatus().getConditions()
+                .stream().filter(c -> "Ready".equals(c.getType())).map(c -> c.getStatus()).findFirst().orElse(null);
+    }
+
+    private static int restarts(Pod pod) {
+        return pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null || pod.getStatus().getContainerStatuses().isEmpty()
+                ? 0 : pod.getStatus().getContainerStatuses().get(0).getRestartCount();
+    }
+
+    private static String canI(String verb, String resource, String... scope) {
+        List<String> args = new ArrayList<>(List.of("auth", "can-i", verb, resource, "--as", OPERATOR_SA));
+        args.addAll(List.of(scope));
+        return cluster.kubectl(args.toArray(String[]::new)).out().strip();
+    }
+
+    private static String topologyYaml(String name, String provider, String prefix, String deletionPolicy) {
+        return """
+                apiVersion: backstage.dev/v1alpha1
+                kind: BackstageTopology
+                metadata: {name: %s}
+                spec:
+                  provider: %s
+                  connection: {secretName: broker, key: url}
+                  keyPrefix: %s
+                  queues: [{name: default}]
+                  deadLetter: true
+                  deletionPolicy: %s
+                """.formatted(name, provider, prefix, deletionPolicy);
+    }
+
+    private static String poolYaml(String name, String topology, String queues, String extra) {
+        return """
+                apiVersion: backstage.dev/v1alpha1
+                kind: BackstageWorkerPool
+                metadata: {name: %s}
+                spec:
+                  image: backstage-sample-tasks:0.1.0
+                  topologyRef: {name: %s}
+                  queues: %s
+                  %s
+                """.formatted(name, topology, queues, extra);
+    }
+
+    private static org.awaitility.core.ConditionFactory await(String what) {
+        log("waiting for " + what);
+        return org.awaitility.Awaitility.await(what).pollInterval(Duration.ofMillis(500));
+    }
+
+    private static void log(String message) {
+        System.out.println("[real-cluster] " + message);
     }
 }

@@ -80,17 +80,21 @@ final class BacklogMonitor {
         return snapshot;
     }
 
-    /** A newer pool and the topology as the reconciler saw it. */
+    /**
+     * The latest pool and the topology as the reconciler saw it. The copy may be older than one already held
+     * (resourceVersions are opaque and must not be compared); a status patch from a stale copy fails its
+     * resourceVersion test and is recomputed from a fresh read, so the last delivered copy is good enough.
+     */
     void update(BackstageWorkerPool pool, BackstageTopology topology) {
         synchronized (this) {
-            snapshot = new Snapshot(newer(snapshot.pool(), pool), topology);
+            snapshot = new Snapshot(pool, topology);
         }
     }
 
-    /** A newer pool from the informer (any write, status included), or from our own patch. */
+    /** The latest pool from the informer (any write, status included), or from our own patch. */
     void updatePool(BackstageWorkerPool pool) {
         synchronized (this) {
-            snapshot = new Snapshot(newer(snapshot.pool(), pool), snapshot.topology());
+            snapshot = new Snapshot(pool, snapshot.topology());
         }
     }
 
@@ -237,23 +241,6 @@ final class BacklogMonitor {
             next = scheduler.schedule(this::tick, delay.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             stopped = true; // the monitors are shutting down
-        }
-    }
-
-    /**
-     * {@code candidate} unless it is provably older than {@code current} (resourceVersions are opaque, but the API
-     * server's are etcd revisions: when both parse as numbers, the larger is newer).
-     */
-    static BackstageWorkerPool newer(BackstageWorkerPool current, BackstageWorkerPool candidate) {
-        String have = current.getMetadata().getResourceVersion();
-        String offered = candidate.getMetadata().getResourceVersion();
-        if (have == null || offered == null) {
-            return candidate;
-        }
-        try {
-            return Long.parseLong(offered) >= Long.parseLong(have) ? candidate : current;
-        } catch (NumberFormatException notARevision) {
-            return candidate; // opaque versions: trust the order they arrive in
         }
     }
 }

@@ -101,6 +101,11 @@ public class EventRecorder {
                 recent.put(key, created.getMetadata().getName());
             }
         } catch (KubernetesClientException e) {
+            if (ApiRefusal.namespaceTerminating(e)) {
+                LOG.debug("event {} on {}/{} not recorded: the namespace is being deleted", reason, namespace,
+                        involved.getMetadata().getName());
+                return;
+            }
             LOG.warn("could not record {} event {} on {}/{}: {}", type, reason, namespace,
                     involved.getMetadata().getName(), e.getMessage());
         }

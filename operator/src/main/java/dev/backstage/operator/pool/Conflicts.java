@@ -9,7 +9,8 @@ import java.util.List;
  * Recognises optimistic-locking conflicts, also inside JOSDK's aggregated workflow errors: HTTP 409 with reason
  * {@code Conflict}, or with apimachinery's "the object has been modified" message (the fabric8 mock answers
  * reason {@code Invalid}). Other 409s are no race: AlreadyExists means an object with our name that we do not
- * manage (e.g. a Deployment created by hand) blocks the pool, and the user must hear about it.
+ * manage (e.g. a Deployment created by hand) blocks the pool, and the user must hear about it. Also recognises the
+ * other routine refusal: a write into a namespace that is being deleted (403, cause {@code NamespaceTerminating}).
  */
 final class Conflicts {
     private static final String CONFLICT = "Conflict";
@@ -20,6 +21,24 @@ final class Conflicts {
     static boolean isConflict(Exception e) {
         List<Throwable> failures = failures(e);
         return !failures.isEmpty() && failures.stream().allMatch(Conflicts::conflictInChain);
+    }
+
+    /** True when every failure in {@code e} is a write refused because the namespace is being deleted. */
+    static boolean isNamespaceTerminating(Exception e) {
+        List<Throwable> failures = failures(e);
+        return !failures.isEmpty() && failures.stream().allMatch(Conflicts::terminatingInChain);
+    }
+
+    private static boolean terminatingInChain(Throwable t) {
+        for (Throwable cause = t; cause != null; cause = cause.getCause()) {
+            if (cause instanceof KubernetesClientException k) {
+                return dev.backstage.operator.events.ApiRefusal.namespaceTerminating(k);
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
     }
 
     static String describe(Exception e) {

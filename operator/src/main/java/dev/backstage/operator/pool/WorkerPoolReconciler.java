@@ -112,6 +112,11 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
                     pool.getMetadata().getName(), Conflicts.describe(e));
             return ErrorStatusUpdateControl.noStatusUpdate();
         }
+        if (Conflicts.isNamespaceTerminating(e)) {
+            LOG.info("pool {}/{}: its namespace is being deleted; nothing to reconcile", pool.getMetadata().getNamespace(),
+                    pool.getMetadata().getName());
+            return ErrorStatusUpdateControl.<BackstageWorkerPool>noStatusUpdate().withNoRetry();
+        }
         PoolReadiness failed = PoolReadiness.failed(e);
         LOG.warn("reconcile of pool {}/{} failed: {}", pool.getMetadata().getNamespace(), pool.getMetadata().getName(),
                 failed.message());

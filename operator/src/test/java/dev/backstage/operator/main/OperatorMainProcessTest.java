@@ -7,9 +7,10 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.operator.testing.MockKubernetes;
+import dev.backstage.operator.testing.RealApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -29,24 +30,29 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link OperatorMain} as the container runs it: a child JVM configured only by environment variables and a
- * kubeconfig (pointing at the mock), serving health and metrics, leading through a Lease, reconciling, stopping
- * on SIGTERM, and exiting when another replica takes the Lease.
+ * kubeconfig (pointing at the real API server of {@code bin/control-plane}: the operator applies its dependents
+ * and status with server-side apply, which the mock lacks), serving health and metrics, leading through a Lease,
+ * reconciling, stopping on SIGTERM, and exiting when another replica takes the Lease.
  */
 class OperatorMainProcessTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private static final String LEASE_NAMESPACE = "backstage-system";
-    private static MockKubernetes mock;
+    private static RealApiServer api;
     private static KubernetesClient client;
+    private static String shop;
+    private static String leaseNamespace;
 
     @BeforeAll
     static void start() {
-        mock = MockKubernetes.start();
-        client = mock.client();
+        api = RealApiServer.shared();
+        client = api.client();
+        shop = api.namespace("shop");
+        leaseNamespace = api.namespace("backstage-system");
     }
 
     @AfterAll
     static void stop() {
-        mock.close();
+        api.deleteNamespace(shop);
+        api.deleteNamespace(leaseNamespace);
     }
 
     @Test
@@ -61,9 +67,9 @@ class OperatorMainProcessTest {
             await().atMost(WAIT).ignoreExceptions().until(() -> status(http, port, "/readyz") == 200);
             awaitHolder("sigterm-lease", "backstage-operator-0");
 
-            createReadyTopology(client, redisTopology("shop", "orders", "orders"));
-            client.resource(pool("shop", "workers", "orders", "orders")).create();
-            await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace("shop").withName("workers").get() != null);
+            createReadyTopology(client, redisTopology(shop, "orders", "orders"));
+            client.resource(pool(shop, "workers", "orders", "orders")).create();
+            await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace(shop).withName("workers").get() != null);
             String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             assertTrue(metrics.contains("operator_sdk_reconciliations_started_total"), "JOSDK metrics exported");
@@ -83,14 +89,19 @@ class OperatorMainProcessTest {
         Process process = startOperator(dir, port, "stolen-lease");
         boolean exited = false;
         try {
-            Lease lease = awaitHolder("stolen-lease", "backstage-operator-0");
+            awaitHolder("stolen-lease", "backstage-operator-0");
 
-            // What a new leader's elector writes after the old holder's lease has run out.
-            lease.getSpec().setHolderIdentity("backstage-operator-1");
-            lease.getSpec().setRenewTime(ZonedDateTime.now().plusMinutes(10));
-            lease.getSpec().setAcquireTime(ZonedDateTime.now());
-            lease.getSpec().setLeaseDurationSeconds(600);
-            client.leases().inNamespace(LEASE_NAMESPACE).resource(lease).update();
+            // What a new leader's elector writes after the old holder's lease has run out: an update from the copy
+            // it read, tried again when the holder's renewal got in first (the API server's optimistic locking).
+            await().atMost(WAIT).ignoreException(KubernetesClientException.class).until(() -> {
+                Lease lease = client.leases().inNamespace(leaseNamespace).withName("stolen-lease").get();
+                lease.getSpec().setHolderIdentity("backstage-operator-1");
+                lease.getSpec().setRenewTime(ZonedDateTime.now().plusMinutes(10));
+                lease.getSpec().setAcquireTime(ZonedDateTime.now());
+                lease.getSpec().setLeaseDurationSeconds(600);
+                client.leases().inNamespace(leaseNamespace).resource(lease).update();
+                return true;
+            });
 
             exited = process.waitFor(30, TimeUnit.SECONDS);
             assertTrue(exited, "a deposed leader exits");
@@ -102,7 +113,7 @@ class OperatorMainProcessTest {
 
     private static Process startOperator(Path dir, int port, String leaseName) throws IOException {
         Path kubeconfig = dir.resolve("kubeconfig");
-        Files.writeString(kubeconfig, mock.kubeconfig());
+        Files.copy(api.controlPlane().kubeconfig(), kubeconfig);
         ProcessBuilder builder = new ProcessBuilder(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"),
@@ -110,9 +121,9 @@ class OperatorMainProcessTest {
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("operator.log").toFile());
         builder.environment().put("KUBECONFIG", kubeconfig.toString());
-        builder.environment().put("WATCH_NAMESPACES", "shop");
+        builder.environment().put("WATCH_NAMESPACES", shop);
         builder.environment().put("BACKSTAGE_LEASE_NAME", leaseName);
-        builder.environment().put("BACKSTAGE_LEASE_NAMESPACE", LEASE_NAMESPACE);
+        builder.environment().put("BACKSTAGE_LEASE_NAMESPACE", leaseNamespace);
         // Short lease timing, so that losing the lease shows within seconds.
         builder.environment().put("BACKSTAGE_LEASE_DURATION", "4s");
         builder.environment().put("BACKSTAGE_LEASE_RENEW_DEADLINE", "3s");
@@ -124,7 +135,7 @@ class OperatorMainProcessTest {
 
     private static Lease awaitHolder(String leaseName, String holder) {
         System.out.println("waiting for " + holder + " to hold lease " + leaseName);
-        return await().atMost(WAIT).until(() -> client.leases().inNamespace(LEASE_NAMESPACE).withName(leaseName).get(),
+        return await().atMost(WAIT).until(() -> client.leases().inNamespace(leaseNamespace).withName(leaseName).get(),
                 lease -> lease != null && holder.equals(lease.getSpec().getHolderIdentity()));
     }
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.testsupport.ControlPlane;
-import dev.backstage.testsupport.UniqueNames;
+import dev.backstage.operator.testing.RealApiServer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -37,16 +37,10 @@ class CrdOnApiServerTest {
 
     @BeforeAll
     static void applyCrds() {
-        cluster = ControlPlane.shared();
-        // This test is about the schema and CEL alone: an operator's admission webhook left on this cluster (by
-        // bin/demo --keep, or an interrupted e2e run) would answer first, or fail every call with its pod gone.
-        cluster.kubectl("delete", "validatingwebhookconfiguration", "-l", "app.kubernetes.io/name=backstage-operator",
-                "--ignore-not-found").orThrow();
-        cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", cluster.root().resolve("crds").toString()).orThrow();
-        cluster.kubectl("wait", "--for=condition=Established", "--timeout=60s",
-                "crd/backstageworkerpools.backstage.dev", "crd/backstagetopologies.backstage.dev").orThrow();
-        namespace = UniqueNames.prefix("crd").toLowerCase().replaceAll("[^a-z0-9-]", "-");
-        cluster.kubectl("create", "namespace", namespace).orThrow();
+        // The CRDs applied with the real kubectl and Established, no admission webhook: the schema and CEL alone.
+        RealApiServer api = RealApiServer.shared();
+        cluster = api.controlPlane();
+        namespace = api.namespace("crd");
     }
 
     @AfterAll
