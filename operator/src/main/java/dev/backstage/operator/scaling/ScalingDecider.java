@@ -169,13 +169,16 @@ public final class ScalingDecider {
                                 + policy.scaleDownInterval().toSeconds() + " s, every "
                                 + policy.scaleDownInterval().dividedBy(4).toSeconds() + " s when they halve the count)");
             }
-            int band = minimumDownStep(currentReplicas);
+            int band = settled(history, policy) ? minimumSettledStep(policy, currentReplicas)
+                    : minimumDownStep(currentReplicas);
             int target = Math.max(candidate, policy.minReplicas());
             if (target > 0 && target > policy.minReplicas() && currentReplicas - target < band) {
                 return finish(policy, currentReplicas, currentReplicas, true, need, measured,
                         "the window allows " + candidate + ", within the band of " + band
                                 + " replicas below the count (a down-move takes at least "
-                                + percent(DOWN_BAND) + ", at least " + MIN_DOWN_STEP + " replicas)");
+                                + percent(DOWN_BAND) + ", at least " + MIN_DOWN_STEP + " replicas; "
+                                + percent(policy.tolerance()) + " once the count has held for "
+                                + policy.scaleDownInterval().multipliedBy(2).toSeconds() + " s)");
             }
         }
         return finish(policy, currentReplicas, candidate, true, need, measured, note);
@@ -188,6 +191,30 @@ public final class ScalingDecider {
      */
     private static int minimumDownStep(int current) {
         return Math.max(MIN_DOWN_STEP, (int) Math.ceil(current * DOWN_BAND - EPSILON));
+    }
+
+    /**
+     * A pool that has not been scaled for a while (its whole retained history, at least twice the
+     * {@code scaleDownInterval}, shows one asked-for count) is settled: the band narrows to the tolerance, so a count
+     * that landed high after a burst comes down to the level once the level has held, at the cost of one more event.
+     */
+    private static boolean settled(SampleHistory history, ScalingPolicy policy) {
+        Integer asked = history.latest().askedReplicas();
+        if (asked == null || Duration.between(history.get(0).at(), history.latest().at())
+                .compareTo(policy.scaleDownInterval().multipliedBy(2)) < 0) {
+            return false;
+        }
+        for (int i = 0; i < history.size(); i++) {
+            if (!asked.equals(history.get(i).askedReplicas())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The settled band: the tolerance's share of the count, at least one replica. */
+    private static int minimumSettledStep(ScalingPolicy policy, int current) {
+        return Math.max(1, (int) Math.ceil(current * policy.tolerance() - EPSILON));
     }
 
     /**

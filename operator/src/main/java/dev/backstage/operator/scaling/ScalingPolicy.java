@@ -149,8 +149,10 @@ public record ScalingPolicy(
     /** How much sample history the operator should keep per pool (see {@link SampleHistory#append}). */
     public Duration historyRetention() {
         Duration longest = scaleDownWindow.compareTo(rateWindow) >= 0 ? scaleDownWindow : rateWindow;
-        if (scaleDownInterval.compareTo(longest) > 0) {
-            longest = scaleDownInterval; // the last down-move must still be in the history to be seen
+        if (scaleDownInterval.multipliedBy(2).compareTo(longest) > 0) {
+            // The last down-move must still be in the history to be seen, and a count that held for twice the
+            // interval narrows the down band (ScalingDecider): both are read from the history.
+            longest = scaleDownInterval.multipliedBy(2);
         }
         return longest.plus(HISTORY_SLACK);
     }
