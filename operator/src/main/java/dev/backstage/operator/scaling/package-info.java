@@ -64,7 +64,8 @@
  *       at the next poll.</li>
  *   <li><b>Calm down</b>: a down-move takes at least 20 % of the count (and at least 2 replicas, unless to zero
  *       or minReplicas), on top of the window's 10 % headroom; at most one per {@code scaleDownInterval} (60 s),
- *       or per quarter of it when the move halves the count (a burst that ended).</li>
+ *       or per quarter of it when the move halves the count (a burst that ended). A count that has held for
+ *       twice the interval comes down by the tolerance (10 %) instead, so a level is not overpaid for long.</li>
  * </ul>
  *
  * <p>A benchmark against a simulation of KEDA + the HPA is in the test sources:
