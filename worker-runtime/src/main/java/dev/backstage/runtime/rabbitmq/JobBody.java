@@ -15,10 +15,12 @@ import dev.backstage.runtime.api.JobMeta;
  * @param jobId           the body's {@code jobId}, or null
  * @param originalId      the body's {@code originalId} (dead-letter bodies), or null
  * @param malformedReason why the body cannot be run as a job, or null when it can
+ * @param raw             the body's bytes exactly as received (a dead letter keeps them, base64 where they are
+ *                        not UTF-8, so a redrive restores them)
  */
 record JobBody(
         ObjectNode fields, String text, String queue, String taskName, String payloadJson, long enqueuedAtMs,
-        JobMeta meta, int deliveryCount, String jobId, String originalId, String malformedReason) {
+        JobMeta meta, int deliveryCount, String jobId, String originalId, String malformedReason, byte[] raw) {
 
     boolean malformed() {
         return malformedReason != null;

@@ -31,6 +31,8 @@ final class JobBodyCodec {
     static final String DEAD_LETTERED_AT = "deadLetteredAt";
     /** Holds the original text of a body that was not a JSON object, so a redrive can restore it. */
     static final String RAW_BODY = "rawBody";
+    /** The original body, base64, when its bytes are not UTF-8 text (a redrive restores them byte for byte). */
+    static final String RAW_BODY_BASE64 = "rawBodyBase64";
 
     private final ObjectMapper mapper;
 
@@ -81,7 +83,7 @@ final class JobBodyCodec {
             object = RawJsonObject.parse(mapper, text, "payload");
         } catch (RawJsonObject.NotAnObjectException e) {
             return new JobBody(null, text, null, "", null, 0, JobMeta.NONE, 1, null, null,
-                    e.getMessage() + " (body: " + RawJsonObject.abbreviate(text) + ")");
+                    e.getMessage() + " (body: " + RawJsonObject.abbreviate(text) + ")", bytes);
         }
         ObjectNode fields = object.fields();
         JsonNode taskName = fields.get("taskName");
@@ -100,7 +102,8 @@ final class JobBodyCodec {
                 (int) Math.max(1, Math.min(Integer.MAX_VALUE, longOr(fields.get("deliveryCount"), 1))),
                 blankToNull(textOrNull(fields.get("jobId"))),
                 blankToNull(textOrNull(fields.get(ORIGINAL_ID))),
-                malformed);
+                malformed,
+                bytes);
     }
 
     private JobMeta decodeMeta(JsonNode meta) {
@@ -138,7 +141,11 @@ final class JobBodyCodec {
             long deadLetteredAtMs) {
         ObjectNode body = original.fields() != null ? original.fields().deepCopy() : mapper.createObjectNode();
         if (original.fields() == null) {
-            body.put(RAW_BODY, original.text());
+            if (original.raw() != null && !isUtf8(original.raw())) {
+                body.put(RAW_BODY_BASE64, java.util.Base64.getEncoder().encodeToString(original.raw()));
+            } else {
+                body.put(RAW_BODY, original.text());
+            }
         }
         body.put(ERROR, error == null ? "" : error);
         body.put(ORIGINAL_ID, originalId);
@@ -157,6 +164,9 @@ final class JobBodyCodec {
         if (fields == null) {
             return deadLettered.text().getBytes(StandardCharsets.UTF_8);
         }
+        if (fields.hasNonNull(RAW_BODY_BASE64) && !fields.has("taskName")) {
+            return java.util.Base64.getDecoder().decode(fields.get(RAW_BODY_BASE64).asText());
+        }
         if (fields.hasNonNull(RAW_BODY) && !fields.has("taskName")) {
             return fields.get(RAW_BODY).asText().getBytes(StandardCharsets.UTF_8);
         }
@@ -169,6 +179,17 @@ final class JobBodyCodec {
             body.put("jobId", jobId);
         }
         return write(body);
+    }
+
+    static boolean isUtf8(byte[] bytes) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(bytes));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
     }
 
     /** Looks a meta field up in camelCase or in any other capitalisation (Go's untagged structs). */

@@ -10,8 +10,9 @@ import java.util.concurrent.CompletionStage;
  * One delivery from a RabbitMQ work queue.
  *
  * <p>Delivery count: the body's {@code deliveryCount}, plus one when the broker flags a redelivery
- * (WIRE.md §3). Job id: the body's {@code jobId}; a body without one (a seed producer) takes its
- * {@code originalId}, else the id of this delivery. That fallback is {@code <consumer tag>:<delivery tag>},
+ * (WIRE.md §3). Job id: the body's {@code jobId}; a body without one (a seed producer) takes the message's
+ * AMQP {@code message-id} when its producer set one (kept on the dead letter, so a redrive restores it), else
+ * its {@code originalId}, else the id of this delivery. That fallback is {@code <consumer tag>:<delivery tag>},
  * not the bare tag, because tags restart on every channel; a retry copy carries it on as {@code jobId}.
  */
 final class RabbitMqDelivery implements Delivery {
@@ -22,9 +23,12 @@ final class RabbitMqDelivery implements Delivery {
     private final boolean redelivered;
     private final String consumerTag;
     private final long epoch;
+    private final String messageId;
 
+    /** @param messageId the message's AMQP {@code message-id} as the producer set it, or null */
     RabbitMqDelivery(RabbitMqJobConsumer consumer, String queue, JobBody body, long deliveryTag, boolean redelivered,
-            String consumerTag, long epoch) {
+            String consumerTag, long epoch, String messageId) {
+        this.messageId = messageId == null || messageId.isBlank() ? null : messageId;
         this.consumer = consumer;
         this.queue = queue;
         this.body = body;
@@ -68,6 +72,9 @@ final class RabbitMqDelivery implements Delivery {
     public String jobId() {
         if (body.jobId() != null) {
             return body.jobId();
+        }
+        if (messageId != null) {
+            return messageId; // a producer that sets the AMQP message id (and not ours): its id is the job's
         }
         if (body.originalId() != null) {
             return body.originalId();

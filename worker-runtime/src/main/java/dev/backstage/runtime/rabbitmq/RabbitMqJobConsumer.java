@@ -92,7 +92,7 @@ final class RabbitMqJobConsumer implements JobConsumer {
         String queue = queueByConsumerTag.get(consumerTag);
         JobBody decoded = jobs.codec().decode(body);
         sink.accept(new RabbitMqDelivery(this, queue, decoded, envelope.getDeliveryTag(), envelope.isRedeliver(),
-                consumerTag, epoch));
+                consumerTag, epoch, properties == null ? null : properties.getMessageId()));
     }
 
     CompletableFuture<Void> ack(long epoch, long deliveryTag) {

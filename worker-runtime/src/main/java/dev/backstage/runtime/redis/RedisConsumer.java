@@ -226,12 +226,12 @@ final class RedisConsumer implements JobConsumer {
     }
 
     CompletionStage<Void> ack(RedisDelivery delivery) {
-        released(delivery.jobId());
-        return acks.ack(delivery.stream(), delivery.jobId());
+        released(delivery.deliveryId());
+        return acks.ack(delivery.stream(), delivery.deliveryId());
     }
 
     void abandon(RedisDelivery delivery) {
-        released(delivery.jobId());
+        released(delivery.deliveryId());
     }
 
     /**
@@ -239,7 +239,7 @@ final class RedisConsumer implements JobConsumer {
      * worker stops first, the entry is reclaimed by another after the idle threshold.
      */
     CompletionStage<Void> retry(RedisDelivery delivery, Duration delay, String error) {
-        String id = delivery.jobId();
+        String id = delivery.deliveryId();
         awaitingRetry.put(id, Boolean.TRUE);
         released(id);
         CompletionStage<Void> recorded = error == null ? CompletableFuture.completedFuture(null)
@@ -250,7 +250,7 @@ final class RedisConsumer implements JobConsumer {
     }
 
     private void claimBack(RedisDelivery delivery, Duration delay) {
-        String id = delivery.jobId();
+        String id = delivery.deliveryId();
         try {
             if (!fetching) {
                 return; // stopping: the entry stays pending for another worker
@@ -276,14 +276,14 @@ final class RedisConsumer implements JobConsumer {
     }
 
     CompletionStage<Void> deadLetter(RedisDelivery delivery, String error) {
-        String id = delivery.jobId();
+        String id = delivery.deliveryId();
         List<String> args = new ArrayList<>();
         args.add(redis.consumerGroup());
         args.add(id);
         args.add(redis.deleteOnAck() ? "1" : "0");
         Map<String, String> fields = new LinkedHashMap<>(delivery.body());
         fields.putIfAbsent("taskName", "");
-        fields.put("originalId", id);
+        fields.put("originalId", id); // with a redriven entry's own jobId field (copied above), a redrive restores the job id
         fields.put("deliveryCount", Integer.toString(delivery.deliveryCount()));
         fields.put("deadLetteredAt", Long.toString(System.currentTimeMillis()));
         fields.put("error", error == null ? "" : error);

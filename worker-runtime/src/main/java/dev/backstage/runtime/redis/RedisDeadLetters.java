@@ -14,7 +14,8 @@ import java.util.Set;
 
 /**
  * The per-queue dead-letter stream {@code {p}:{q}:dead-letter}. Redrive puts each entry back on
- * {@code {p}:{q}} with its original job fields and removes it from the dead-letter stream in one atomic
+ * {@code {p}:{q}} with its original job fields plus {@code jobId} (the job's id before it was dead-lettered, so
+ * the idempotency key is the same after a redrive, as on RabbitMQ and Kafka) and removes it from the dead-letter stream in one atomic
  * script, entry by entry: an interrupted redrive leaves every entry either moved or still dead-lettered.
  */
 final class RedisDeadLetters implements DeadLetterQueue {
@@ -59,7 +60,12 @@ final class RedisDeadLetters implements DeadLetterQueue {
                 List<String> args = new ArrayList<>();
                 args.add(entry.getId());
                 Map<String, String> job = new LinkedHashMap<>(entry.getBody());
+                // The job id goes back with the job: the first dead-lettering's source entry id, unless it had one.
+                String jobId = job.getOrDefault(RedisDelivery.JOB_ID_FIELD, job.get("originalId"));
                 job.keySet().removeAll(DEAD_LETTER_FIELDS);
+                if (jobId != null && !jobId.isEmpty()) {
+                    job.put(RedisDelivery.JOB_ID_FIELD, jobId);
+                }
                 job.forEach((k, v) -> {
                     args.add(k);
                     args.add(v);

@@ -8,8 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * One stream entry delivered to this consumer. The job id is the entry id: it stays the same across
- * reclaims and retries, since a Redis retry leaves the entry pending instead of copying it.
+ * One stream entry delivered to this consumer. The job id is the entry id — the same across reclaims and
+ * retries, since a Redis retry leaves the entry pending instead of copying it — unless the entry carries a
+ * {@code jobId} field: a redriven dead letter does, so the idempotency key survives a redrive.
  */
 final class RedisDelivery implements Delivery {
     private final RedisConsumer consumer;
@@ -71,8 +72,11 @@ final class RedisDelivery implements Delivery {
 
     @Override
     public String jobId() {
-        return id;
+        String carried = body.get(JOB_ID_FIELD);
+        return carried == null || carried.isEmpty() ? id : carried;
     }
+
+    static final String JOB_ID_FIELD = "jobId";
 
     @Override
     public String deliveryId() {

@@ -1,5 +1,6 @@
 package dev.backstage.runtime.rabbitmq;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -118,6 +119,15 @@ class RabbitMqJobBodyTest {
         JobBody stored = codec.decode(deadLetter);
         assertEquals("not json at all", stored.text("rawBody"));
         assertEquals("not json at all", new String(codec.redriven(stored, "x:3"), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void deadLetterOfABinaryBodyKeepsItsBytesInBase64AndARedriveRestoresThemExactly() {
+        byte[] binary = {(byte) 0xff, (byte) 0xfe, 0x00, 0x41, (byte) 0xc3, 0x28};
+        JobBody original = codec.decode(binary);
+        JobBody stored = codec.decode(codec.deadLetter(original, "body is not JSON", "3", 1, "x:3", 1));
+        assertEquals(java.util.Base64.getEncoder().encodeToString(binary), stored.text("rawBodyBase64"));
+        assertArrayEquals(binary, codec.redriven(stored, "x:3"));
     }
 
     @Test

@@ -202,4 +202,34 @@ class RabbitMqWorkerTest {
         assertEquals(List.of(1, 2), counts);
         assertEquals(ids.get(0), ids.get(1), "the retry copy carries the first delivery's id as jobId");
     }
+
+    @Test
+    void givenAProducersMessageId_whenTheJobIsDeadLetteredAndRedriven_thenThatIdStaysItsJobId() throws Exception {
+        List<String> ids = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
+        Worker worker = broker.own(broker.worker("w").maxDeliveries(1).build());
+        worker.register("seed.task", JsonNode.class, (ctx, payload) -> {
+            ids.add(ctx.jobId());
+            if (!fixed.get()) {
+                throw new IllegalStateException("not yet");
+            }
+            return Next.done();
+        });
+        worker.start();
+        com.rabbitmq.client.Channel channel = broker.channel();
+        channel.confirmSelect();
+        channel.basicPublish("", broker.queue("default"), new com.rabbitmq.client.AMQP.BasicProperties.Builder()
+                .deliveryMode(2).messageId("producer-42").build(), ("{\"queue\":\"default\",\"taskName\":\"seed.task\","
+                + "\"payload\":{\"x\":1},\"enqueuedAt\":1718900000000,\"deliveryCount\":1}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        channel.waitForConfirmsOrDie(5_000);
+        channel.close();
+
+        RabbitMqProvider admin = broker.provider("admin");
+        await().atMost(Duration.ofSeconds(20)).until(() -> admin.deadLetters().count("default") == 1);
+        fixed.set(true);
+        assertEquals(1, admin.deadLetters().redrive("default", 10));
+        await().atMost(Duration.ofSeconds(20)).until(() -> ids.size() == 3);
+        assertEquals(java.util.Collections.nCopies(3, "producer-42"), ids, "runs 1 and 2, then the redriven run");
+    }
 }
