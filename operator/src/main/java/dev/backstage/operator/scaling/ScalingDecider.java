@@ -32,9 +32,9 @@ import java.util.Objects;
  *       (completions); its lag holds the records being processed, so a replica's capacity is measured only
  *       while the lag exceeded the ready replicas' slots ({@code ready x concurrency}), never from job time.</li>
  *   <li><b>Scale up at once</b> to {@code ceil(need)} when that is above the current count; while the arrival
- *       line rises, to the need {@code scaleUpLookahead} further ahead (at most a quarter more), so a rising wave
- *       is met in a few batches. One undelivered job activates a pool at zero. A scale-up on a regular poll that
- *       activates the pool or sees arrivals step up asks for one more sample {@link #FOLLOW_UP} later
+ *       line rises, to the need {@code scaleUpLookahead} further ahead (at most a quarter or 3 replicas more), so
+ *       a rising wave is met in a few batches. One undelivered job activates a pool at zero. A scale-up on a
+ *       regular poll that activates the pool or sees arrivals step up asks for one more sample {@link #FOLLOW_UP} later
  *       ({@link ScalingDecision#probeAgainIn()}), which measures the new rate.</li>
  *   <li><b>No scale-down as arrivals step up.</b> When the newest interval shows a step up in arrivals (a burst
  *       after a quiet spell) the count holds, and a quick sample follows.</li>
@@ -68,6 +68,8 @@ public final class ScalingDecider {
     public static final Duration FOLLOW_UP = Duration.ofSeconds(1);
     /** A scale-up batched for a rising trend adds at most this fraction of the need. */
     static final double MAX_BATCH = 0.25;
+    /** ... or at most this many replicas, when that is more (a small pool on a ramp would move by one otherwise). */
+    static final int MIN_BATCH = 3;
     /** A down-move takes at least this share of the count ({@link #minimumDownStep}). */
     static final double DOWN_BAND = 0.2;
     /** A down-move takes at least this many replicas, unless it goes to zero or minReplicas. */
@@ -250,9 +252,9 @@ public final class ScalingDecider {
             return need.replicas();
         }
         double ahead = rates.arrivalsExpectedIn(seconds(policy.batchHorizon())) / rates.completionsPerReplicaSecond();
-        // A batch adds at most a quarter (at least one replica): a line misread from a few noisy intervals must
-        // not fill the pool.
-        double cap = Math.max(need.replicas() * (1 + MAX_BATCH), need.replicas() + 1);
+        // A batch adds at most a quarter, or MIN_BATCH replicas on a small pool: a line misread from a few noisy
+        // intervals must not fill the pool.
+        double cap = Math.max(need.replicas() * (1 + MAX_BATCH), need.replicas() + MIN_BATCH);
         return Math.max(need.replicas(), Math.min(ahead, cap));
     }
 

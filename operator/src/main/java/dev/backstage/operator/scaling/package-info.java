@@ -60,8 +60,8 @@
  *       and probes again a second later. While jobs wait and the ready replicas serve less than arrives, the
  *       pool is sized for the backlog the new pods will find, so a step is one move.</li>
  *   <li><b>Calm up</b>: while the arrival line rises, a scale-up sizes {@code scaleUpLookahead} (120 s) further
- *       ahead, adding at most a quarter; those replicas count in the scale-down window, so they are not dropped
- *       at the next poll.</li>
+ *       ahead, adding at most a quarter (or 3 replicas on a small pool); those replicas count in the scale-down
+ *       window, so they are not dropped at the next poll.</li>
  *   <li><b>Calm down</b>: a down-move takes at least 20 % of the count (and at least 2 replicas, unless to zero
  *       or minReplicas), on top of the window's 10 % headroom; at most one per {@code scaleDownInterval} (60 s),
  *       or per quarter of it when the move halves the count (a burst that ended). A count that has held for
