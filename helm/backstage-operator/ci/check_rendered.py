@@ -28,6 +28,7 @@ OPERATOR_PERMISSIONS = (
     | _grant("backstage.dev", ["backstagetopologies/finalizers", "backstageworkerpools/finalizers"], ["update", "patch"])
     | _grant("apps", ["deployments"], ["get", "list", "watch", "create", "update", "patch", "delete"])
     | _grant("", ["configmaps"], ["get", "list", "watch", "create", "update", "patch", "delete"])
+    | _grant("", ["pods"], ["get", "list"])
     | _grant("", ["secrets"], ["get"])
     | _grant("", ["events"], ["get", "create", "patch"])
 )

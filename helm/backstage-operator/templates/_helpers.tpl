@@ -157,6 +157,10 @@ What the operator does in a watched namespace, verb by verb. No wildcards: bin/h
 - apiGroups: [""]
   resources: ["configmaps"]
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+# A pool's pods, listed (at most once a minute per pool) to measure their creation -> Ready time for the autoscaler.
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list"]
 # Connection Secrets referenced by topologies: read by name, never listed or watched.
 - apiGroups: [""]
   resources: ["secrets"]
