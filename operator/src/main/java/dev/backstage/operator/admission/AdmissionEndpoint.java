@@ -67,9 +67,18 @@ public final class AdmissionEndpoint implements HttpHandler {
                     + exchange.getRequestMethod());
             return;
         }
+        String declaredLength = exchange.getRequestHeaders().getFirst("Content-Length");
+        if (declaredLength != null && tooLong(declaredLength)) {
+            // Refused before reading a byte of it; the server closes the connection rather than drain it.
+            exchange.getResponseHeaders().set("Connection", "close");
+            plain(exchange, 413, "request body of " + declaredLength.trim() + " bytes is larger than the limit of "
+                    + MAX_BODY_BYTES + " bytes");
+            return;
+        }
         byte[] body = readBounded(exchange.getRequestBody());
         if (body == null) {
-            plain(exchange, 400, "request body larger than " + MAX_BODY_BYTES + " bytes");
+            exchange.getResponseHeaders().set("Connection", "close");
+            plain(exchange, 413, "request body larger than the limit of " + MAX_BODY_BYTES + " bytes");
             return;
         }
         if (body.length == 0) {
@@ -152,7 +161,15 @@ public final class AdmissionEndpoint implements HttpHandler {
         }
     }
 
-    /** The body, or null when it exceeds {@link #MAX_BODY_BYTES}. */
+    private static boolean tooLong(String contentLength) {
+        try {
+            return Long.parseLong(contentLength.trim()) > MAX_BODY_BYTES;
+        } catch (NumberFormatException e) {
+            return false; // the server itself rejects a malformed length
+        }
+    }
+
+    /** The body, or null when it exceeds {@link #MAX_BODY_BYTES} (a chunked body declares no length). */
     private static byte[] readBounded(InputStream in) throws IOException {
         byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
         return bytes.length > MAX_BODY_BYTES ? null : bytes;

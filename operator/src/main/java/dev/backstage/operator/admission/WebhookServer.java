@@ -9,9 +9,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
@@ -20,7 +17,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The validating admission webhook over HTTPS (the API server calls webhooks over TLS only). The paths are a fixed
  * contract with the Helm chart's ValidatingWebhookConfiguration. The key pair comes from {@code tls.crt} and
- * {@code tls.key} in one directory and is re-read when it is rotated.
+ * {@code tls.key} in one directory and is re-read when it is rotated. Slow or stalled callers cannot exhaust it: a
+ * bounded number of threads, each exchange cut off at a deadline, request bodies bounded in size
+ * ({@link WebhookLimits}, {@link DeadlineExecutor}, {@link AdmissionEndpoint}).
  */
 public final class WebhookServer implements AutoCloseable {
     public static final String TOPOLOGY_PATH = "/validate/backstagetopology";
@@ -30,11 +29,9 @@ public final class WebhookServer implements AutoCloseable {
     public static final String KEY_FILE = "tls.key";
 
     private static final Logger LOG = LoggerFactory.getLogger(WebhookServer.class);
-    /** The API server times a webhook out after 10 s by default; four threads keep a slow lookup from queueing the rest. */
-    private static final int THREADS = 4;
 
     private final HttpsServer server;
-    private final ExecutorService executor;
+    private final DeadlineExecutor executor;
 
     /**
      * @param address  where to listen (port 0 picks a free one)
@@ -42,6 +39,15 @@ public final class WebhookServer implements AutoCloseable {
      * @param client   for looking up a pool's topology, and the CR-aware serialization
      */
     public WebhookServer(InetSocketAddress address, Path tlsDir, KubernetesClient client)
+            throws IOException, GeneralSecurityException {
+        this(address, tlsDir, client, WebhookLimits.DEFAULT);
+    }
+
+    /**
+     * @param limits threads, queue and the per-exchange deadline that keep slow or stalled clients from exhausting
+     *               the server (see {@link DeadlineExecutor})
+     */
+    public WebhookServer(InetSocketAddress address, Path tlsDir, KubernetesClient client, WebhookLimits limits)
             throws IOException, GeneralSecurityException {
         SSLContext tls = SSLContext.getInstance("TLS");
         tls.init(new KeyManager[] {
@@ -52,12 +58,7 @@ public final class WebhookServer implements AutoCloseable {
         client.getKubernetesSerialization().registerKubernetesResource(BackstageWorkerPool.class);
         this.server = HttpsServer.create(address, 32);
         server.setHttpsConfigurator(new HttpsConfigurator(tls));
-        AtomicInteger threads = new AtomicInteger();
-        this.executor = Executors.newFixedThreadPool(THREADS, r -> {
-            Thread t = new Thread(r, "admission-webhook-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.executor = new DeadlineExecutor(limits);
         server.setExecutor(executor);
         server.createContext(TOPOLOGY_PATH, new AdmissionEndpoint(new ValidatingRequestHandler<>(
                 BackstageTopology.class, "BackstageTopology", new TopologyValidator()),
@@ -79,6 +80,6 @@ public final class WebhookServer implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
-        executor.shutdownNow();
+        executor.close();
     }
 }
