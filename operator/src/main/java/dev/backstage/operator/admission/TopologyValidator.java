@@ -54,6 +54,12 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
         if (reference == null || reference.getSecretName() == null || reference.getSecretName().isBlank()) {
             verdict.deny(field + ".secretName is required: name a Secret in this namespace whose key "
                     + "(" + field + ".key, default 'url') holds the connection URL");
+            return;
+        }
+        ReferenceNames.objectName(field + ".secretName", reference.getSecretName(), "a Secret in this namespace",
+                "orders-redis").ifPresent(verdict::deny);
+        if (reference.getKey() != null) {
+            ReferenceNames.dataKey(field + ".key", reference.getKey()).ifPresent(verdict::deny);
         }
     }
 

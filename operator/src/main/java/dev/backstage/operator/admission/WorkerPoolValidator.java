@@ -111,6 +111,12 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
             return;
         }
         String name = spec.getTopologyRef().getName();
+        Optional<String> invalid = ReferenceNames.objectName("spec.topologyRef.name", name,
+                "a BackstageTopology in this namespace", "orders");
+        if (invalid.isPresent()) {
+            verdict.deny(invalid.get());
+            return;
+        }
         BackstageTopology topology;
         try {
             topology = client.resources(BackstageTopology.class).inNamespace(namespace).withName(name).get();
