@@ -92,7 +92,8 @@ def main():
     watch = values["watchNamespaces"]
     webhook = values["webhook"]
     cert_manager = webhook["enabled"] and webhook["certManager"]["enabled"]
-    self_signed = webhook["enabled"] and not webhook["certManager"]["enabled"]
+    existing_tls = webhook["enabled"] and not cert_manager and bool(webhook["selfSigned"].get("existingSecret"))
+    self_signed = webhook["enabled"] and not cert_manager and not existing_tls
     sa_name = values["serviceAccount"]["name"] or name
 
     def of_kind(kind):
@@ -202,8 +203,19 @@ def main():
              "BACKSTAGE_LEASE_NAMESPACE and POD_NAME from the pod (fieldRef)")
     c.expect("MaxRAMPercentage" in env.get("JAVA_TOOL_OPTIONS", {}).get("value", ""),
              "JAVA_TOOL_OPTIONS bounds the heap by MaxRAMPercentage")
+    java_options = env.get("JAVA_TOOL_OPTIONS", {}).get("value", "").split()
+    want_levels = [f"-Dorg.slf4j.simpleLogger.defaultLogLevel={values['logLevel']}"] + [
+        f"-Dorg.slf4j.simpleLogger.log.{logger}={level}" for logger, level in sorted(values["logLevels"].items())]
+    got_levels = sorted(o for o in java_options if o.startswith("-Dorg.slf4j.simpleLogger."))
+    c.expect(got_levels == sorted(want_levels), f"JAVA_TOOL_OPTIONS sets the slf4j-simple levels {want_levels}",
+             str(got_levels))
     mounts = {m["mountPath"]: m for m in container.get("volumeMounts", [])}
     volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    for v in values["extraVolumes"]:
+        c.expect(volumes.get(v["name"]) == v, f"extra volume {v['name']} in the pod", str(volumes.get(v["name"])))
+    for m in values["extraVolumeMounts"]:
+        c.expect(mounts.get(m["mountPath"]) == m, f"extra mount {m['mountPath']} in the container")
+    c.expect(len(volumes) == len(pod.get("volumes", [])), "volume names are unique")
     c.expect("/tmp" in mounts and "emptyDir" in volumes.get(mounts["/tmp"]["name"], {}) if "/tmp" in mounts else False,
              "/tmp is an emptyDir (read-only root filesystem)")
     if webhook["enabled"]:
@@ -257,6 +269,8 @@ def main():
                 check_cert_manager(c, docs, values, name, namespace, annotations, hooks, tls_secret)
             if self_signed:
                 check_self_signed(c, docs, name, namespace, hooks, tls_secret, deployment)
+            if existing_tls:
+                check_existing_tls(c, docs, webhook, hooks, tls_secret, deployment)
 
     # --- CRDs -----------------------------------------------------------------------------------
     crd_docs = of_kind("CustomResourceDefinition")
@@ -285,6 +299,9 @@ def main():
                     del got["metadata"][key]
             c.expect(got == source, f"{file}: rendered CRD equals the file apart from labels/annotations")
 
+    check_monitoring(c, docs, values, name, namespace, services, pod_labels)
+    check_network_policy(c, docs, values, name, pod_labels, ports)
+
     pdbs = of_kind("PodDisruptionBudget")
     c.expect(len(pdbs) == (1 if values["podDisruptionBudget"]["enabled"] else 0), "PodDisruptionBudget follows its switch")
     c.expect((f"{name}-metrics" in services) == values["metrics"]["service"]["enabled"], "metrics Service follows its switch")
@@ -292,22 +309,156 @@ def main():
 
 
 def check_cert_manager(c, docs, values, name, namespace, annotations, hooks, tls_secret):
-    certs = [d for d in docs if d["kind"] == "Certificate"]
-    issuers = [d for d in docs if d["kind"] == "Issuer"]
-    if not c.expect(len(certs) == 1, "cert-manager: one Certificate"):
+    certs = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Certificate"}
+    issuers = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Issuer"}
+    cert = certs.get(f"{name}-webhook")
+    if not c.expect(cert is not None, "cert-manager: a serving Certificate"):
         return
-    cert = certs[0]
     c.expect(annotations.get("cert-manager.io/inject-ca-from") == f"{namespace}/{cert['metadata']['name']}",
              "cert-manager: the webhook configuration injects the CA from that Certificate", str(annotations))
     c.expect(all("caBundle" not in h["clientConfig"] for h in hooks), "cert-manager: no static caBundle")
     c.expect(cert["spec"]["secretName"] == tls_secret.get("secretName"), "cert-manager: the pod mounts the Certificate's Secret")
     c.expect(f"{name}-webhook.{namespace}.svc" in cert["spec"]["dnsNames"], "cert-manager: the certificate names the Service")
     c.expect(cert["spec"]["privateKey"].get("encoding") == "PKCS1", "cert-manager: key in PKCS#1, as the self-signed pair")
+    c.expect(not cert["spec"].get("isCA"), "cert-manager: the serving certificate is not a CA")
     if not values["webhook"]["certManager"]["issuerRef"]:
-        c.expect(len(issuers) == 1 and issuers[0]["spec"] == {"selfSigned": {}}
-                 and cert["spec"]["issuerRef"]["name"] == issuers[0]["metadata"]["name"],
-                 "cert-manager: a self-signed Issuer issues it")
+        # bootstrap self-signed Issuer -> CA Certificate -> CA Issuer -> serving Certificate: a renewal of the
+        # serving certificate keeps the CA, so the injected caBundle (the CA) does not change.
+        ca_cert = certs.get(f"{name}-webhook-ca")
+        c.expect(len(certs) == 2 and len(issuers) == 2, "cert-manager: two Certificates (CA, serving) and two Issuers",
+                 f"{sorted(certs)} {sorted(issuers)}")
+        if not c.expect(ca_cert is not None and ca_cert["spec"].get("isCA") is True, "cert-manager: a CA Certificate (isCA)"):
+            return
+        bootstrap = issuers.get(ca_cert["spec"]["issuerRef"]["name"])
+        c.expect(bootstrap is not None and bootstrap["spec"] == {"selfSigned": {}},
+                 "cert-manager: a self-signed Issuer issues only the CA")
+        c.expect(ca_cert["spec"]["privateKey"].get("rotationPolicy") == "Never",
+                 "cert-manager: the CA keeps its key on renewal")
+        ca_issuer = issuers.get(cert["spec"]["issuerRef"]["name"])
+        c.expect(cert["spec"]["issuerRef"]["kind"] == "Issuer" and ca_issuer is not None
+                 and ca_issuer["spec"] == {"ca": {"secretName": ca_cert["spec"]["secretName"]}},
+                 "cert-manager: the serving Certificate is signed by a CA Issuer on the CA's Secret",
+                 str(cert["spec"]["issuerRef"]))
+        c.expect(ca_cert["spec"]["secretName"] != cert["spec"]["secretName"], "cert-manager: CA and serving pair in separate Secrets")
+    else:
+        ref = values["webhook"]["certManager"]["issuerRef"]
+        c.expect(len(certs) == 1 and not issuers and cert["spec"]["issuerRef"]["name"] == ref["name"],
+                 f"cert-manager: issued by the given issuer {ref['name']}, no chart issuers")
     c.expect(not [d for d in docs if d["kind"] == "Secret"], "cert-manager: the chart renders no TLS Secret itself")
+
+
+def check_existing_tls(c, docs, webhook, hooks, tls_secret, deployment):
+    wanted = webhook["selfSigned"]["existingSecret"]
+    c.expect(tls_secret.get("secretName") == wanted, f"existing TLS: the pod mounts the provided Secret {wanted}",
+             str(tls_secret))
+    c.expect(not [d for d in docs if d["kind"] in ("Secret", "Certificate", "Issuer")],
+             "existing TLS: the chart generates no Secret, Certificate or Issuer")
+    bundles = {h["clientConfig"].get("caBundle") for h in hooks}
+    c.expect(bundles == {webhook["selfSigned"]["caBundle"]}, "existing TLS: both webhooks trust the given caBundle")
+    annotations = deployment["spec"]["template"]["metadata"].get("annotations") or {}
+    c.expect("checksum/webhook-tls" not in annotations,
+             "existing TLS: no checksum annotation (nothing random, the pods do not roll on a re-render)")
+
+
+def check_monitoring(c, docs, values, name, namespace, services, pod_labels):
+    metrics = values["metrics"]
+    by_kind = lambda kind: {d["metadata"]["name"]: d for d in docs if d["kind"] == kind}
+    service_monitors, pod_monitors, rules = by_kind("ServiceMonitor"), by_kind("PodMonitor"), by_kind("PrometheusRule")
+    job_relabel = {"targetLabel": "job", "replacement": name}
+
+    want = metrics["serviceMonitor"]["enabled"]
+    c.expect(len(service_monitors) == (1 if want else 0), "ServiceMonitor follows metrics.serviceMonitor.enabled")
+    for sm in service_monitors.values():
+        svc = services.get(f"{name}-metrics")
+        c.expect(svc is not None and sm["spec"]["selector"]["matchLabels"].items() <= svc["metadata"]["labels"].items()
+                 and sm["spec"]["namespaceSelector"] == {"matchNames": [namespace]},
+                 "ServiceMonitor selects the metrics Service in the release namespace")
+        (ep,) = sm["spec"]["endpoints"]
+        c.expect(ep["port"] == "http" and ep["path"] == "/metrics" and ep["relabelings"][0] == job_relabel
+                 and ep["relabelings"][1:] == metrics["serviceMonitor"]["relabelings"],
+                 f"ServiceMonitor scrapes port http /metrics as job {name} (plus the given relabelings)", str(ep))
+        c.expect(metrics["serviceMonitor"]["labels"].items() <= sm["metadata"]["labels"].items(), "ServiceMonitor carries the given labels")
+
+    operator_pm = pod_monitors.get(name)
+    c.expect((operator_pm is not None) == metrics["podMonitor"]["enabled"], "operator PodMonitor follows metrics.podMonitor.enabled")
+    if operator_pm:
+        (ep,) = operator_pm["spec"]["podMetricsEndpoints"]
+        c.expect(operator_pm["spec"]["selector"]["matchLabels"].items() <= pod_labels.items()
+                 and ep["port"] == "http" and ep["relabelings"][0] == job_relabel
+                 and ep["interval"] == metrics["podMonitor"]["interval"],
+                 f"operator PodMonitor selects the operator pods, port http, job {name}", str(ep))
+        c.expect(metrics["podMonitor"]["labels"].items() <= operator_pm["metadata"]["labels"].items(), "operator PodMonitor carries the given labels")
+
+    workers_pm = pod_monitors.get(f"{name}-workers")
+    c.expect((workers_pm is not None) == metrics["workers"]["podMonitor"]["enabled"],
+             "workers PodMonitor follows metrics.workers.podMonitor.enabled")
+    if workers_pm:
+        spec = workers_pm["spec"]
+        (ep,) = spec["podMetricsEndpoints"]
+        want_ns = {"matchNames": values["watchNamespaces"]} if values["watchNamespaces"] else {"any": True}
+        c.expect(spec["selector"] == {"matchExpressions": [{"key": "backstage.dev/pool", "operator": "Exists"}]}
+                 and spec["namespaceSelector"] == want_ns,
+                 f"workers PodMonitor selects pods labelled backstage.dev/pool in {want_ns}", str(spec["namespaceSelector"]))
+        c.expect(ep["port"] == "http" and ep["path"] == "/metrics" and {"sourceLabels": ["__meta_kubernetes_pod_label_backstage_dev_pool"],
+                 "targetLabel": "pool"} in ep["relabelings"], "workers PodMonitor: port http /metrics, a pool label")
+
+    rule_values = metrics["prometheusRule"]
+    c.expect(len(rules) == (1 if rule_values["enabled"] else 0), "PrometheusRule follows metrics.prometheusRule.enabled")
+    if not rules:
+        return
+    (rule,) = rules.values()
+    alerts = {r["alert"]: r for g in rule["spec"]["groups"] for r in g["rules"] if "alert" in r}
+    expected = {"operatorDown": "BackstageOperatorDown", "reconcileErrors": "BackstageReconcileErrors",
+                "deadLetters": "BackstageDeadLettersGrowing", "backlogUnavailable": "BackstageBacklogUnavailable"}
+    want_alerts = {a for key, a in expected.items() if rule_values[key]["enabled"]}
+    want_alerts |= {r["alert"] for r in rule_values["additionalRules"] if "alert" in r}
+    c.expect(set(alerts) == want_alerts, f"PrometheusRule alerts {sorted(want_alerts)}", str(sorted(alerts)))
+    for key, alert_name in expected.items():
+        alert = alerts.get(alert_name)
+        if not alert:
+            continue
+        v = rule_values[key]
+        c.expect(alert["for"] == v["for"] and alert["labels"]["severity"] == v["severity"]
+                 and alert["annotations"].get("summary") and alert["annotations"].get("description"),
+                 f"{alert_name}: for {v['for']}, severity {v['severity']}, summary and description")
+        if key in ("operatorDown", "reconcileErrors"):
+            c.expect(f'job="{name}", namespace="{namespace}"' in alert["expr"],
+                     f"{alert_name} selects the operator's scrape job {name}", alert["expr"])
+        if key in ("reconcileErrors", "deadLetters"):
+            c.expect(f"[{v['window']}]" in alert["expr"], f"{alert_name} counts over {v['window']}", alert["expr"])
+        if key == "deadLetters":
+            c.expect("increase(backstage_dead_letters_total" in alert["expr"] and alert["expr"].endswith(f"> {v['threshold']}")
+                     and "by (namespace, pool)" in alert["expr"], f"{alert_name}: per pool, above {v['threshold']}", alert["expr"])
+        if key in ("deadLetters", "backlogUnavailable") and values["watchNamespaces"]:
+            c.expect(f'namespace=~"{"|".join(values["watchNamespaces"])}"' in alert["expr"],
+                     f"{alert_name} is limited to the watched namespaces", alert["expr"])
+    c.expect(rule_values["labels"].items() <= rule["metadata"]["labels"].items(), "PrometheusRule carries the given labels")
+
+
+def check_network_policy(c, docs, values, name, pod_labels, ports):
+    policies = [d for d in docs if d["kind"] == "NetworkPolicy"]
+    np_values = values["networkPolicy"]
+    c.expect(len(policies) == (1 if np_values["enabled"] else 0), "NetworkPolicy follows networkPolicy.enabled")
+    if not policies:
+        return
+    spec = policies[0]["spec"]
+    c.expect(spec["podSelector"]["matchLabels"].items() <= pod_labels.items(), "NetworkPolicy selects the operator pods")
+    want_types = ["Ingress"] + (["Egress"] if np_values["egress"] else [])
+    c.expect(spec["policyTypes"] == want_types, f"NetworkPolicy types {want_types}", str(spec["policyTypes"]))
+    got = {}
+    for rule in spec["ingress"]:
+        for p in rule["ports"]:
+            got[p["port"]] = rule.get("from", [])
+    want = {"http": np_values["metricsFrom"]}
+    if "webhook" in ports:
+        want["webhook"] = np_values["webhookFrom"]
+    c.expect(got == want, "NetworkPolicy admits the webhook and http ports from the given sources only", str(got))
+    c.expect(set(got) <= set(ports), "NetworkPolicy names only ports the container has")
+    if np_values["egress"]:
+        dns = spec["egress"][0]
+        c.expect(sorted((p["port"], p["protocol"]) for p in dns["ports"]) == [(53, "TCP"), (53, "UDP")] and "to" not in dns,
+                 "NetworkPolicy egress allows DNS")
+        c.expect(spec["egress"][1:] == np_values["egress"], "NetworkPolicy egress: DNS plus the given rules")
 
 
 def check_self_signed(c, docs, name, namespace, hooks, tls_secret, deployment):

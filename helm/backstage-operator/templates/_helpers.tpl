@@ -72,11 +72,50 @@ app.kubernetes.io/part-of: backstage
 {{/* Distinct Secret names per TLS source, so switching between them never collides with a Secret the
      other source left behind (cert-manager keeps its Secret when the Certificate is deleted). */}}
 {{- define "backstage-operator.webhookSecretName" -}}
-{{- if .Values.webhook.certManager.enabled }}
+{{- $mode := include "backstage-operator.webhookTlsMode" . }}
+{{- if eq $mode "cert-manager" }}
 {{- include "backstage-operator.suffixedName" (list . "webhook-cm-tls") }}
+{{- else if eq $mode "existing" }}
+{{- .Values.webhook.selfSigned.existingSecret }}
 {{- else }}
 {{- include "backstage-operator.suffixedName" (list . "webhook-tls") }}
 {{- end }}
+{{- end }}
+
+{{/* Where the webhook's TLS comes from: cert-manager, existing (a Secret the user provides) or generated. */}}
+{{- define "backstage-operator.webhookTlsMode" -}}
+{{- if .Values.webhook.certManager.enabled }}cert-manager
+{{- else if .Values.webhook.selfSigned.existingSecret }}existing
+{{- else }}generated
+{{- end }}
+{{- end }}
+
+{{/* The caBundle written into the webhook configuration; empty in cert-manager mode (cainjector fills it). */}}
+{{- define "backstage-operator.webhookCaBundle" -}}
+{{- $mode := include "backstage-operator.webhookTlsMode" . }}
+{{- if eq $mode "existing" }}
+{{- required "webhook.selfSigned.caBundle is required with webhook.selfSigned.existingSecret: the base64 PEM of the CA that signed its tls.crt (base64 -w0 ca.crt)" .Values.webhook.selfSigned.caBundle }}
+{{- else if eq $mode "generated" }}
+{{- (include "backstage-operator.webhookSelfSignedTls" . | fromYaml).ca }}
+{{- end }}
+{{- end }}
+
+{{- define "backstage-operator.webhookCaName" -}}
+{{- include "backstage-operator.suffixedName" (list . "webhook-ca") }}
+{{- end }}
+
+{{/* The scrape job label both monitors set, and the alerts select. */}}
+{{- define "backstage-operator.metricsJob" -}}
+{{- include "backstage-operator.fullname" . }}
+{{- end }}
+
+{{/* JAVA_TOOL_OPTIONS: the user's options plus the slf4j-simple log levels. */}}
+{{- define "backstage-operator.javaToolOptions" -}}
+{{- $opts := list .Values.javaToolOptions (printf "-Dorg.slf4j.simpleLogger.defaultLogLevel=%s" .Values.logLevel) }}
+{{- range $logger, $level := .Values.logLevels }}
+{{- $opts = append $opts (printf "-Dorg.slf4j.simpleLogger.log.%s=%s" $logger $level) }}
+{{- end }}
+{{- join " " (compact $opts) }}
 {{- end }}
 
 {{- define "backstage-operator.webhookCertificateName" -}}
