@@ -2,7 +2,6 @@ package dev.backstage.runtime.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.runtime.core.CapabilitySet;
-import dev.backstage.runtime.core.JobProducer;
 import dev.backstage.runtime.core.PayloadCodec;
 import dev.backstage.runtime.core.RetryPolicy;
 import dev.backstage.runtime.core.TaskRegistry;
@@ -124,7 +123,7 @@ public final class Worker implements AutoCloseable {
     }
 
     /** The producer side alone, e.g. for a CLI or a web request handler. */
-    public JobProducer producer() {
+    public Producer producer() {
         return engine.producer();
     }
 

@@ -2,7 +2,7 @@ package dev.backstage.runtime.cli;
 
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.EnqueueResult;
-import dev.backstage.runtime.core.CapabilitySet;
+import dev.backstage.runtime.api.Producer;
 import dev.backstage.runtime.core.JobProducer;
 import dev.backstage.runtime.core.PayloadCodec;
 import dev.backstage.runtime.spi.Provider;
@@ -62,7 +62,7 @@ class EnqueueCommand implements Callable<Integer> {
             options = options.attempts(attempts);
         }
         try (Provider provider = broker.connect()) {
-            JobProducer producer = new JobProducer(new CapabilitySet(provider, null, null, null), codec);
+            Producer producer = JobProducer.forProvider(provider);
             for (int i = 0; i < count; i++) {
                 EnqueueResult result = producer.enqueueJson(task, payload, options);
                 System.out.println(result.deduplicated() ? "skipped: dedupe key '" + dedupe + "' is taken" : result.id());

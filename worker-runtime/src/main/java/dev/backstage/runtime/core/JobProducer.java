@@ -2,6 +2,8 @@ package dev.backstage.runtime.core;
 
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.EnqueueResult;
+import dev.backstage.runtime.api.Producer;
+import dev.backstage.runtime.spi.Provider;
 import java.time.Instant;
 import dev.backstage.runtime.spi.OutgoingJob;
 
@@ -9,7 +11,7 @@ import dev.backstage.runtime.spi.OutgoingJob;
  * Enqueue and schedule: dedupe first (when a key is given), then publish now or hand to the delays
  * capability. Each option that needs a capability fails explicitly when it is missing.
  */
-public final class JobProducer {
+public final class JobProducer implements Producer {
     private final CapabilitySet capabilities;
     private final PayloadCodec codec;
 
@@ -18,11 +20,18 @@ public final class JobProducer {
         this.codec = codec;
     }
 
+    /** A producer on {@code provider}'s own capabilities, with the default payload codec. */
+    public static Producer forProvider(Provider provider) {
+        return new JobProducer(new CapabilitySet(provider, null, null, null), PayloadCodec.defaults());
+    }
+
+    @Override
     public EnqueueResult enqueue(String taskName, Object payload, EnqueueOptions options) {
         String json = payload instanceof RawJson raw ? raw.json() : codec.encode(payload);
         return enqueueJson(taskName, json, options);
     }
 
+    @Override
     public EnqueueResult enqueueJson(String taskName, String payloadJson, EnqueueOptions options) {
         if (taskName == null || taskName.isBlank()) {
             throw new IllegalArgumentException("taskName must not be blank");
