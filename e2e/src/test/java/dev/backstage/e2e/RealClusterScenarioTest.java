@@ -121,11 +121,7 @@ class RealClusterScenarioTest {
         await("the drain, with " + declined + " dead letters in status").atMost(Duration.ofMinutes(5))
                 .pollInterval(Duration.ofSeconds(1)).until(() -> drained(ns, "shop-workers", declined));
 
-        String table = cluster.kubectl("get", "bwp", "-n", ns).orThrow().out();
-        log("redis: kubectl get bwp\n" + table);
-        List<String> row = List.of(table.lines().skip(1).findFirst().orElseThrow().trim().split("\\s+"));
-        assertEquals("shop-workers", row.get(0));
-        assertEquals(Integer.toString(declined), row.get(5), "DEADLETTERS column: " + table);
+        assertDeadLettersColumn(ns, "shop-workers", declined);
         try (RedisStreams streams = new RedisStreams()) {
             Map<String, Integer> receipts = streams.receiptsPerOrder(prefix + ":default");
             assertEquals(ORDERS - declined, receipts.size(), "every order but the declined ones sent its receipt");
@@ -144,21 +140,30 @@ class RealClusterScenarioTest {
 
     @Test
     @Order(4)
-    void givenTheRabbitMqExampleWhenJobsArriveThenItsFixedPoolProcessesThemAndReportsDeadLetters() throws Exception {
+    void givenTheRabbitMqExampleWhenAutoscalingIsTurnedOnThenThePoolScalesOnBacklogAndReportsDeadLetters() throws Exception {
         String ns = namespace("rabbitmq");
         String prefix = UniqueNames.prefix("rabbit");
         applyExample("rabbitmq.yaml", ns, Map.of("amqp://backstage:CHANGE-ME@rabbitmq.shop.svc.cluster.local:5672/%2F",
                 RABBITMQ + "/%2F", "keyPrefix: shop", "keyPrefix: " + prefix));
-        await("the RabbitMQ pool's 2 workers Ready").atMost(Duration.ofMinutes(2)).until(() ->
+        await("the RabbitMQ pool's 2 fixed workers Ready").atMost(Duration.ofMinutes(2)).until(() ->
                 topologyReady(ns, "shop-rabbitmq") && readyReplicas(ns, "shop-rabbitmq-workers") == 2);
-        int declined = enqueue("rabbitmq", RABBITMQ, prefix, "shop-workers", 300);
+        // The example runs a fixed size; a user turns autoscaling on (at most 3 replicas on this machine), and each
+        // task works 200 ms, so that 2,000 orders outlast two replicas (10 handlers each) by ~20 s.
+        cluster.kubectl("patch", "bwp", "shop-rabbitmq-workers", "-n", ns, "--type", "merge", "-p", """
+                {"spec": {"autoscaling": {"enabled": true, "minReplicas": 1, "maxReplicas": 3, "pollInterval": "2s",
+                  "targetBacklogPerReplica": 100, "targetDrainTime": "10s"}, "env": [{"name": "BACKSTAGE_SAMPLE_WORK_MS", "value": "200"}]}}""").orThrow();
+        rolledOut(ns, "shop-rabbitmq-workers");
+        AtomicInteger peak = watchPeak(ns, "shop-rabbitmq-workers");
+        int declined = enqueue("rabbitmq", RABBITMQ, prefix, "shop-workers", 2000);
+        await("the pool to scale past its 2 replicas on backlog").atMost(Duration.ofMinutes(2)).until(() -> peak.get() >= 3);
         await("the drain").atMost(Duration.ofMinutes(3)).until(() -> drained(ns, "shop-rabbitmq-workers", declined));
+        assertDeadLettersColumn(ns, "shop-rabbitmq-workers", declined);
         cluster.kubectl("delete", "namespace", ns, "--wait=false");
     }
 
     @Test
     @Order(5)
-    void givenTheKafkaExampleWithRedisDelaysWhenJobsArriveThenThePoolProcessesThemAndReportsDeadLetters() throws Exception {
+    void givenTheKafkaExampleWithRedisDelaysWhenLagGrowsThenThePoolScalesAndReportsDeadLetters() throws Exception {
         String ns = namespace("kafka");
         String prefix = UniqueNames.prefix("kafka");
         String bootstrap = EmbeddedKafka.shared().bootstrapServers();
@@ -170,8 +175,17 @@ class RealClusterScenarioTest {
         applyExample("kafka.yaml", ns, rewrite);
         await("the Kafka pool's first worker Ready").atMost(Duration.ofMinutes(2)).until(() ->
                 topologyReady(ns, "shop-kafka") && readyReplicas(ns, "shop-kafka-workers") >= 1);
-        int declined = enqueue("kafka", bootstrap, prefix, "shop-workers", 300);
+        cluster.kubectl("patch", "bwp", "shop-kafka-workers", "-n", ns, "--type", "merge", "-p", """
+                {"spec": {"autoscaling": {"maxReplicas": 3, "pollInterval": "2s", "targetBacklogPerReplica": 100,
+                  "targetDrainTime": "10s"},
+                  "env": [{"name": "BACKSTAGE_SAMPLE_WORK_MS", "value": "1000"}]}}""").orThrow();
+        rolledOut(ns, "shop-kafka-workers");
+        AtomicInteger peak = watchPeak(ns, "shop-kafka-workers");
+        // 1 s of work per task: one replica's 50 handlers settle 50 a second, slower than the orders arrive.
+        int declined = enqueue("kafka", bootstrap, prefix, "shop-workers", 2000);
+        await("the pool to scale up on consumer lag").atMost(Duration.ofMinutes(2)).until(() -> peak.get() >= 2);
         await("the drain").atMost(Duration.ofMinutes(4)).until(() -> drained(ns, "shop-kafka-workers", declined));
+        assertDeadLettersColumn(ns, "shop-kafka-workers", declined);
         cluster.kubectl("delete", "namespace", ns, "--wait=false");
     }
 
@@ -236,6 +250,22 @@ class RealClusterScenarioTest {
         }
         log(provider + ": enqueued " + orders + " orders");
         return (orders + 99) / 100;
+    }
+
+    /** {@code kubectl rollout status}: the patched pod template runs everywhere (no old pod drains the jobs). */
+    private static void rolledOut(String ns, String deployment) {
+        log("kubectl rollout status deployment/" + deployment);
+        cluster.kubectl("rollout", "status", "deployment/" + deployment, "-n", ns, "--timeout=180s").orThrow();
+    }
+
+    /** {@code kubectl get bwp}: the pool's row shows its dead letters in the DEADLETTERS column. */
+    private static void assertDeadLettersColumn(String ns, String pool, int deadLetters) {
+        String table = cluster.kubectl("get", "bwp", pool, "-n", ns).orThrow().out();
+        log("kubectl get bwp -n " + ns + "\n" + table);
+        List<String> header = List.of(table.lines().findFirst().orElseThrow().trim().split("\\s+"));
+        List<String> row = List.of(table.lines().skip(1).findFirst().orElseThrow().trim().split("\\s+"));
+        assertEquals(pool, row.get(0));
+        assertEquals(Integer.toString(deadLetters), row.get(header.indexOf("DEADLETTERS")), "DEADLETTERS column: " + table);
     }
 
     private static void killOperator() {

@@ -106,6 +106,10 @@ public final class AutoscalerStatus {
                 status.setDesiredReplicas(decision.desiredReplicas());
                 status.setLastScaleTime(Conditions.timestamp(now));
                 status.setLastScaleReason(decision.reason());
+            } else if (status.getDesiredReplicas() == null) {
+                // The first decision keeps the count: say so, since desiredReplicas is this writer's alone while
+                // autoscaling is on (`kubectl get bwp` shows DESIRED from it).
+                status.setDesiredReplicas(decision.desiredReplicas());
             }
             Conditions.set(status.getConditions(), SCALING_LIMITED,
                     decision.limited() ? Conditions.TRUE : Conditions.FALSE,

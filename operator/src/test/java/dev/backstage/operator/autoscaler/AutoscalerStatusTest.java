@@ -126,6 +126,20 @@ class AutoscalerStatusTest {
     }
 
     @Test
+    void givenAFirstDecisionThatKeepsTheCount_thenDesiredReplicasIsStillWritten_butNoScaleIsRecorded() {
+        pool.getStatus().setDesiredReplicas(null); // a new pool: the reconciler leaves desiredReplicas to us
+        BacklogMeasurement backlog = measured(T0, 5, 0);
+        ScalingDecision decision = decide(1, backlog);
+        assertEquals(1, decision.desiredReplicas(), decision.reason());
+
+        var outcome = AutoscalerStatus.apply(pool, backlog, POLICY, decision, POLL, REFRESH, T0);
+
+        assertEquals(false, outcome.scaled());
+        assertEquals(1, pool.getStatus().getDesiredReplicas());
+        assertNull(pool.getStatus().getLastScaleTime());
+    }
+
+    @Test
     void givenADecisionThatScales_thenDesiredTimeAndReasonAreWritten_andScalingLimitedFollowsTheBound() {
         BacklogMeasurement backlog = measured(T0, 80, 0);
         ScalingDecision decision = decide(1, backlog);
