@@ -22,7 +22,9 @@ import dev.backstage.testsupport.ControlPlane;
 import dev.backstage.testsupport.EmbeddedKafka;
 import dev.backstage.testsupport.UniqueNames;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -280,22 +282,31 @@ class RealClusterScenarioTest {
         });
     }
 
+    /** The highest spec.replicas the pool's Deployment has had since now, from a watch (no polling). */
     private static AtomicInteger watchPeak(String ns, String pool) {
         AtomicInteger peak = new AtomicInteger();
-        Thread watcher = new Thread(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
-                try {
-                    peak.accumulateAndGet(deploymentReplicas(ns, pool), Math::max);
-                    Thread.sleep(250);
-                } catch (InterruptedException e) {
-                    return;
-                } catch (RuntimeException e) {
-                    // the API is busy: next round
+        client.apps().deployments().inNamespace(ns).withName(pool).inform(new ResourceEventHandler<Deployment>() {
+            @Override
+            public void onAdd(Deployment d) {
+                record(d);
+            }
+
+            @Override
+            public void onUpdate(Deployment before, Deployment d) {
+                record(d);
+            }
+
+            @Override
+            public void onDelete(Deployment d, boolean unknownFinalState) {
+                // the peak stays
+            }
+
+            private void record(Deployment d) {
+                if (d.getSpec().getReplicas() != null) {
+                    peak.accumulateAndGet(d.getSpec().getReplicas(), Math::max);
                 }
             }
-        }, "peak-" + pool);
-        watcher.setDaemon(true);
-        watcher.start();
+        });
         return peak;
     }
 
