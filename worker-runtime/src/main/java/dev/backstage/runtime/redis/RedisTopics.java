@@ -1,8 +1,8 @@
 package dev.backstage.runtime.redis;
 
-import dev.backstage.runtime.api.StartPosition;
-import dev.backstage.runtime.api.Subscription;
 import dev.backstage.runtime.core.NamedThreads;
+import dev.backstage.runtime.spi.StartPosition;
+import dev.backstage.runtime.spi.Subscription;
 import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicDelivery;
 import dev.backstage.runtime.spi.TopicSink;
@@ -13,8 +13,8 @@ import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XAddArgs;
 import io.lettuce.core.XClaimArgs;
 import io.lettuce.core.XGroupCreateArgs;
-import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
+import io.lettuce.core.XReadArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.util.List;
 import java.util.Map;
