@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * 10000}; fan-out subscribers use group {@code sub:{consumerId}}, shared ones {@code grp:{name}}, created
  * at {@code $} (latest) or {@code 0} (earliest). Mechanics only (the core decides): a retry leaves the entry
  * pending in this subscription's group and claims it back after the back-off (XCLAIM with min-idle = delay), so
- * no other group sees it again; a drop acks it.
+ * no other group sees it again; a drop acks it. What a crash leaves pending is delivered again by
+ * {@link RedisTopicReclaimer} (own entries at start, a dead member's after the idle threshold).
  */
 final class RedisTopics implements TopicsCapability {
     private static final Logger log = LoggerFactory.getLogger(RedisTopics.class);
@@ -77,6 +78,7 @@ final class RedisTopics implements TopicsCapability {
         private final TopicSink sink;
         private final Thread reader;
         private final ScheduledExecutorService retries;
+        private final RedisTopicReclaimer reclaimer;
         private volatile boolean running = true;
         private volatile String failure;
 
@@ -88,10 +90,17 @@ final class RedisTopics implements TopicsCapability {
             this.reader = new NamedThreads("backstage-redis-topic-" + topic, true).newThread(this::read);
             this.retries = Executors.newSingleThreadScheduledExecutor(
                     new NamedThreads("backstage-redis-topic-retry-" + topic, true));
+            this.reclaimer = new RedisTopicReclaimer(provider, stream, me, this::dispatch);
         }
 
         void start() {
+            reclaimer.start();
             reader.start();
+        }
+
+        private void dispatch(StreamMessage<String, String> message, int deliveryCount) {
+            reclaimer.running(message.getId());
+            sink.accept(new Message(this, message, deliveryCount));
         }
 
         private void read() {
@@ -116,7 +125,7 @@ final class RedisTopics implements TopicsCapability {
                         List<StreamMessage<String, String>> messages = connection.sync().xreadgroup(me,
                                 XReadArgs.Builder.count(10).block(provider.settings().blockTimeout()),
                                 StreamOffset.lastConsumed(stream));
-                        messages.forEach(m -> sink.accept(new Message(this, m, 1)));
+                        messages.forEach(m -> dispatch(m, 1));
                     } catch (RuntimeException e) {
                         if (running) {
                             log.warn("reading topic {} failed: {}; retrying in 1 s", topic, e.toString());
@@ -142,7 +151,7 @@ final class RedisTopics implements TopicsCapability {
                     List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
                             XClaimArgs.Builder.minIdleTime(delayMs), message.id());
                     if (!claimed.isEmpty() && claimed.get(0).getBody() != null) {
-                        sink.accept(new Message(this, claimed.get(0), message.deliveryCount() + 1));
+                        dispatch(claimed.get(0), message.deliveryCount() + 1);
                     }
                 } catch (RuntimeException e) {
                     log.warn("retrying topic message {} failed: {}", message.id(), e.toString());
@@ -153,6 +162,7 @@ final class RedisTopics implements TopicsCapability {
         @Override
         public void close() {
             running = false;
+            reclaimer.close();
             retries.shutdownNow();
             try {
                 reader.join(provider.settings().blockTimeout().toMillis() + 2_000);
@@ -207,6 +217,7 @@ final class RedisTopics implements TopicsCapability {
 
         @Override
         public CompletionStage<Void> ack() {
+            loop.reclaimer.settled(id);
             return provider.async().xack(loop.stream, loop.me.getGroup(), id).thenApply(n -> null);
         }
 
@@ -219,6 +230,7 @@ final class RedisTopics implements TopicsCapability {
 
         @Override
         public CompletionStage<Void> retry(java.time.Duration delay, String error) {
+            loop.reclaimer.settled(id);
             loop.retryLater(this, Math.max(0, delay.toMillis()));
             return CompletableFuture.completedFuture(null);
         }
@@ -230,7 +242,9 @@ final class RedisTopics implements TopicsCapability {
 
         @Override
         public void abandon() {
-            // Stays pending in this subscription's group; the next start of this consumer does not re-read it.
+            // Stays pending in this subscription's group: the next start of this consumer delivers it again, or
+            // another member takes it after the idle threshold (RedisTopicReclaimer).
+            loop.reclaimer.settled(id);
         }
     }
 }
