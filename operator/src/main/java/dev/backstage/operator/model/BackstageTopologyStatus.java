@@ -20,6 +20,18 @@ public class BackstageTopologyStatus {
     @JsonPropertyDescription("Per capability: which backend supplies it, or that it is missing.")
     private List<CapabilityStatus> capabilities;
 
+    @JsonPropertyDescription("Per schedule: last fired and next tick, missed ticks, last error. Written by the"
+            + " schedule firing only (the topology reconciler leaves it alone).")
+    private List<ScheduleStatus> schedules;
+
+    public List<ScheduleStatus> getSchedules() {
+        return schedules;
+    }
+
+    public void setSchedules(List<ScheduleStatus> schedules) {
+        this.schedules = schedules;
+    }
+
     public Long getObservedGeneration() {
         return observedGeneration;
     }
