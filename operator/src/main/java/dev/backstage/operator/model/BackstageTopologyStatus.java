@@ -24,6 +24,29 @@ public class BackstageTopologyStatus {
             + " schedule firing only (the topology reconciler leaves it alone).")
     private List<ScheduleStatus> schedules;
 
+    @JsonPropertyDescription("How many schedules there are and how many are suspended, e.g. '2 (1 suspended)'."
+            + " Written by the schedule firing.")
+    private String scheduleSummary;
+
+    @JsonPropertyDescription("The latest tick fired by any schedule, RFC 3339. Written by the schedule firing.")
+    private String lastFiredTick;
+
+    public String getScheduleSummary() {
+        return scheduleSummary;
+    }
+
+    public void setScheduleSummary(String scheduleSummary) {
+        this.scheduleSummary = scheduleSummary;
+    }
+
+    public String getLastFiredTick() {
+        return lastFiredTick;
+    }
+
+    public void setLastFiredTick(String lastFiredTick) {
+        this.lastFiredTick = lastFiredTick;
+    }
+
     public List<ScheduleStatus> getSchedules() {
         return schedules;
     }

@@ -110,10 +110,14 @@ public final class ScheduleFiring extends AbstractEventSource<Void, BackstageTop
             current.topology = topology;
             if (!hasSchedules) {
                 stop(id, "no schedules left");
+                threads.execute(() -> turnQuietly(topology)); // clears status.schedules
             }
             return;
         }
         if (!hasSchedules) {
+            if (topology.getStatus() != null && topology.getStatus().getScheduleSummary() != null) {
+                threads.execute(() -> turnQuietly(topology));
+            }
             return;
         }
         Tracked fresh = new Tracked(topology);
@@ -121,6 +125,15 @@ public final class ScheduleFiring extends AbstractEventSource<Void, BackstageTop
             fresh.turns = threads.scheduleWithFixedDelay(() -> turnSafely(id), 0, period.toMillis(),
                     TimeUnit.MILLISECONDS);
             LOG.info("firing {} schedule(s) of topology {}", schedules(topology).size(), id);
+        }
+    }
+
+    private void turnQuietly(BackstageTopology topology) {
+        try {
+            turn(topology);
+        } catch (RuntimeException e) {
+            LOG.warn("clearing the schedule status of topology {}/{} failed: {}", topology.getMetadata().getNamespace(),
+                    topology.getMetadata().getName(), e.toString());
         }
     }
 
@@ -143,9 +156,6 @@ public final class ScheduleFiring extends AbstractEventSource<Void, BackstageTop
      */
     public Optional<BackstageTopology> turn(BackstageTopology topology) {
         List<ScheduleSpec> specs = schedules(topology);
-        if (specs.isEmpty()) {
-            return Optional.empty();
-        }
         Instant now = clock.instant();
         List<ScheduleTurn.Notice> notices = new ArrayList<>();
         var written = patcher.update(topology, copy -> {
@@ -153,7 +163,12 @@ public final class ScheduleFiring extends AbstractEventSource<Void, BackstageTop
             if (copy.getStatus() == null) {
                 return null; // not reconciled yet: the reconciler writes the first status, firing starts after it
             }
-            copy.getStatus().setSchedules(next(copy, specs, now, notices));
+            List<ScheduleStatus> statuses = specs.isEmpty() ? null : next(copy, specs, now, notices);
+            copy.getStatus().setSchedules(statuses);
+            copy.getStatus().setScheduleSummary(specs.isEmpty() ? null : summary(specs));
+            copy.getStatus().setLastFiredTick(statuses == null ? null : statuses.stream()
+                    .map(ScheduleStatus::getLastFiredTick).filter(Objects::nonNull).map(Instant::parse)
+                    .max(Instant::compareTo).map(Instant::toString).orElse(null));
             return null;
         });
         for (ScheduleTurn.Notice notice : notices) {
@@ -162,6 +177,11 @@ public final class ScheduleFiring extends AbstractEventSource<Void, BackstageTop
             events.record(topology, notice.type(), notice.reason(), notice.message());
         }
         return written.map(StatusPatcher.Written::resource);
+    }
+
+    private static String summary(List<ScheduleSpec> specs) {
+        long suspended = specs.stream().filter(s -> Boolean.TRUE.equals(s.getSuspend())).count();
+        return specs.size() + (suspended == 0 ? "" : " (" + suspended + " suspended)");
     }
 
     private List<ScheduleStatus> next(BackstageTopology topology, List<ScheduleSpec> specs, Instant now,

@@ -115,8 +115,10 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
             return UpdateControl.<BackstageTopology>noUpdate().rescheduleAfter(settings.pollInterval());
         }
         if (context.getControllerConfiguration().getConfigurationService().useSSAToPatchPrimaryResource()) {
-            // status.schedules has one writer, the schedule firing: applying the cached copy would claim it here.
+            // The schedule fields have one writer, the schedule firing: applying the cached copy would claim them here.
             status.setSchedules(null);
+            status.setScheduleSummary(null);
+            status.setLastFiredTick(null);
         }
         return UpdateControl.patchStatus(topology).rescheduleAfter(settings.pollInterval());
     }
