@@ -90,6 +90,28 @@ class RedisSchedulerTest {
     }
 
     @Test
+    void twoStartedSchedulersOnTheRealClockEnqueueOneJobPerClaimedTick() {
+        Schedule everySecond = Schedule.of("every-second", "* * * * * *", "heartbeat");
+        List<Scheduler> schedulers = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            RedisProvider provider = redis.provider();
+            closeables.add(provider);
+            Scheduler scheduler = Scheduler.builder().provider(provider).schedule(everySecond).build();
+            closeables.add(scheduler);
+            schedulers.add(scheduler.start());
+        }
+        await("four ticks").atMost(Duration.ofSeconds(30)).until(() -> streamLength("default") >= 4);
+        schedulers.forEach(Scheduler::close);
+        long jobs = streamLength("default");
+        long claims = redis.redis().keys(redis.prefix() + ":dedupe:cron:every-second:*").size();
+        long fired = schedulers.stream().mapToLong(s -> s.stats("every-second").fired()).sum();
+        System.out.printf("two started schedulers, '* * * * * *' on the real clock: ticks claimed %d, jobs enqueued %d,"
+                + " fired %d%n", claims, jobs, fired);
+        assertEquals(claims, jobs, "one job per claimed tick");
+        assertEquals(jobs, fired);
+    }
+
+    @Test
     void theCronEntryIsTheSeedsRecordAndItsClaimTheWireKey() {
         SimulatedClock clock = new SimulatedClock(Instant.parse("2026-01-01T01:59:59Z"));
         Schedule nightly = Schedule.of("nightly-report", "0 2 * * *", "UTC", "report.build", "reports",
