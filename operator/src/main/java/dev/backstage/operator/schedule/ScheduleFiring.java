@@ -252,8 +252,9 @@ public final class ScheduleFiring extends AbstractEventSource<Void, BackstageTop
     }
 
     /**
-     * The supplied dedupe backend seen as a Redis topology of its own (same prefix, the dedupe Secret), so its
-     * connection is leased and cached like the jobs provider's.
+     * The supplied dedupe backend seen as a Redis topology of its own (its key prefix, by default the topology's, and
+     * the dedupe Secret, as the workers' runtime.yaml has it), so its connection is leased and cached like the jobs
+     * provider's.
      */
     private static Optional<BackstageTopology> suppliedDedupe(BackstageTopology topology) {
         BackstageTopologySpec spec = topology.getSpec();
@@ -266,7 +267,8 @@ public final class ScheduleFiring extends AbstractEventSource<Void, BackstageTop
         BackstageTopologySpec sideSpec = new BackstageTopologySpec();
         sideSpec.setProvider(ProviderType.REDIS);
         sideSpec.setConnection(spec.getCapabilities().getDedupe().getConnection());
-        sideSpec.setKeyPrefix(spec.getKeyPrefix());
+        String prefix = spec.getCapabilities().getDedupe().getKeyPrefix();
+        sideSpec.setKeyPrefix(prefix == null ? spec.getKeyPrefix() : prefix);
         sideSpec.setConsumerGroup(spec.getConsumerGroup());
         side.setSpec(sideSpec);
         return Optional.of(side);

@@ -8,13 +8,20 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologyStatus;
+import dev.backstage.operator.model.CapabilityBackend;
+import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.ScheduleSpec;
 import dev.backstage.operator.model.ScheduleStatus;
+import dev.backstage.operator.model.SecretKeyReference;
+import dev.backstage.operator.model.SuppliedCapabilities;
 import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.operator.testing.RealApiServer;
 import dev.backstage.runtime.spi.Providers;
 import dev.backstage.testsupport.ControlPlane;
 import dev.backstage.testsupport.SimulatedClock;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lettuce.core.RedisClient;
@@ -179,6 +186,52 @@ class ScheduleFailoverTest {
                 table);
         assertTrue(events.contains("TicksMissed") && events.contains("TickSkipped"), events);
         assertNotNull(read("orders").getStatus().getSchedules());
+    }
+
+    @Test
+    void onRabbitMqWithSuppliedRedisDedupeTwoOperatorsFiringAtOnceEnqueueEachTickOnce() throws Exception {
+        String rabbitUrl = System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672");
+        client.secrets().inNamespace(namespace).resource(new SecretBuilder().withNewMetadata().withName("rabbit")
+                .endMetadata().addToStringData("url", rabbitUrl).build()).create();
+        BackstageTopology topology = BackstageFixtures.redisTopology(namespace, "payments", "reports");
+        topology.getSpec().setProvider(ProviderType.RABBITMQ);
+        topology.getSpec().getConnection().setSecretName("rabbit");
+        prefix = "cronrmq-" + namespace.substring(namespace.length() - 8);
+        topology.getSpec().setKeyPrefix(prefix);
+        topology.getSpec().setCapabilities(new SuppliedCapabilities(null,
+                new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("redis", "url"), null)));
+        topology.getSpec().setSchedules(List.of(schedule("every-minute", "reports", null)));
+        client.resource(topology).create();
+        client.resources(BackstageTopology.class).inNamespace(namespace).withName("payments")
+                .editStatus(t -> {
+                    t.setStatus(new BackstageTopologyStatus());
+                    return t;
+                });
+        // The queue the topology reconciler would declare.
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(rabbitUrl);
+        try (Connection amqp = factory.newConnection(prefix + "-test")) {
+            Channel channel = amqp.createChannel();
+            String queue = prefix + ".reports";
+            channel.queueDeclare(queue, true, false, false, null);
+            try {
+                ScheduleFiring a = operator("operator-a");
+                ScheduleFiring b = operator("operator-b");
+                runUntil("payments", Instant.parse("2026-01-01T00:10:05Z"), a, b); // both fire all along
+                long enqueued = channel.queueDeclarePassive(queue).getMessageCount();
+                System.out.printf("RabbitMQ + supplied Redis dedupe, two operators firing at once for 10 simulated"
+                        + " minutes: ticks expected %d, jobs enqueued %d (messages ready on %s)%n", 10, enqueued,
+                        queue);
+                assertEquals(10, enqueued);
+                assertEquals("2026-01-01T00:10:00Z", status("payments", "every-minute").getLastFiredTick());
+                String body = new String(channel.basicGet(queue, true).getBody(), java.nio.charset.StandardCharsets.UTF_8);
+                assertTrue(body.contains("\"taskName\":\"report.build\""), body);
+                // The claims live in the supplied Redis, under the topology's prefix: one per tick.
+                assertEquals(10, connection.sync().keys(prefix + ":dedupe:cron:every-minute:*").size());
+            } finally {
+                channel.queueDelete(queue);
+            }
+        }
     }
 
     private static ScheduleSpec schedule(String name, String queue, Long deadline) {
