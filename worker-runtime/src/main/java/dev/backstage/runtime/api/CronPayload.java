@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
- * The payload of a cron job, as the TS seed scheduler and {@link Scheduler} write it:
+ * The payload of a cron job, as the TS seed scheduler and the runtime's {@code core.Scheduler} write it:
  * {@code {"taskName":…,"args":…}}. A Go seed scheduler sends {@code {}}: both fields are then {@code null}.
  * Register a cron task with it: {@code worker.register("report.build", CronPayload.class, (ctx, cron) -> …)}.
  */

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.Channel;
 import dev.backstage.runtime.api.CapabilityMissingException;
-import dev.backstage.runtime.api.Scheduler;
+import dev.backstage.runtime.core.Scheduler;
 import dev.backstage.runtime.redis.RedisDedupe;
 import dev.backstage.runtime.spi.schedule.Schedule;
 import dev.backstage.testsupport.SimulatedClock;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.api.CronPayload;
 import dev.backstage.runtime.api.Next;
-import dev.backstage.runtime.api.Scheduler;
+import dev.backstage.runtime.core.Scheduler;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.schedule.CronTick;
 import dev.backstage.runtime.spi.schedule.Schedule;

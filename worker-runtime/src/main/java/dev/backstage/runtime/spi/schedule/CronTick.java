@@ -2,7 +2,7 @@ package dev.backstage.runtime.spi.schedule;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.JobsCapability;
 import dev.backstage.runtime.spi.OutgoingJob;
@@ -17,9 +17,12 @@ import java.time.Instant;
  * {@code enqueuedAt} and {@code payload = {"taskName":…,"args":…}}, so seed workers run it unchanged.
  *
  * <p>The claim outlives every attempt another scheduler can make on the same tick (the starting deadline, plus an
- * hour for clock skew and slow turns). A publish that fails after the claim leaves the tick claimed: it is reported
- * ({@link ClaimedNotPublishedException}) and not fired again, as with a seed dedupe key; a failed claim (the dedupe
- * backend is down) propagates as it is, and the tick can be tried again while within its deadline.
+ * hour for clock skew and slow turns). A publish that fails after the claim gives the claim back
+ * ({@link DedupeCapability#release}) and throws {@link NotPublishedException}: the tick stays due and is tried
+ * again, by this scheduler or another, while within its deadline (a publish that reached the broker but reported
+ * a failure can then run twice — at-least-once). Only when the claim cannot be given back (a backend without
+ * release, or the release failed too) is the tick reported as {@link ClaimedNotPublishedException} and not fired
+ * again. A failed claim (the dedupe backend is down) propagates as it is, and the tick stays due.
  */
 public final class CronTick {
     /** How long a claim outlives the starting deadline (the whole claim when there is no deadline). */
@@ -64,7 +67,26 @@ public final class CronTick {
         try {
             return new Outcome(tick, jobs.publish(job(schedule, clock)), false);
         } catch (RuntimeException e) {
+            boolean released;
+            try {
+                released = dedupe.release(dedupeKey(schedule, tick));
+            } catch (RuntimeException releaseFailure) {
+                e.addSuppressed(releaseFailure);
+                released = false;
+            }
+            if (released) {
+                throw new NotPublishedException(schedule, tick, e);
+            }
             throw new ClaimedNotPublishedException(schedule, tick, e);
+        }
+    }
+
+    /** The tick's job could not be enqueued and its claim was given back: the tick stays due. */
+    public static final class NotPublishedException extends RuntimeException {
+        NotPublishedException(Schedule schedule, Instant tick, RuntimeException cause) {
+            super("tick " + tick + " of schedule '" + schedule.name() + "' could not be enqueued on queue '"
+                    + schedule.queue() + "' (the claim was given back; tried again while within the deadline): "
+                    + cause.getMessage(), cause);
         }
     }
 

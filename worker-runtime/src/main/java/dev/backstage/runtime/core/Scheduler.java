@@ -1,7 +1,8 @@
-package dev.backstage.runtime.api;
+package dev.backstage.runtime.core;
 
-import dev.backstage.runtime.core.CapabilitySet;
-import dev.backstage.runtime.core.NamedThreads;
+import dev.backstage.runtime.api.Capability;
+import dev.backstage.runtime.api.CapabilityMissingException;
+import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.schedule.CronTick;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * (run one per replica for availability). Every tick is claimed with the dedupe key {@code cron:{name}:{tickMs}}
  * before it is enqueued ({@link CronTick}), so the dedupe capability is required: {@link Builder#build()} fails
  * without it. The job is the seeds' cron entry, so seed workers run it (a Java handler can take
- * {@link CronPayload}).
+ * {@link dev.backstage.runtime.api.CronPayload}).
  *
  * <p>Missed ticks follow Kubernetes CronJob's {@code startingDeadlineSeconds} ({@link TickPolicy}): when several
  * ticks came due at once (a pause, a stopped loop) only the latest is fired, and only while it is within the
@@ -130,6 +131,10 @@ public final class Scheduler implements AutoCloseable {
                 entry.handledThrough = decision.handledThrough(); // claimed: no one may fire it again
                 entry.lastError = e.getMessage();
                 LOG.error("schedule '{}': {}", entry.schedule.name(), e.getMessage());
+            } catch (CronTick.NotPublishedException e) {
+                // Released: the tick stays due and is tried again next turn, within the deadline.
+                entry.lastError = e.getMessage();
+                LOG.warn("schedule '{}': {}", entry.schedule.name(), entry.lastError);
             } catch (RuntimeException e) {
                 // The claim itself failed (the dedupe backend is unreachable): try again next turn, within the deadline.
                 entry.lastError = "claiming tick " + tick + " failed: " + e.getMessage();
