@@ -196,17 +196,17 @@ public final class ScalingDecider {
     }
 
     /**
-     * A pool that has not been scaled for a while (its whole retained history, at least twice the
-     * {@code scaleDownInterval}, shows one asked-for count) is settled: the band narrows to the tolerance, so a count
+     * A pool that has not been scaled for a while (the history over {@link ScalingPolicy#settleTime()} shows one
+     * asked-for count) is settled: the band narrows to the tolerance, so a count
      * that landed high after a burst comes down to the level once the level has held, at the cost of one more event.
      */
     private static boolean settled(SampleHistory history, ScalingPolicy policy) {
         Integer asked = history.latest().askedReplicas();
-        if (asked == null || Duration.between(history.get(0).at(), history.latest().at())
-                .compareTo(policy.scaleDownInterval().multipliedBy(2)) < 0) {
+        Instant since = history.latest().at().minus(policy.settleTime());
+        if (asked == null || history.get(0).at().isAfter(since)) {
             return false;
         }
-        for (int i = 0; i < history.size(); i++) {
+        for (int i = history.size() - 1; i >= 0 && !history.get(i).at().isBefore(since); i--) {
             if (!asked.equals(history.get(i).askedReplicas())) {
                 return false;
             }

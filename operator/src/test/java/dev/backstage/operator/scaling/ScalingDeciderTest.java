@@ -89,6 +89,7 @@ class ScalingDeciderTest {
         arrival sizing holds the pool through a quiet backlog window  | conc=4 max=20                | 6   | 0-60/5:0+20@6 a10/s                                             | 6    | HOLD | NONE         | highest need over the last 60 s was 5.0 replicas, 6 with 10 % headroom
         Kafka: a lag within the ready replicas' slots measures no capacity | T=100 max=50 partitions=12 conc=4 | 10 | 0-60/5:30+0@10 a20/s                        | 1    | DOWN | NONE         | scaling down from 10 to 1
         Kafka: a lag beyond the slots measures capacity, sizes for arrivals | T=100 max=50 partitions=12 conc=4 | 10 | 0-60/5:100+0@10 a20/s c20/s                | 10   | HOLD | NONE         | arrivals need more: 10.0 (20.0 jobs/s expected in 15 s, at 2.0 jobs/s per replica (measured while busy))
+        BUG: Kafka with slots to spare remembers an older busy capacity | T=10 max=50 partitions=12 conc=4 | 12 | 0-60/5:100+0@10 a20/s c20/s, 65-180/5:40+0@12 a20/s c20/s | 12 | HOLD | NONE | arrivals need more: 10.0 (20.0 jobs/s expected in 15 s, at 2.0 jobs/s per replica (measured while busy, 120 s ago (none in the last 60 s)))
         """)
     void decides(String name, String policy, int current, String history, int want, ScalingDirection direction,
                  ScalingLimit limit, String reasonFragment) {
