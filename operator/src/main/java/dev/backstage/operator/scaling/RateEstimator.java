@@ -271,6 +271,39 @@ public final class RateEstimator {
     }
 
     /**
+     * How long no job arrived before arrivals resumed, when they resumed within {@code within} before sample
+     * {@code endIndex} (the newest interval has arrivals, and an interval without any ended no earlier than
+     * {@code within} ago); {@code null} otherwise, or when an interval on the way has no usable counter.
+     */
+    public Duration quietBeforeResuming(SampleHistory history, int endIndex, Duration within) {
+        Double newest = newestArrivals(history, endIndex);
+        if (newest == null || newest <= 0) {
+            return null;
+        }
+        int i = endIndex - 1;
+        for (; i >= 1; i--) {
+            Double arrivals = newestArrivals(history, i);
+            if (arrivals == null) {
+                return null;
+            }
+            if (arrivals == 0) {
+                break;
+            }
+        }
+        if (i < 1 || history.get(i).at().isBefore(history.get(endIndex).at().minus(within))) {
+            return null;
+        }
+        Instant quietEnd = history.get(i).at();
+        for (; i >= 1; i--) {
+            Double arrivals = newestArrivals(history, i);
+            if (arrivals == null || arrivals > 0) {
+                break;
+            }
+        }
+        return Duration.between(history.get(i).at(), quietEnd);
+    }
+
+    /**
      * The arrival rate's shape through the window: its value now, its slope (never negative), and whether it is a
      * step (then the slope is 0).
      */
