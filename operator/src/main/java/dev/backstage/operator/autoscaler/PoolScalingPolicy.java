@@ -61,7 +61,7 @@ public final class PoolScalingPolicy {
         AutoscalingSpec spec = pool.getSpec().getAutoscaling();
         Duration interval = spec == null ? null
                 : Durations.parseOr("spec.autoscaling.pollInterval", spec.getPollInterval(), null);
-        return interval == null || interval.isZero() ? AutoscalerSettings.DEFAULT_POLL_INTERVAL : interval;
+        return interval == null || interval.isZero() ? ScalingPolicy.DEFAULT_POLL_INTERVAL : interval;
     }
 
     public static boolean autoscalingOn(BackstageWorkerPool pool) {

@@ -16,7 +16,7 @@
  * BacklogSample sample;
  * try {
  *     BacklogReport report = probe.measure(queues, consumerGroup);
- *     sample = BacklogSample.of(report, deployment.readyReplicas(), arrivedTotalOrNull, completedTotalOrNull);
+ *     sample = BacklogSample.of(report, deployment.readyReplicas()); // with the report's counters, summed
  * } catch (BacklogUnavailableException e) {
  *     sample = BacklogSample.unavailable(clock.instant(), deployment.readyReplicas(), e);
  * }
