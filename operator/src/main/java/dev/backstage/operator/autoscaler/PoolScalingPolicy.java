@@ -52,6 +52,10 @@ public final class PoolScalingPolicy {
                 .podStartup(measuredStartup != null ? measuredStartup : Durations.parse("spec.autoscaling.podStartupTime",
                         or(spec.getPodStartupTime(), defaults.getPodStartupTime())))
                 .pollInterval(pollInterval(pool))
+                .scaleUpLookahead(Durations.parse("spec.autoscaling.scaleUpLookahead",
+                        or(spec.getScaleUpLookahead(), defaults.getScaleUpLookahead())))
+                .scaleDownInterval(Durations.parse("spec.autoscaling.scaleDownInterval",
+                        or(spec.getScaleDownInterval(), defaults.getScaleDownInterval())))
                 .partitionCap(partitionCap(pool, topology, report))
                 .build();
     }
