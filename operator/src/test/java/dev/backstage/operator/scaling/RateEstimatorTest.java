@@ -89,6 +89,17 @@ class RateEstimatorTest {
     }
 
     @Test
+    void givenArrivalsSteppedDown_whenEstimated_thenTheNewLevelIsServed_notTheWindowsAverage() {
+        SampleHistory samples = SampleScript.history("0-45/5:100+0@10 a40/s c20/s, 50-60/5:100+0@10 a4/s+1620 c20/s");
+
+        RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(60), null);
+
+        assertEquals(31.0, round(estimate.arrivalsPerSecond()));
+        assertTrue(estimate.trendIsStep());
+        assertEquals(4.0, round(estimate.arrivalsToServe()), "the drain target keeps up with 4 jobs/s, not 31");
+    }
+
+    @Test
     void givenOneExtraArrivalAtALowRate_whenEstimated_thenItIsNoiseNotAStep() {
         SampleHistory samples = SampleScript.history("0-55/5:0+12@12 a0.1/s, 60:0+12@12 a7");
 
