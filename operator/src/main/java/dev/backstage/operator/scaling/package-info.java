@@ -10,7 +10,8 @@
  *         .targetDrain(spec.targetDrainSeconds() == null ? null : Duration.ofSeconds(spec.targetDrainSeconds()))
  *         .concurrencyPerReplica(spec.concurrency())              // lets scale-down keep busy replicas
  *         .partitionCap(kafka ? partitionCount : null)
- *         .podStartup(spec.podStartupTime()).pollInterval(spec.pollInterval())
+ *         .podStartup(measuredOrSpec.podStartupTime()).pollInterval(spec.pollInterval())
+ *         .scaleUpLookahead(spec.scaleUpLookahead()).scaleDownInterval(spec.scaleDownInterval())
  *         .build();
  *
  * BacklogSample sample;
