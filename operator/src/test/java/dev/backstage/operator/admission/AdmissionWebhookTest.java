@@ -248,18 +248,22 @@ class AdmissionWebhookTest {
     }
 
     @Test
-    void givenAnUnreadablePodStartupTimeAndAZeroPollInterval_whenCreated_thenDeniedNamingEachField() {
+    void givenUnreadableOrOutOfBoundsAutoscalingDurations_whenCreated_thenDeniedNamingEachField() {
         String topology = existing(redis(UniqueNames.prefix("t").toLowerCase())).getMetadata().getName();
         BackstageWorkerPool pool = pool(topology, "orders");
         AutoscalingSpec autoscaling = new AutoscalingSpec();
         autoscaling.setEnabled(true);
         autoscaling.setPodStartupTime("ten seconds");
         autoscaling.setPollInterval("0s");
+        autoscaling.setScaleUpLookahead("2h");
+        autoscaling.setScaleDownInterval("soon");
         pool.getSpec().setAutoscaling(autoscaling);
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool, null));
         assertFalse(answer.allowed());
         for (String expected : List.of("spec.autoscaling.podStartupTime: 'ten seconds' is not a duration",
-                "spec.autoscaling.pollInterval must be greater than zero")) {
+                "spec.autoscaling.pollInterval must be greater than zero",
+                "spec.autoscaling.scaleUpLookahead must be at most 1h (got 2h), e.g. 120s",
+                "spec.autoscaling.scaleDownInterval: 'soon' is not a duration")) {
             assertTrue(answer.message().contains(expected), expected + " in " + answer.message());
         }
     }

@@ -274,6 +274,12 @@ class CrdOnApiServerTest {
         p.put("autoscaling.pollInterval must be greater than zero, e.g. 5s", new String[] {
                 "queues: [default]\nautoscaling: {enabled: true, pollInterval: 0s}",
                 "queues: [default]\nautoscaling: {enabled: true, pollInterval: 5s}"});
+        p.put("autoscaling.scaleUpLookahead must be at most 1h, e.g. 120s", new String[] {
+                "queues: [default]\nautoscaling: {enabled: true, scaleUpLookahead: 1h1s}",
+                "queues: [default]\nautoscaling: {enabled: true, scaleUpLookahead: 1h}"});
+        p.put("autoscaling.scaleDownInterval must be at most 1h, e.g. 60s", new String[] {
+                "queues: [default]\nautoscaling: {enabled: true, scaleDownInterval: 61m}",
+                "queues: [default]\nautoscaling: {enabled: true, scaleDownInterval: 0s}"});
         p.put("autoscaling.targetDrainTime must be greater than zero, e.g. 2m", new String[] {
                 "queues: [default]\nautoscaling: {enabled: true, targetDrainTime: 0m}",
                 "queues: [default]\nautoscaling: {enabled: true, targetDrainTime: 2m}"});
