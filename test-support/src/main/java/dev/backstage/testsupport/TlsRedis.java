@@ -68,6 +68,16 @@ public final class TlsRedis implements AutoCloseable {
         }
     }
 
+    /**
+     * The least privilege of a Backstage worker (and of the operator's declarer and probe) on Redis, as an ACL
+     * {@code user} rule: keys and channels under {@code prefix:} only; streams, sorted sets (delays), hashes
+     * (heartbeats), strings (dedupe, failure records), Lua scripts, and DEL/EXISTS/TYPE; no dangerous command.
+     */
+    public static String workerAcl(String user, String password, String prefix) {
+        return user + " on >" + password + " resetkeys ~" + prefix + ":* resetchannels -@all"
+                + " +@connection +@stream +@sortedset +@hash +@string +@scripting +del +exists +type -@dangerous";
+    }
+
     public int port() {
         return port;
     }

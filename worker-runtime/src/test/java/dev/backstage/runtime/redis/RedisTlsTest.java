@@ -49,8 +49,7 @@ class RedisTlsTest {
     static final String PREFIX = "tls18";
     static final String PASSWORD = "w0rker-" + Long.toHexString(System.nanoTime());
     /** The worker's (and the operator's) least privilege, as README-PROPOSED-18.md documents it. */
-    static final String WORKER_ACL = "worker on >" + PASSWORD + " resetkeys ~" + PREFIX + ":* resetchannels -@all"
-            + " +@connection +@stream +@sortedset +@hash +@string +@scripting +del +exists +type -@dangerous";
+    static final String WORKER_ACL = TlsRedis.workerAcl("worker", PASSWORD, PREFIX);
 
     static TestCertificates certificates;
     static TlsRedis good;
