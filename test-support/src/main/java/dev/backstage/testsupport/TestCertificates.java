@@ -109,6 +109,25 @@ public final class TestCertificates {
         }
     }
 
+    /** A TLS context that trusts exactly this run's CA, for test clients (admin calls, assertions). */
+    public javax.net.ssl.SSLContext trustingCa() {
+        try (var in = Files.newInputStream(ca())) {
+            java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            store.setCertificateEntry("ca", java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+            javax.net.ssl.TrustManagerFactory trust = javax.net.ssl.TrustManagerFactory.getInstance(
+                    javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(store);
+            javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+            context.init(null, trust.getTrustManagers(), null);
+            return context;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static void leaf(Path dir, String file, X500Name caName, KeyPair caKeys, String cn, List<GeneralName> names,
             Instant notAfter, KeyPurposeId purpose) throws GeneralSecurityException, IOException,
             org.bouncycastle.operator.OperatorCreationException {

@@ -7,6 +7,7 @@ import com.rabbitmq.client.RecoverableConnection;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.backstage.runtime.core.NamedThreads;
+import dev.backstage.runtime.spi.ConnectionFailure;
 import dev.backstage.runtime.spi.ProviderHealth;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -49,6 +50,11 @@ final class RabbitMqConnections implements AutoCloseable {
             throw new dev.backstage.runtime.api.ConfigurationException(
                     "rabbitmq URL " + settings.redactedUrl() + " is not usable: " + e.getMessage(), e);
         }
+        if (settings.secure()) {
+            // setUri("amqps://…") alone trusts every certificate: replace that with the CA bundle, and check the name.
+            factory.useSslProtocol(settings.tls().sslContext());
+            factory.enableHostnameVerification();
+        }
         factory.setAutomaticRecoveryEnabled(true);
         factory.setTopologyRecoveryEnabled(false);
         factory.setNetworkRecoveryInterval(settings.recoveryInterval().toMillis());
@@ -69,8 +75,8 @@ final class RabbitMqConnections implements AutoCloseable {
             log.info("rabbitmq connection '{}' open to {}", name, settings.redactedUrl());
             return tracked;
         } catch (IOException | TimeoutException e) {
-            throw new BrokerUnavailableException("cannot connect to RabbitMQ at " + settings.redactedUrl() + " ("
-                    + role + " connection): " + describe(e), e);
+            throw new BrokerUnavailableException(ConnectionFailure.label(e) + "cannot connect to RabbitMQ at "
+                    + settings.redactedUrl() + " (" + role + " connection): " + describe(e), e);
         }
     }
 
@@ -91,8 +97,8 @@ final class RabbitMqConnections implements AutoCloseable {
         try {
             return throwaway.newConnection(settings.connectionName() + "/" + role);
         } catch (IOException | TimeoutException e) {
-            throw new BrokerUnavailableException("cannot connect to RabbitMQ at " + settings.redactedUrl() + " ("
-                    + role + " connection): " + describe(e), e);
+            throw new BrokerUnavailableException(ConnectionFailure.label(e) + "cannot connect to RabbitMQ at "
+                    + settings.redactedUrl() + " (" + role + " connection): " + describe(e), e);
         }
     }
 

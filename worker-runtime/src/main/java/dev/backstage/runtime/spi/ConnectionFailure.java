@@ -52,6 +52,12 @@ public enum ConnectionFailure {
     /** The reason a message alone shows (e.g. a failure already turned into text), or empty. */
     public static Optional<ConnectionFailure> ofMessage(String message) {
         String text = message == null ? "" : message.toLowerCase(Locale.ROOT);
+        for (ConnectionFailure failure : values()) {
+            if (text.startsWith(failure.reason.toLowerCase(Locale.ROOT) + ": ")
+                    || text.contains(" " + failure.reason.toLowerCase(Locale.ROOT) + ": ")) {
+                return Optional.of(failure); // a message this class already labelled
+            }
+        }
         if (text.contains("certificateexpired") || text.contains("validity check failed")
                 || text.contains("certificate expired") || text.contains("certificate_expired")) {
             return Optional.of(TLS_CERTIFICATE_EXPIRED);
