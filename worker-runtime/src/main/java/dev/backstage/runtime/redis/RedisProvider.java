@@ -39,6 +39,9 @@ public final class RedisProvider implements Provider {
     private final RedisDelays delays;
     private final RedisDedupe dedupe;
     private final RedisTopics topics;
+    /** Why lettuce's last reconnect attempt failed, until a connection is active again (for {@link #health()}). */
+    private volatile Throwable reconnectFailure;
+    private final reactor.core.Disposable reconnectEvents;
 
     private RedisProvider(RedisSettings settings) {
         this.settings = settings;
@@ -51,11 +54,21 @@ public final class RedisProvider implements Provider {
             options.sslOptions(sslOptions(settings.tls()));
         }
         client.setOptions(options.build());
+        // A reconnect that fails (a rotated password, a certificate the CA bundle no longer trusts) is only visible
+        // in lettuce's events: commands just wait. Keep the cause, so /readyz says what is wrong.
+        this.reconnectEvents = client.getResources().eventBus().get().subscribe(event -> {
+            if (event instanceof io.lettuce.core.event.connection.ReconnectFailedEvent failed) {
+                reconnectFailure = failed.getCause();
+            } else if (event instanceof io.lettuce.core.event.connection.ConnectionActivatedEvent) {
+                reconnectFailure = null;
+            }
+        });
         try {
             this.connection = client.connect();
         } catch (RuntimeException e) {
             // A client that never connected still holds event-loop threads: release them, or every failed
             // attempt (the operator retries each poll while a broker is down) leaks a thread pool.
+            reconnectEvents.dispose();
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             String label = ConnectionFailure.label(e);
             if (label.isEmpty()) {
@@ -160,6 +173,11 @@ public final class RedisProvider implements Provider {
             Thread.currentThread().interrupt();
             return ProviderHealth.down("redis at " + settings.redactedUri() + ": health check interrupted");
         } catch (java.util.concurrent.TimeoutException e) {
+            Throwable reconnect = reconnectFailure;
+            if (reconnect != null) {
+                return ProviderHealth.down(ConnectionFailure.label(reconnect) + "redis at " + settings.redactedUri()
+                        + " cannot reconnect: " + cause(reconnect));
+            }
             return ProviderHealth.down("redis at " + settings.redactedUri() + " did not answer PING within 2 s");
         } catch (Exception e) {
             return ProviderHealth.down(ConnectionFailure.label(e) + "redis at " + settings.redactedUri() + " unreachable: "
@@ -184,6 +202,7 @@ public final class RedisProvider implements Provider {
 
     @Override
     public void close() {
+        reconnectEvents.dispose();
         connection.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }

@@ -61,7 +61,8 @@ class RedisTlsTest {
     @BeforeAll
     static void start() {
         certificates = TestCertificates.generate();
-        List<String> users = List.of(WORKER_ACL, "admin on >admin-" + PASSWORD + " ~* &* +@all");
+        List<String> users = List.of(WORKER_ACL, TlsRedis.workerAcl("rotating", PASSWORD, PREFIX),
+                "admin on >admin-" + PASSWORD + " ~* &* +@all");
         good = TlsRedis.start(certificates, "server", users);
         wrongHost = TlsRedis.start(certificates, "wronghost", users);
         expired = TlsRedis.start(certificates, "expired", users);
@@ -180,6 +181,60 @@ class RedisTlsTest {
         RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
                 RedisSettings.of(expired.url("localhost", "worker", PASSWORD)).withTls(new BrokerTls(certificates.ca(), null, null))));
         assertReason("TLSCertificateExpired", e, PASSWORD);
+    }
+
+    @Test
+    void aPasswordRotatedUnderARunningWorkerShowsInReadyzAsAuthenticationFailed() throws Exception {
+        RedisProvider provider = RedisProvider.connect(RedisSettings.of(good.url("localhost", "rotating", PASSWORD))
+                .withPrefix(PREFIX).withTls(new BrokerTls(certificates.ca(), null, null)));
+        try (provider; dev.backstage.runtime.main.HealthServer health = new dev.backstage.runtime.main.HealthServer(0,
+                java.util.Optional::empty, () -> true, provider::health,
+                new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                        io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT))) {
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            java.net.URI readyz = java.net.URI.create("http://127.0.0.1:" + health.port() + "/readyz");
+            assertEquals(200, http.send(java.net.http.HttpRequest.newBuilder(readyz).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode());
+            // The password changes on the broker and the worker's connections are dropped: lettuce reconnects with
+            // the old one, which the broker refuses.
+            brokerState().aclSetuser("rotating", io.lettuce.core.AclSetuserArgs.Builder.resetpass().addPassword("new-" + PASSWORD));
+            brokerState().clientKill(io.lettuce.core.KillArgs.Builder.user("rotating"));
+            String body = await().atMost(Duration.ofSeconds(30)).until(() -> {
+                var response = http.send(java.net.http.HttpRequest.newBuilder(readyz).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                return response.statusCode() == 503 ? response.body() : "";
+            }, text -> text.startsWith("broker down: AuthenticationFailed: "));
+            assertEquals(1, body.strip().lines().count(), body);
+            assertFalse(body.contains(PASSWORD), body);
+        } finally {
+            brokerState().aclSetuser("rotating", io.lettuce.core.AclSetuserArgs.Builder.resetpass().addPassword(PASSWORD));
+        }
+    }
+
+    @Test
+    void theContainerMainExitsWithOneLineThatSaysWhatIsWrong() throws Exception {
+        java.nio.file.Path config = java.nio.file.Files.createTempFile("runtime-tls", ".yaml");
+        java.nio.file.Files.writeString(config, """
+                provider:
+                  name: redis
+                  prefix: %s
+                  options:
+                    tlsCaFile: %s
+                """.formatted(PREFIX, certificates.otherCa()));
+        String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
+                dev.backstage.runtime.main.RuntimeMain.class.getName(), config.toString()).redirectErrorStream(true);
+        builder.environment().put("BACKSTAGE_PROVIDER_URL", good.url("localhost", "worker", PASSWORD));
+        builder.environment().put("BACKSTAGE_HTTP_PORT", "0");
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(1, process.exitValue(), output);
+        List<String> errors = output.lines().filter(l -> l.contains("ERROR")).toList();
+        assertEquals(1, errors.size(), output);
+        assertTrue(errors.get(0).contains("worker cannot start: TLSUntrusted: redis at rediss://***@localhost:"), output);
+        assertFalse(output.contains(PASSWORD), output);
+        assertFalse(output.contains("\tat "), "no stack trace: " + output);
     }
 
     static void assertReason(String reason, Throwable e, String secret) {
