@@ -107,7 +107,8 @@ class RedisTlsTest {
                 new RuntimeConfig.Connection("redis", null, null, PREFIX, null, tls(true, certificates.ca())),
                 null, null, new RuntimeConfig.WorkerSection(List.of("default"), null, 4, null, null, null, null, null, null),
                 null);
-        WorkerFromConfig.Built built = new WorkerFromConfig(env::get).build(config, List.of(), new SimpleMeterRegistry());
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        WorkerFromConfig.Built built = new WorkerFromConfig(env::get).build(config, List.of(), meters);
         Worker worker = built.worker();
         List<String> done = new CopyOnWriteArrayList<>();
         Set<String> news = ConcurrentHashMap.newKeySet();
@@ -135,6 +136,10 @@ class RedisTlsTest {
             assertEquals(0, brokerState().zcard(PREFIX + ":scheduled"));
             assertEquals(1L, brokerState().exists(PREFIX + ":dedupe:k1"));
             assertEquals(0L, brokerState().xpending(PREFIX + ":default", "backstage-workers").getCount());
+            // No metric name or label carries the password or the key.
+            String ids = meters.getMeters().stream().map(m -> m.getId().toString()).reduce("", String::concat);
+            assertFalse(ids.isEmpty());
+            assertFalse(ids.contains(PASSWORD) || ids.contains("PRIVATE KEY"), ids);
         }
     }
 
@@ -235,6 +240,18 @@ class RedisTlsTest {
         assertTrue(errors.get(0).contains("worker cannot start: TLSUntrusted: redis at rediss://***@localhost:"), output);
         assertFalse(output.contains(PASSWORD), output);
         assertFalse(output.contains("\tat "), "no stack trace: " + output);
+    }
+
+    @Test
+    void theCliEnqueuesAndInspectsOverTlsWithItsTlsFlags() {
+        long before = brokerState().xlen(PREFIX + ":cli");
+        int exit = dev.backstage.runtime.cli.BackstageCli.execute("enqueue", "send", "{}", "--queue", "cli",
+                "--provider", "redis", "--url", good.url("localhost", "worker", PASSWORD), "--prefix", PREFIX,
+                "--tls-ca-file", certificates.ca().toString(),
+                "--tls-cert-file", certificates.certificate("client").toString(),
+                "--tls-key-file", certificates.key("client").toString());
+        assertEquals(0, exit);
+        assertEquals(before + 1, brokerState().xlen(PREFIX + ":cli"));
     }
 
     static void assertReason(String reason, Throwable e, String secret) {
