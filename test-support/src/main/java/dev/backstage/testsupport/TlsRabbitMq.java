@@ -128,6 +128,32 @@ public final class TlsRabbitMq implements AutoCloseable {
                 + "\",\"write\":\"" + json(write) + "\",\"read\":\"" + json(read) + "\"}");
     }
 
+    /** Changes a user's password (its open connections keep working until closed). */
+    public void changePassword(String user, String password) {
+        call("PUT", "/api/users/" + encode(user), "{\"password\":\"" + json(password) + "\",\"tags\":\"management\"}");
+    }
+
+    /**
+     * Closes every connection of {@code user} the management API lists, as an administrator does after a rotation;
+     * how many. A new connection appears in the list only after the broker's next statistics round.
+     */
+    public int closeConnectionsOf(String user) {
+        int closed = 0;
+        String body = call("GET", "/api/connections?columns=name,user", null);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{[^{}]*\\}").matcher(body);
+        while (m.find()) {
+            String connection = m.group();
+            if (connection.contains("\"user\":\"" + user + "\"")) {
+                java.util.regex.Matcher name = java.util.regex.Pattern.compile("\"name\":\"([^\"]*)\"").matcher(connection);
+                if (name.find()) {
+                    call("DELETE", "/api/connections/" + encode(name.group(1)), null);
+                    closed++;
+                }
+            }
+        }
+        return closed;
+    }
+
     /** A management API GET as admin, for asserting on the broker's own state; the body, or null for 404. */
     public String get(String path) {
         return call("GET", path, null);

@@ -61,6 +61,7 @@ class RabbitMqTlsTest {
         rabbit = TlsRabbitMq.start(certificates);
         System.out.println("TLS RabbitMQ node started in " + rabbit.startupMillis() + " ms");
         rabbit.addVhostUser(VHOST, "worker", PASSWORD, CONFIGURE, WRITE, READ);
+        rabbit.addVhostUser(VHOST, "rotating", PASSWORD, CONFIGURE, WRITE, READ);
         redis = TlsRedis.start(certificates, "server", List.of(TlsRedis.workerAcl("worker", REDIS_PASSWORD, PREFIX)));
     }
 
@@ -179,6 +180,21 @@ class RabbitMqTlsTest {
             QueueBacklog q = provider.backlogProbe().measure(List.of("mgmt"), "backstage-workers").queues().get(0);
             assertTrue(q.note().startsWith("AuthenticationFailed: "), q.note());
             assertFalse(q.note().contains(wrong), q.note());
+        }
+    }
+
+    @Test
+    void aPasswordRotatedUnderARunningProviderShowsInItsHealthAsAuthenticationFailed() {
+        ProviderSettings settings = new ProviderSettings("rabbitmq", rabbit.url("localhost", "rotating", PASSWORD, VHOST),
+                PREFIX, null, tls(certificates.ca(), false));
+        try (Provider provider = Providers.create(settings)) {
+            assertTrue(provider.health().up(), provider.health().detail());
+            rabbit.changePassword("rotating", "new-" + PASSWORD);
+            await().atMost(Duration.ofSeconds(30)).until(() -> rabbit.closeConnectionsOf("rotating") > 0);
+            String detail = await().atMost(Duration.ofSeconds(30)).until(() -> provider.health().detail(),
+                    d -> d.startsWith("AuthenticationFailed: "));
+            assertFalse(detail.contains(PASSWORD), detail);
+            assertFalse(detail.contains("\n"), detail);
         }
     }
 
