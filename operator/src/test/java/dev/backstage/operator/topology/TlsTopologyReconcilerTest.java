@@ -198,6 +198,60 @@ class TlsTopologyReconcilerTest {
         assertTrue(outputs.toString().contains(ReadyReason.TLS_UNTRUSTED), "the search covered the failure phase");
     }
 
+    @Test
+    void aKafkaTopologyDeclaresOverSaslSslWithRedisDelaysOverTlsAndReportsKafkasFailureReasons() throws Exception {
+        String scram = "scram-" + Long.toHexString(System.nanoTime());
+        try (dev.backstage.testsupport.SecureKafka kafka = dev.backstage.testsupport.SecureKafka.start(certificates)) {
+            kafka.addScramUser("worker", scram);
+            kafka.allow(dev.backstage.testsupport.SecureKafka.workerAcls("User:worker", PREFIX, "backstage-workers"));
+            String ns = harness.newNamespace("kafkatls");
+            secret(client, ns, "kafka-url", "kafka://worker:" + scram + "@" + kafka.address(dev.backstage.testsupport.SecureKafka.SASL_SSL));
+            secret(client, ns, "redis-url", good.url("localhost", "worker", PASSWORD));
+            pemSecret(ns, "broker-ca", Map.of("ca.crt", certificates.ca()));
+            BackstageTopology topology = topology(ns, "orders", ProviderType.KAFKA, PREFIX, "kafka-url", "orders");
+            topology.getSpec().setTls(new TlsSpec(new CaBundleReference("broker-ca", "ca.crt"), null));
+            dev.backstage.operator.model.CapabilityBackend delays = new dev.backstage.operator.model.CapabilityBackend(
+                    ProviderType.REDIS, new dev.backstage.operator.model.SecretKeyReference("redis-url", "url"), null);
+            delays.setTls(new TlsSpec(new CaBundleReference("broker-ca", "ca.crt"), null));
+            topology.getSpec().setCapabilities(new dev.backstage.operator.model.SuppliedCapabilities(delays, null));
+            client.resource(topology).create();
+            awaitReady(client, ns, "orders", ReadyReason.DECLARED);
+            assertTrue(kafka.admin().listTopics().names().get(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .contains(PREFIX + ".orders"), "the jobs topic exists on the SASL_SSL broker");
+
+            secret(client, ns, "kafka-url", "kafka://worker:not-" + scram + "@"
+                    + kafka.address(dev.backstage.testsupport.SecureKafka.SASL_SSL));
+            awaitReady(client, ns, "orders", ReadyReason.AUTHENTICATION_FAILED);
+            secret(client, ns, "kafka-url", "kafka://worker:" + scram + "@"
+                    + kafka.address(dev.backstage.testsupport.SecureKafka.EXPIRED));
+            awaitReady(client, ns, "orders", ReadyReason.TLS_CERTIFICATE_EXPIRED);
+            pemSecret(ns, "broker-ca", Map.of("ca.crt", certificates.otherCa()));
+            secret(client, ns, "kafka-url", "kafka://worker:" + scram + "@"
+                    + kafka.address(dev.backstage.testsupport.SecureKafka.SASL_SSL));
+            awaitReady(client, ns, "orders", ReadyReason.TLS_UNTRUSTED);
+
+            // The worker pool: provider and delays TLS files both mounted, and runtime.yaml turns Kafka's TLS on.
+            pemSecret(ns, "broker-ca", Map.of("ca.crt", certificates.ca()));
+            awaitReady(client, ns, "orders", ReadyReason.DECLARED);
+            client.resource(BackstageFixtures.pool(ns, "workers", "orders", "orders")).create();
+            BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").get();
+            ConfigMap config = await().atMost(WAIT).until(() -> client.configMaps().inNamespace(ns)
+                    .withName(PoolResources.configMapName(pool)).get(), c -> c != null);
+            String runtimeYaml = config.getData().values().iterator().next();
+            assertTrue(runtimeYaml.contains("/etc/backstage/tls/delays/ca.crt"), runtimeYaml);
+            assertTrue(runtimeYaml.lines().anyMatch(l -> l.trim().matches("tls: \"?true\"?")), runtimeYaml);
+
+            StringBuilder outputs = new StringBuilder(visibleText(client, ns, "orders"));
+            outputs.append(io.fabric8.kubernetes.client.utils.Serialization.asJson(config));
+            for (Meter meter : harness.meters().getMeters()) {
+                outputs.append(meter.getId().toString()).append('\n');
+            }
+            outputs.append(logs.toString(StandardCharsets.UTF_8));
+            assertFalse(outputs.toString().contains(scram), "the SCRAM password appears in the operator's outputs");
+            assertTrue(outputs.toString().contains(ReadyReason.TLS_CERTIFICATE_EXPIRED), "the search covered the failures");
+        }
+    }
+
     /** The password (raw and in URLs) and the client key's PEM, whole and line by line. */
     private static List<String> secretValues() {
         List<String> values = new ArrayList<>(List.of(PASSWORD, "not-" + PASSWORD));
