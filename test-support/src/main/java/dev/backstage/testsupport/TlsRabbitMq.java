@@ -34,9 +34,13 @@ public final class TlsRabbitMq implements AutoCloseable {
     private final String adminPassword;
     private final HttpClient http;
     private volatile long startupMillis;
+    private final TestCertificates certificates;
+    private final String nodeName;
 
     private TlsRabbitMq(Process process, Path dir, int amqpsPort, int managementPort, String adminPassword,
-            HttpClient http) {
+            HttpClient http, TestCertificates certificates, String nodeName) {
+        this.certificates = certificates;
+        this.nodeName = nodeName;
         this.process = process;
         this.dir = dir;
         this.amqpsPort = amqpsPort;
@@ -53,13 +57,15 @@ public final class TlsRabbitMq implements AutoCloseable {
             int management = TlsRedis.freePort();
             int distribution = TlsRedis.freePort();
             String adminPassword = "admin-" + Long.toHexString(System.nanoTime());
+            // The node serves copies, so a test can swap the certificate (serve) without touching the originals.
+            copy(certificates, "server", dir);
             Files.write(dir.resolve("rabbitmq.conf"), List.of(
                     "listeners.tcp = none",
                     "listeners.ssl.local = 127.0.0.1:" + amqps,
                     "listeners.ssl.other = 127.0.0.2:" + amqps,
                     "ssl_options.cacertfile = " + certificates.ca(),
-                    "ssl_options.certfile = " + certificates.certificate("server"),
-                    "ssl_options.keyfile = " + certificates.key("server"),
+                    "ssl_options.certfile = " + dir.resolve("served.crt"),
+                    "ssl_options.keyfile = " + dir.resolve("served.key"),
                     "ssl_options.verify = verify_peer",
                     "ssl_options.fail_if_no_peer_cert = false",
                     "management.ssl.port = " + management,
@@ -78,7 +84,8 @@ public final class TlsRabbitMq implements AutoCloseable {
                     .redirectErrorStream(true).redirectOutput(dir.resolve("stdout.log").toFile()).directory(dir.toFile());
             Map<String, String> env = builder.environment();
             env.put("HOME", dir.toString());
-            env.put("RABBITMQ_NODENAME", "bstls" + ProcessHandle.current().pid() + "x" + amqps + "@localhost");
+            String nodeName = "bstls" + ProcessHandle.current().pid() + "x" + amqps + "@localhost";
+            env.put("RABBITMQ_NODENAME", nodeName);
             env.put("RABBITMQ_DIST_PORT", String.valueOf(distribution));
             env.put("RABBITMQ_MNESIA_BASE", dir.resolve("mnesia").toString());
             env.put("RABBITMQ_LOG_BASE", dir.resolve("log").toString());
@@ -88,13 +95,42 @@ public final class TlsRabbitMq implements AutoCloseable {
             Process process = builder.start();
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .sslContext(certificates.trustingCa()).connectTimeout(Duration.ofSeconds(2)).build();
-            TlsRabbitMq rabbit = new TlsRabbitMq(process, dir, amqps, management, adminPassword, http);
+            TlsRabbitMq rabbit = new TlsRabbitMq(process, dir, amqps, management, adminPassword, http, certificates,
+                    nodeName);
             Runtime.getRuntime().addShutdownHook(new Thread(rabbit::close, "tls-rabbitmq-stop"));
             rabbit.awaitReady();
             rabbit.startupMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             return rabbit;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void copy(TestCertificates certificates, String name, Path dir) throws IOException {
+        Files.copy(certificates.certificate(name), dir.resolve("served.crt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(certificates.key(name), dir.resolve("served.key"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /**
+     * Makes the AMQPS listener serve another of the run's certificates (server, wronghost, expired) to new
+     * connections: the files change and the node's TLS PEM cache is cleared ({@code ssl:clear_pem_cache()}).
+     */
+    public void serve(String certificateName) {
+        try {
+            copy(certificates, certificateName, dir);
+            ProcessBuilder ctl = new ProcessBuilder("/usr/lib/rabbitmq/bin/rabbitmqctl", "-n", nodeName, "eval",
+                    "ssl:clear_pem_cache().").redirectErrorStream(true);
+            ctl.environment().put("HOME", dir.toString());
+            Process process = ctl.start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                throw new IllegalStateException("rabbitmqctl eval ssl:clear_pem_cache() failed: " + output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 

@@ -198,6 +198,17 @@ class RabbitMqTlsTest {
         }
     }
 
+    @Test
+    void anExpiredServerCertificateIsTlsCertificateExpired() {
+        rabbit.serve("expired");
+        try {
+            assertFailure("TLSCertificateExpired", rabbit.url("localhost", "worker", PASSWORD, VHOST),
+                    tls(certificates.ca(), false), PASSWORD);
+        } finally {
+            rabbit.serve("server");
+        }
+    }
+
     static void assertFailure(String reason, String url, Map<String, String> options, String secret) {
         BrokerUnavailableException e = assertThrows(BrokerUnavailableException.class,
                 () -> Providers.create(new ProviderSettings("rabbitmq", url, PREFIX, null, options)).close());
