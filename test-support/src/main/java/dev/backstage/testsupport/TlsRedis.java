@@ -36,6 +36,12 @@ public final class TlsRedis implements AutoCloseable {
      *                        {@code worker on >secret ~app:* +@all}
      */
     public static TlsRedis start(TestCertificates certificates, String certificateName, List<String> aclRules) {
+        return start(certificates, certificateName, aclRules, false);
+    }
+
+    /** @param requireClientCertificate {@code tls-auth-clients yes}: a client without a certificate is refused */
+    public static TlsRedis start(TestCertificates certificates, String certificateName, List<String> aclRules,
+            boolean requireClientCertificate) {
         try {
             Path dir = Files.createTempDirectory("tls-redis-");
             int port = freePort();
@@ -46,7 +52,7 @@ public final class TlsRedis implements AutoCloseable {
                     "tls-cert-file " + certificates.certificate(certificateName),
                     "tls-key-file " + certificates.key(certificateName),
                     "tls-ca-cert-file " + certificates.ca(),
-                    "tls-auth-clients optional",
+                    "tls-auth-clients " + (requireClientCertificate ? "yes" : "optional"),
                     "save \"\"",
                     "appendonly no",
                     "dir " + dir,

@@ -55,6 +55,7 @@ class RedisTlsTest {
     static TlsRedis good;
     static TlsRedis wrongHost;
     static TlsRedis expired;
+    static TlsRedis mutual;
     static RedisClient admin;
     static StatefulRedisConnection<String, String> adminConnection;
 
@@ -66,6 +67,7 @@ class RedisTlsTest {
         good = TlsRedis.start(certificates, "server", users);
         wrongHost = TlsRedis.start(certificates, "wronghost", users);
         expired = TlsRedis.start(certificates, "expired", users);
+        mutual = TlsRedis.start(certificates, "server", users, true);
         RedisURI uri = RedisURI.create(good.url("localhost", "admin", "admin-" + PASSWORD));
         admin = RedisClient.create(uri);
         admin.setOptions(ClientOptions.builder().sslOptions(SslOptions.builder().jdkSslProvider()
@@ -79,7 +81,7 @@ class RedisTlsTest {
             adminConnection.close();
             admin.shutdown();
         }
-        for (TlsRedis redis : new TlsRedis[] {good, wrongHost, expired}) {
+        for (TlsRedis redis : new TlsRedis[] {good, wrongHost, expired, mutual}) {
             if (redis != null) {
                 redis.close();
             }
@@ -186,6 +188,18 @@ class RedisTlsTest {
         RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
                 RedisSettings.of(expired.url("localhost", "worker", PASSWORD)).withTls(new BrokerTls(certificates.ca(), null, null))));
         assertReason("TLSCertificateExpired", e, PASSWORD);
+    }
+
+    @Test
+    void aServerThatRequiresClientCertificatesTakesOursAndRefusesNoneWithTlsClientCertificateRejected() {
+        try (RedisProvider provider = RedisProvider.connect(RedisSettings.of(mutual.url("localhost", "worker", PASSWORD))
+                .withPrefix(PREFIX).withTls(new BrokerTls(certificates.ca(), certificates.certificate("client"),
+                        certificates.key("client"))))) {
+            assertTrue(provider.health().up(), provider.health().detail());
+        }
+        RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
+                RedisSettings.of(mutual.url("localhost", "worker", PASSWORD)).withTls(new BrokerTls(certificates.ca(), null, null))));
+        assertReason("TLSClientCertificateRejected", e, PASSWORD);
     }
 
     @Test
