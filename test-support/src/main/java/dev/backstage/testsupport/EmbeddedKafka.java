@@ -46,11 +46,34 @@ public final class EmbeddedKafka {
     private final Path logDir;
     private final String bootstrapServers;
     private final KafkaRaftServer server;
+    private final Map<String, Integer> extraPorts;
+    private final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
 
-    private EmbeddedKafka(Path logDir, String bootstrapServers, KafkaRaftServer server) {
+    private EmbeddedKafka(Path logDir, String bootstrapServers, KafkaRaftServer server, Map<String, Integer> extraPorts) {
         this.logDir = logDir;
         this.bootstrapServers = bootstrapServers;
         this.server = server;
+        this.extraPorts = extraPorts;
+    }
+
+    /**
+     * A broker of the caller's own (e.g. for one test class), closed with {@link #close()}: the plaintext listener of
+     * {@link #bootstrapServers()} (also inter-broker) plus {@code listeners}, each a name and its security protocol,
+     * bound on 127.0.0.1 and advertised as {@code localhost}; {@code extra} broker properties configure them.
+     */
+    public static EmbeddedKafka startWith(Map<String, String> listeners, Map<String, String> extra) {
+        quietBrokerLogs();
+        return retrying(() -> startOnce(listeners, extra));
+    }
+
+    /** The port of a listener given to {@link #startWith}. */
+    public int port(String listener) {
+        return extraPorts.get(listener);
+    }
+
+    /** Stops a broker from {@link #startWith} and deletes its data. */
+    public void close() {
+        stop();
     }
 
     /** The broker for this JVM, started on the first call (about 3 s). */
@@ -70,12 +93,16 @@ public final class EmbeddedKafka {
 
     private static EmbeddedKafka start() {
         quietBrokerLogs();
+        return retrying(() -> startOnce(Map.of(), Map.of()));
+    }
+
+    private static EmbeddedKafka retrying(java.util.function.Supplier<EmbeddedKafka> starter) {
         RuntimeException last = null;
         // Ports are picked free and then bound by the broker, so another process on the machine can take one
         // in between: try again on fresh ports rather than fail the whole test run.
         for (int attempt = 1; attempt <= 3; attempt++) {
             try {
-                return startOnce();
+                return starter.get();
             } catch (RuntimeException e) {
                 last = e;
                 log.warn("embedded Kafka failed to start (attempt {} of 3): {}", attempt, e.toString());
@@ -84,16 +111,31 @@ public final class EmbeddedKafka {
         throw last;
     }
 
-    private static EmbeddedKafka startOnce() {
+    private static EmbeddedKafka startOnce(Map<String, String> listeners, Map<String, String> extra) {
         long started = System.nanoTime();
         Path dir = createTempDir();
         int brokerPort = freePort();
         int controllerPort = freePort();
         Properties props = brokerProperties(dir, brokerPort, controllerPort);
+        Map<String, Integer> ports = new java.util.LinkedHashMap<>();
+        StringBuilder bound = new StringBuilder(props.getProperty("listeners"));
+        StringBuilder advertised = new StringBuilder(props.getProperty("advertised.listeners"));
+        StringBuilder protocols = new StringBuilder(props.getProperty("listener.security.protocol.map"));
+        listeners.forEach((name, protocol) -> {
+            int port = freePort();
+            ports.put(name, port);
+            bound.append(',').append(name).append("://127.0.0.1:").append(port);
+            advertised.append(',').append(name).append("://localhost:").append(port);
+            protocols.append(',').append(name).append(':').append(protocol);
+        });
+        props.setProperty("listeners", bound.toString());
+        props.setProperty("advertised.listeners", advertised.toString());
+        props.setProperty("listener.security.protocol.map", protocols.toString());
+        props.putAll(extra);
         format(dir, props);
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
         String bootstrap = "127.0.0.1:" + brokerPort;
-        EmbeddedKafka kafka = new EmbeddedKafka(dir, bootstrap, server);
+        EmbeddedKafka kafka = new EmbeddedKafka(dir, bootstrap, server, Map.copyOf(ports));
         try {
             server.startup();
             kafka.awaitReady();
@@ -163,6 +205,9 @@ public final class EmbeddedKafka {
     }
 
     private void stop() {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
         try {
             server.shutdown();
             server.awaitShutdown();

@@ -1,5 +1,6 @@
 package dev.backstage.operator.admission;
 
+import dev.backstage.runtime.spi.PemKeyPair;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;

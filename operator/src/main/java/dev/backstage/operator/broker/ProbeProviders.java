@@ -3,6 +3,8 @@ package dev.backstage.operator.broker;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.topology.ConnectionSecrets;
 import dev.backstage.operator.topology.SecretScrubber;
+import dev.backstage.operator.topology.TlsFiles;
+import dev.backstage.runtime.spi.ConnectionFailure;
 import dev.backstage.operator.topology.TopologyProblem;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.Provider;
@@ -45,6 +47,7 @@ public final class ProbeProviders implements AutoCloseable {
 
     private final ConnectionSecrets secrets;
     private final Function<ProviderSettings, Provider> opener;
+    private final TlsFiles tlsFiles = TlsFiles.inTempDir();
     private final Clock clock;
     private final Duration secretRefresh;
     private final Duration reconnectDelay;
@@ -145,23 +148,29 @@ public final class ProbeProviders implements AutoCloseable {
             }
         }
         ConnectionSecrets.ResolvedSecret url;
+        ConnectionSecrets.TlsMaterial material;
         try {
             url = secrets.resolve(topology.getMetadata().getNamespace(), "spec.connection of BackstageTopology '"
                     + topology.getMetadata().getName() + "'", topology.getSpec().getConnection());
+            material = secrets.resolveTls(topology.getMetadata().getNamespace(), "spec.tls of BackstageTopology '"
+                    + topology.getMetadata().getName() + "'", topology.getSpec().getTls());
         } catch (TopologyProblem e) {
             throw new BrokerConnectionException(e.reason(), e.getMessage(), e);
         }
+        TlsFiles.Written tls = tlsFiles.write(material, topology.getSpec().getTls(), topology.getSpec().getProvider());
+        // The Secrets' state: the URL Secret's version and the TLS content's digest (a rotation changes either).
+        String secretVersion = url.resourceVersion() + "|tls:" + tls.fingerprint();
         synchronized (this) {
             ensureOpen();
             Entry current = entries.get(uid);
             if (current != null && current.settingsPrint.equals(settingsPrint)
-                    && Objects.equals(current.secretVersion, url.resourceVersion())) {
+                    && Objects.equals(current.secretVersion, secretVersion)) {
                 current.secretReadAt = now;
                 current.users++;
                 return new Lease(current);
             }
         }
-        String fingerprint = settingsPrint + "|" + url.resourceVersion();
+        String fingerprint = settingsPrint + "|" + secretVersion;
         synchronized (this) {
             Failure failure = failures.get(uid);
             if (failure != null && failure.fingerprint().equals(fingerprint) && now.isBefore(failure.retryAt())) {
@@ -170,14 +179,14 @@ public final class ProbeProviders implements AutoCloseable {
         }
         Provider opened;
         try {
-            opened = open(topology, url.url());
+            opened = open(topology, url.url(), tls.options(), material.key());
         } catch (BrokerConnectionException e) {
             synchronized (this) {
                 failures.put(uid, new Failure(fingerprint, e, now.plus(reconnectDelay)));
             }
             throw e;
         }
-        Entry fresh = new Entry(uid, settingsPrint, url.resourceVersion(), opened, now);
+        Entry fresh = new Entry(uid, settingsPrint, secretVersion, opened, now);
         List<Provider> toClose = new ArrayList<>();
         Lease lease;
         synchronized (this) {
@@ -187,7 +196,7 @@ public final class ProbeProviders implements AutoCloseable {
             } else {
                 Entry current = entries.get(uid);
                 if (current != null && current.settingsPrint.equals(settingsPrint)
-                        && Objects.equals(current.secretVersion, url.resourceVersion())) {
+                        && Objects.equals(current.secretVersion, secretVersion)) {
                     toClose.add(opened); // another pool of this topology connected first: share its provider
                     current.users++;
                     lease = new Lease(current);
@@ -260,19 +269,22 @@ public final class ProbeProviders implements AutoCloseable {
         }
     }
 
-    private Provider open(BackstageTopology topology, String url) throws BrokerConnectionException {
-        ProviderSettings settings = TopologyProviderSettings.of(topology, url);
+    private Provider open(BackstageTopology topology, String url, Map<String, String> tlsOptions, String key)
+            throws BrokerConnectionException {
+        ProviderSettings settings = TopologyProviderSettings.of(topology, url, tlsOptions);
+        SecretScrubber scrubber = SecretScrubber.forUrls(url).and(key);
         String what = "the " + settings.provider() + " broker of BackstageTopology '"
                 + topology.getMetadata().getName() + "'";
         try {
             return opener.apply(settings);
         } catch (ConfigurationException e) {
             throw new BrokerConnectionException(BrokerConnectionException.PROVIDER_UNAVAILABLE,
-                    "cannot create a client for " + what + ": " + SecretScrubber.forUrls(url).scrub(e.getMessage()),
+                    "cannot create a client for " + what + ": " + scrubber.scrub(e.getMessage()),
                     e);
         } catch (RuntimeException e) {
-            throw new BrokerConnectionException(BrokerConnectionException.BROKER_UNREACHABLE,
-                    "cannot connect to " + what + ": " + SecretScrubber.forUrls(url).scrub(describe(e)), e);
+            throw new BrokerConnectionException(ConnectionFailure.of(e).map(ConnectionFailure::reason)
+                    .orElse(BrokerConnectionException.BROKER_UNREACHABLE),
+                    "cannot connect to " + what + ": " + scrubber.scrub(describe(e)), e);
         }
     }
 

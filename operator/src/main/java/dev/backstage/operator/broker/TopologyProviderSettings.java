@@ -16,9 +16,16 @@ public final class TopologyProviderSettings {
     private TopologyProviderSettings() {}
 
     public static ProviderSettings of(BackstageTopology topology, String url) {
+        return of(topology, url, Map.of());
+    }
+
+    /** With the TLS options naming the operator's copy of the topology's tls files ({@code TlsFiles}). */
+    public static ProviderSettings of(BackstageTopology topology, String url, Map<String, String> tlsOptions) {
         BackstageTopologySpec spec = topology.getSpec();
+        Map<String, String> options = new java.util.TreeMap<>(options(spec));
+        options.putAll(tlsOptions);
         return new ProviderSettings(spec.getProvider().wire(), url, spec.getKeyPrefix(), spec.getConsumerGroup(),
-                options(spec));
+                options);
     }
 
     /** What the settings are built from, without the URL: when it changes, a connection must be rebuilt. */
@@ -26,7 +33,7 @@ public final class TopologyProviderSettings {
         BackstageTopologySpec spec = topology.getSpec();
         return String.join("|", String.valueOf(spec.getProvider()), String.valueOf(spec.getKeyPrefix()),
                 String.valueOf(spec.getConsumerGroup()), String.valueOf(options(spec)),
-                String.valueOf(spec.getConnection()));
+                String.valueOf(spec.getConnection()), String.valueOf(spec.getTls()));
     }
 
     private static Map<String, String> options(BackstageTopologySpec spec) {

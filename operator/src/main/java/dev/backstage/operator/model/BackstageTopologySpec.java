@@ -36,6 +36,9 @@ public class BackstageTopologySpec {
     @JsonPropertyDescription("Secret key holding the provider's connection URL. Credentials are never written inline.")
     private SecretKeyReference connection;
 
+    @JsonPropertyDescription("TLS for the provider's connection: CA bundle and client certificate Secrets.")
+    private TlsSpec tls;
+
     @Default("backstage")
     @Size(min = 1, max = 100)
     @Pattern(ResourceNames.BROKER_NAME)
@@ -93,6 +96,14 @@ public class BackstageTopologySpec {
 
     public void setConnection(SecretKeyReference connection) {
         this.connection = connection;
+    }
+
+    public TlsSpec getTls() {
+        return tls;
+    }
+
+    public void setTls(TlsSpec tls) {
+        this.tls = tls;
     }
 
     public String getKeyPrefix() {

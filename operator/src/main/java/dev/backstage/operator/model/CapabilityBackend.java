@@ -22,6 +22,17 @@ public class CapabilityBackend {
     @JsonPropertyDescription("Key prefix on the backend; defaults to the topology's keyPrefix.")
     private String keyPrefix;
 
+    @JsonPropertyDescription("TLS for the backend's connection (rediss://): CA bundle and client certificate Secrets.")
+    private TlsSpec tls;
+
+    public TlsSpec getTls() {
+        return tls;
+    }
+
+    public void setTls(TlsSpec tls) {
+        this.tls = tls;
+    }
+
     public CapabilityBackend() {}
 
     public CapabilityBackend(ProviderType backend, SecretKeyReference connection, String keyPrefix) {

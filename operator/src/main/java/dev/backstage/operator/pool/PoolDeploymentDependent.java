@@ -6,6 +6,13 @@ import dev.backstage.operator.model.BackstageWorkerPoolSpec;
 import dev.backstage.operator.model.CapabilityBackend;
 import dev.backstage.operator.model.PodOverrides;
 import dev.backstage.operator.model.SecretKeyReference;
+import dev.backstage.operator.model.TlsSpec;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.VolumeProjection;
+import io.fabric8.kubernetes.api.model.VolumeProjectionBuilder;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
@@ -102,6 +109,15 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
                 .withNodeSelector(overrides.getNodeSelector())
                 .withServiceAccountName(overrides.getServiceAccountName())
                 .withPriorityClassName(overrides.getPriorityClassName());
+        List<TlsMount> tls = tlsMounts(plan.topology().getSpec());
+        for (TlsMount mount : tls) {
+            builder.addToVolumes(mount.volume());
+        }
+        if (!tls.isEmpty()) {
+            // Secret files are root's; with an fsGroup the kubelet makes them readable by that group, i.e. the
+            // runtime image's non-root user (the files keep no other permission).
+            builder.editSecurityContext().withFsGroup(WorkerContainer.RUNTIME_GID).endSecurityContext();
+        }
         // Workers talk to brokers, not to the API server: no token unless the user picked an account on purpose.
         if (overrides.getServiceAccountName() == null) {
             builder.withAutomountServiceAccountToken(false);
@@ -141,6 +157,7 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
                 .withMountPath("/tmp")
                 .endVolumeMount()
                 // A slow start (JVM, broker connections) gets up to a minute before liveness may restart it.
+                .addAllToVolumeMounts(tlsMounts(plan.topology().getSpec()).stream().map(TlsMount::volumeMount).toList())
                 .withStartupProbe(probe(WorkerContainer.LIVENESS_PATH, 2, 30))
                 .withLivenessProbe(probe(WorkerContainer.LIVENESS_PATH, 10, 3))
                 .withReadinessProbe(probe(WorkerContainer.READINESS_PATH, 5, 3))
@@ -183,6 +200,56 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
             pool.getSpec().getEnv().forEach(e -> env.add(new EnvVarBuilder(e).build()));
         }
         return env;
+    }
+
+    /** A connection's TLS Secrets projected into one read-only directory, files mode 0400. */
+    private record TlsMount(String role, TlsSpec tls) {
+        String volumeName() {
+            return "tls-" + role;
+        }
+
+        Volume volume() {
+            List<VolumeProjection> sources = new ArrayList<>();
+            if (tls.getCaBundle() != null) {
+                String key = tls.getCaBundle().getKey() == null ? WorkerContainer.CA_FILE : tls.getCaBundle().getKey();
+                sources.add(new VolumeProjectionBuilder().withNewSecret().withName(tls.getCaBundle().getSecretName())
+                        .addNewItem().withKey(key).withPath(WorkerContainer.CA_FILE).withMode(WorkerContainer.TLS_FILE_MODE)
+                        .endItem().endSecret().build());
+            }
+            if (tls.getClientCertificateSecret() != null) {
+                sources.add(new VolumeProjectionBuilder().withNewSecret().withName(tls.getClientCertificateSecret())
+                        .addNewItem().withKey(WorkerContainer.CERT_FILE).withPath(WorkerContainer.CERT_FILE)
+                        .withMode(WorkerContainer.TLS_FILE_MODE).endItem()
+                        .addNewItem().withKey(WorkerContainer.KEY_FILE).withPath(WorkerContainer.KEY_FILE)
+                        .withMode(WorkerContainer.TLS_FILE_MODE).endItem()
+                        .endSecret().build());
+            }
+            return new VolumeBuilder().withName(volumeName()).withNewProjected()
+                    .withDefaultMode(WorkerContainer.TLS_FILE_MODE).withSources(sources).endProjected().build();
+        }
+
+        VolumeMount volumeMount() {
+            return new VolumeMountBuilder().withName(volumeName()).withMountPath(WorkerContainer.tlsDir(role))
+                    .withReadOnly(true).build();
+        }
+    }
+
+    private static List<TlsMount> tlsMounts(BackstageTopologySpec broker) {
+        List<TlsMount> mounts = new ArrayList<>();
+        addTls(mounts, RuntimeConfigRenderer.PROVIDER_ROLE, broker.getTls());
+        if (broker.getCapabilities() != null) {
+            CapabilityBackend delays = broker.getCapabilities().getDelays();
+            addTls(mounts, RuntimeConfigRenderer.DELAYS_ROLE, delays == null ? null : delays.getTls());
+            CapabilityBackend dedupe = broker.getCapabilities().getDedupe();
+            addTls(mounts, RuntimeConfigRenderer.DEDUPE_ROLE, dedupe == null ? null : dedupe.getTls());
+        }
+        return mounts;
+    }
+
+    private static void addTls(List<TlsMount> mounts, String role, TlsSpec tls) {
+        if (tls != null && (tls.getCaBundle() != null || tls.getClientCertificateSecret() != null)) {
+            mounts.add(new TlsMount(role, tls));
+        }
     }
 
     private static EnvVar secretEnv(String name, SecretKeyReference ref) {

@@ -32,9 +32,9 @@ public final class RuntimeConfigRenderer {
                 broker.getConsumerGroup(), providerOptions(broker));
         SuppliedCapabilities supplied = broker.getCapabilities();
         RuntimeConfig.Connection delays = supplied == null ? null
-                : capability(supplied.getDelays(), WorkerContainer.DELAYS_URL_ENV, broker);
+                : capability(supplied.getDelays(), WorkerContainer.DELAYS_URL_ENV, DELAYS_ROLE, broker);
         RuntimeConfig.Connection dedupe = supplied == null ? null
-                : capability(supplied.getDedupe(), WorkerContainer.DEDUPE_URL_ENV, broker);
+                : capability(supplied.getDedupe(), WorkerContainer.DEDUPE_URL_ENV, DEDUPE_ROLE, broker);
         RuntimeConfig.WorkerSection worker = new RuntimeConfig.WorkerSection(
                 spec.getQueues() == null ? null : List.copyOf(spec.getQueues()),
                 topics(spec.getTopics()),
@@ -55,20 +55,30 @@ public final class RuntimeConfigRenderer {
     }
 
     private static Map<String, String> providerOptions(BackstageTopologySpec broker) {
+        Map<String, String> options = new java.util.TreeMap<>(WorkerContainer.tlsOptions(
+                WorkerContainer.tlsDir(PROVIDER_ROLE), broker.getTls(), broker.getProvider()));
         RabbitMqSettings rabbit = broker.getRabbitmq();
         if (broker.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
-            return Map.of(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
+            options.put(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
         }
-        return null;
+        return options.isEmpty() ? null : options;
     }
 
-    private static RuntimeConfig.Connection capability(CapabilityBackend backend, String urlEnv,
+    /** The roles whose TLS files are mounted in {@link WorkerContainer#tlsDir}. */
+    public static final String PROVIDER_ROLE = "provider";
+    public static final String DELAYS_ROLE = "delays";
+    public static final String DEDUPE_ROLE = "dedupe";
+
+    private static RuntimeConfig.Connection capability(CapabilityBackend backend, String urlEnv, String role,
             BackstageTopologySpec broker) {
         if (backend == null) {
             return null;
         }
         String prefix = backend.getKeyPrefix() != null ? backend.getKeyPrefix() : broker.getKeyPrefix();
-        return new RuntimeConfig.Connection(backend.getBackend().wire(), urlEnv, null, prefix, null, null);
+        Map<String, String> tls = WorkerContainer.tlsOptions(WorkerContainer.tlsDir(role), backend.getTls(),
+                backend.getBackend());
+        return new RuntimeConfig.Connection(backend.getBackend().wire(), urlEnv, null, prefix, null,
+                tls.isEmpty() ? null : tls);
     }
 
     private static List<RuntimeConfig.TopicSubscription> topics(List<TopicSubscriptionSpec> topics) {

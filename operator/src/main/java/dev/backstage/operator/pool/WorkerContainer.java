@@ -34,5 +34,47 @@ public final class WorkerContainer {
      */
     public static final long TERMINATION_MARGIN_SECONDS = 10;
 
+    /** TLS files of a connection are mounted read-only under {@code TLS_DIR/<role>} (provider, delays, dedupe). */
+    public static final String TLS_DIR = CONFIG_DIR + "/tls";
+    public static final String CA_FILE = "ca.crt";
+    public static final String CERT_FILE = "tls.crt";
+    public static final String KEY_FILE = "tls.key";
+    /** Mode of the mounted TLS files: owner read only. */
+    public static final int TLS_FILE_MODE = 0400;
+    /**
+     * The runtime image's group (docker/runtime.Dockerfile); the pod's fsGroup when TLS files are mounted, so the
+     * non-root worker can read them (the kubelet makes Secret files readable by the fsGroup).
+     */
+    public static final long RUNTIME_GID = 65532;
+
     private WorkerContainer() {}
+
+    /** Where a connection's TLS files are mounted. */
+    public static String tlsDir(String role) {
+        return TLS_DIR + "/" + role;
+    }
+
+    /**
+     * The runtime options naming a connection's TLS files in {@code dir} (see the runtime's {@code BrokerTls}), plus
+     * Kafka's {@code tls=true} (its URLs have no TLS scheme), or an empty map without a tls section. The workers get
+     * {@link #tlsDir(String)}; the operator a private directory of its own.
+     */
+    public static java.util.Map<String, String> tlsOptions(String dir, dev.backstage.operator.model.TlsSpec tls,
+            dev.backstage.operator.model.ProviderType provider) {
+        java.util.Map<String, String> options = new java.util.TreeMap<>();
+        if (tls == null) {
+            return options;
+        }
+        if (tls.getCaBundle() != null) {
+            options.put(dev.backstage.runtime.spi.BrokerTls.OPT_CA_FILE, dir + "/" + CA_FILE);
+        }
+        if (tls.getClientCertificateSecret() != null) {
+            options.put(dev.backstage.runtime.spi.BrokerTls.OPT_CERT_FILE, dir + "/" + CERT_FILE);
+            options.put(dev.backstage.runtime.spi.BrokerTls.OPT_KEY_FILE, dir + "/" + KEY_FILE);
+        }
+        if (provider == dev.backstage.operator.model.ProviderType.KAFKA) {
+            options.put("tls", "true");
+        }
+        return options;
+    }
 }

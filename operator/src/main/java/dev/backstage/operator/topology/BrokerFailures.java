@@ -1,5 +1,6 @@
 package dev.backstage.operator.topology;
 
+import dev.backstage.runtime.spi.ConnectionFailure;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
@@ -19,8 +20,22 @@ public final class BrokerFailures {
         return new TopologyProblem(reason(failure), scrubber.scrub(what + ": " + describe(failure)));
     }
 
+    /** True for the reasons a person fixes in credentials or certificates (not the network, not the spec). */
+    public static boolean isCredentialOrCertificate(String reason) {
+        for (ConnectionFailure failure : ConnectionFailure.values()) {
+            if (failure.reason().equals(reason)) {
+                return true;
+            }
+        }
+        return ReadyReason.AUTHENTICATION_FAILED.equals(reason);
+    }
+
     /** A reason for a broker's message alone (e.g. a declarer's per-object failure detail). */
     public static String reasonForMessage(String message) {
+        java.util.Optional<ConnectionFailure> connection = ConnectionFailure.ofMessage(message);
+        if (connection.isPresent()) {
+            return connection.get().reason(); // AuthenticationFailed or a TLS reason: the same words as the workers'
+        }
         String text = message == null ? "" : message.toLowerCase(Locale.ROOT);
         if (isAuthentication(text)) {
             return ReadyReason.AUTHENTICATION_FAILED;
@@ -39,6 +54,10 @@ public final class BrokerFailures {
     }
 
     static String reason(Throwable failure) {
+        java.util.Optional<ConnectionFailure> connection = ConnectionFailure.of(failure);
+        if (connection.isPresent()) {
+            return connection.get().reason();
+        }
         StringBuilder chain = new StringBuilder();
         boolean network = false;
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {

@@ -1,6 +1,7 @@
 package dev.backstage.operator.topology;
 
 import dev.backstage.operator.model.SecretKeyReference;
+import dev.backstage.operator.model.TlsSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
@@ -47,6 +48,69 @@ public final class ConnectionSecrets {
                     + "' (" + field + ") has no key '" + key + "' with a connection URL");
         }
         return new ResolvedSecret(value.trim(), secret.getMetadata().getResourceVersion());
+    }
+
+    /**
+     * The PEM files a tls section names, read now (so a rotated Secret is seen on the next connect).
+     *
+     * @param field the spec field, for messages (e.g. {@code spec.tls})
+     * @throws TopologyProblem {@link ReadyReason#SECRET_NOT_FOUND} when a Secret or key is absent or empty
+     */
+    public TlsMaterial resolveTls(String namespace, String field, TlsSpec tls) throws TopologyProblem {
+        if (tls == null) {
+            return TlsMaterial.NONE;
+        }
+        String ca = null;
+        if (tls.getCaBundle() != null) {
+            String key = tls.getCaBundle().getKey() == null ? "ca.crt" : tls.getCaBundle().getKey();
+            ca = value(namespace, field + ".caBundle", tls.getCaBundle().getSecretName(), key, "the PEM CA bundle");
+        }
+        String certificate = null;
+        String key = null;
+        if (tls.getClientCertificateSecret() != null) {
+            certificate = value(namespace, field + ".clientCertificateSecret", tls.getClientCertificateSecret(), "tls.crt",
+                    "the PEM client certificate");
+            key = value(namespace, field + ".clientCertificateSecret", tls.getClientCertificateSecret(), "tls.key",
+                    "the PEM private key");
+        }
+        return new TlsMaterial(ca, certificate, key);
+    }
+
+    private String value(String namespace, String field, String name, String key, String what) throws TopologyProblem {
+        Secret secret = client.secrets().inNamespace(namespace).withName(name).get();
+        if (secret == null) {
+            throw new TopologyProblem(ReadyReason.SECRET_NOT_FOUND, "Secret '" + name + "' (" + field
+                    + ") not found in namespace '" + namespace + "'; create it with key '" + key + "' holding " + what);
+        }
+        String value = null;
+        if (secret.getData() != null && secret.getData().get(key) != null) {
+            value = new String(Base64.getDecoder().decode(secret.getData().get(key).trim()), StandardCharsets.UTF_8);
+        } else if (secret.getStringData() != null) {
+            value = secret.getStringData().get(key);
+        }
+        if (value == null || value.isBlank()) {
+            throw new TopologyProblem(ReadyReason.SECRET_NOT_FOUND, "Secret '" + name + "' (" + field + ") has no key '"
+                    + key + "' with " + what);
+        }
+        return value;
+    }
+
+    /**
+     * The PEM texts of a tls section; each null when not configured.
+     *
+     * @param key a private key: never log it or put it in status or Events
+     */
+    public record TlsMaterial(String caBundle, String certificate, String key) {
+        public static final TlsMaterial NONE = new TlsMaterial(null, null, null);
+
+        public boolean isEmpty() {
+            return caBundle == null && certificate == null;
+        }
+
+        @Override
+        public String toString() {
+            return "TlsMaterial[ca=" + (caBundle != null) + ", clientCertificate=" + (certificate != null) + "]";
+        }
     }
 
     /**

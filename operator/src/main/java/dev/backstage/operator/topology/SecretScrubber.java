@@ -43,6 +43,27 @@ public final class SecretScrubber {
         return new SecretScrubber(values);
     }
 
+    /**
+     * This scrubber plus literal secret values, e.g. a private key's PEM: the whole text and each of its base64 lines
+     * (a library may quote one line of a file it could not parse).
+     */
+    public SecretScrubber and(String... values) {
+        List<String> all = new ArrayList<>(secrets);
+        for (String value : values) {
+            if (value == null) {
+                continue;
+            }
+            all.add(value);
+            all.add(value.trim());
+            for (String line : value.split("\\R")) {
+                if (line.length() >= 16 && !line.startsWith("-----")) {
+                    all.add(line.trim());
+                }
+            }
+        }
+        return new SecretScrubber(all);
+    }
+
     public String scrub(String text) {
         if (text == null) {
             return null;

@@ -23,6 +23,7 @@ public final class TopologyBroker {
     private final ConnectionSecrets secrets;
     private final BrokerConnections connections;
     private final Function<ProviderSettings, Provider> opener;
+    private final TlsFiles tlsFiles;
 
     /**
      * @param opener creates a provider by name ({@code Providers::create} in production: the runtime's
@@ -30,9 +31,16 @@ public final class TopologyBroker {
      */
     public TopologyBroker(ConnectionSecrets secrets, BrokerConnections connections,
             Function<ProviderSettings, Provider> opener) {
+        this(secrets, connections, opener, TlsFiles.inTempDir());
+    }
+
+    /** @param tlsFiles where the operator keeps its copy of the topologies' TLS Secrets for its own connections */
+    public TopologyBroker(ConnectionSecrets secrets, BrokerConnections connections,
+            Function<ProviderSettings, Provider> opener, TlsFiles tlsFiles) {
         this.secrets = Objects.requireNonNull(secrets, "secrets");
         this.connections = Objects.requireNonNull(connections, "connections");
         this.opener = Objects.requireNonNull(opener, "opener");
+        this.tlsFiles = Objects.requireNonNull(tlsFiles, "tlsFiles");
     }
 
     /**
@@ -100,11 +108,15 @@ public final class TopologyBroker {
         String uid = topology.getMetadata().getUid();
         ConnectionSecrets.ResolvedSecret secret = secrets.resolve(namespace, "spec.connection",
                 topology.getSpec().getConnection());
-        SecretScrubber scrubber = SecretScrubber.forUrls(secret.url());
+        // Read on every connect, like the URL: a rotated CA or client certificate changes the fingerprint below, so
+        // the next reconcile replaces the connection without a restart.
+        ConnectionSecrets.TlsMaterial material = secrets.resolveTls(namespace, "spec.tls", topology.getSpec().getTls());
+        SecretScrubber scrubber = SecretScrubber.forUrls(secret.url()).and(material.key());
+        TlsFiles.Written tls = tlsFiles.write(material, topology.getSpec().getTls(), topology.getSpec().getProvider());
         Provider provider;
         try {
-            provider = connections.acquire(uid, plan.fingerprint(secret),
-                    () -> opener.apply(plan.providerSettings(secret.url())));
+            provider = connections.acquire(uid, plan.fingerprint(secret) + "|tls:" + tls.fingerprint(),
+                    () -> opener.apply(plan.providerSettings(secret.url(), tls.options())));
         } catch (BrokerConnections.ClosedException stopping) {
             throw stopping;
         } catch (Exception e) {
@@ -114,7 +126,7 @@ public final class TopologyBroker {
         if (!health.up()) {
             connections.evict(uid);
             String reason = BrokerFailures.reasonForMessage(health.detail());
-            throw new TopologyProblem(ReadyReason.AUTHENTICATION_FAILED.equals(reason) ? reason
+            throw new TopologyProblem(BrokerFailures.isCredentialOrCertificate(reason) ? reason
                     : ReadyReason.BROKER_UNREACHABLE, scrubber.scrub(plan.provider() + " health check: " + health.detail()));
         }
         return new Connected(provider, scrubber);
@@ -128,13 +140,14 @@ public final class TopologyBroker {
             return;
         }
         String namespace = topology.getMetadata().getNamespace();
-        requireSecret(namespace, "spec.capabilities.delays.connection", supplied.getDelays());
-        requireSecret(namespace, "spec.capabilities.dedupe.connection", supplied.getDedupe());
+        requireSecret(namespace, "spec.capabilities.delays", supplied.getDelays());
+        requireSecret(namespace, "spec.capabilities.dedupe", supplied.getDedupe());
     }
 
     private void requireSecret(String namespace, String field, CapabilityBackend backend) throws TopologyProblem {
         if (backend != null) {
-            secrets.resolve(namespace, field, backend.getConnection());
+            secrets.resolve(namespace, field + ".connection", backend.getConnection());
+            secrets.resolveTls(namespace, field + ".tls", backend.getTls());
         }
     }
 }

@@ -58,6 +58,13 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
         return new ProviderSettings(provider, url, prefix, consumerGroup, options);
     }
 
+    /** With the TLS options naming the operator's copy of the tls section's files. */
+    public ProviderSettings providerSettings(String url, Map<String, String> tlsOptions) {
+        Map<String, String> all = new TreeMap<>(options);
+        all.putAll(tlsOptions);
+        return new ProviderSettings(provider, url, prefix, consumerGroup, all);
+    }
+
     /**
      * Identifies the connection a provider was opened with: the Secret's version, a digest of the URL (in case a
      * store does not bump versions) and the non-secret settings. Safe to keep: it holds no credential.

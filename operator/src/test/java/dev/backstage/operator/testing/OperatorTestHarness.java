@@ -94,6 +94,11 @@ public final class OperatorTestHarness implements AutoCloseable {
         return mock.client();
     }
 
+    /** The registry the operator's metrics go to (for leak checks on metric labels). */
+    public MeterRegistry meters() {
+        return meters;
+    }
+
     public BackstageOperator operator() {
         return operator;
     }

@@ -1,5 +1,6 @@
 package dev.backstage.runtime.cli;
 
+import dev.backstage.runtime.spi.BrokerTls;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
@@ -22,6 +23,18 @@ final class BrokerOptions {
     @Option(names = "--group", description = "consumer group (default backstage-workers)")
     String group;
 
+    @Option(names = "--tls-ca-file", description = "PEM CA bundle to trust for the broker's certificate (rediss://, amqps://, Kafka)")
+    String tlsCaFile;
+
+    @Option(names = "--tls-cert-file", description = "PEM client certificate to present (with --tls-key-file)")
+    String tlsCertFile;
+
+    @Option(names = "--tls-key-file", description = "PEM private key of --tls-cert-file")
+    String tlsKeyFile;
+
+    @Option(names = "--tls", description = "Kafka only: TLS with the JVM's default roots (the TLS file flags imply it)")
+    boolean kafkaTls;
+
     private static final Map<String, String[]> URL_ENV = Map.of(
             "redis", new String[] {"BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379"},
             "rabbitmq", new String[] {"BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672"},
@@ -42,7 +55,23 @@ final class BrokerOptions {
             String[] env = URL_ENV.get(name);
             resolved = System.getenv().getOrDefault(env[0], env[1]);
         }
-        return new ProviderSettings(name, resolved, prefix, group, null);
+        Map<String, String> options = new java.util.TreeMap<>();
+        putIfSet(options, BrokerTls.OPT_CA_FILE, tlsCaFile);
+        putIfSet(options, BrokerTls.OPT_CERT_FILE, tlsCertFile);
+        putIfSet(options, BrokerTls.OPT_KEY_FILE, tlsKeyFile);
+        if (kafkaTls) {
+            if (!name.equals("kafka")) {
+                throw new ConfigurationException("--tls is for Kafka; Redis and RabbitMQ take TLS from rediss:// or amqps://");
+            }
+            options.put("tls", "true");
+        }
+        return new ProviderSettings(name, resolved, prefix, group, options);
+    }
+
+    private static void putIfSet(Map<String, String> options, String key, String value) {
+        if (value != null && !value.isBlank()) {
+            options.put(key, value);
+        }
     }
 
     Provider connect() {

@@ -53,7 +53,8 @@ final class KafkaClients implements AutoCloseable {
     }
 
     private Map<String, Object> common() {
-        Map<String, Object> config = new HashMap<>(settings.clientProperties());
+        Map<String, Object> config = new HashMap<>(settings.security().clientProperties());
+        config.putAll(settings.clientProperties()); // explicit client.* options win
         config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         return config;
     }

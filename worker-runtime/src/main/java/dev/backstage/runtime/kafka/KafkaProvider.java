@@ -95,7 +95,9 @@ public final class KafkaProvider implements Provider {
             Thread.currentThread().interrupt();
             return ProviderHealth.down("interrupted");
         } catch (Exception e) {
-            return ProviderHealth.down("Kafka unreachable: " + KafkaBrokerException.describe(e));
+            String detail = KafkaBrokerException.describe(e);
+            String reason = dev.backstage.runtime.spi.ConnectionFailure.label(e);
+            return ProviderHealth.down(reason + "Kafka unreachable: " + detail.substring(reason.length()));
         }
     }
 

@@ -26,11 +26,13 @@ import java.util.TreeSet;
  * @param topicMaxInFlight   unsettled messages per topic subscription
  * @param clientProperties   extra kafka-clients properties for every client (e.g. {@code security.protocol});
  *                           set through options prefixed {@code client.}
+ * @param security           SASL credentials (from the URL's user-info) and TLS files; {@link KafkaSecurity#NONE}
+ *                           for a plaintext cluster without authentication
  */
 public record KafkaSettings(
         String bootstrapServers, String prefix, String consumerGroup, int partitions, short replicationFactor,
         Duration revokeWait, Duration commitInterval, int maxUncommittedPerPartition, int topicMaxInFlight,
-        Map<String, String> clientProperties) {
+        Map<String, String> clientProperties, KafkaSecurity security) {
 
     public static final String OPT_PARTITIONS = "partitions";
     public static final String OPT_REPLICATION_FACTOR = "replicationFactor";
@@ -44,7 +46,7 @@ public record KafkaSettings(
 
     public KafkaSettings {
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
-        bootstrapServers = stripScheme(bootstrapServers.trim());
+        bootstrapServers = KafkaSecurity.hosts(bootstrapServers);
         if (bootstrapServers.isEmpty()) {
             throw new ConfigurationException("Kafka bootstrap servers must not be empty (host:port[,host:port])");
         }
@@ -59,12 +61,13 @@ public record KafkaSettings(
         require(maxUncommittedPerPartition >= 1, "maxUncommittedPerPartition must be >= 1");
         require(topicMaxInFlight >= 1, "topicMaxInFlight must be >= 1");
         clientProperties = clientProperties == null ? Map.of() : Map.copyOf(clientProperties);
+        security = security == null ? KafkaSecurity.NONE : security;
     }
 
     /** Development defaults: 1 partition, replication factor 1, prefix {@code backstage}. */
     public static KafkaSettings of(String bootstrapServers) {
         return new KafkaSettings(bootstrapServers, null, null, 1, (short) 1, Duration.ofSeconds(10),
-                Duration.ofMillis(100), 10_000, 32, Map.of());
+                Duration.ofMillis(100), 10_000, 32, Map.of(), null);
     }
 
     /**
@@ -80,13 +83,13 @@ public record KafkaSettings(
         for (var e : options.entrySet()) {
             if (e.getKey().startsWith(CLIENT_PREFIX) && e.getKey().length() > CLIENT_PREFIX.length()) {
                 client.put(e.getKey().substring(CLIENT_PREFIX.length()), e.getValue());
-            } else if (!KNOWN.contains(e.getKey())) {
+            } else if (!KNOWN.contains(e.getKey()) && !KafkaSecurity.OPTIONS.contains(e.getKey())) {
                 unknown.add(e.getKey());
             }
         }
         if (!unknown.isEmpty()) {
             throw new ConfigurationException("unknown Kafka provider option(s) " + unknown + "; known: "
-                    + new TreeSet<>(KNOWN) + " and client.<kafka client property>");
+                    + new TreeSet<>(KNOWN) + ", " + new TreeSet<>(KafkaSecurity.OPTIONS) + " and client.<kafka client property>");
         }
         KafkaSettings defaults = of(settings.url());
         return new KafkaSettings(settings.url(), settings.prefix(), settings.consumerGroup(),
@@ -96,55 +99,56 @@ public record KafkaSettings(
                 Duration.ofMillis(intOption(options, OPT_COMMIT_INTERVAL_MS, (int) defaults.commitInterval().toMillis())),
                 intOption(options, OPT_MAX_UNCOMMITTED, defaults.maxUncommittedPerPartition()),
                 intOption(options, OPT_TOPIC_MAX_IN_FLIGHT, defaults.topicMaxInFlight()),
-                client);
+                client, KafkaSecurity.from(settings.url(), options));
     }
 
     public KafkaSettings withPrefix(String value) {
         return new KafkaSettings(bootstrapServers, value, consumerGroup, partitions, replicationFactor, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
     }
 
     public KafkaSettings withGroup(String value) {
         return new KafkaSettings(bootstrapServers, prefix, value, partitions, replicationFactor, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
     }
 
     public KafkaSettings withPartitions(int value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, value, replicationFactor, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
     }
 
     public KafkaSettings withReplicationFactor(short value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, value, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
     }
 
     public KafkaSettings withRevokeWait(Duration value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, value,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
     }
 
     public KafkaSettings withCommitInterval(Duration value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, revokeWait,
-                value, maxUncommittedPerPartition, topicMaxInFlight, clientProperties);
+                value, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
     }
 
     public KafkaSettings withMaxUncommittedPerPartition(int value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, revokeWait,
-                commitInterval, value, topicMaxInFlight, clientProperties);
+                commitInterval, value, topicMaxInFlight, clientProperties, security);
     }
 
     public KafkaSettings withClientProperties(Map<String, String> value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, value);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, value, security);
+    }
+
+    public KafkaSettings withSecurity(KafkaSecurity value) {
+        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, revokeWait,
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, value);
     }
 
     public KafkaNames names() {
         return new KafkaNames(prefix);
-    }
-
-    private static String stripScheme(String url) {
-        return url.startsWith("kafka://") ? url.substring("kafka://".length()) : url;
     }
 
     private static int intOption(Map<String, String> options, String key, int defaultValue) {

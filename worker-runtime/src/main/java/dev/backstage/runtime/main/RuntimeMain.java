@@ -1,16 +1,17 @@
 package dev.backstage.runtime.main;
 
+import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.config.RuntimeConfig;
 import dev.backstage.runtime.config.RuntimeConfigFiles;
+import dev.backstage.runtime.spi.ConnectionFailure;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
-import dev.backstage.runtime.api.Worker;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
-import sun.misc.Signal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
 
 /**
  * The container's entry point: reads {@code $BACKSTAGE_CONFIG} (default
@@ -39,8 +40,20 @@ public final class RuntimeMain {
         String path = args.length > 0 ? args[0] : System.getenv().getOrDefault("BACKSTAGE_CONFIG", DEFAULT_CONFIG);
         RuntimeConfig config = RuntimeConfigFiles.read(Path.of(path));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        WorkerFromConfig.Built built = new WorkerFromConfig(System::getenv)
-                .build(config, WorkerFromConfig.discoverModules(), registry);
+        WorkerFromConfig.Built built;
+        try {
+            built = new WorkerFromConfig(System::getenv).build(config, WorkerFromConfig.discoverModules(), registry);
+        } catch (RuntimeException e) {
+            String reason = ConnectionFailure.label(e);
+            if (reason.isEmpty() && !(e instanceof dev.backstage.runtime.spi.BackstageException)) {
+                throw e; // unexpected: the stack trace is worth having
+            }
+            // A configuration or connection problem: one line that says what to fix (the pod's termination log).
+            log.error("worker cannot start: {}", reason.isEmpty() || String.valueOf(e.getMessage()).startsWith(reason)
+                    ? e.getMessage() : reason + e.getMessage());
+            System.exit(1);
+            return;
+        }
         if (built.modules().isEmpty()) {
             log.warn("no TaskModule found on the classpath: add your jar with META-INF/services/"
                     + "dev.backstage.runtime.api.TaskModule to the image");

@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Optional;
+import javax.net.ssl.SSLContext;
+import dev.backstage.runtime.spi.ConnectionFailure;
 
 /**
  * The little of the RabbitMQ management HTTP API the backlog probe needs: one queue's ready and unacked
@@ -48,8 +50,10 @@ final class ManagementApi {
 
     /**
      * @param configured the API root; credentials in its user-info win over the AMQP ones
+     * @param tls        the AMQP connection's CA bundle and client certificate, for an https:// root; null for the
+     *                   JDK's defaults (the JDK's client always verifies the host name)
      */
-    ManagementApi(URI configured, String amqpUser, String amqpPassword, ObjectMapper mapper) {
+    ManagementApi(URI configured, String amqpUser, String amqpPassword, SSLContext tls, ObjectMapper mapper) {
         String user = amqpUser;
         String password = amqpPassword;
         if (configured.getRawUserInfo() != null) {
@@ -63,8 +67,12 @@ final class ManagementApi {
         this.authorization = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
                 .getBytes(StandardCharsets.UTF_8));
         // HTTP/1.1: the broker's web server does not take the h2c upgrade the JDK client tries by default.
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(2)).build();
+        HttpClient.Builder http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2));
+        if (tls != null) {
+            http.sslContext(tls);
+        }
+        this.http = http.build();
         this.mapper = mapper;
     }
 
@@ -82,7 +90,7 @@ final class ManagementApi {
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
-            throw new UnavailableException("management API at " + base + " unreachable: "
+            throw new UnavailableException(ConnectionFailure.label(e) + "management API at " + base + " unreachable: "
                     + RabbitMqConnections.describe(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -92,8 +100,10 @@ final class ManagementApi {
             return Optional.empty();
         }
         if (response.statusCode() != 200) {
-            throw new UnavailableException("management API at " + base + " answered HTTP " + response.statusCode()
-                    + (response.statusCode() == 401 ? " (credentials refused)" : ""), null);
+            throw new UnavailableException((response.statusCode() == 401 ? ConnectionFailure.AUTHENTICATION_FAILED.reason()
+                    + ": " : "") + "management API at " + base + " answered HTTP " + response.statusCode()
+                    + (response.statusCode() == 401 ? " (credentials refused, or the user lacks the management tag)" : ""),
+                    null);
         }
         try {
             JsonNode queue = mapper.readTree(response.body());

@@ -7,6 +7,7 @@ import com.rabbitmq.client.RecoverableConnection;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.backstage.runtime.core.NamedThreads;
+import dev.backstage.runtime.spi.ConnectionFailure;
 import dev.backstage.runtime.spi.ProviderHealth;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -49,6 +50,11 @@ final class RabbitMqConnections implements AutoCloseable {
             throw new dev.backstage.runtime.spi.ConfigurationException(
                     "rabbitmq URL " + settings.redactedUrl() + " is not usable: " + e.getMessage(), e);
         }
+        if (settings.secure()) {
+            // setUri("amqps://…") alone trusts every certificate: replace that with the CA bundle, and check the name.
+            factory.useSslProtocol(settings.tls().sslContext());
+            factory.enableHostnameVerification();
+        }
         factory.setAutomaticRecoveryEnabled(true);
         factory.setTopologyRecoveryEnabled(false);
         factory.setNetworkRecoveryInterval(settings.recoveryInterval().toMillis());
@@ -56,21 +62,47 @@ final class RabbitMqConnections implements AutoCloseable {
         factory.setConnectionTimeout(5_000);
         factory.setChannelRpcTimeout((int) Math.max(10_000, settings.confirmTimeout().toMillis()));
         factory.setThreadFactory(new NamedThreads("backstage-rabbitmq-io", true));
-        return new RabbitMqConnections(factory, settings, connect(factory, settings, "publish"));
+        RecoveryFailures failures = new RecoveryFailures();
+        factory.setExceptionHandler(failures);
+        return new RabbitMqConnections(factory, settings, connect(factory, settings, "publish", failures));
     }
 
-    private static Tracked connect(ConnectionFactory factory, RabbitMqSettings settings, String role) {
+    /**
+     * Keeps why each connection's last recovery attempt failed (a password rotated on the broker, a certificate the
+     * CA bundle no longer trusts): automatic recovery retries quietly otherwise, and {@link #health()} would only say
+     * "down". Everything else is handled (and logged) as amqp-client's default handler does.
+     */
+    private static final class RecoveryFailures extends com.rabbitmq.client.impl.DefaultExceptionHandler {
+        private final java.util.Map<Connection, Throwable> last = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public void handleConnectionRecoveryException(Connection connection, Throwable exception) {
+            last.put(connection, exception);
+            super.handleConnectionRecoveryException(connection, exception);
+        }
+
+        java.util.Optional<Throwable> of(Connection connection) {
+            return java.util.Optional.ofNullable(last.get(connection));
+        }
+
+        void recovered(Connection connection) {
+            last.remove(connection);
+        }
+    }
+
+    private static Tracked connect(ConnectionFactory factory, RabbitMqSettings settings, String role,
+            RecoveryFailures failures) {
         String name = settings.connectionName() + "/" + role;
         try {
             Connection connection = factory.newConnection(name);
-            Tracked tracked = new Tracked(role, connection, settings.recoveryInterval().toMillis());
+            Tracked tracked = new Tracked(role, connection, settings.recoveryInterval().toMillis(), failures);
             connection.addShutdownListener(tracked::lost);
             ((RecoverableConnection) connection).addRecoveryListener(tracked);
             log.info("rabbitmq connection '{}' open to {}", name, settings.redactedUrl());
             return tracked;
         } catch (IOException | TimeoutException e) {
-            throw new BrokerUnavailableException("cannot connect to RabbitMQ at " + settings.redactedUrl() + " ("
-                    + role + " connection): " + describe(e), e);
+            throw new BrokerUnavailableException(ConnectionFailure.label(e) + "cannot connect to RabbitMQ at "
+                    + settings.redactedUrl() + " (" + role + " connection): " + describe(e), e);
         }
     }
 
@@ -91,8 +123,8 @@ final class RabbitMqConnections implements AutoCloseable {
         try {
             return throwaway.newConnection(settings.connectionName() + "/" + role);
         } catch (IOException | TimeoutException e) {
-            throw new BrokerUnavailableException("cannot connect to RabbitMQ at " + settings.redactedUrl() + " ("
-                    + role + " connection): " + describe(e), e);
+            throw new BrokerUnavailableException(ConnectionFailure.label(e) + "cannot connect to RabbitMQ at "
+                    + settings.redactedUrl() + " (" + role + " connection): " + describe(e), e);
         }
     }
 
@@ -117,7 +149,7 @@ final class RabbitMqConnections implements AutoCloseable {
             throw new IllegalStateException("rabbitmq provider is closed");
         }
         if (consuming == null) {
-            consuming = connect(factory, settings, "consume");
+            consuming = connect(factory, settings, "consume", (RecoveryFailures) factory.getExceptionHandler());
         }
         return consuming.connection;
     }
@@ -161,12 +193,14 @@ final class RabbitMqConnections implements AutoCloseable {
         private final String role;
         private final Connection connection;
         private final long recoveryIntervalMs;
+        private final RecoveryFailures failures;
         private volatile String lastLoss;
 
-        Tracked(String role, Connection connection, long recoveryIntervalMs) {
+        Tracked(String role, Connection connection, long recoveryIntervalMs, RecoveryFailures failures) {
             this.role = role;
             this.connection = connection;
             this.recoveryIntervalMs = recoveryIntervalMs;
+            this.failures = failures;
         }
 
         void lost(ShutdownSignalException cause) {
@@ -182,6 +216,7 @@ final class RabbitMqConnections implements AutoCloseable {
         public void handleRecovery(Recoverable recoverable) {
             log.info("rabbitmq {} connection recovered", role);
             lastLoss = null;
+            failures.recovered(connection);
         }
 
         @Override
@@ -194,8 +229,11 @@ final class RabbitMqConnections implements AutoCloseable {
                 return java.util.Optional.empty();
             }
             String why = lastLoss == null ? "closed" : lastLoss;
-            return java.util.Optional.of("rabbitmq " + role + " connection down (" + why
-                    + "); automatic recovery retrying every " + recoveryIntervalMs + " ms");
+            java.util.Optional<Throwable> recovery = failures.of(connection);
+            String reason = recovery.map(ConnectionFailure::label).orElse("");
+            return java.util.Optional.of(reason + "rabbitmq " + role + " connection down (" + why
+                    + "); automatic recovery retrying every " + recoveryIntervalMs + " ms"
+                    + recovery.map(e -> ", last attempt: " + describe(e)).orElse(""));
         }
 
         void close() {

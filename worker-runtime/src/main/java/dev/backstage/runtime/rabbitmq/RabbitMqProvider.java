@@ -92,7 +92,8 @@ public final class RabbitMqProvider implements Provider {
         this.topics = new RabbitMqTopics(settings, mapper, publisher, admin, connections::consuming, supervisor);
         this.declarer = new RabbitMqDeclarer(names, admin, delays);
         this.backlogProbe = new RabbitMqBacklogProbe(names, admin, settings.managementUrl().map(url ->
-                new ManagementApi(url, connections.username(), connections.password(), mapper)),
+                new ManagementApi(url, connections.username(), connections.password(),
+                        settings.secure() ? settings.tls().sslContext() : null, mapper)),
                 connections.virtualHost());
         this.deadLetters = new RabbitMqDeadLetters(names, admin, jobs);
         log.info("rabbitmq provider ready: prefix '{}', delays {}", settings.prefix(),

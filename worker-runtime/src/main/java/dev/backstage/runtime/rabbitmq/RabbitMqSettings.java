@@ -1,5 +1,6 @@
 package dev.backstage.runtime.rabbitmq;
 
+import dev.backstage.runtime.spi.BrokerTls;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.ProviderSettings;
 import java.net.URI;
@@ -23,13 +24,17 @@ import java.util.TreeSet;
  *   <li>{@code recoveryIntervalMs}: pause between reconnection attempts after a connection loss (default 1000)
  *   <li>{@code topicPrefetch}: unacked messages per topic subscription (default 16)
  *   <li>{@code connectionName}: shown in the broker's connection list (default {@code backstage})
+ *   <li>{@code tlsCaFile}, {@code tlsCertFile}, {@code tlsKeyFile}: PEM CA bundle and client certificate for
+ *       {@code amqps://} (and an {@code https://} management API); without a CA file the JDK's roots are trusted.
+ *       The server's host name is always verified.
  * </ul>
  *
  * @param url the AMQP URL; may hold credentials, so never log it (use {@link #redactedUrl()})
+ * @param tls TLS material for amqps:// (and the management API over https), null for amqp://
  */
 public record RabbitMqSettings(
         String url, String prefix, DelayMode delayMode, Optional<URI> managementUrl, Duration confirmTimeout,
-        Duration recoveryInterval, int topicPrefetch, String connectionName) {
+        Duration recoveryInterval, int topicPrefetch, String connectionName, BrokerTls tls) {
 
     public static final String OPTION_DELAYED_EXCHANGE = "delayedExchange";
     public static final String OPTION_MANAGEMENT_URL = "managementUrl";
@@ -39,7 +44,8 @@ public record RabbitMqSettings(
     public static final String OPTION_CONNECTION_NAME = "connectionName";
 
     private static final Set<String> KNOWN_OPTIONS = Set.of(OPTION_DELAYED_EXCHANGE, OPTION_MANAGEMENT_URL,
-            OPTION_CONFIRM_TIMEOUT_MS, OPTION_RECOVERY_INTERVAL_MS, OPTION_TOPIC_PREFETCH, OPTION_CONNECTION_NAME);
+            OPTION_CONFIRM_TIMEOUT_MS, OPTION_RECOVERY_INTERVAL_MS, OPTION_TOPIC_PREFETCH, OPTION_CONNECTION_NAME,
+            BrokerTls.OPT_CA_FILE, BrokerTls.OPT_CERT_FILE, BrokerTls.OPT_KEY_FILE);
 
     public RabbitMqSettings {
         if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
@@ -70,7 +76,22 @@ public record RabbitMqSettings(
                 Duration.ofMillis(positiveLong(settings, OPTION_CONFIRM_TIMEOUT_MS, 10_000)),
                 Duration.ofMillis(positiveLong(settings, OPTION_RECOVERY_INTERVAL_MS, 1_000)),
                 (int) positiveLong(settings, OPTION_TOPIC_PREFETCH, 16),
-                settings.option(OPTION_CONNECTION_NAME, "backstage"));
+                settings.option(OPTION_CONNECTION_NAME, "backstage"),
+                tls(amqp, BrokerTls.from(options).orElse(null)));
+    }
+
+    /** amqps:// always gets TLS material (the JDK's roots when none is configured); amqp:// must not have any. */
+    private static BrokerTls tls(URI amqp, BrokerTls configured) {
+        boolean secure = "amqps".equalsIgnoreCase(amqp.getScheme());
+        if (!secure && configured != null) {
+            throw new ConfigurationException("TLS files are set but the rabbitmq URL is amqp://; use amqps://host:5671");
+        }
+        return secure && configured == null ? new BrokerTls(null, null, null) : configured;
+    }
+
+    /** True for amqps://. */
+    public boolean secure() {
+        return tls != null;
     }
 
     public RabbitMqNames names() {
@@ -111,7 +132,8 @@ public record RabbitMqSettings(
             }
         }
         String host = amqp.getHost() == null ? "127.0.0.1" : amqp.getHost();
-        return Optional.of(URI.create("http://" + host + ":15672"));
+        return Optional.of(URI.create("amqps".equalsIgnoreCase(amqp.getScheme()) ? "https://" + host + ":15671"
+                : "http://" + host + ":15672"));
     }
 
     private static long positiveLong(ProviderSettings settings, String key, long defaultValue) {

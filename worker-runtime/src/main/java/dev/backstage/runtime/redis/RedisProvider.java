@@ -9,7 +9,11 @@ import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderHealth;
 import dev.backstage.runtime.spi.TopicsCapability;
 import dev.backstage.runtime.spi.TopologyDeclarer;
+import dev.backstage.runtime.spi.BrokerTls;
+import dev.backstage.runtime.spi.ConnectionFailure;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -35,6 +39,9 @@ public final class RedisProvider implements Provider {
     private final RedisDelays delays;
     private final RedisDedupe dedupe;
     private final RedisTopics topics;
+    /** Why lettuce's last reconnect attempt failed, until a connection is active again (for {@link #health()}). */
+    private volatile Throwable reconnectFailure;
+    private final reactor.core.Disposable reconnectEvents;
 
     private RedisProvider(RedisSettings settings) {
         this.settings = settings;
@@ -42,19 +49,50 @@ public final class RedisProvider implements Provider {
         RedisURI uri = RedisURI.create(settings.uri());
         uri.setTimeout(Duration.ofSeconds(10));
         this.client = RedisClient.create(uri);
-        client.setOptions(ClientOptions.builder().autoReconnect(true).build());
+        ClientOptions.Builder options = ClientOptions.builder().autoReconnect(true);
+        if (settings.tls() != null) {
+            options.sslOptions(sslOptions(settings.tls()));
+        }
+        client.setOptions(options.build());
+        // A reconnect that fails (a rotated password, a certificate the CA bundle no longer trusts) is only visible
+        // in lettuce's events: commands just wait. Keep the cause, so /readyz says what is wrong.
+        this.reconnectEvents = client.getResources().eventBus().get().subscribe(event -> {
+            if (event instanceof io.lettuce.core.event.connection.ReconnectFailedEvent failed) {
+                reconnectFailure = failed.getCause();
+            } else if (event instanceof io.lettuce.core.event.connection.ConnectionActivatedEvent) {
+                reconnectFailure = null;
+            }
+        });
         try {
             this.connection = client.connect();
         } catch (RuntimeException e) {
             // A client that never connected still holds event-loop threads: release them, or every failed
             // attempt (the operator retries each poll while a broker is down) leaks a thread pool.
+            reconnectEvents.dispose();
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            throw e;
+            String label = ConnectionFailure.label(e);
+            if (label.isEmpty()) {
+                throw e;
+            }
+            // One line that says what to fix; the URL is redacted, the cause keeps lettuce's own detail.
+            throw new RedisConnectionException(label + "redis at " + settings.redactedUri() + ": " + cause(e), e);
         }
         this.jobs = new RedisJobs(this);
         this.delays = new RedisDelays(this, null);
         this.dedupe = new RedisDedupe(this, null);
         this.topics = new RedisTopics(this);
+    }
+
+    /**
+     * The CA bundle and client certificate, read when lettuce builds each connection's TLS context: lettuce keeps
+     * the factories, so a rotation reaches new connections of a new provider (the operator makes one per retry).
+     */
+    private static SslOptions sslOptions(BrokerTls tls) {
+        SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider().trustManager(tls.trustManagers());
+        if (tls.hasClientCertificate()) {
+            ssl.keyManager(tls.keyManagers());
+        }
+        return ssl.build();
     }
 
     public static RedisProvider connect(String uri) {
@@ -135,9 +173,15 @@ public final class RedisProvider implements Provider {
             Thread.currentThread().interrupt();
             return ProviderHealth.down("redis at " + settings.redactedUri() + ": health check interrupted");
         } catch (java.util.concurrent.TimeoutException e) {
+            Throwable reconnect = reconnectFailure;
+            if (reconnect != null) {
+                return ProviderHealth.down(ConnectionFailure.label(reconnect) + "redis at " + settings.redactedUri()
+                        + " cannot reconnect: " + cause(reconnect));
+            }
             return ProviderHealth.down("redis at " + settings.redactedUri() + " did not answer PING within 2 s");
         } catch (Exception e) {
-            return ProviderHealth.down("redis at " + settings.redactedUri() + " unreachable: " + cause(e));
+            return ProviderHealth.down(ConnectionFailure.label(e) + "redis at " + settings.redactedUri() + " unreachable: "
+                    + cause(e));
         }
     }
 
@@ -158,6 +202,7 @@ public final class RedisProvider implements Provider {
 
     @Override
     public void close() {
+        reconnectEvents.dispose();
         connection.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }

@@ -1,5 +1,6 @@
 package dev.backstage.runtime.redis;
 
+import dev.backstage.runtime.spi.BrokerTls;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.ProviderSettings;
 import java.time.Duration;
@@ -17,20 +18,26 @@ import java.util.Set;
  * @param blockTimeout       how long one XREADGROUP blocks when the streams are empty
  * @param ackFlushInterval   acks are batched per stream and flushed this often, or at {@code ackBatchSize}
  * @param promotionInterval  how often due delayed jobs are promoted (keeps lateness well under 1 s)
+ * @param tls                CA bundle and client certificate for {@code rediss://} (options tlsCaFile, tlsCertFile,
+ *                           tlsKeyFile); null for the JDK's default roots and no client certificate
  * @param deadWorkerTimeout  a Java worker that has not written its heartbeat for this long is dead: its
  *                           pending entries are taken at once instead of after {@code idleTimeout}
  */
 public record RedisSettings(
         String uri, String prefix, String consumerGroup, Duration idleTimeout, Duration reclaimInterval,
         Duration blockTimeout, boolean deleteOnAck, int ackBatchSize, Duration ackFlushInterval,
-        Duration promotionInterval, int promotionBatch, Duration deadWorkerTimeout) {
+        Duration promotionInterval, int promotionBatch, Duration deadWorkerTimeout, BrokerTls tls) {
 
     private static final Set<String> OPTIONS = Set.of("idleTimeoutMs", "reclaimIntervalMs", "blockTimeoutMs",
-            "deleteOnAck", "ackBatchSize", "ackFlushIntervalMs", "promotionIntervalMs", "promotionBatch", "deadWorkerTimeoutMs");
+            "deleteOnAck", "ackBatchSize", "ackFlushIntervalMs", "promotionIntervalMs", "promotionBatch", "deadWorkerTimeoutMs",
+            BrokerTls.OPT_CA_FILE, BrokerTls.OPT_CERT_FILE, BrokerTls.OPT_KEY_FILE);
 
     public RedisSettings {
         if (!uri.startsWith("redis://") && !uri.startsWith("rediss://")) {
             throw new ConfigurationException("a Redis URL starts with redis:// or rediss://, e.g. redis://127.0.0.1:6379");
+        }
+        if (tls != null && !uri.startsWith("rediss://")) {
+            throw new ConfigurationException("TLS files are set but the Redis URL is not rediss://; use rediss://host:port");
         }
         positive(idleTimeout, "idleTimeout");
         positive(reclaimInterval, "reclaimInterval");
@@ -52,7 +59,7 @@ public record RedisSettings(
     public static RedisSettings of(String uri) {
         return new RedisSettings(uri, ProviderSettings.DEFAULT_PREFIX, ProviderSettings.DEFAULT_GROUP,
                 Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofSeconds(1), false, 100,
-                Duration.ofMillis(50), Duration.ofMillis(100), 500, Duration.ofSeconds(10));
+                Duration.ofMillis(50), Duration.ofMillis(100), 500, Duration.ofSeconds(10), null);
     }
 
     public static RedisSettings from(ProviderSettings settings) {
@@ -69,7 +76,7 @@ public record RedisSettings(
                 Integer.parseInt(o.getOrDefault("ackBatchSize", "100")), ms(o, "ackFlushIntervalMs", d.ackFlushInterval),
                 ms(o, "promotionIntervalMs", d.promotionInterval),
                 Integer.parseInt(o.getOrDefault("promotionBatch", "500")),
-                ms(o, "deadWorkerTimeoutMs", d.deadWorkerTimeout));
+                ms(o, "deadWorkerTimeoutMs", d.deadWorkerTimeout), BrokerTls.from(o).orElse(null));
     }
 
     private static Duration ms(Map<String, String> options, String key, Duration fallback) {
@@ -83,37 +90,42 @@ public record RedisSettings(
 
     public RedisSettings withPrefix(String value) {
         return new RedisSettings(uri, value, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
     }
 
     public RedisSettings withGroup(String value) {
         return new RedisSettings(uri, prefix, value, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
     }
 
     public RedisSettings withIdleTimeout(Duration value) {
         return new RedisSettings(uri, prefix, consumerGroup, value, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
     }
 
     public RedisSettings withReclaimInterval(Duration value) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, value, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
     }
 
     public RedisSettings withDeleteOnAck(boolean value) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, value,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
     }
 
     public RedisSettings withAckBatching(int batchSize, Duration flushInterval) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                batchSize, flushInterval, promotionInterval, promotionBatch, deadWorkerTimeout);
+                batchSize, flushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
+    }
+
+    public RedisSettings withTls(BrokerTls value) {
+        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, value);
     }
 
     public RedisSettings withDeadWorkerTimeout(Duration value) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, value);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, value, tls);
     }
 
     public String redactedUri() {
