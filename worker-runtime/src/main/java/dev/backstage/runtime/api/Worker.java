@@ -8,6 +8,7 @@ import dev.backstage.runtime.core.TaskRegistry;
 import dev.backstage.runtime.core.WorkerEngine;
 import dev.backstage.runtime.core.WorkerMetrics;
 import dev.backstage.runtime.core.WorkerSettings;
+import dev.backstage.runtime.spi.BroadcastCapability;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.Provider;
@@ -85,6 +86,23 @@ public final class Worker implements AutoCloseable {
         return engine.publish(topic, payload);
     }
 
+    /**
+     * Sends {@code payload} under {@code task} to every running worker that registered {@link #onBroadcast} for
+     * it (needs the broadcast capability). Workers that start later, or are down meanwhile, do not receive it.
+     */
+    public String broadcast(String task, Object payload) {
+        return engine.broadcast(task, payload);
+    }
+
+    /**
+     * Runs {@code handler} on this worker for every broadcast of {@code task} sent after {@link #start()}; settled
+     * by the topic rule (a failure is retried on this worker only). Needs the broadcast capability.
+     */
+    public <T> Worker onBroadcast(String task, Class<T> payloadType, BroadcastHandler<T> handler) {
+        engine.onBroadcast(task, payloadType, handler);
+        return this;
+    }
+
     /** Checks capabilities, logs the capability report and starts consuming. */
     public Worker start() {
         engine.start();
@@ -139,6 +157,7 @@ public final class Worker implements AutoCloseable {
         private DelaysCapability delays;
         private DedupeCapability dedupe;
         private TopicsCapability topics;
+        private BroadcastCapability broadcast;
         private final List<AutoCloseable> owned = new ArrayList<>();
         private List<String> queues = List.of();
         private String consumerId;
@@ -174,6 +193,13 @@ public final class Worker implements AutoCloseable {
 
         public Builder topics(TopicsCapability value) {
             this.topics = value;
+            own(value);
+            return this;
+        }
+
+        /** Supplies broadcast from another backend; closed with the worker when it is {@link AutoCloseable}. */
+        public Builder broadcast(BroadcastCapability value) {
+            this.broadcast = value;
             own(value);
             return this;
         }
@@ -266,7 +292,7 @@ public final class Worker implements AutoCloseable {
             }
             TaskRegistry registry = new TaskRegistry();
             PayloadCodec codec = objectMapper == null ? PayloadCodec.defaults() : new PayloadCodec(objectMapper);
-            CapabilitySet capabilities = new CapabilitySet(provider, delays, dedupe, topics);
+            CapabilitySet capabilities = new CapabilitySet(provider, delays, dedupe, topics, broadcast);
             WorkerSettings settings = new WorkerSettings(queues, consumerId == null ? defaultConsumerId() : consumerId,
                     concurrency, effectivePrefetch, maxDeliveries, backoff, shutdownGrace,
                     unknownTaskPolicy, hardTimeout);

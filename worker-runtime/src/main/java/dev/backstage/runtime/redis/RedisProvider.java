@@ -1,6 +1,7 @@
 package dev.backstage.runtime.redis;
 
 import dev.backstage.runtime.spi.BacklogProbe;
+import dev.backstage.runtime.spi.BroadcastCapability;
 import dev.backstage.runtime.spi.DeadLetterQueue;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.DelaysCapability;
@@ -20,7 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Redis Streams provider (the default): jobs, delays, dedupe and topics on one Redis, wire-compatible
+ * The Redis Streams provider (the default): jobs, delays, dedupe, topics and broadcast on one Redis, wire-compatible
  * with the seed TS/Go SDKs (WIRE.md §8).
  *
  * <p>One shared connection carries every non-blocking command (lettuce pipelines them); each consumer
@@ -35,6 +36,7 @@ public final class RedisProvider implements Provider {
     private final RedisDelays delays;
     private final RedisDedupe dedupe;
     private final RedisTopics topics;
+    private final RedisBroadcast broadcast;
 
     private RedisProvider(RedisSettings settings) {
         this.settings = settings;
@@ -55,6 +57,7 @@ public final class RedisProvider implements Provider {
         this.delays = new RedisDelays(this, null);
         this.dedupe = new RedisDedupe(this, null);
         this.topics = new RedisTopics(this);
+        this.broadcast = new RedisBroadcast(this);
     }
 
     public static RedisProvider connect(String uri) {
@@ -109,6 +112,11 @@ public final class RedisProvider implements Provider {
     @Override
     public Optional<TopicsCapability> topics() {
         return Optional.of(topics);
+    }
+
+    @Override
+    public Optional<BroadcastCapability> broadcast() {
+        return Optional.of(broadcast);
     }
 
     @Override

@@ -95,4 +95,47 @@ final class RedisScripts {
             redis.call('XDEL', KEYS[1], ARGV[1])
             return id
             """;
+
+    /**
+     * A worker's broadcast group and its consumer, in one step: {@code XGROUP CREATE … $ MKSTREAM} (an existing
+     * group is kept, BUSYGROUP) then {@code XGROUP CREATECONSUMER}, so no other worker's cleanup ever sees the
+     * new group without a consumer and destroys it. KEYS[1] = the broadcast stream; ARGV = group, consumer.
+     */
+    static final String BROADCAST_JOIN = """
+            local created = redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], '$', 'MKSTREAM')
+            if type(created) == 'table' and created.err and not string.find(created.err, 'BUSYGROUP') then
+              return created
+            end
+            redis.call('XGROUP', 'CREATECONSUMER', KEYS[1], ARGV[1], ARGV[2])
+            return 'OK'
+            """;
+
+    /**
+     * The seed's broadcast cleanup (WIRE.md §1.13), atomically: every group on the stream other than the caller's
+     * whose name starts with ARGV[3] and that has no consumer, or only consumers idle for at least ARGV[2] ms, is
+     * destroyed. KEYS[1] = the broadcast stream; ARGV = own group, idle threshold ms, group-name prefix. Returns
+     * the destroyed group names.
+     */
+    static final String BROADCAST_CLEANUP = """
+            local destroyed = {}
+            if redis.call('EXISTS', KEYS[1]) == 0 then return destroyed end
+            local threshold = tonumber(ARGV[2])
+            for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+              local name
+              for i = 1, #g, 2 do if g[i] == 'name' then name = g[i + 1] end end
+              if name ~= ARGV[1] and string.sub(name, 1, #ARGV[3]) == ARGV[3] then
+                local stale = true
+                for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], name)) do
+                  for i = 1, #c, 2 do
+                    if c[i] == 'idle' and tonumber(c[i + 1]) < threshold then stale = false end
+                  end
+                end
+                if stale then
+                  redis.call('XGROUP', 'DESTROY', KEYS[1], name)
+                  table.insert(destroyed, name)
+                end
+              end
+            end
+            return destroyed
+            """;
 }
