@@ -164,6 +164,18 @@ class RedisBroadcastTest extends BroadcastContract {
         await().atMost(WAIT).until(() -> groups().equals(Set.of("broadcast-live", "someone-else")));
     }
 
+    @Test
+    void givenATaskModuleThatRegistersABroadcastHandlerThenTheContainerWorkerListens() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Worker worker = builder().consumerId("module").build();
+        workers.add(worker);
+        new dev.backstage.runtime.main.ModuleBinder(worker).install(binder -> binder.broadcast("config.reload",
+                Map.class, (ctx, p) -> seen.add(ctx.task() + "=" + p.get("version"))));
+        worker.start();
+        worker.broadcast("config.reload", Map.of("version", 7));
+        await().atMost(WAIT).until(() -> seen.equals(List.of("config.reload=7")));
+    }
+
     private Set<String> groups() {
         return cli.xinfoGroups(stream()).stream().map(g -> g.get("name")).collect(Collectors.toSet());
     }
