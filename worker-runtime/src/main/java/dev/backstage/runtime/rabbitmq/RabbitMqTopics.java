@@ -8,7 +8,6 @@ import dev.backstage.runtime.api.Subscription;
 import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicSink;
 import dev.backstage.runtime.spi.TopicsCapability;
-import java.time.Duration;
 import java.util.Date;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
@@ -128,21 +127,5 @@ final class RabbitMqTopics implements TopicsCapability {
                 .messageId(messageId)
                 .timestamp(new Date())
                 .build();
-    }
-
-    RabbitMqNames names() {
-        return names;
-    }
-
-    ObjectMapper mapper() {
-        return mapper;
-    }
-
-    ConfirmingPublisher publisher() {
-        return publisher;
-    }
-
-    Duration confirmTimeout() {
-        return publisher.confirmTimeout();
     }
 }
