@@ -176,6 +176,18 @@ class RedisBroadcastTest extends BroadcastContract {
         await().atMost(WAIT).until(() -> seen.equals(List.of("config.reload=7")));
     }
 
+    @Test
+    void givenItsGroupDestroyedBySomeoneElseThenTheListenerRecreatesItAndKeepsReceiving() {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Worker worker = started("healed", seen);
+        cli.run("XGROUP", "DESTROY", stream(), "broadcast-healed"); // what a seed's cleanup may do
+        // The next blocking read answers NOGROUP; the listener joins again (at the end) and reads on.
+        await().atMost(WAIT).until(() -> groups().contains("broadcast-healed"));
+        worker.broadcast("cache.invalidate", Map.of("key", "after-destroy"));
+        await().atMost(WAIT).until(() -> seen.equals(List.of("after-destroy@1")));
+        assertListeners(List.of("healed"));
+    }
+
     private Set<String> groups() {
         return cli.xinfoGroups(stream()).stream().map(g -> g.get("name")).collect(Collectors.toSet());
     }
