@@ -91,8 +91,7 @@ final class KafkaBroadcast implements BroadcastCapability {
         KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(null, "backstage-broadcast-" + consumerId,
                 "latest", 100);
         try {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic(), KafkaClients.ADMIN_TIMEOUT).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            List<TopicPartition> partitions = partitions(consumer);
             consumer.assign(partitions);
             consumer.seekToEnd(partitions);
             // Resolve the end offsets now, so every broadcast sent after listen() returns is read.
@@ -102,6 +101,28 @@ final class KafkaBroadcast implements BroadcastCapability {
             throw new KafkaBrokerException("cannot listen to broadcasts on " + topic(), e);
         }
         return new Listener(consumer, sink, consumerId).start();
+    }
+
+    /** The topic's partitions; right after its creation the metadata may not list them yet, so ask until it does. */
+    private List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> consumer) {
+        long deadline = System.nanoTime() + KafkaClients.ADMIN_TIMEOUT.toNanos();
+        while (true) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic(), KafkaClients.ADMIN_TIMEOUT).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            if (!partitions.isEmpty()) {
+                return partitions;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new KafkaBrokerException("topic " + topic() + " lists no partitions after "
+                        + KafkaClients.ADMIN_TIMEOUT.toSeconds() + " s", null);
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KafkaBrokerException("interrupted while waiting for the partitions of " + topic(), e);
+            }
+        }
     }
 
     private final class Listener implements TopicConsumer {
