@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * <p>Two choices differ from seed master, neither visible to a seed reader: a new group starts at {@code $} (the
  * end, as the seed's provider version does by default), not at {@code 0} (master replays the whole stream to
  * every new worker); and the stream is trimmed approximately to {@value #MAX_LENGTH} entries (master never trims).
- * An existing group (a worker restarted under the same consumer id) resumes where it stopped.
+ * An existing group (a worker restarted under the same consumer id) resumes where it stopped, and the entries its
+ * previous run read but never settled (a crash, a shutdown past its grace) are handed out again first.
  *
  * <p>Cleanup as the seed does it: when a listener starts and every {@link #DEFAULT_CLEANUP_INTERVAL}, each other
  * {@code broadcast-*} group with no consumer, or whose consumers have all been idle for {@link
@@ -80,7 +81,7 @@ final class RedisBroadcast implements BroadcastCapability {
         return new RedisGroupReader(provider, "broadcast", stream, Consumer.from(group, consumerId), sink,
                 new RedisGroupReader.Shape(body -> body.get("taskName"), "enqueuedAt", RedisBroadcast::malformed,
                         "null"),
-                join, cleanup).start();
+                join, cleanup, true).start();
     }
 
     /** Destroys other workers' stale broadcast groups; returns their names. */

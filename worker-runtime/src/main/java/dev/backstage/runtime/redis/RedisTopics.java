@@ -51,6 +51,6 @@ final class RedisTopics implements TopicsCapability {
         RedisGroupReader.Shape shape = new RedisGroupReader.Shape(body -> subscription.topic(), "publishedAt",
                 body -> Optional.empty(), null);
         return new RedisGroupReader(provider, "topic-" + subscription.topic(), stream, Consumer.from(group, consumerId),
-                sink, shape, null, null).start();
+                sink, shape, null, null, false).start();
     }
 }

@@ -188,6 +188,27 @@ class RedisBroadcastTest extends BroadcastContract {
         assertListeners(List.of("healed"));
     }
 
+    @Test
+    void givenAWorkerStoppedMidHandlerThenItsNextRunUnderTheSameIdGetsTheMessageAgain() throws Exception {
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+        Worker first = builder().consumerId("pod-a").shutdownGrace(Duration.ZERO).build();
+        first.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> {
+            running.countDown();
+            never.await(); // interrupted at shutdown: the run never settles
+        });
+        first.start();
+        first.broadcast("cache.invalidate", Map.of("key", "k"));
+        assertTrue(running.await(30, java.util.concurrent.TimeUnit.SECONDS));
+        first.close();
+        assertEquals(1, cli.xpendingCount(stream(), "broadcast-pod-a"), "left pending by the stopped run");
+
+        List<String> seen = new CopyOnWriteArrayList<>();
+        started("pod-a", seen);
+        await().atMost(WAIT).until(() -> seen.equals(List.of("k@2")));
+        assertListeners(List.of("pod-a"));
+    }
+
     private Set<String> groups() {
         return cli.xinfoGroups(stream()).stream().map(g -> g.get("name")).collect(Collectors.toSet());
     }
