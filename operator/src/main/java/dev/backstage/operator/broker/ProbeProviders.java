@@ -4,7 +4,7 @@ import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.topology.ConnectionSecrets;
 import dev.backstage.operator.topology.SecretScrubber;
 import dev.backstage.operator.topology.TopologyProblem;
-import dev.backstage.runtime.api.ConfigurationException;
+import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import java.time.Clock;

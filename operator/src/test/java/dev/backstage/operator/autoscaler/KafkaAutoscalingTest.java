@@ -22,7 +22,7 @@ import dev.backstage.operator.model.SuppliedCapabilities;
 import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.operator.testing.OperatorTestHarness;
 import dev.backstage.operator.topology.TopologySettings;
-import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;

@@ -2,7 +2,7 @@ package dev.backstage.operator.autoscaler;
 
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.testing.BackstageFixtures;
-import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
@@ -15,8 +15,8 @@ import io.lettuce.core.Consumer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.StreamMessage;
-import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
+import io.lettuce.core.XReadArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package dev.backstage.runtime.api;
 
+import dev.backstage.runtime.spi.BackstageException;
+
 /**
  * A call (or the worker's start-up) needs a capability that neither the provider nor a supplied
  * backend offers. The message names the provider, the capability and what to supply.

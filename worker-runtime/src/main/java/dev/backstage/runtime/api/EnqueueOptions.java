@@ -1,5 +1,8 @@
 package dev.backstage.runtime.api;
 
+import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.ConfigurationException;
+import dev.backstage.runtime.spi.JobMeta;
 import java.time.Duration;
 
 /**

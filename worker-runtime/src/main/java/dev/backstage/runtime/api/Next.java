@@ -1,5 +1,6 @@
 package dev.backstage.runtime.api;
 
+import dev.backstage.runtime.spi.ConfigurationException;
 import java.time.Duration;
 import java.util.Objects;
 

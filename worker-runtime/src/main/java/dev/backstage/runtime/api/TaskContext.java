@@ -1,5 +1,6 @@
 package dev.backstage.runtime.api;
 
+import dev.backstage.runtime.spi.JobMeta;
 import java.time.Instant;
 
 /** What a handler knows about the delivery it is running. */

@@ -1,5 +1,7 @@
 package dev.backstage.runtime.api;
 
+import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.ConfigurationException;
 import java.time.Duration;
 
 /**

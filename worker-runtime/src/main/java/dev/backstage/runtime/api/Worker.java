@@ -1,30 +1,29 @@
 package dev.backstage.runtime.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.backstage.runtime.core.CapabilitySet;
-import dev.backstage.runtime.core.PayloadCodec;
-import dev.backstage.runtime.core.RetryPolicy;
-import dev.backstage.runtime.core.TaskRegistry;
-import dev.backstage.runtime.core.WorkerEngine;
-import dev.backstage.runtime.core.WorkerMetrics;
-import dev.backstage.runtime.core.WorkerSettings;
+import dev.backstage.runtime.spi.Backoff;
 import dev.backstage.runtime.spi.BroadcastCapability;
+import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.Provider;
+import dev.backstage.runtime.spi.Subscription;
 import dev.backstage.runtime.spi.TopicsCapability;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A Backstage worker: register tasks by name, then {@link #run()} until SIGTERM (or {@link #start()}
  * and {@link #close()} yourself). The same object is a producer ({@link #enqueue}).
+ *
+ * <p>This package only declares the worker; {@link Builder#build()} gets the implementation from the
+ * {@link WorkerFactory} on the class path (the runtime's core), so {@code api} never depends on {@code core}.
  *
  * <p>Delivery is at-least-once: a handler may run more than once for the same job (after a crash, a
  * lost ack or a timeout). Use {@link TaskContext#jobId()} as the idempotency key where that matters.
@@ -37,122 +36,82 @@ import java.util.Objects;
  * }
  * }</pre>
  */
-public final class Worker implements AutoCloseable {
-    private final TaskRegistry registry;
-    private final WorkerEngine engine;
+public interface Worker extends AutoCloseable {
 
-    private Worker(TaskRegistry registry, WorkerEngine engine) {
-        this.registry = registry;
-        this.engine = engine;
-    }
-
-    public static Builder builder() {
+    static Builder builder() {
         return new Builder();
     }
 
-    public <T> Worker register(String taskName, Class<T> payloadType, TaskHandler<T> handler) {
+    default <T> Worker register(String taskName, Class<T> payloadType, TaskHandler<T> handler) {
         return register(taskName, payloadType, TaskOptions.defaults(), handler);
     }
 
-    public <T> Worker register(String taskName, Class<T> payloadType, TaskOptions options, TaskHandler<T> handler) {
-        registry.register(taskName, payloadType, options, handler);
-        return this;
+    <T> Worker register(String taskName, Class<T> payloadType, TaskOptions options, TaskHandler<T> handler);
+
+    <T> Worker subscribe(Subscription subscription, Class<T> payloadType, TopicHandler<T> handler);
+
+    default EnqueueResult enqueue(String taskName, Object payload) {
+        return producer().enqueue(taskName, payload, EnqueueOptions.defaults());
     }
 
-    public <T> Worker subscribe(Subscription subscription, Class<T> payloadType, TopicHandler<T> handler) {
-        engine.subscribe(subscription, payloadType, handler);
-        return this;
-    }
-
-    public EnqueueResult enqueue(String taskName, Object payload) {
-        return engine.producer().enqueue(taskName, payload, EnqueueOptions.defaults());
-    }
-
-    public EnqueueResult enqueue(String taskName, Object payload, EnqueueOptions options) {
-        return engine.producer().enqueue(taskName, payload, options);
+    default EnqueueResult enqueue(String taskName, Object payload, EnqueueOptions options) {
+        return producer().enqueue(taskName, payload, options);
     }
 
     /** Enqueue with a delay (needs the delays capability). */
-    public EnqueueResult schedule(String taskName, Object payload, Duration delay) {
+    default EnqueueResult schedule(String taskName, Object payload, Duration delay) {
         return enqueue(taskName, payload, EnqueueOptions.defaults().delay(delay));
     }
 
-    public EnqueueResult schedule(String taskName, Object payload, Duration delay, EnqueueOptions options) {
+    default EnqueueResult schedule(String taskName, Object payload, Duration delay, EnqueueOptions options) {
         return enqueue(taskName, payload, options.delay(delay));
     }
 
     /** Publish to a topic (needs the topics capability). */
-    public String publish(String topic, Object payload) {
-        return engine.publish(topic, payload);
-    }
+    String publish(String topic, Object payload);
 
     /**
      * Sends {@code payload} under {@code task} to every running worker that registered {@link #onBroadcast} for
-     * it (needs the broadcast capability). Workers that start later, or are down meanwhile, do not receive it.
+     * it (needs the broadcast capability); returns the broker's message id. Workers that start later, or are down
+     * meanwhile, do not receive it.
      */
-    public String broadcast(String task, Object payload) {
-        return engine.broadcast(task, payload);
-    }
+    String broadcast(String task, Object payload);
 
     /**
      * Runs {@code handler} on this worker for every broadcast of {@code task} sent after {@link #start()}; settled
      * by the topic rule (a failure is retried on this worker only). Needs the broadcast capability.
      */
-    public <T> Worker onBroadcast(String task, Class<T> payloadType, BroadcastHandler<T> handler) {
-        engine.onBroadcast(task, payloadType, handler);
-        return this;
-    }
+    <T> Worker onBroadcast(String task, Class<T> payloadType, BroadcastHandler<T> handler);
 
     /** Checks capabilities, logs the capability report and starts consuming. */
-    public Worker start() {
-        engine.start();
-        return this;
-    }
+    Worker start();
 
     /** Starts (if needed), installs a SIGTERM hook and blocks until shut down. */
-    public void run() throws InterruptedException {
-        Thread hook = new Thread(engine::shutdown, "backstage-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        engine.run();
-    }
+    void run() throws InterruptedException;
 
-    public boolean isRunning() {
-        return engine.isRunning();
-    }
+    boolean isRunning();
 
     /**
      * Why this worker can no longer take work (a consumer loop, the reclaimer or the delay promoter stopped
      * for good), or empty while it works. A process should exit (or fail its liveness probe) on it.
      */
-    public java.util.Optional<String> failure() {
-        return engine.failure();
-    }
+    Optional<String> failure();
 
-    public int inFlight() {
-        return engine.inFlight();
-    }
+    int inFlight();
 
-    public WorkerMetrics.Totals totals() {
-        return engine.metrics().totals();
-    }
+    WorkerTotals totals();
 
-    public String capabilityReport() {
-        return engine.capabilities().report();
-    }
+    String capabilityReport();
 
     /** The producer side alone, e.g. for a CLI or a web request handler. */
-    public Producer producer() {
-        return engine.producer();
-    }
+    Producer producer();
 
     /** Graceful shutdown within the configured grace period. */
     @Override
-    public void close() {
-        engine.shutdown();
-    }
+    void close();
 
     /** Builds a {@link Worker}; everything but the provider has a default. */
-    public static final class Builder {
+    final class Builder {
         private Provider provider;
         private DelaysCapability delays;
         private DedupeCapability dedupe;
@@ -163,8 +122,8 @@ public final class Worker implements AutoCloseable {
         private String consumerId;
         private int concurrency = 50;
         private Integer prefetch;
-        private int maxDeliveries = RetryPolicy.DEFAULT_MAX_DELIVERIES;
-        private Backoff backoff = RetryPolicy.DEFAULT_BACKOFF;
+        private int maxDeliveries = WorkerOptions.DEFAULT_MAX_DELIVERIES;
+        private Backoff backoff = WorkerOptions.DEFAULT_BACKOFF;
         private Duration shutdownGrace = Duration.ofSeconds(30);
         private UnknownTaskPolicy unknownTaskPolicy = UnknownTaskPolicy.DEAD_LETTER;
         private Duration hardTimeout;
@@ -290,15 +249,11 @@ public final class Worker implements AutoCloseable {
             for (String queue : queues) {
                 EnqueueOptions.onQueue(queue); // validates the name
             }
-            TaskRegistry registry = new TaskRegistry();
-            PayloadCodec codec = objectMapper == null ? PayloadCodec.defaults() : new PayloadCodec(objectMapper);
-            CapabilitySet capabilities = new CapabilitySet(provider, delays, dedupe, topics, broadcast);
-            WorkerSettings settings = new WorkerSettings(queues, consumerId == null ? defaultConsumerId() : consumerId,
-                    concurrency, effectivePrefetch, maxDeliveries, backoff, shutdownGrace,
-                    unknownTaskPolicy, hardTimeout);
-            WorkerEngine engine = new WorkerEngine(provider, capabilities, settings, registry, codec,
-                    meterRegistry == null ? new SimpleMeterRegistry() : meterRegistry, owned);
-            return new Worker(registry, engine);
+            WorkerOptions options = new WorkerOptions(provider, delays, dedupe, topics, broadcast, List.copyOf(owned),
+                    queues, consumerId == null ? defaultConsumerId() : consumerId, concurrency, effectivePrefetch,
+                    maxDeliveries, backoff, shutdownGrace, unknownTaskPolicy, hardTimeout, meterRegistry,
+                    objectMapper);
+            return WorkerFactory.load().create(options);
         }
 
         private static void require(boolean condition, String message) {

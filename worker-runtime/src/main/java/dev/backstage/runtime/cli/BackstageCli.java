@@ -1,8 +1,8 @@
 package dev.backstage.runtime.cli;
 
-import dev.backstage.runtime.api.BackstageException;
-import picocli.CommandLine;
+import dev.backstage.runtime.spi.BackstageException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * {@code backstage}: enqueue and schedule jobs, inspect backlog, list and redrive dead letters, on any

@@ -1,6 +1,6 @@
 package dev.backstage.runtime.cli;
 
-import dev.backstage.runtime.api.ConfigurationException;
+import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;

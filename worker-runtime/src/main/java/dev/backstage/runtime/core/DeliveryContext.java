@@ -1,8 +1,8 @@
 package dev.backstage.runtime.core;
 
-import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.api.TaskContext;
 import dev.backstage.runtime.spi.Delivery;
+import dev.backstage.runtime.spi.JobMeta;
 import java.time.Instant;
 
 /** The {@link TaskContext} a handler sees, backed by the provider's delivery. */

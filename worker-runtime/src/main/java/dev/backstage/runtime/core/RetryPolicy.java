@@ -1,8 +1,8 @@
 package dev.backstage.runtime.core;
 
-import dev.backstage.runtime.api.Backoff;
-import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.api.TaskOptions;
+import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.JobMeta;
 import java.time.Duration;
 
 /**
@@ -14,8 +14,6 @@ import java.time.Duration;
  * job that always fails therefore runs {@code max + 1} times.
  */
 public record RetryPolicy(int maxDeliveries, Backoff defaultBackoff) {
-    public static final int DEFAULT_MAX_DELIVERIES = 5;
-    public static final Backoff DEFAULT_BACKOFF = Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(5));
 
     public sealed interface Decision permits Retry, DeadLetter {}
 

@@ -1,9 +1,9 @@
 package dev.backstage.runtime.core;
 
-import dev.backstage.runtime.api.ConfigurationException;
 import dev.backstage.runtime.api.DuplicateTaskException;
 import dev.backstage.runtime.api.TaskHandler;
 import dev.backstage.runtime.api.TaskOptions;
+import dev.backstage.runtime.spi.ConfigurationException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;

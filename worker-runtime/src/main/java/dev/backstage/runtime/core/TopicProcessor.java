@@ -1,9 +1,9 @@
 package dev.backstage.runtime.core;
 
-import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.api.TaskOptions;
 import dev.backstage.runtime.api.TopicContext;
 import dev.backstage.runtime.api.TopicHandler;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.TopicDelivery;
 import dev.backstage.runtime.spi.TopicSink;
 import java.time.Duration;

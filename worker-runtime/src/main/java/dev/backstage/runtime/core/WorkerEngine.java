@@ -1,14 +1,14 @@
 package dev.backstage.runtime.core;
 
-import dev.backstage.runtime.api.BackstageException;
 import dev.backstage.runtime.api.BroadcastHandler;
 import dev.backstage.runtime.api.Capability;
-import dev.backstage.runtime.api.Subscription;
 import dev.backstage.runtime.api.TopicHandler;
+import dev.backstage.runtime.spi.BackstageException;
 import dev.backstage.runtime.spi.ConsumerSettings;
 import dev.backstage.runtime.spi.JobConsumer;
 import dev.backstage.runtime.spi.Liveness;
 import dev.backstage.runtime.spi.Provider;
+import dev.backstage.runtime.spi.Subscription;
 import dev.backstage.runtime.spi.TopicConsumer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;

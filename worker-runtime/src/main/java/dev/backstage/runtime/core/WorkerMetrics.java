@@ -1,5 +1,6 @@
 package dev.backstage.runtime.core;
 
+import dev.backstage.runtime.api.WorkerTotals;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -67,9 +68,7 @@ public final class WorkerMetrics {
     }
 
     /** Totals since start, for progress lines and tests. */
-    public record Totals(long deliveries, long acks, long retries, long deadLetters) {}
-
-    public Totals totals() {
-        return new Totals(deliveryCount.get(), ackCount.get(), retryCount.get(), deadLetterCount.get());
+    public WorkerTotals totals() {
+        return new WorkerTotals(deliveryCount.get(), ackCount.get(), retryCount.get(), deadLetterCount.get());
     }
 }

@@ -1,7 +1,7 @@
 package dev.backstage.runtime.core;
 
-import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.UnknownTaskPolicy;
+import dev.backstage.runtime.spi.Backoff;
 import java.time.Duration;
 import java.util.List;
 

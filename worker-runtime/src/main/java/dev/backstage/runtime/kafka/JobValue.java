@@ -1,6 +1,6 @@
 package dev.backstage.runtime.kafka;
 
-import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 
 /**

@@ -1,6 +1,6 @@
 package dev.backstage.runtime.kafka;
 
-import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.core.NamedThreads;
 import dev.backstage.runtime.spi.BroadcastCapability;
 import dev.backstage.runtime.spi.OutgoingJob;

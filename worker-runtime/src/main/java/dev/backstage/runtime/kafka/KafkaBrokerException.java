@@ -1,6 +1,6 @@
 package dev.backstage.runtime.kafka;
 
-import dev.backstage.runtime.api.BackstageException;
+import dev.backstage.runtime.spi.BackstageException;
 
 /** A Kafka call failed (broker unreachable, topic creation refused, produce not acknowledged…). */
 public final class KafkaBrokerException extends BackstageException {

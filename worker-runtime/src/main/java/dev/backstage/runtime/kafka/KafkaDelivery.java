@@ -2,9 +2,9 @@ package dev.backstage.runtime.kafka;
 
 import dev.backstage.runtime.api.Capability;
 import dev.backstage.runtime.api.CapabilityMissingException;
-import dev.backstage.runtime.api.JobMeta;
-import dev.backstage.runtime.spi.Delivery;
 import dev.backstage.runtime.spi.DelaysCapability;
+import dev.backstage.runtime.spi.Delivery;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

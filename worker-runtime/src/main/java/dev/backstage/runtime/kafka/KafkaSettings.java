@@ -1,6 +1,6 @@
 package dev.backstage.runtime.kafka;
 
-import dev.backstage.runtime.api.ConfigurationException;
+import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.ProviderSettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.backstage.runtime.kafka;
 
-import dev.backstage.runtime.api.StartPosition;
-import dev.backstage.runtime.api.Subscription;
+import dev.backstage.runtime.spi.StartPosition;
+import dev.backstage.runtime.spi.Subscription;
 import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicSink;
 import dev.backstage.runtime.spi.TopicsCapability;

@@ -1,9 +1,6 @@
 package dev.backstage.runtime.main;
 
 import dev.backstage.runtime.api.BroadcastHandler;
-import dev.backstage.runtime.api.ConfigurationException;
-import dev.backstage.runtime.api.StartPosition;
-import dev.backstage.runtime.api.Subscription;
 import dev.backstage.runtime.api.TaskBinder;
 import dev.backstage.runtime.api.TaskHandler;
 import dev.backstage.runtime.api.TaskModule;
@@ -11,6 +8,9 @@ import dev.backstage.runtime.api.TaskOptions;
 import dev.backstage.runtime.api.TopicHandler;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.config.RuntimeConfig;
+import dev.backstage.runtime.spi.ConfigurationException;
+import dev.backstage.runtime.spi.StartPosition;
+import dev.backstage.runtime.spi.Subscription;
 import java.util.HashMap;
 import java.util.Map;
 

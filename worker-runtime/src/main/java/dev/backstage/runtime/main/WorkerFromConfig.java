@@ -1,11 +1,11 @@
 package dev.backstage.runtime.main;
 
-import dev.backstage.runtime.api.Backoff;
-import dev.backstage.runtime.api.ConfigurationException;
 import dev.backstage.runtime.api.TaskModule;
 import dev.backstage.runtime.api.UnknownTaskPolicy;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.config.RuntimeConfig;
+import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.Provider;
@@ -15,7 +15,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.function.Function;
 

@@ -130,7 +130,7 @@ final class BrokerAdmin {
     }
 
     /** A broker call failed; {@link #replyCode()} tells e.g. 404 NOT_FOUND from 406 PRECONDITION_FAILED. */
-    static final class BrokerCallException extends dev.backstage.runtime.api.BackstageException {
+    static final class BrokerCallException extends dev.backstage.runtime.spi.BackstageException {
         private final int replyCode;
 
         BrokerCallException(String message, int replyCode, Throwable cause) {

@@ -1,6 +1,6 @@
 package dev.backstage.runtime.rabbitmq;
 
-import dev.backstage.runtime.api.BackstageException;
+import dev.backstage.runtime.spi.BackstageException;
 
 /** The broker cannot be reached right now (connection lost and recovering, or never reached). */
 public final class BrokerUnavailableException extends BackstageException {

@@ -1,6 +1,6 @@
 package dev.backstage.runtime.rabbitmq;
 
-import dev.backstage.runtime.api.ConfigurationException;
+import dev.backstage.runtime.spi.ConfigurationException;
 import java.util.Locale;
 
 /**

@@ -1,7 +1,7 @@
 package dev.backstage.runtime.rabbitmq;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.JobMeta;
 
 /**
  * A job message as read from a queue (WIRE.md §3): {@code queue, taskName, payload, enqueuedAt, meta,

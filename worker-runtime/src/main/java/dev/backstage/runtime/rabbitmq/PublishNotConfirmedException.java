@@ -1,6 +1,6 @@
 package dev.backstage.runtime.rabbitmq;
 
-import dev.backstage.runtime.api.BackstageException;
+import dev.backstage.runtime.spi.BackstageException;
 
 /**
  * The broker did not confirm a publish: it refused it (basic.nack), returned it as unroutable, the

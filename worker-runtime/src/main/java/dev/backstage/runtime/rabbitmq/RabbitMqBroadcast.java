@@ -2,7 +2,7 @@ package dev.backstage.runtime.rabbitmq;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.Connection;
-import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.BroadcastCapability;
 import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.TopicConsumer;

@@ -46,7 +46,7 @@ final class RabbitMqConnections implements AutoCloseable {
         try {
             factory.setUri(settings.url());
         } catch (Exception e) {
-            throw new dev.backstage.runtime.api.ConfigurationException(
+            throw new dev.backstage.runtime.spi.ConfigurationException(
                     "rabbitmq URL " + settings.redactedUrl() + " is not usable: " + e.getMessage(), e);
         }
         factory.setAutomaticRecoveryEnabled(true);

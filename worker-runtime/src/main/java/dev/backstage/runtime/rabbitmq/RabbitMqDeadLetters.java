@@ -2,7 +2,7 @@ package dev.backstage.runtime.rabbitmq;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
-import dev.backstage.runtime.api.BackstageException;
+import dev.backstage.runtime.spi.BackstageException;
 import dev.backstage.runtime.spi.DeadLetterEntry;
 import dev.backstage.runtime.spi.DeadLetterQueue;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.backstage.runtime.rabbitmq;
 
-import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.spi.Delivery;
+import dev.backstage.runtime.spi.JobMeta;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;

@@ -1,10 +1,10 @@
 package dev.backstage.runtime.rabbitmq;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.backstage.runtime.api.ConfigurationException;
 import dev.backstage.runtime.core.NamedThreads;
 import dev.backstage.runtime.spi.BacklogProbe;
 import dev.backstage.runtime.spi.BroadcastCapability;
+import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.DeadLetterQueue;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.JobsCapability;

@@ -4,7 +4,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AlreadyClosedException;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Envelope;
-import dev.backstage.runtime.api.BackstageException;
+import dev.backstage.runtime.spi.BackstageException;
 import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicSink;
 import java.io.IOException;

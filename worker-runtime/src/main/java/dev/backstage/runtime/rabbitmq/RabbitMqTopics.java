@@ -3,8 +3,8 @@ package dev.backstage.runtime.rabbitmq;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
-import dev.backstage.runtime.api.ConfigurationException;
-import dev.backstage.runtime.api.Subscription;
+import dev.backstage.runtime.spi.ConfigurationException;
+import dev.backstage.runtime.spi.Subscription;
 import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicSink;
 import dev.backstage.runtime.spi.TopicsCapability;
@@ -21,7 +21,7 @@ import java.util.function.Supplier;
  *   <li>Fan-out subscriber: a temporary, exclusive, auto-delete queue of its own, bound while the
  *       subscriber runs. <b>No replay:</b> it receives only messages published after its queue was bound
  *       (and none published while its connection was down: the exclusive queue goes with the connection),
- *       whatever {@link dev.backstage.runtime.api.StartPosition} says.
+ *       whatever {@link dev.backstage.runtime.spi.StartPosition} says.
  *   <li>Named group: the durable queue {@code {p}.topic.{topic}.{group}}, shared by the group's members.
  *       It keeps messages while no member runs, but only from the moment it was first declared: messages
  *       published before that are not replayed either.

@@ -1,6 +1,6 @@
 package dev.backstage.runtime.rabbitmq;
 
-import dev.backstage.runtime.api.BackstageException;
+import dev.backstage.runtime.spi.BackstageException;
 
 /**
  * The channel that carried a delivery closed (connection loss, channel error) before it was settled. The

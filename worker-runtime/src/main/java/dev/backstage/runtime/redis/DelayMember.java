@@ -3,7 +3,7 @@ package dev.backstage.runtime.redis;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 
 /**

@@ -81,7 +81,7 @@ final class RedisBroadcast implements BroadcastCapability {
         return new RedisGroupReader(provider, "broadcast", stream, Consumer.from(group, consumerId), sink,
                 new RedisGroupReader.Shape(body -> body.get("taskName"), "enqueuedAt", RedisBroadcast::malformed,
                         "null"),
-                join, cleanup, true).start();
+                join, cleanup).start();
     }
 
     /** Destroys other workers' stale broadcast groups; returns their names. */

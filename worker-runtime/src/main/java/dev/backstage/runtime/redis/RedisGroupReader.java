@@ -5,14 +5,11 @@ import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicDelivery;
 import dev.backstage.runtime.spi.TopicSink;
 import io.lettuce.core.Consumer;
-import io.lettuce.core.Limit;
-import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XClaimArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.models.stream.PendingMessage;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * broadcast group): {@code XREADGROUP COUNT 10 BLOCK} on a dedicated connection, each entry handed to the core as
  * a {@link TopicDelivery}. Mechanics only (the core decides): ack = {@code XACK}; a retry leaves the entry pending
  * in this group and claims it back after the back-off ({@code XCLAIM} with min-idle = delay), so no other group
- * sees it again; a drop acks it; an abandoned entry stays pending (and, where the reader replays its own
- * leftovers, is handed out again when a worker with the same consumer name starts).
+ * sees it again; a drop acks it; an abandoned entry stays pending. Crash recovery is the {@link RedisTopicReclaimer}'s:
+ * what a previous run under this consumer name left pending is delivered again at start, a dead member's entries
+ * after the idle threshold, and running entries are kept fresh.
  */
 final class RedisGroupReader implements TopicConsumer {
     private static final Logger log = LoggerFactory.getLogger(RedisGroupReader.class);
@@ -59,20 +57,18 @@ final class RedisGroupReader implements TopicConsumer {
     private final Shape shape;
     private final Runnable onNoGroup;
     private final Housekeeping housekeeping;
-    private final boolean replayOwnPending;
+    private final RedisTopicReclaimer reclaimer;
     private final Thread reader;
     private final ScheduledExecutorService retries;
     private volatile boolean running = true;
     private volatile String failure;
 
     /**
-     * @param onNoGroup        recreates the group when a read answers NOGROUP (someone destroyed it), or null to
-     *                         only log and retry
-     * @param replayOwnPending before reading new entries, take back what a previous run under this consumer name
-     *                         left pending in the group (read, never settled) and hand it out again
+     * @param onNoGroup recreates the group when a read answers NOGROUP (someone destroyed it), or null to only
+     *                  log and retry
      */
     RedisGroupReader(RedisProvider provider, String label, String stream, Consumer<String> me, TopicSink sink,
-            Shape shape, Runnable onNoGroup, Housekeeping housekeeping, boolean replayOwnPending) {
+            Shape shape, Runnable onNoGroup, Housekeeping housekeeping) {
         this.provider = provider;
         this.label = label;
         this.stream = stream;
@@ -81,15 +77,22 @@ final class RedisGroupReader implements TopicConsumer {
         this.shape = shape;
         this.onNoGroup = onNoGroup;
         this.housekeeping = housekeeping;
-        this.replayOwnPending = replayOwnPending;
         this.reader = new NamedThreads("backstage-redis-" + label, true).newThread(this::read);
         this.retries = Executors.newSingleThreadScheduledExecutor(
-                new NamedThreads("backstage-redis-retry-" + label, true));
+                new NamedThreads("backstage-redis-" + label + "-retry", true));
+        this.reclaimer = new RedisTopicReclaimer(provider, stream, me, this::dispatch);
     }
 
+    /** Delivers what a previous run under this consumer name left pending, then reads new entries. */
     RedisGroupReader start() {
+        reclaimer.start();
         reader.start();
         return this;
+    }
+
+    private void dispatch(StreamMessage<String, String> message, int deliveryCount) {
+        reclaimer.running(message.getId());
+        sink.accept(new Message(message, deliveryCount));
     }
 
     private void read() {
@@ -107,40 +110,7 @@ final class RedisGroupReader implements TopicConsumer {
         return Optional.ofNullable(failure);
     }
 
-    /**
-     * Claims this consumer's leftover pending entries (XPENDING for this consumer, then XCLAIM with min-idle 0) and
-     * hands them out with the provider-version delivery count (the XPENDING count + 1). Nothing of this run holds
-     * them yet, so all of them are leftovers.
-     */
-    private void replayLeftovers() {
-        String from = "-";
-        int replayed = 0;
-        while (running) {
-            List<PendingMessage> rows = provider.sync().xpending(stream, me, Range.create(from, "+"), Limit.from(100));
-            for (PendingMessage row : rows) {
-                List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
-                        XClaimArgs.Builder.minIdleTime(0), row.getId());
-                if (!claimed.isEmpty() && claimed.get(0).getBody() != null) {
-                    sink.accept(new Message(claimed.get(0), (int) Math.min(Integer.MAX_VALUE,
-                            row.getRedeliveryCount() + 1)));
-                    replayed++;
-                }
-            }
-            if (rows.size() < 100) {
-                break;
-            }
-            from = "(" + rows.get(rows.size() - 1).getId();
-        }
-        if (replayed > 0) {
-            log.info("{}: {} entries left pending by this consumer's previous run are handed out again", label,
-                    replayed);
-        }
-    }
-
     private void readUntilClosed() {
-        if (replayOwnPending) {
-            runQuietly(this::replayLeftovers, "taking back the previous run's pending entries");
-        }
         long nextHousekeeping = System.nanoTime();
         try (StatefulRedisConnection<String, String> connection = provider.dedicatedConnection()) {
             while (running) {
@@ -152,7 +122,7 @@ final class RedisGroupReader implements TopicConsumer {
                     List<StreamMessage<String, String>> messages = connection.sync().xreadgroup(me,
                             XReadArgs.Builder.count(10).block(provider.settings().blockTimeout()),
                             StreamOffset.lastConsumed(stream));
-                    messages.forEach(m -> sink.accept(new Message(m, 1)));
+                    messages.forEach(m -> dispatch(m, 1));
                 } catch (RuntimeException e) {
                     if (!running) {
                         break;
@@ -192,7 +162,7 @@ final class RedisGroupReader implements TopicConsumer {
                 List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
                         XClaimArgs.Builder.minIdleTime(delayMs), message.id);
                 if (!claimed.isEmpty() && claimed.get(0).getBody() != null) {
-                    sink.accept(new Message(claimed.get(0), message.deliveryCount + 1));
+                    dispatch(claimed.get(0), message.deliveryCount + 1);
                 }
             } catch (RuntimeException e) {
                 log.warn("retrying {} message {} failed: {}", label, message.id, e.toString());
@@ -203,6 +173,7 @@ final class RedisGroupReader implements TopicConsumer {
     @Override
     public void close() {
         running = false;
+        reclaimer.close();
         retries.shutdownNow();
         try {
             reader.join(provider.settings().blockTimeout().toMillis() + 2_000);
@@ -262,11 +233,13 @@ final class RedisGroupReader implements TopicConsumer {
 
         @Override
         public CompletionStage<Void> ack() {
+            reclaimer.settled(id);
             return provider.async().xack(stream, me.getGroup(), id).thenApply(n -> null);
         }
 
         @Override
         public CompletionStage<Void> retry(Duration delay, String error) {
+            reclaimer.settled(id);
             retryLater(this, Math.max(0, delay.toMillis()));
             return CompletableFuture.completedFuture(null);
         }
@@ -278,7 +251,9 @@ final class RedisGroupReader implements TopicConsumer {
 
         @Override
         public void abandon() {
-            // Stays pending in this group; the next start of this consumer does not re-read it.
+            // Stays pending in this group: the next start of this consumer delivers it again, or another member
+            // takes it after the idle threshold (RedisTopicReclaimer).
+            reclaimer.settled(id);
         }
     }
 }

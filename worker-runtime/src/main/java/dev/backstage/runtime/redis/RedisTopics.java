@@ -1,7 +1,7 @@
 package dev.backstage.runtime.redis;
 
-import dev.backstage.runtime.api.StartPosition;
-import dev.backstage.runtime.api.Subscription;
+import dev.backstage.runtime.spi.StartPosition;
+import dev.backstage.runtime.spi.Subscription;
 import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicSink;
 import dev.backstage.runtime.spi.TopicsCapability;
@@ -16,7 +16,9 @@ import java.util.Optional;
  * Topics on Redis Streams, the provider-version format (WIRE.md §2): {@code XADD {p}:topic:{t} MAXLEN ~
  * 10000}; fan-out subscribers use group {@code sub:{consumerId}}, shared ones {@code grp:{name}}, created
  * at {@code $} (latest) or {@code 0} (earliest). The reading and settlement mechanics are
- * {@link RedisGroupReader}'s.
+ * {@link RedisGroupReader}'s: a retry leaves the entry pending in this subscription's group and claims it back
+ * after the back-off, so no other group sees it again; a drop acks it; what a crash leaves pending is delivered
+ * again by {@link RedisTopicReclaimer} (own entries at start, a dead member's after the idle threshold).
  */
 final class RedisTopics implements TopicsCapability {
     private final RedisProvider provider;
@@ -51,6 +53,6 @@ final class RedisTopics implements TopicsCapability {
         RedisGroupReader.Shape shape = new RedisGroupReader.Shape(body -> subscription.topic(), "publishedAt",
                 body -> Optional.empty(), null);
         return new RedisGroupReader(provider, "topic-" + subscription.topic(), stream, Consumer.from(group, consumerId),
-                sink, shape, null, null, false).start();
+                sink, shape, null, null).start();
     }
 }

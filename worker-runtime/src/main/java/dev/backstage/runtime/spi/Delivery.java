@@ -1,6 +1,5 @@
 package dev.backstage.runtime.spi;
 
-import dev.backstage.runtime.api.JobMeta;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Optional;

@@ -1,6 +1,5 @@
 package dev.backstage.runtime.spi;
 
-import dev.backstage.runtime.api.ConfigurationException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;

@@ -1,6 +1,5 @@
 package dev.backstage.runtime.spi;
 
-import dev.backstage.runtime.api.Subscription;
 
 /** Publish/subscribe: fan-out subscribers each get every message; a named group shares them. */
 public interface TopicsCapability {

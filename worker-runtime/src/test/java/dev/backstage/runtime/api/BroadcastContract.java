@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.backstage.runtime.spi.Backoff;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

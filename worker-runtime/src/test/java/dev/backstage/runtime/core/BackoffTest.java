@@ -2,7 +2,7 @@ package dev.backstage.runtime.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.backstage.runtime.api.Backoff;
+import dev.backstage.runtime.spi.Backoff;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.runtime.api.Backoff;
-import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.api.TaskOptions;
+import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.JobMeta;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

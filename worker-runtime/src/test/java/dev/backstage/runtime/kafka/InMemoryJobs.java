@@ -1,12 +1,12 @@
 package dev.backstage.runtime.kafka;
 
-import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.spi.BacklogProbe;
 import dev.backstage.runtime.spi.ConsumerSettings;
 import dev.backstage.runtime.spi.DeadLetterQueue;
 import dev.backstage.runtime.spi.Delivery;
 import dev.backstage.runtime.spi.DeliverySink;
 import dev.backstage.runtime.spi.JobConsumer;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.JobsCapability;
 import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.Provider;

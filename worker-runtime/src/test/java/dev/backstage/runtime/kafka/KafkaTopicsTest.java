@@ -4,17 +4,16 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.backstage.runtime.api.Next;
-import dev.backstage.runtime.api.StartPosition;
-import dev.backstage.runtime.api.Subscription;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.redis.RedisDelays;
 import dev.backstage.runtime.redis.RedisTestSupport;
+import dev.backstage.runtime.spi.StartPosition;
+import dev.backstage.runtime.spi.Subscription;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -3,19 +3,18 @@ package dev.backstage.runtime.kafka;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.Capability;
 import dev.backstage.runtime.api.CapabilityMissingException;
-import dev.backstage.runtime.spi.DeadLetterEntry;
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.redis.RedisDelays;
 import dev.backstage.runtime.redis.RedisTestSupport;
+import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.DeadLetterEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

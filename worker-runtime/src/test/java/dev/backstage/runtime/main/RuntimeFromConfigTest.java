@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.runtime.api.ConfigurationException;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.TaskModule;
 import dev.backstage.runtime.config.RuntimeConfig;
 import dev.backstage.runtime.config.RuntimeConfigFiles;
 import dev.backstage.runtime.redis.RedisTestSupport;
+import dev.backstage.runtime.spi.ConfigurationException;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;

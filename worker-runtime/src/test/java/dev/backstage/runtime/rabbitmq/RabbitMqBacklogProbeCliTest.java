@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.DefaultConsumer;
-import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.QueueBacklog;
 import java.time.Duration;

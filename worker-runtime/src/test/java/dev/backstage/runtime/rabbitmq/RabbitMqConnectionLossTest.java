@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import java.time.Duration;
 import java.util.List;

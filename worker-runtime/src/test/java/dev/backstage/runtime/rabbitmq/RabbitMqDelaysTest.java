@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.CapabilityMissingException;
-import dev.backstage.runtime.api.ConfigurationException;
 import dev.backstage.runtime.api.EnqueueResult;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.TaskOptions;
 import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.ConfigurationException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

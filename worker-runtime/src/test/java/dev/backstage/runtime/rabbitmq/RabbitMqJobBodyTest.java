@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.backstage.runtime.api.Backoff;
-import dev.backstage.runtime.api.JobMeta;
+import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.runtime.api.ConfigurationException;
-import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.DeadLetterEntry;
-import dev.backstage.runtime.spi.DeclaredObject;
 import dev.backstage.runtime.spi.DeclaredObject.State;
+import dev.backstage.runtime.spi.DeclaredObject;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.Providers;

@@ -4,13 +4,13 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.EnqueueResult;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.TaskOptions;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.redis.RedisDelays;
 import dev.backstage.runtime.redis.RedisTestSupport;
+import dev.backstage.runtime.spi.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

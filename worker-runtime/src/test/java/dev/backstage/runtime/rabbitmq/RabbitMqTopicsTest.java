@@ -4,8 +4,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.runtime.api.Subscription;
 import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.spi.Subscription;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;

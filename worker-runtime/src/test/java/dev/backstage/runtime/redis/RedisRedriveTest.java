@@ -3,11 +3,11 @@ package dev.backstage.runtime.redis;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.EnqueueResult;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.spi.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

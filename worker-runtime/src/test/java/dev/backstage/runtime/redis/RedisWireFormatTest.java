@@ -4,11 +4,11 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.EnqueueResult;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.spi.Backoff;
 import io.lettuce.core.Range;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.StreamMessage;

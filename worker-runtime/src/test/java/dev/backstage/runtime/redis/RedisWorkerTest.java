@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.EnqueueResult;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.TaskOptions;
 import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.spi.Backoff;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;

@@ -2,13 +2,13 @@ package dev.backstage.examples.demo;
 
 import dev.backstage.examples.orders.Order;
 import dev.backstage.examples.orders.OrderTasks;
-import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.Worker;
-import dev.backstage.runtime.core.WorkerMetrics;
+import dev.backstage.runtime.api.WorkerTotals;
 import dev.backstage.runtime.main.ModuleBinder;
 import dev.backstage.runtime.redis.RedisProvider;
 import dev.backstage.runtime.redis.RedisSettings;
+import dev.backstage.runtime.spi.Backoff;
 import dev.backstage.runtime.spi.QueueBacklog;
 import java.time.Duration;
 import java.util.List;
@@ -57,7 +57,7 @@ public final class RuntimeDemo {
             }
             printProgress(worker.totals(), receipts.size(), worker.inFlight(), started);
             double seconds = (System.nanoTime() - started) / 1e9;
-            WorkerMetrics.Totals totals = worker.totals();
+            WorkerTotals totals = worker.totals();
             System.out.println();
             System.out.println();
             System.out.println("summary");
@@ -79,7 +79,7 @@ public final class RuntimeDemo {
         }
     }
 
-    private static void printProgress(WorkerMetrics.Totals t, int receipts, int inFlight, long started) {
+    private static void printProgress(WorkerTotals t, int receipts, int inFlight, long started) {
         System.out.printf(Locale.ROOT, "\rprocessed %6d | receipts %6d | retried %4d | dead-lettered %4d | in flight %3d | %5.1fs",
                 t.acks(), receipts, t.retries(), t.deadLetters(), inFlight, (System.nanoTime() - started) / 1e9);
         System.out.flush();

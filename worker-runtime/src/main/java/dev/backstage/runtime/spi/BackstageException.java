@@ -1,4 +1,4 @@
-package dev.backstage.runtime.api;
+package dev.backstage.runtime.spi;
 
 /** Base of every error the runtime raises on purpose; the message always says what to change. */
 public class BackstageException extends RuntimeException {

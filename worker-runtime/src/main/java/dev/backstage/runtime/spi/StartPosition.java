@@ -1,4 +1,4 @@
-package dev.backstage.runtime.api;
+package dev.backstage.runtime.spi;
 
 /** Where a new topic subscription starts reading. */
 public enum StartPosition {

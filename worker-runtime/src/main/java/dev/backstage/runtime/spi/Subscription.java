@@ -1,4 +1,4 @@
-package dev.backstage.runtime.api;
+package dev.backstage.runtime.spi;
 
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package dev.backstage.runtime.api;
+package dev.backstage.runtime.spi;
 
 /** Invalid worker or provider configuration, found before anything touches a broker. */
 public final class ConfigurationException extends BackstageException {
