@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * previous run read but never settled (a crash, a shutdown past its grace) are handed out again first.
  *
  * <p>Cleanup as the seed does it: when a listener starts and every {@link #DEFAULT_CLEANUP_INTERVAL}, each other
- * {@code broadcast-*} group with no consumer, or whose consumers have all been idle for {@link
- * #DEFAULT_STALE_AFTER} (a dead worker's), is destroyed — atomically, in one script. A live listener's consumer
- * is never idle longer than one blocking read.
+ * {@code broadcast-*} group whose consumers have all been idle for {@link #DEFAULT_STALE_AFTER} (a dead worker's)
+ * is destroyed, atomically, in one script; a group with no consumer at all only when two passes in a row find it
+ * so while newer entries wait for it (see {@link Cleanup}). A live listener's consumer is never idle longer than one blocking read.
  */
 final class RedisBroadcast implements BroadcastCapability {
     private static final Logger log = LoggerFactory.getLogger(RedisBroadcast.class);
@@ -76,24 +76,42 @@ final class RedisBroadcast implements BroadcastCapability {
         Runnable join = () -> provider.sync().eval(RedisScripts.BROADCAST_JOIN, ScriptOutputType.STATUS,
                 new String[] {stream}, group, consumerId);
         join.run();
-        RedisGroupReader.Housekeeping cleanup = new RedisGroupReader.Housekeeping(cleanupInterval,
-                () -> cleanup(group));
+        Cleanup cleanup = new Cleanup(group);
         return new RedisGroupReader(provider, "broadcast", stream, Consumer.from(group, consumerId), sink,
                 new RedisGroupReader.Shape(body -> body.get("taskName"), "enqueuedAt", RedisBroadcast::malformed,
                         "null"),
-                join, cleanup).start();
+                join, new RedisGroupReader.Housekeeping(cleanupInterval, cleanup::pass)).start();
     }
 
-    /** Destroys other workers' stale broadcast groups; returns their names. */
-    List<String> cleanup(String ownGroup) {
-        List<String> destroyed = provider.sync().eval(RedisScripts.BROADCAST_CLEANUP, ScriptOutputType.MULTI,
-                new String[] {provider.keys().broadcast()}, ownGroup, Long.toString(staleAfter.toMillis()),
-                GROUP_PREFIX);
-        if (!destroyed.isEmpty()) {
-            log.info("destroyed {} stale broadcast group(s) of workers gone for {} s or more: {}", destroyed.size(),
-                    staleAfter.toSeconds(), destroyed);
+    /**
+     * One listener's cleanup passes. A group without any consumer may be a live seed listener that has read nothing
+     * yet (Redis creates a consumer only when a read returns entries): it is destroyed only when two passes in a
+     * row, one {@code cleanupInterval} apart, find it without a consumer while newer entries wait for it.
+     */
+    final class Cleanup {
+        private final String ownGroup;
+        private List<String> unread = List.of();
+
+        Cleanup(String ownGroup) {
+            this.ownGroup = ownGroup;
         }
-        return destroyed;
+
+        /** Destroys other workers' stale broadcast groups; returns their names. */
+        @SuppressWarnings("unchecked")
+        List<String> pass() {
+            List<String> args = new java.util.ArrayList<>(List.of(ownGroup, Long.toString(staleAfter.toMillis()),
+                    GROUP_PREFIX));
+            args.addAll(unread);
+            List<Object> result = provider.sync().eval(RedisScripts.BROADCAST_CLEANUP, ScriptOutputType.MULTI,
+                    new String[] {provider.keys().broadcast()}, args.toArray(String[]::new));
+            List<String> destroyed = (List<String>) result.get(0);
+            unread = List.copyOf((List<String>) result.get(1));
+            if (!destroyed.isEmpty()) {
+                log.info("destroyed {} stale broadcast group(s) of workers gone for {} s or more: {}",
+                        destroyed.size(), staleAfter.toSeconds(), destroyed);
+            }
+            return destroyed;
+        }
     }
 
     /** A seed reader skips an entry without a task name, or with the {@code _init} guard field (WIRE.md §2). */

@@ -136,6 +136,7 @@ class RedisBroadcastTest extends BroadcastContract {
         // A dead worker's group with no consumer, one whose consumer went quiet, and a group that is not a
         // broadcast group at all (never touched).
         cli.run("XGROUP", "CREATE", stream(), "broadcast-dead-1", "$", "MKSTREAM");
+        cli.run("XADD", stream(), "*", "taskName", "t", "payload", "{}", "enqueuedAt", "1718900000000"); // unread by it
         cli.run("XGROUP", "CREATE", stream(), "broadcast-dead-2", "$");
         cli.run("XGROUP", "CREATECONSUMER", stream(), "broadcast-dead-2", "dead-2");
         cli.run("XGROUP", "CREATE", stream(), "someone-else", "$");
@@ -207,6 +208,34 @@ class RedisBroadcastTest extends BroadcastContract {
         started("pod-a", seen);
         await().atMost(WAIT).until(() -> seen.equals(List.of("k@2")));
         assertListeners(List.of("pod-a"));
+    }
+
+    @Test
+    void givenAGroupWithNoConsumerThenItIsDestroyedOnlyWhenTwoPassesFindEntriesWaitingForIt() {
+        // A seed listener creates its group, and Redis gives it a consumer only when a read returns entries.
+        cli.run("XGROUP", "CREATE", stream(), "broadcast-seed-quiet", "$", "MKSTREAM");
+        cli.run("XREADGROUP", "GROUP", "broadcast-seed-quiet", "seed-1", "COUNT", "1", "STREAMS", stream(), ">");
+        assertEquals("0", cli.xinfoGroup(stream(), "broadcast-seed-quiet").get("consumers"), "no consumer yet");
+        RedisBroadcast.Cleanup cleanup = new RedisBroadcast(redis.provider(), Duration.ofHours(1), Duration.ofHours(1))
+                .new Cleanup("broadcast-me");
+        // Nothing to read: a quiet listener, kept however many passes see it.
+        assertEquals(List.of(), cleanup.pass());
+        assertEquals(List.of(), cleanup.pass());
+        assertEquals(Set.of("broadcast-seed-quiet"), groups());
+
+        // A broadcast arrives; a pass right then still keeps the group (its reader may be about to read it) …
+        cli.run("XADD", stream(), "*", "taskName", "t", "payload", "{}", "enqueuedAt", "1718900000000");
+        assertEquals(List.of(), cleanup.pass());
+        // … and a live reader does read it, gets its consumer, and is kept from then on.
+        cli.run("XREADGROUP", "GROUP", "broadcast-seed-quiet", "seed-1", "COUNT", "1", "STREAMS", stream(), ">");
+        assertEquals(List.of(), cleanup.pass());
+        assertEquals(Set.of("broadcast-seed-quiet"), groups());
+
+        // A group nobody reads: still without a consumer while an entry waits, on two passes in a row → destroyed.
+        cli.run("XGROUP", "CREATE", stream(), "broadcast-dead", "0");
+        assertEquals(List.of(), cleanup.pass());
+        assertEquals(List.of("broadcast-dead"), cleanup.pass());
+        assertEquals(Set.of("broadcast-seed-quiet"), groups());
     }
 
     private Set<String> groups() {
