@@ -269,8 +269,8 @@ public final class WorkerEngine {
 
     private record PendingSubscription<T>(Subscription subscription, Class<T> type, TopicHandler<T> handler) {
         TopicConsumer open(WorkerEngine engine) {
-            TopicProcessor<T> sink = new TopicProcessor<>("topic", type, handler, engine.codec, engine.gate, engine.handlers,
-                    engine.retryPolicy, engine.watchdog, engine.timeoutSettlement, engine.settings.defaultHardTimeout(),
+            TopicProcessor<T> sink = new TopicProcessor<>("topic", type, handler, engine.codec, engine.gate,
+                    engine.handlers, engine.retryPolicy, engine.watchdog, engine.timeoutSettlement, engine.settings.defaultHardTimeout(),
                     engine.metrics);
             return engine.capabilities.topics().subscribe(subscription, engine.settings.consumerId(), sink);
         }
