@@ -158,6 +158,14 @@ public final class SandboxMain {
         System.out.printf(Locale.ROOT, "  pool status        dead letters %s, last scale: %s%n",
                 pool.getStatus() == null || pool.getStatus().getDeadLetters() == null ? "-" : pool.getStatus().getDeadLetters().getTotal(),
                 pool.getStatus() == null ? "-" : pool.getStatus().getLastScaleReason());
+        var topology = cluster.client().resources(dev.backstage.operator.model.BackstageTopology.class)
+                .inNamespace(cluster.namespace()).withName("shop-redis").get();
+        if (topology != null && topology.getStatus() != null && topology.getStatus().getSchedules() != null) {
+            topology.getStatus().getSchedules().forEach(s -> System.out.printf(Locale.ROOT,
+                    "  schedule           %s: last fired %s, next %s, missed %s%n", s.getName(),
+                    s.getLastFiredTick() == null ? "-" : s.getLastFiredTick(), s.getNextTick(),
+                    s.getMissedTicks() == null ? 0 : s.getMissedTicks()));
+        }
         List<Event> events = cluster.client().v1().events().inNamespace(cluster.namespace()).list().getItems();
         System.out.println("  events:");
         events.stream().sorted(Comparator.comparing(e -> String.valueOf(e.getLastTimestamp())))

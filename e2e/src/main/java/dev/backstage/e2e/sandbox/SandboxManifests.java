@@ -8,7 +8,10 @@ public final class SandboxManifests {
         return redis(url, prefix, "backstage-sample-tasks:0.1.0");
     }
 
-    /** A Secret, a Redis topology {@code shop-redis} and an autoscaled pool {@code shop-workers} of {@code image}. */
+    /**
+     * A Secret, a Redis topology {@code shop-redis} with a once-a-minute schedule, and an autoscaled pool
+     * {@code shop-workers} of {@code image}.
+     */
     public static String redis(String url, String prefix, String image) {
         return """
                 apiVersion: v1
@@ -26,6 +29,9 @@ public final class SandboxManifests {
                   consumerGroup: shop-workers
                   queues: [{name: default}]
                   deadLetter: true
+                  schedules:
+                    - {name: minute-report, schedule: "* * * * *", task: dailyReport, queue: default,
+                       payload: [{format: pdf}], startingDeadlineSeconds: 30}
                 ---
                 apiVersion: backstage.dev/v1alpha1
                 kind: BackstageWorkerPool

@@ -8,9 +8,12 @@ import dev.backstage.operator.model.DeletionPolicy;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
 import dev.backstage.operator.model.RabbitMqSettings;
+import dev.backstage.operator.model.ScheduleSpec;
 import dev.backstage.operator.model.SecretKeyReference;
 import dev.backstage.operator.model.SuppliedCapabilities;
 import dev.backstage.operator.model.TopicSpec;
+import dev.backstage.operator.schedule.ScheduleSpecs;
+import dev.backstage.runtime.spi.schedule.InvalidScheduleException;
 import io.javaoperatorsdk.webhook.admission.Operation;
 import java.util.HashSet;
 import java.util.List;
@@ -35,6 +38,7 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
         connection(verdict, "spec.connection", spec.getConnection());
         queues(verdict, spec);
         topics(verdict, spec);
+        schedules(verdict, spec);
         if (spec.getProvider() != null) {
             capabilities(verdict, spec);
             rabbitMq(verdict, spec);
@@ -105,6 +109,42 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
                 verdict.deny(field + ": topic '" + topic.getName() + "' is declared twice; topic names must be unique");
             }
             sizing(verdict, spec.getProvider(), field, topic.getPartitions(), topic.getReplicationFactor());
+        }
+    }
+
+    private static void schedules(Verdict verdict, BackstageTopologySpec spec) {
+        List<ScheduleSpec> schedules = spec.getSchedules();
+        if (schedules == null || schedules.isEmpty()) {
+            return;
+        }
+        Set<String> queues = new HashSet<>();
+        if (spec.getQueues() != null) {
+            spec.getQueues().forEach(q -> queues.add(q.getName()));
+        }
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < schedules.size(); i++) {
+            ScheduleSpec schedule = schedules.get(i);
+            String field = "spec.schedules[" + i + "]";
+            if (schedule.getName() != null && !seen.add(schedule.getName())) {
+                verdict.deny(field + ": schedule '" + schedule.getName() + "' is declared twice; schedule names must"
+                        + " be unique");
+            }
+            try {
+                ScheduleSpecs.toSchedule(schedule);
+            } catch (InvalidScheduleException e) {
+                verdict.deny(field + ": " + e.getMessage());
+            }
+            String queue = schedule.getQueue() == null ? "default" : schedule.getQueue();
+            if (!queues.contains(queue)) {
+                verdict.deny(field + ": queue '" + queue + "' is not declared by this topology: add it to spec.queues"
+                        + " or set spec.schedules[" + i + "].queue to one of " + queues.stream().sorted().toList());
+            }
+        }
+        boolean suppliedDedupe = spec.getCapabilities() != null && spec.getCapabilities().getDedupe() != null;
+        if (spec.getProvider() != null && !ProviderCapabilities.dedupe(spec.getProvider()) && !suppliedDedupe) {
+            verdict.deny("spec.schedules: each tick is claimed with a dedupe key so that it is enqueued once across"
+                    + " operators, and the " + spec.getProvider().wire() + " provider has no dedupe: set"
+                    + " spec.capabilities.dedupe (backend: redis, connection.secretName: a Secret with the Redis URL)");
         }
     }
 

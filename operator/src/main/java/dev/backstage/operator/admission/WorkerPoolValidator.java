@@ -102,6 +102,15 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
         positive(verdict, "spec.autoscaling.targetDrainTime", autoscaling.getTargetDrainTime());
         parse(verdict, "spec.autoscaling.scaleDownWindow", autoscaling.getScaleDownWindow());
         parse(verdict, "spec.autoscaling.podStartupTime", autoscaling.getPodStartupTime());
+        atMostOneHour(verdict, "spec.autoscaling.scaleUpLookahead", autoscaling.getScaleUpLookahead(), "120s");
+        atMostOneHour(verdict, "spec.autoscaling.scaleDownInterval", autoscaling.getScaleDownInterval(), "60s");
+    }
+
+    private static void atMostOneHour(Verdict verdict, String field, String value, String example) {
+        Optional<Duration> parsed = parse(verdict, field, value);
+        if (parsed.isPresent() && parsed.get().compareTo(Durations.ONE_HOUR) > 0) {
+            verdict.deny(field + " must be at most 1h (got " + value + "), e.g. " + example);
+        }
     }
 
     private void topology(Verdict verdict, BackstageWorkerPoolSpec spec, String namespace) {

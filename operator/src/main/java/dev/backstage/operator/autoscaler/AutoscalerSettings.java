@@ -14,8 +14,6 @@ import java.util.Objects;
  *                      before the next attempt (a connection attempt builds a client and its threads)
  */
 public record AutoscalerSettings(int threads, Duration statusRefresh, Duration secretRefresh, Duration reconnectDelay) {
-    public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(5);
-
     public AutoscalerSettings {
         Objects.requireNonNull(statusRefresh, "statusRefresh");
         Objects.requireNonNull(secretRefresh, "secretRefresh");

@@ -2,7 +2,6 @@ package dev.backstage.operator.autoscaler;
 
 import dev.backstage.operator.scaling.BacklogSample;
 import dev.backstage.runtime.spi.BacklogReport;
-import dev.backstage.runtime.spi.QueueBacklog;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -37,49 +36,11 @@ public record BacklogMeasurement(Instant at, BacklogReport report, String provid
         return report != null;
     }
 
-    /**
-     * The autoscaler's view. The cumulative counters are summed over the queues only when every queue has one
-     * (a partial sum would read as a rate jump when a queue's counter appears); Kafka's arrivals are the sum of
-     * its partitions' end offsets, its completions the sum of their committed positions.
-     */
+    /** The autoscaler's view ({@link BacklogSample#of(BacklogReport, int)}: its counters summed over the queues). */
     public BacklogSample toSample(int readyReplicas) {
         if (!available()) {
             return BacklogSample.unavailable(at, readyReplicas, reason, message);
         }
-        return BacklogSample.of(report, readyReplicas, arrived(), completed());
-    }
-
-    private Long arrived() {
-        long sum = 0;
-        for (QueueBacklog queue : report.queues()) {
-            if (queue.enqueuedTotal() != null) {
-                sum += queue.enqueuedTotal();
-            } else if (!queue.partitions().isEmpty()) {
-                sum += queue.partitions().stream().mapToLong(QueueBacklog.PartitionBacklog::endOffset).sum();
-            } else {
-                return null;
-            }
-        }
-        return report.queues().isEmpty() ? null : sum;
-    }
-
-    /**
-     * Kafka's completions are its partitions' committed positions, {@code end offset - lag} (the group commits only
-     * past settled records; a partition without a commit counts from where its lag is counted): so completions are
-     * told from the committed-offset rate and arrivals from the end-offset rate, and records being processed are
-     * neither.
-     */
-    private Long completed() {
-        long sum = 0;
-        for (QueueBacklog queue : report.queues()) {
-            if (queue.completedTotal() != null) {
-                sum += queue.completedTotal();
-            } else if (!queue.partitions().isEmpty()) {
-                sum += queue.partitions().stream().mapToLong(p -> p.endOffset() - p.lag()).sum();
-            } else {
-                return null;
-            }
-        }
-        return report.queues().isEmpty() ? null : sum;
+        return BacklogSample.of(report, readyReplicas);
     }
 }

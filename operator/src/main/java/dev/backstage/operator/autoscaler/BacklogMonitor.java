@@ -12,6 +12,7 @@ import dev.backstage.operator.scaling.SampleHistory;
 import dev.backstage.operator.scaling.ScalingDecider;
 import dev.backstage.operator.scaling.ScalingDecision;
 import dev.backstage.operator.scaling.ScalingPolicy;
+import dev.backstage.operator.status.StatusPatcher;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,7 +46,7 @@ final class BacklogMonitor {
     private final String key;
     private final BacklogMeasurer measurer;
     private final PodStartupMeter startups;
-    private final PoolStatusPatcher patcher;
+    private final StatusPatcher<BackstageWorkerPool> patcher;
     private final ScalingDecider decider;
     private final EventRecorder events;
     private final ScheduledExecutorService scheduler;
@@ -61,7 +62,8 @@ final class BacklogMonitor {
     /** A quick follow-up poll the last decision asked for ({@link ScalingDecision#probeAgainIn()}). Tick thread only. */
     private Duration followUp;
 
-    BacklogMonitor(Snapshot first, BacklogMeasurer measurer, PodStartupMeter startups, PoolStatusPatcher patcher,
+    BacklogMonitor(Snapshot first, BacklogMeasurer measurer, PodStartupMeter startups,
+            StatusPatcher<BackstageWorkerPool> patcher,
             ScalingDecider decider, EventRecorder events, ScheduledExecutorService scheduler, Clock clock,
             Duration statusRefresh) {
         this.snapshot = Objects.requireNonNull(first, "first");
@@ -169,7 +171,7 @@ final class BacklogMonitor {
         if (written.isEmpty()) {
             return;
         }
-        BackstageWorkerPool after = written.get().pool();
+        BackstageWorkerPool after = written.get().resource();
         if (after == null) {
             return; // nothing changed
         }

@@ -5,6 +5,7 @@ import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.scaling.ScalingDecider;
+import dev.backstage.operator.status.StatusPatcher;
 import dev.backstage.operator.topology.ConnectionSecrets;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
@@ -52,7 +53,7 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
     private final ProbeProviders providers;
     private final BacklogMeasurer measurer;
     private final PodStartupMeter startups;
-    private final PoolStatusPatcher patcher;
+    private final StatusPatcher<BackstageWorkerPool> patcher;
     private final ScalingDecider decider = new ScalingDecider();
     private final EventRecorder events;
     private final Clock clock;
@@ -72,7 +73,7 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
                 settings.reconnectDelay());
         this.measurer = new BacklogMeasurer(providers, clock);
         this.startups = new PodStartupMeter(client, clock, STARTUP_REFRESH);
-        this.patcher = new PoolStatusPatcher(client);
+        this.patcher = new StatusPatcher<>(client, BackstageWorkerPool.class);
         this.scheduler = Executors.newScheduledThreadPool(settings.threads(), threads());
     }
 

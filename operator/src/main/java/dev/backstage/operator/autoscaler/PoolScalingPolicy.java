@@ -52,6 +52,10 @@ public final class PoolScalingPolicy {
                 .podStartup(measuredStartup != null ? measuredStartup : Durations.parse("spec.autoscaling.podStartupTime",
                         or(spec.getPodStartupTime(), defaults.getPodStartupTime())))
                 .pollInterval(pollInterval(pool))
+                .scaleUpLookahead(Durations.parse("spec.autoscaling.scaleUpLookahead",
+                        or(spec.getScaleUpLookahead(), defaults.getScaleUpLookahead())))
+                .scaleDownInterval(Durations.parse("spec.autoscaling.scaleDownInterval",
+                        or(spec.getScaleDownInterval(), defaults.getScaleDownInterval())))
                 .partitionCap(partitionCap(pool, topology, report))
                 .build();
     }
@@ -61,7 +65,7 @@ public final class PoolScalingPolicy {
         AutoscalingSpec spec = pool.getSpec().getAutoscaling();
         Duration interval = spec == null ? null
                 : Durations.parseOr("spec.autoscaling.pollInterval", spec.getPollInterval(), null);
-        return interval == null || interval.isZero() ? AutoscalerSettings.DEFAULT_POLL_INTERVAL : interval;
+        return interval == null || interval.isZero() ? ScalingPolicy.DEFAULT_POLL_INTERVAL : interval;
     }
 
     public static boolean autoscalingOn(BackstageWorkerPool pool) {

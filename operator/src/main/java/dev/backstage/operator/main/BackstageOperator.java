@@ -4,6 +4,7 @@ import dev.backstage.operator.autoscaler.AutoscalerSettings;
 import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.pool.WorkerPoolReconciler;
+import dev.backstage.operator.schedule.ScheduleFiring;
 import dev.backstage.operator.topology.BrokerConnections;
 import dev.backstage.operator.topology.ConnectionSecrets;
 import dev.backstage.operator.topology.TopologyBroker;
@@ -103,7 +104,10 @@ public final class BackstageOperator implements AutoCloseable {
             // Closed by the reconciler's lifecycle event source when the operator stops.
             BrokerConnections connections = new BrokerConnections();
             TopologyBroker broker = new TopologyBroker(new ConnectionSecrets(client), connections, Providers::create);
-            backstage.register(new TopologyReconciler(broker, connections, events, topologies.get(), clock));
+            // Stopped with the topology controller (one of its event sources): turns, thread, broker connections.
+            ScheduleFiring schedules = ScheduleFiring.create(client, events, clock);
+            backstage.register(new TopologyReconciler(broker, connections, events, topologies.get(), clock,
+                    schedules));
         }
         return backstage;
     }

@@ -61,6 +61,20 @@ public class AutoscalingSpec {
     @JsonPropertyDescription("How long a new pod takes from creation to ready. Pods asked for now only work after it, so the pool is sized for the arrival rate expected podStartupTime + pollInterval from now; 0s looks one pollInterval ahead only.")
     private String podStartupTime = "10s";
 
+    @Default("120s")
+    @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
+    @ValidationRule(value = Durations.AT_MOST_ONE_HOUR_RULE, message = "autoscaling.scaleUpLookahead must be at most 1h, e.g. 120s")
+    @JsonPropertyDescription("Calm on the way up: while arrivals rise, a scale-up sizes for the rate expected this much further ahead (adding at most a quarter, or 3 replicas), so a rising wave is met in a few batches instead of one replica per poll. 0s sizes for podStartupTime + pollInterval only.")
+    private String scaleUpLookahead = "120s";
+
+    @Default("60s")
+    @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
+    @ValidationRule(value = Durations.AT_MOST_ONE_HOUR_RULE, message = "autoscaling.scaleDownInterval must be at most 1h, e.g. 60s")
+    @JsonPropertyDescription("Calm on the way down: at most one scale-down per this interval (a quarter of it when the move at least halves the count, e.g. after a burst). 0s rate-limits nothing beyond scaleDownWindow.")
+    private String scaleDownInterval = "60s";
+
     public Boolean getEnabled() {
         return enabled;
     }
@@ -129,5 +143,21 @@ public class AutoscalingSpec {
 
     public void setScaleDownWindow(String scaleDownWindow) {
         this.scaleDownWindow = scaleDownWindow;
+    }
+
+    public String getScaleUpLookahead() {
+        return scaleUpLookahead;
+    }
+
+    public void setScaleUpLookahead(String scaleUpLookahead) {
+        this.scaleUpLookahead = scaleUpLookahead;
+    }
+
+    public String getScaleDownInterval() {
+        return scaleDownInterval;
+    }
+
+    public void setScaleDownInterval(String scaleDownInterval) {
+        this.scaleDownInterval = scaleDownInterval;
     }
 }

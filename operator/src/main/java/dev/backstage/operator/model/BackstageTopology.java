@@ -16,6 +16,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Provider", jsonPath = ".spec.provider", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
         type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Schedules", jsonPath = ".status.scheduleSummary",
+        type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Last Fired", jsonPath = ".status.lastFiredTick",
+        type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class BackstageTopology extends CustomResource<BackstageTopologySpec, BackstageTopologyStatus>
         implements Namespaced {

@@ -19,6 +19,12 @@ import java.util.List;
         message = "rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays")
 @ValidationRule(value = "self.provider != 'kafka' || (has(self.capabilities) && has(self.capabilities.delays))",
         message = "Kafka has no delays of its own and retries wait in them: set spec.capabilities.delays (backend redis)")
+@ValidationRule(value = "!has(self.schedules) || self.schedules.all(s, self.queues.exists(q, q.name == s.queue))",
+        message = "a schedule's queue must be declared in spec.queues: add it there or set the schedule's queue to one of them")
+@ValidationRule(value = "!has(self.schedules) || size(self.schedules) == 0 || self.provider == 'redis'"
+        + " || (has(self.capabilities) && has(self.capabilities.dedupe))",
+        message = "schedules claim each tick with a dedupe key and this provider has no dedupe: set"
+                + " spec.capabilities.dedupe (backend redis)")
 public class BackstageTopologySpec {
     @Required
     @ValidationRule(value = "self == oldSelf",
@@ -56,6 +62,12 @@ public class BackstageTopologySpec {
     @Default("true")
     @JsonPropertyDescription("Declare a dead-letter destination per queue (<queue>:dead-letter / <queue>.dead-letter).")
     private Boolean deadLetter = Boolean.TRUE;
+
+    @Size(max = 64)
+    @ValidationRule(value = "self.all(s, self.exists_one(t, t.name == s.name))", message = "schedule names must be unique")
+    @JsonPropertyDescription("Cron schedules the leader operator fires on this broker: one job per tick, once across"
+            + " operator failovers. Needs dedupe (provider redis, or spec.capabilities.dedupe).")
+    private List<ScheduleSpec> schedules;
 
     @JsonPropertyDescription("Capabilities supplied by a backend other than the provider.")
     private SuppliedCapabilities capabilities;
@@ -113,6 +125,14 @@ public class BackstageTopologySpec {
 
     public void setTopics(List<TopicSpec> topics) {
         this.topics = topics;
+    }
+
+    public List<ScheduleSpec> getSchedules() {
+        return schedules;
+    }
+
+    public void setSchedules(List<ScheduleSpec> schedules) {
+        this.schedules = schedules;
     }
 
     public Boolean getDeadLetter() {

@@ -20,6 +20,41 @@ public class BackstageTopologyStatus {
     @JsonPropertyDescription("Per capability: which backend supplies it, or that it is missing.")
     private List<CapabilityStatus> capabilities;
 
+    @JsonPropertyDescription("Per schedule: last fired and next tick, missed ticks, last error. Written by the"
+            + " schedule firing only (the topology reconciler leaves it alone).")
+    private List<ScheduleStatus> schedules;
+
+    @JsonPropertyDescription("How many schedules there are and how many are suspended, e.g. '2 (1 suspended)'."
+            + " Written by the schedule firing.")
+    private String scheduleSummary;
+
+    @JsonPropertyDescription("The latest tick fired by any schedule, RFC 3339. Written by the schedule firing.")
+    private String lastFiredTick;
+
+    public String getScheduleSummary() {
+        return scheduleSummary;
+    }
+
+    public void setScheduleSummary(String scheduleSummary) {
+        this.scheduleSummary = scheduleSummary;
+    }
+
+    public String getLastFiredTick() {
+        return lastFiredTick;
+    }
+
+    public void setLastFiredTick(String lastFiredTick) {
+        this.lastFiredTick = lastFiredTick;
+    }
+
+    public List<ScheduleStatus> getSchedules() {
+        return schedules;
+    }
+
+    public void setSchedules(List<ScheduleStatus> schedules) {
+        this.schedules = schedules;
+    }
+
     public Long getObservedGeneration() {
         return observedGeneration;
     }

@@ -18,6 +18,12 @@ public final class Durations {
     /** CEL: a duration in {@link #PATTERN} form is greater than zero exactly when some digit is not 0. */
     public static final String POSITIVE_RULE = "self.matches('[1-9]')";
 
+    /** CEL: at most one hour (Kubernetes CEL reads Go durations; every {@link #PATTERN} value is one). */
+    public static final String AT_MOST_ONE_HOUR_RULE = "duration(self) <= duration('1h')";
+
+    /** What {@link #AT_MOST_ONE_HOUR_RULE} allows, for admission. */
+    public static final Duration ONE_HOUR = Duration.ofHours(1);
+
     private static final java.util.regex.Pattern WHOLE = java.util.regex.Pattern.compile(PATTERN);
     private static final java.util.regex.Pattern PART = java.util.regex.Pattern.compile("([0-9]+)(ms|s|m|h)");
 

@@ -2,6 +2,7 @@ package dev.backstage.operator.scaling;
 
 import dev.backstage.runtime.spi.BacklogReport;
 import dev.backstage.runtime.spi.BacklogUnavailableException;
+import dev.backstage.runtime.spi.QueueBacklog;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.stream.Collectors;
@@ -83,9 +84,44 @@ public record BacklogSample(
                 notes.isEmpty() ? null : notes, null);
     }
 
-    /** Without counters: enough for the backlog-per-replica target, not for the drain target. */
+    /**
+     * With the report's own cumulative counters, summed over the queues only when every queue has one (a partial
+     * sum would read as a rate jump when a queue's counter appears). Kafka's arrivals are the sum of its
+     * partitions' end offsets, its completions the sum of their committed positions ({@code end offset - lag}: the
+     * group commits only past settled records; a partition without a commit counts from where its lag is
+     * counted), so records being processed are neither. A report without counters gives a sample without them:
+     * enough for the backlog-per-replica target, not for the drain target or arrival sizing.
+     */
     public static BacklogSample of(BacklogReport report, int readyReplicas) {
-        return of(report, readyReplicas, null, null);
+        return of(report, readyReplicas, arrivedTotal(report), completedTotal(report));
+    }
+
+    private static Long arrivedTotal(BacklogReport report) {
+        long sum = 0;
+        for (QueueBacklog queue : report.queues()) {
+            if (queue.enqueuedTotal() != null) {
+                sum += queue.enqueuedTotal();
+            } else if (!queue.partitions().isEmpty()) {
+                sum += queue.partitions().stream().mapToLong(QueueBacklog.PartitionBacklog::endOffset).sum();
+            } else {
+                return null;
+            }
+        }
+        return report.queues().isEmpty() ? null : sum;
+    }
+
+    private static Long completedTotal(BacklogReport report) {
+        long sum = 0;
+        for (QueueBacklog queue : report.queues()) {
+            if (queue.completedTotal() != null) {
+                sum += queue.completedTotal();
+            } else if (!queue.partitions().isEmpty()) {
+                sum += queue.partitions().stream().mapToLong(p -> p.endOffset() - p.lag()).sum();
+            } else {
+                return null;
+            }
+        }
+        return report.queues().isEmpty() ? null : sum;
     }
 
     public static BacklogSample unavailable(Instant at, int readyReplicas, BacklogUnavailableException error) {

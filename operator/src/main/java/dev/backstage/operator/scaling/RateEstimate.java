@@ -60,13 +60,16 @@ public record RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSec
 
     /**
      * The arrival rate to size for: the newest interval's when it shows a step up, else the window's
-     * average. A step is answered at the next poll, while a few extra arrivals in one short interval (noise
-     * at low rates) do not inflate the pool.
+     * average, or the new level when the trend is a step ({@link #trendIsStep}): after arrivals stepped down,
+     * the window's average still holds the old level for a whole window and kept the drain target's replicas
+     * up that long. A step is answered at the next poll, while a few extra arrivals in one short interval
+     * (noise at low rates) do not inflate the pool.
      */
     public Double arrivalsToServe() {
         if (arrivalsPerSecond == null) {
             return null;
         }
-        return latestArrivalsPerSecond == null ? arrivalsPerSecond : Math.max(arrivalsPerSecond, latestArrivalsPerSecond);
+        double base = trendIsStep && trendArrivalsPerSecond != null ? trendArrivalsPerSecond : arrivalsPerSecond;
+        return latestArrivalsPerSecond == null ? base : Math.max(base, latestArrivalsPerSecond);
     }
 }

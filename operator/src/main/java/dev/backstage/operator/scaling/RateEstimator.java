@@ -156,7 +156,24 @@ public final class RateEstimator {
                 && inFlightSeconds / jobsThrough <= inFlightSpan) {
             jobTimeRate = concurrencyPerReplica / (inFlightSeconds / jobsThrough);
         }
+        String remembered = null;
+        if (busyRate == null && jobTimeRate == null) {
+            // Nothing in the window measured a replica: remember what the retained history measured while busy.
+            // A replica's capacity is a property of the jobs, not of the last minute; forgetting it made a Kafka
+            // pool with slots to spare (lag below ready x concurrency, so never "busy") scale down to its lag,
+            // only to scale up again a minute later.
+            double[] older = olderBusyMeasurement(history, cutoff, concurrencyPerReplica, lagHoldsInFlight);
+            if (older != null) {
+                completedWhileBusy = older[0];
+                busyRate = older[0] / older[1];
+                remembered = ", " + Math.round(now.getEpochSecond() - older[2])
+                        + " s ago (none in the last " + window.toSeconds() + " s)";
+            }
+        }
         Capacity capacity = reconcile(busyRate, completedWhileBusy, jobTimeRate, completedWithInFlight);
+        if (capacity != null && remembered != null) {
+            capacity = new Capacity(capacity.perReplica(), capacity.source() + remembered);
+        }
         if (capacity != null) {
             return new RateEstimate(arrivalRate, latestArrivals, capacity.perReplica(), capacity.source(), null,
                     trend.now(), trend.slope(), trend.step(), busyRate, jobTimeRate);
@@ -172,6 +189,37 @@ public final class RateEstimator {
                         + window.toSeconds() + " s"
                         + (concurrencyPerReplica == null ? " and the concurrency is unknown" : ""),
                 trend.now(), trend.slope(), trend.step(), busyRate, jobTimeRate);
+    }
+
+    /**
+     * The busy measurement over the retained intervals that end before {@code cutoff}: {completed, replica-seconds,
+     * end of the newest such interval in epoch seconds}, or {@code null} when none was busy at a steady ready count.
+     */
+    private static double[] olderBusyMeasurement(SampleHistory history, Instant cutoff, Integer concurrencyPerReplica,
+                                                 boolean lagHoldsInFlight) {
+        double completed = 0;
+        double replicaSeconds = 0;
+        double newestEnd = Double.NaN;
+        for (int i = history.size() - 1; i >= 1; i--) {
+            BacklogSample from = history.get(i - 1);
+            BacklogSample to = history.get(i);
+            if (!from.at().isBefore(cutoff) || !from.available() || !to.available()
+                    || from.readyReplicas() != to.readyReplicas() || !busyThroughout(from, to)
+                    || (lagHoldsInFlight && !waitingBeyondSlots(from, to, concurrencyPerReplica))) {
+                continue;
+            }
+            Long completedDelta = completedBetween(from, to);
+            double seconds = Duration.between(from.at(), to.at()).toNanos() / 1e9;
+            if (completedDelta == null || seconds <= 0) {
+                continue;
+            }
+            completed += completedDelta;
+            replicaSeconds += to.readyReplicas() * seconds;
+            if (Double.isNaN(newestEnd)) {
+                newestEnd = to.at().getEpochSecond();
+            }
+        }
+        return replicaSeconds > 0 ? new double[] {completed, replicaSeconds, newestEnd} : null;
     }
 
     /** A replica's capacity and how it was obtained. */
@@ -220,6 +268,39 @@ public final class RateEstimator {
         }
         Long arrived = arrivedBetween(from, to);
         return arrived == null ? null : arrived / seconds;
+    }
+
+    /**
+     * How long no job arrived before arrivals resumed, when they resumed within {@code within} before sample
+     * {@code endIndex} (the newest interval has arrivals, and an interval without any ended no earlier than
+     * {@code within} ago); {@code null} otherwise, or when an interval on the way has no usable counter.
+     */
+    public Duration quietBeforeResuming(SampleHistory history, int endIndex, Duration within) {
+        Double newest = newestArrivals(history, endIndex);
+        if (newest == null || newest <= 0) {
+            return null;
+        }
+        int i = endIndex - 1;
+        for (; i >= 1; i--) {
+            Double arrivals = newestArrivals(history, i);
+            if (arrivals == null) {
+                return null;
+            }
+            if (arrivals == 0) {
+                break;
+            }
+        }
+        if (i < 1 || history.get(i).at().isBefore(history.get(endIndex).at().minus(within))) {
+            return null;
+        }
+        Instant quietEnd = history.get(i).at();
+        for (; i >= 1; i--) {
+            Double arrivals = newestArrivals(history, i);
+            if (arrivals == null || arrivals > 0) {
+                break;
+            }
+        }
+        return Duration.between(history.get(i).at(), quietEnd);
     }
 
     /**

@@ -36,14 +36,21 @@ import java.util.Objects;
  *       a rising wave is met in a few batches. One undelivered job activates a pool at zero. A scale-up on a
  *       regular poll that activates the pool or sees arrivals step up asks for one more sample {@link #FOLLOW_UP} later
  *       ({@link ScalingDecision#probeAgainIn()}), which measures the new rate.</li>
- *   <li><b>No scale-down as arrivals step up.</b> When the newest interval shows a step up in arrivals (a burst
- *       after a quiet spell) the count holds, and a quick sample follows.</li>
+ *   <li><b>No scale-down as arrivals step up, resume or rise.</b> When the newest interval shows a step up in
+ *       arrivals (a burst after a quiet spell) the count holds, and a quick sample follows. It also holds while
+ *       arrivals that resumed after a quiet spell of at least half the {@code scaleDownWindow} are younger than the
+ *       trend window (a burst that starts gently, e.g. a ramp from zero, is no significant step yet), and while
+ *       the arrival line rises toward the count (the count at most {@link #RISE_HOLD_FACTOR} times the need the
+ *       line forecasts {@link ScalingPolicy#batchHorizon()} ahead): a down-move then would be undone as the line
+ *       climbs.</li>
  *   <li><b>Scale down through a window, calmly.</b> Otherwise take the highest need over the last
  *       {@code scaleDownWindow} (the HPA's stabilization: max of recommendations; batched scale-ups count as
  *       asked for), add the tolerance as headroom, and scale down to {@code ceil(maxNeed * (1 + tolerance))} if
  *       that is lower by at least {@link #DOWN_BAND} of the count and {@link #MIN_DOWN_STEP} replicas (unless
  *       to zero or minReplicas), and the last down-move is {@code scaleDownInterval} ago (a quarter of it when
- *       the move halves the count). A need that wobbles around a threshold therefore never flaps, and a falling
+ *       the move halves the count). When nothing is outstanding, nothing arrived through the whole window and
+ *       the window would keep no more than {@link #MIN_DOWN_STEP} replicas for work that has since finished, the
+ *       pool goes to zero (minReplicas) in one move instead of two. A need that wobbles around a threshold therefore never flaps, and a falling
  *       wave is followed in a few batches. It scales down only when the window was fully observed and had no
  *       unavailable sample (an error mid-window hides what the need was).</li>
  *   <li><b>Never scale in below what is busy.</b> In-flight work is part of the need, so it keeps at least
@@ -74,6 +81,12 @@ public final class ScalingDecider {
     static final double DOWN_BAND = 0.2;
     /** A down-move takes at least this many replicas, unless it goes to zero or minReplicas. */
     static final int MIN_DOWN_STEP = 2;
+    /**
+     * No scale-down while the arrival line rises toward the count: the count is at most this multiple of the need
+     * the line forecasts {@link ScalingPolicy#batchHorizon()} ahead. Further above it, the pool comes down (a
+     * large pool left over from a burst is not held by a slow trickle).
+     */
+    static final double RISE_HOLD_FACTOR = 2;
 
     private final RateEstimator rates;
 
@@ -124,6 +137,21 @@ public final class ScalingDecider {
             return regularPoll(history) ? hold.probingAgainIn(FOLLOW_UP) : hold;
         }
 
+        if (currentReplicas > 0 && risingToward(policy, need, currentReplicas)) {
+            // A down-move now would be undone as the line climbs: the calm way is to let the need catch up.
+            return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+                    "arrivals rising " + decimal2(need.rates().trendPerSecondSquared())
+                            + " jobs/s per s toward the count, no scale-down while they rise");
+        }
+        Duration quiet = rates.quietBeforeResuming(history, last, RateEstimator.TREND_WINDOW);
+        if (currentReplicas > 0 && quiet != null && quiet.compareTo(policy.scaleDownWindow().dividedBy(2)) >= 0) {
+            // A burst after an idle gap may start gently (a ramp from zero): not a significant step yet, and no line
+            // either. Whatever the window says, this is no moment to scale down; the trend decides once it shows.
+            return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+                    "arrivals resumed after " + quiet.toSeconds() + " s of none, no scale-down until their trend shows ("
+                            + RateEstimator.TREND_WINDOW.toSeconds() + " s)");
+        }
+
         Duration window = policy.scaleDownWindow();
         String windowText = window.toSeconds() + " s";
         Instant cutoff = latest.at().minus(window);
@@ -147,12 +175,20 @@ public final class ScalingDecider {
             windowNeed = Math.max(windowNeed, Math.max(past.replicasToKeep(), batchedNeed(policy, past)));
         }
 
-        int downCount = windowNeed <= 0 ? 0 : roundUp(windowNeed * (1 + policy.tolerance()));
+        // Nothing in the system now and nothing arrived through the whole window: the window's earlier needs were
+        // work that has since finished, and no new work came. When all the window would keep for that finished
+        // tail is a down step's worth of replicas or less, keeping them would only cost a second down-move 15-60 s
+        // later: go to zero now. A larger count keeps the window's protection (a pause between bursts).
+        boolean drained = windowNeed > 0 && upCount == 0 && latest.outstanding() == 0 && latest.inFlightKnown()
+                && roundUp(windowNeed * (1 + policy.tolerance())) <= MIN_DOWN_STEP && noArrivalsSince(history, cutoff);
+        int downCount = windowNeed <= 0 || drained ? 0 : roundUp(windowNeed * (1 + policy.tolerance()));
         int candidate = Math.min(currentReplicas, Math.max(downCount, upCount));
         String note;
         if (candidate == 0 && currentReplicas > 0 && inFlightUnknownInWindow) {
             candidate = 1;
             note = "the broker cannot tell what is in flight, so idle is not proven";
+        } else if (candidate == 0 && drained) {
+            note = "nothing outstanding, and nothing arrived for " + windowText + " (the earlier work has finished)";
         } else if (candidate == 0) {
             note = currentReplicas == 0 ? null : "nothing outstanding or arriving for " + windowText;
         } else {
@@ -196,17 +232,17 @@ public final class ScalingDecider {
     }
 
     /**
-     * A pool that has not been scaled for a while (its whole retained history, at least twice the
-     * {@code scaleDownInterval}, shows one asked-for count) is settled: the band narrows to the tolerance, so a count
+     * A pool that has not been scaled for a while (the history over {@link ScalingPolicy#settleTime()} shows one
+     * asked-for count) is settled: the band narrows to the tolerance, so a count
      * that landed high after a burst comes down to the level once the level has held, at the cost of one more event.
      */
     private static boolean settled(SampleHistory history, ScalingPolicy policy) {
         Integer asked = history.latest().askedReplicas();
-        if (asked == null || Duration.between(history.get(0).at(), history.latest().at())
-                .compareTo(policy.scaleDownInterval().multipliedBy(2)) < 0) {
+        Instant since = history.latest().at().minus(policy.settleTime());
+        if (asked == null || history.get(0).at().isAfter(since)) {
             return false;
         }
-        for (int i = 0; i < history.size(); i++) {
+        for (int i = history.size() - 1; i >= 0 && !history.get(i).at().isBefore(since); i--) {
             if (!asked.equals(history.get(i).askedReplicas())) {
                 return false;
             }
@@ -256,6 +292,30 @@ public final class ScalingDecider {
         // intervals must not fill the pool.
         double cap = Math.max(need.replicas() * (1 + MAX_BATCH), need.replicas() + MIN_BATCH);
         return Math.max(need.replicas(), Math.min(ahead, cap));
+    }
+
+    /** Every interval that ends after {@code cutoff} has a counter that shows no arrival. */
+    private boolean noArrivalsSince(SampleHistory history, Instant cutoff) {
+        for (int i = history.size() - 1; i >= 1 && history.get(i).at().isAfter(cutoff); i--) {
+            Double arrivals = rates.newestArrivals(history, i);
+            if (arrivals == null || arrivals > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The arrival line rises and the count is no more than {@link #RISE_HOLD_FACTOR} times the need the line
+     * forecasts {@link ScalingPolicy#batchHorizon()} ahead: replicas a down-move would drop are about to be needed.
+     */
+    private static boolean risingToward(ScalingPolicy policy, ReplicaNeed need, int currentReplicas) {
+        RateEstimate rates = need.rates();
+        if (rates == null || rates.trendPerSecondSquared() <= 0 || !rates.capacityKnown()) {
+            return false;
+        }
+        double ahead = rates.arrivalsExpectedIn(seconds(policy.batchHorizon())) / rates.completionsPerReplicaSecond();
+        return currentReplicas <= RISE_HOLD_FACTOR * ahead;
     }
 
     /**

@@ -66,6 +66,11 @@ public record ScalingPolicy(
      * decider only scales down once it has observed a whole window (see {@link ScalingDecider}).
      */
     static final Duration HISTORY_SLACK = Duration.ofSeconds(60);
+    /**
+     * How long a replica's capacity measured while busy stays usable when nothing newer measured it: the history
+     * is kept at least this long ({@link RateEstimator} looks back through it).
+     */
+    static final Duration CAPACITY_MEMORY = Duration.ofMinutes(10);
 
     public ScalingPolicy {
         Objects.requireNonNull(scaleDownWindow, "scaleDownWindow");
@@ -148,10 +153,18 @@ public record ScalingPolicy(
 
     /** How much sample history the operator should keep per pool (see {@link SampleHistory#append}). */
     public Duration historyRetention() {
+        // A replica's capacity measured while busy is remembered this long (RateEstimator), read from the history.
+        return settleTime().compareTo(CAPACITY_MEMORY) >= 0 ? settleTime() : CAPACITY_MEMORY;
+    }
+
+    /**
+     * How long the asked-for count must have held for the pool to count as settled ({@link ScalingDecider}: the
+     * down band narrows to the tolerance): the longer window, or twice {@code scaleDownInterval}, plus a slack.
+     */
+    public Duration settleTime() {
         Duration longest = scaleDownWindow.compareTo(rateWindow) >= 0 ? scaleDownWindow : rateWindow;
         if (scaleDownInterval.multipliedBy(2).compareTo(longest) > 0) {
-            // The last down-move must still be in the history to be seen, and a count that held for twice the
-            // interval narrows the down band (ScalingDecider): both are read from the history.
+            // The last down-move must still be in the history to be seen.
             longest = scaleDownInterval.multipliedBy(2);
         }
         return longest.plus(HISTORY_SLACK);

@@ -10,13 +10,14 @@
  *         .targetDrain(spec.targetDrainSeconds() == null ? null : Duration.ofSeconds(spec.targetDrainSeconds()))
  *         .concurrencyPerReplica(spec.concurrency())              // lets scale-down keep busy replicas
  *         .partitionCap(kafka ? partitionCount : null)
- *         .podStartup(spec.podStartupTime()).pollInterval(spec.pollInterval())
+ *         .podStartup(measuredOrSpec.podStartupTime()).pollInterval(spec.pollInterval())
+ *         .scaleUpLookahead(spec.scaleUpLookahead()).scaleDownInterval(spec.scaleDownInterval())
  *         .build();
  *
  * BacklogSample sample;
  * try {
  *     BacklogReport report = probe.measure(queues, consumerGroup);
- *     sample = BacklogSample.of(report, deployment.readyReplicas(), arrivedTotalOrNull, completedTotalOrNull);
+ *     sample = BacklogSample.of(report, deployment.readyReplicas()); // with the report's counters, summed
  * } catch (BacklogUnavailableException e) {
  *     sample = BacklogSample.unavailable(clock.instant(), deployment.readyReplicas(), e);
  * }
@@ -57,7 +58,8 @@
  *       one are reconciled ({@link RateEstimator}).</li>
  *   <li><b>A step is a new level</b>, not a slope: the arrival trend is a line or a step, whichever fits, and a
  *       step is sized for its new level. A burst after an idle gap holds the pool (no scale-down on that poll)
- *       and probes again a second later. While jobs wait and the ready replicas serve less than arrives, the
+ *       and probes again a second later; so does a burst that resumes gently (a ramp from zero), until its trend
+ *       shows, and no down-move is made while the arrival line rises toward the count. While jobs wait and the ready replicas serve less than arrives, the
  *       pool is sized for the backlog the new pods will find, so a step is one move.</li>
  *   <li><b>Calm up</b>: while the arrival line rises, a scale-up sizes {@code scaleUpLookahead} (120 s) further
  *       ahead, adding at most a quarter (or 3 replicas on a small pool); those replicas count in the scale-down
@@ -65,7 +67,11 @@
  *   <li><b>Calm down</b>: a down-move takes at least 20 % of the count (and at least 2 replicas, unless to zero
  *       or minReplicas), on top of the window's 10 % headroom; at most one per {@code scaleDownInterval} (60 s),
  *       or per quarter of it when the move halves the count (a burst that ended). A count that has held for
- *       twice the interval comes down by the tolerance (10 %) instead, so a level is not overpaid for long.</li>
+ *       twice the interval comes down by the tolerance (10 %) instead, so a level is not overpaid for long. A
+ *       finished tail of at most two replicas goes to zero in one move.</li>
+ *   <li><b>Capacity is remembered</b>: with no busy interval and no job time in the rate window, the busy
+ *       measurement from the retained history (10 min) is used, and the reason says how old it is. A Kafka pool
+ *       with slots to spare is never "busy", and forgetting its capacity made it scale down to its lag.</li>
  * </ul>
  *
  * <p>A benchmark against a simulation of KEDA + the HPA is in the test sources:

@@ -8,6 +8,7 @@ import dev.backstage.operator.model.BrokerObjectStatus;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.model.DeletionPolicy;
+import dev.backstage.operator.schedule.ScheduleFiring;
 import dev.backstage.runtime.spi.DeclaredObject;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -56,9 +57,20 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
     private final EventRecorder events;
     private final TopologySettings settings;
     private final Clock clock;
+    private final ScheduleFiring schedules;
 
     public TopologyReconciler(TopologyBroker broker, BrokerConnections connections, EventRecorder events,
             TopologySettings settings, Clock clock) {
+        this(broker, connections, events, settings, clock, null);
+    }
+
+    /**
+     * @param schedules fires {@code spec.schedules} and writes {@code status.schedules}; {@code null} leaves schedules
+     *                  unfired (tests of the broker side alone)
+     */
+    public TopologyReconciler(TopologyBroker broker, BrokerConnections connections, EventRecorder events,
+            TopologySettings settings, Clock clock, ScheduleFiring schedules) {
+        this.schedules = schedules;
         this.broker = Objects.requireNonNull(broker, "broker");
         this.connections = Objects.requireNonNull(connections, "connections");
         this.events = Objects.requireNonNull(events, "events");
@@ -68,7 +80,8 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
 
     @Override
     public List<EventSource<?, BackstageTopology>> prepareEventSources(EventSourceContext<BackstageTopology> context) {
-        return List.of(new ConnectionsLifecycle(connections));
+        return schedules == null ? List.of(new ConnectionsLifecycle(connections))
+                : List.of(new ConnectionsLifecycle(connections), schedules);
     }
 
     @Override
@@ -94,10 +107,20 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
         status.setObservedGeneration(topology.getMetadata().getGeneration());
         setReady(topology, readiness);
 
+        if (schedules != null) {
+            schedules.track(topology);
+        }
         JsonNode after = Serialization.jsonMapper().valueToTree(status);
-        UpdateControl<BackstageTopology> control = before.equals(after) ? UpdateControl.noUpdate()
-                : UpdateControl.patchStatus(topology);
-        return control.rescheduleAfter(settings.pollInterval());
+        if (before.equals(after)) {
+            return UpdateControl.<BackstageTopology>noUpdate().rescheduleAfter(settings.pollInterval());
+        }
+        if (context.getControllerConfiguration().getConfigurationService().useSSAToPatchPrimaryResource()) {
+            // The schedule fields have one writer, the schedule firing: applying the cached copy would claim them here.
+            status.setSchedules(null);
+            status.setScheduleSummary(null);
+            status.setLastFiredTick(null);
+        }
+        return UpdateControl.patchStatus(topology).rescheduleAfter(settings.pollInterval());
     }
 
     @Override

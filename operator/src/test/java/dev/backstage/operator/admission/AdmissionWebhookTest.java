@@ -15,6 +15,7 @@ import dev.backstage.operator.model.DeletionPolicy;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
 import dev.backstage.operator.model.RabbitMqSettings;
+import dev.backstage.operator.model.ScheduleSpec;
 import dev.backstage.operator.model.SecretKeyReference;
 import dev.backstage.operator.model.StartPositionSpec;
 import dev.backstage.operator.model.SuppliedCapabilities;
@@ -247,18 +248,22 @@ class AdmissionWebhookTest {
     }
 
     @Test
-    void givenAnUnreadablePodStartupTimeAndAZeroPollInterval_whenCreated_thenDeniedNamingEachField() {
+    void givenUnreadableOrOutOfBoundsAutoscalingDurations_whenCreated_thenDeniedNamingEachField() {
         String topology = existing(redis(UniqueNames.prefix("t").toLowerCase())).getMetadata().getName();
         BackstageWorkerPool pool = pool(topology, "orders");
         AutoscalingSpec autoscaling = new AutoscalingSpec();
         autoscaling.setEnabled(true);
         autoscaling.setPodStartupTime("ten seconds");
         autoscaling.setPollInterval("0s");
+        autoscaling.setScaleUpLookahead("2h");
+        autoscaling.setScaleDownInterval("soon");
         pool.getSpec().setAutoscaling(autoscaling);
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool, null));
         assertFalse(answer.allowed());
         for (String expected : List.of("spec.autoscaling.podStartupTime: 'ten seconds' is not a duration",
-                "spec.autoscaling.pollInterval must be greater than zero")) {
+                "spec.autoscaling.pollInterval must be greater than zero",
+                "spec.autoscaling.scaleUpLookahead must be at most 1h (got 2h), e.g. 120s",
+                "spec.autoscaling.scaleDownInterval: 'soon' is not a duration")) {
             assertTrue(answer.message().contains(expected), expected + " in " + answer.message());
         }
     }
@@ -431,6 +436,75 @@ class AdmissionWebhookTest {
         } catch (java.security.GeneralSecurityException e) {
             throw new AssertionError(e);
         }
+    }
+
+    // ---- schedules -------------------------------------------------------------------------------------------
+
+    @Test
+    void givenAValidSchedule_whenCreated_thenAllowed() {
+        BackstageTopology topology = redis("cron-ok");
+        topology.getSpec().setSchedules(List.of(schedule("nightly", "0 2 * * *", "Europe/Paris", "orders")));
+        WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
+        assertTrue(answer.allowed(), answer.body());
+    }
+
+    @Test
+    void givenABadCronExpression_whenCreated_thenDeniedSayingWhatIsAccepted() {
+        BackstageTopology topology = redis("cron-bad");
+        topology.getSpec().setSchedules(List.of(schedule("nightly", "0 25 * * *", null, "orders")));
+        WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
+        System.out.println("bad cron: " + answer.message());
+        assertFalse(answer.allowed());
+        assertTrue(answer.message().contains("spec.schedules[0]: cron expression '0 25 * * *' is invalid"),
+                answer.message());
+        assertTrue(answer.message().contains("use 5 fields 'minute hour day-of-month month day-of-week'"),
+                answer.message());
+    }
+
+    @Test
+    void givenAnUnknownTimeZone_whenCreated_thenDeniedSayingToUseAnIanaId() {
+        BackstageTopology topology = redis("cron-zone");
+        topology.getSpec().setSchedules(List.of(schedule("nightly", "0 2 * * *", "Europe/Atlantis", "orders")));
+        WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
+        System.out.println("bad zone: " + answer.message());
+        assertFalse(answer.allowed());
+        assertTrue(answer.message().contains("spec.schedules[0]: time zone 'Europe/Atlantis' is unknown: use an IANA"
+                + " zone id such as 'UTC', 'Europe/Paris' or 'America/New_York'"), answer.message());
+    }
+
+    @Test
+    void givenAScheduleOnAnUndeclaredQueue_whenCreated_thenDeniedNamingTheDeclaredOnes() {
+        BackstageTopology topology = redis("cron-queue");
+        topology.getSpec().setSchedules(List.of(schedule("nightly", "0 2 * * *", null, "reports")));
+        WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
+        System.out.println("undeclared queue: " + answer.message());
+        assertFalse(answer.allowed());
+        assertTrue(answer.message().contains("spec.schedules[0]: queue 'reports' is not declared by this topology:"
+                + " add it to spec.queues or set spec.schedules[0].queue to one of [orders]"), answer.message());
+    }
+
+    @Test
+    void givenAScheduleOnRabbitMqWithoutDedupe_whenCreated_thenDeniedUntilRedisDedupeIsSupplied() {
+        BackstageTopology topology = rabbit("cron-rabbit", DelayedExchangeMode.AUTO);
+        topology.getSpec().setSchedules(List.of(schedule("nightly", "0 2 * * *", null, "jobs")));
+        WebhookClient.Answer denied = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
+        System.out.println("no dedupe: " + denied.message());
+        assertFalse(denied.allowed());
+        assertTrue(denied.message().contains("the rabbitmq provider has no dedupe: set spec.capabilities.dedupe"
+                + " (backend: redis"), denied.message());
+        topology.getSpec().setCapabilities(new SuppliedCapabilities(null, backend(ProviderType.REDIS)));
+        WebhookClient.Answer allowed = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
+        assertTrue(allowed.allowed(), allowed.body());
+    }
+
+    private static ScheduleSpec schedule(String name, String cron, String zone, String queue) {
+        ScheduleSpec spec = new ScheduleSpec();
+        spec.setName(name);
+        spec.setSchedule(cron);
+        spec.setTimeZone(zone);
+        spec.setTask("report.build");
+        spec.setQueue(queue);
+        return spec;
     }
 
     // ---- fixtures ---------------------------------------------------------------------------------------------

@@ -60,6 +60,8 @@ class PoolScalingPolicyTest {
         spec.setScaleDownWindow("1m30s");
         spec.setPollInterval("500ms");
         spec.setPodStartupTime("45s");
+        spec.setScaleUpLookahead("0s");
+        spec.setScaleDownInterval("2m");
         BackstageWorkerPool pool = pool(spec, "orders");
         pool.getSpec().setConcurrency(null);
         ScalingPolicy policy = PoolScalingPolicy.of(pool, null, null);
@@ -72,6 +74,8 @@ class PoolScalingPolicyTest {
         assertEquals(Duration.ofMillis(500), PoolScalingPolicy.pollInterval(pool));
         assertEquals(Duration.ofMillis(500), policy.pollInterval(), "the forecast looks one poll ahead");
         assertEquals(Duration.ofSeconds(45), policy.podStartup());
+        assertEquals(Duration.ZERO, policy.scaleUpLookahead());
+        assertEquals(Duration.ofMinutes(2), policy.scaleDownInterval());
     }
 
     @Test

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.backstage.operator.admission.TopologyValidator;
+import dev.backstage.operator.admission.Verdict;
 import dev.backstage.operator.model.AutoscalingSpec;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
@@ -25,6 +27,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.webhook.admission.Operation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -103,6 +106,10 @@ class ExampleManifestsTest {
             assertTrue(autoscaling.getMinReplicas() <= autoscaling.getMaxReplicas(), file + ": min <= max");
         }
         durations.stream().filter(d -> d != null).forEach(d -> Durations.parse(file, d));
+
+        // What the admission webhook says (cron expressions, time zones and schedule queues included).
+        Verdict verdict = new TopologyValidator().check(topology, null, Operation.CREATE, "shop");
+        assertEquals(List.of(), verdict.denials(), file);
     }
 
     @ParameterizedTest

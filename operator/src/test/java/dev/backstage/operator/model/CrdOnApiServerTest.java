@@ -94,7 +94,7 @@ class CrdOnApiServerTest {
         cluster.kubectlWithInput(pool("columns", ""), "apply", "-n", namespace, "-f", "-").orThrow();
         assertEquals(List.of("NAME", "READY", "REPLICAS", "DESIRED", "BACKLOG", "DEADLETTERS", "AGE"),
                 header(cluster.kubectl("get", "bwp", "-n", namespace).orThrow().out()));
-        assertEquals(List.of("NAME", "PROVIDER", "READY", "AGE"),
+        assertEquals(List.of("NAME", "PROVIDER", "READY", "SCHEDULES", "LAST", "FIRED", "AGE"),
                 header(cluster.kubectl("get", "btp", "-n", namespace).orThrow().out()));
     }
 
@@ -253,6 +253,18 @@ class CrdOnApiServerTest {
         t.put("topic names must be unique", new String[] {
                 "provider: redis\ntopics: [{name: orders}, {name: orders}]",
                 "provider: redis\ntopics: [{name: orders}, {name: payments}]"});
+        t.put("schedule names must be unique", new String[] {
+                "provider: redis\nschedules: [{name: r, schedule: '@hourly', task: t}, {name: r, schedule: '@daily', task: t}]",
+                "provider: redis\nschedules: [{name: r, schedule: '@hourly', task: t}, {name: s, schedule: '@daily', task: t}]"});
+        t.put("a schedule's queue must be declared in spec.queues: add it there or set the schedule's queue to one of"
+                + " them", new String[] {
+                "provider: redis\nschedules: [{name: r, schedule: '@hourly', task: t, queue: reports}]",
+                "provider: redis\nschedules: [{name: r, schedule: '@hourly', task: t, queue: default}]"});
+        t.put("schedules claim each tick with a dedupe key and this provider has no dedupe: set"
+                + " spec.capabilities.dedupe (backend redis)", new String[] {
+                "provider: rabbitmq\nschedules: [{name: r, schedule: '@hourly', task: t}]",
+                "provider: rabbitmq\nschedules: [{name: r, schedule: '@hourly', task: t}]\n"
+                        + "capabilities: {dedupe: {backend: redis, connection: {secretName: redis, key: url}}}"});
         Map<String, String[]> p = new LinkedHashMap<>();
         p.put("a pool must consume at least one queue or topic: set spec.queues or spec.topics", new String[] {
                 "queues: []", "queues: [default]"});
@@ -262,6 +274,12 @@ class CrdOnApiServerTest {
         p.put("autoscaling.pollInterval must be greater than zero, e.g. 5s", new String[] {
                 "queues: [default]\nautoscaling: {enabled: true, pollInterval: 0s}",
                 "queues: [default]\nautoscaling: {enabled: true, pollInterval: 5s}"});
+        p.put("autoscaling.scaleUpLookahead must be at most 1h, e.g. 120s", new String[] {
+                "queues: [default]\nautoscaling: {enabled: true, scaleUpLookahead: 1h1s}",
+                "queues: [default]\nautoscaling: {enabled: true, scaleUpLookahead: 1h}"});
+        p.put("autoscaling.scaleDownInterval must be at most 1h, e.g. 60s", new String[] {
+                "queues: [default]\nautoscaling: {enabled: true, scaleDownInterval: 61m}",
+                "queues: [default]\nautoscaling: {enabled: true, scaleDownInterval: 0s}"});
         p.put("autoscaling.targetDrainTime must be greater than zero, e.g. 2m", new String[] {
                 "queues: [default]\nautoscaling: {enabled: true, targetDrainTime: 0m}",
                 "queues: [default]\nautoscaling: {enabled: true, targetDrainTime: 2m}"});

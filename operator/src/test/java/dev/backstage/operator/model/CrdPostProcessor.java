@@ -20,6 +20,8 @@ import java.util.Map;
  *   <li>every {@code conditions} list as {@code x-kubernetes-list-type: map} keyed by {@code type}, so server-side
  *       apply tracks each condition's owner: the pool reconciler's Ready and the autoscaler's conditions live in
  *       one list without either writer replacing the other's;</li>
+ *   <li>a topology's {@code status.schedules} as a list-map keyed by {@code name}: the schedule firing owns it,
+ *       per schedule;</li>
  *   <li>descriptions of the resource, its spec and its status, for {@code kubectl explain}.</li>
  * </ul>
  */
@@ -37,10 +39,10 @@ final class CrdPostProcessor {
             "BackstageTopology", new String[] {
                 "The broker side of Backstage: which provider, how to connect (a Secret), the queues, topics and"
                         + " dead-letter queues the operator declares, and which backend supplies delays and dedupe.",
-                "The broker: provider, connection Secret, queues, topics, dead letters, supplied capabilities and what"
-                        + " happens to broker objects on deletion.",
-                "What the operator last observed of the broker: its declared objects, the capabilities and conditions"
-                        + " (Ready with a reason from a closed set)."});
+                "The broker: provider, connection Secret, queues, topics, dead letters, supplied capabilities, cron"
+                        + " schedules and what happens to broker objects on deletion.",
+                "What the operator last observed of the broker: its declared objects, the capabilities, conditions"
+                        + " (Ready with a reason from a closed set) and each schedule's last and next tick."});
 
     private CrdPostProcessor() {}
 
@@ -57,6 +59,7 @@ final class CrdPostProcessor {
             }
             JSONSchemaProps root = version.getSchema().getOpenAPIV3Schema();
             markConditions(root);
+            markScheduleStatuses(root);
             String[] texts = DESCRIPTIONS.get(crd.getSpec().getNames().getKind());
             if (texts != null) {
                 root.setDescription(texts[0]);
@@ -86,6 +89,17 @@ final class CrdPostProcessor {
                 }
             }
             markConditions(value);
+        }
+    }
+
+    private static void markScheduleStatuses(JSONSchemaProps root) {
+        JSONSchemaProps status = root.getProperties() == null ? null : root.getProperties().get("status");
+        JSONSchemaProps schedules = status == null || status.getProperties() == null ? null
+                : status.getProperties().get("schedules");
+        if (schedules != null && schedules.getItems() != null && schedules.getItems().getSchema() != null) {
+            schedules.setXKubernetesListType("map");
+            schedules.setXKubernetesListMapKeys(List.of("name"));
+            schedules.getItems().getSchema().setRequired(List.of("name"));
         }
     }
 

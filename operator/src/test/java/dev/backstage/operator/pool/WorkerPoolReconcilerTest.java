@@ -339,10 +339,14 @@ class WorkerPoolReconcilerTest {
         assertFalse(columns.get("Age").isEmpty());
 
         BackstageTopology topology = client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").get();
+        // The schedule columns show what the schedule firing wrote; write it as it would.
+        topology.getStatus().setScheduleSummary("2 (1 suspended)");
+        topology.getStatus().setLastFiredTick("2026-01-01T00:20:00Z");
         Map<String, String> topologyColumns = PrinterColumns.evaluate(
                 "META-INF/fabric8/backstagetopologies.backstage.dev-v1.yml",
                 io.fabric8.kubernetes.client.utils.Serialization.jsonMapper().valueToTree(topology));
-        assertEquals(Map.of("Provider", "redis", "Ready", "True"), withoutAge(topologyColumns));
+        assertEquals(Map.of("Provider", "redis", "Ready", "True", "Schedules", "2 (1 suspended)", "Last Fired",
+                "2026-01-01T00:20:00Z"), withoutAge(topologyColumns));
     }
 
     private static Map<String, String> withoutAge(Map<String, String> columns) {

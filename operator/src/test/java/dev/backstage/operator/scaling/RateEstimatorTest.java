@@ -36,6 +36,8 @@ class RateEstimatorTest {
         job time needs in-flight counts                         | 60     | 4    | 0-60/5:0+?@4 a10/s                                             | 10.0       | -             | not seen busy
         no job time from an in-flight count of zero             | 60     | 4    | 0-60/5:0+0@4 a10/s                                             | 10.0       | -             | not seen busy
         unknown concurrency is named as missing                 | 60     | -    | 0-60/5:0+8@4 a10/s                                             | 10.0       | -             | and the concurrency is unknown
+        a busy capacity before the window is remembered         | 60     | -    | 0-60/5:600+0@10 c20/s, 65-180/5:0+8@10 c20/s                    | 20.0       | 2.0           | -
+        an interval busy only inside the window is not doubled  | 60     | -    | 0-60/5:0+8@10 c20/s, 65-180/5:600+0@10 c20/s+600                | 20.0       | 2.0           | -
         """)
     void estimates(String name, long windowSeconds, Integer concurrency, String history, Double arrivals,
                    Double perReplica, String missing) {
@@ -84,6 +86,17 @@ class RateEstimatorTest {
         assertEquals(40.0, round(estimate.latestArrivalsPerSecond()));
         assertEquals(40.0, round(estimate.arrivalsToServe()));
         assertEquals(RateEstimate.MEASURED_WHILE_BUSY, estimate.capacitySource());
+    }
+
+    @Test
+    void givenArrivalsSteppedDown_whenEstimated_thenTheNewLevelIsServed_notTheWindowsAverage() {
+        SampleHistory samples = SampleScript.history("0-45/5:100+0@10 a40/s c20/s, 50-60/5:100+0@10 a4/s+1620 c20/s");
+
+        RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(60), null);
+
+        assertEquals(31.0, round(estimate.arrivalsPerSecond()));
+        assertTrue(estimate.trendIsStep());
+        assertEquals(4.0, round(estimate.arrivalsToServe()), "the drain target keeps up with 4 jobs/s, not 31");
     }
 
     @Test

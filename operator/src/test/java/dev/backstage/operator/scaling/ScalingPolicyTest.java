@@ -41,7 +41,8 @@ class ScalingPolicyTest {
         assertEquals(Duration.ofSeconds(60), policy.scaleDownWindow());
         assertEquals(0.10, policy.tolerance());
         assertFalse(policy.hasDrainTarget());
-        assertEquals(Duration.ofSeconds(180), policy.historyRetention());
+        assertEquals(Duration.ofSeconds(600), policy.historyRetention());
+        assertEquals(Duration.ofSeconds(180), policy.settleTime());
         assertEquals(Duration.ofSeconds(15), policy.forecastHorizon(), "10 s start-up + one 5 s poll");
     }
 

@@ -178,6 +178,11 @@ public final class WorkerFromConfig {
         }
 
         @Override
+        public boolean release(String key) {
+            return delegate.release(key);
+        }
+
+        @Override
         public void close() {
             source.close();
         }

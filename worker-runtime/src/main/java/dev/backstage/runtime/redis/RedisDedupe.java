@@ -7,7 +7,7 @@ import java.time.Duration;
 /**
  * Dedupe with {@code SET {p}:dedupe:{key} 1 NX EX max(1, ceil(ttl/1000))} (WIRE.md §8). Like the seed,
  * the marker is not removed if the enqueue after it fails: a failed enqueue must be retried with a new key
- * or after the TTL.
+ * or after the TTL. {@link #release} (DEL) is for callers that retry the same key themselves (cron ticks).
  */
 public final class RedisDedupe implements DedupeCapability, AutoCloseable {
     private final RedisProvider provider;
@@ -32,6 +32,12 @@ public final class RedisDedupe implements DedupeCapability, AutoCloseable {
     public boolean tryClaim(String key, Duration ttl) {
         long seconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
         return "OK".equals(provider.sync().set(provider.keys().dedupe(key), "1", SetArgs.Builder.nx().ex(seconds)));
+    }
+
+    @Override
+    public boolean release(String key) {
+        provider.sync().del(provider.keys().dedupe(key));
+        return true;
     }
 
     @Override

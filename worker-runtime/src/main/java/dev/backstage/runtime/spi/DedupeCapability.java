@@ -8,4 +8,12 @@ public interface DedupeCapability {
 
     /** True when the key was free (and is now taken for {@code ttl}); false when it was taken. */
     boolean tryClaim(String key, Duration ttl);
+
+    /**
+     * Gives a claim back, so the key can be claimed again at once (a cron tick whose job could not be enqueued).
+     * False when this backend cannot release a claim: it then holds until its TTL.
+     */
+    default boolean release(String key) {
+        return false;
+    }
 }

@@ -1,5 +1,6 @@
 package dev.backstage.examples.orders;
 
+import dev.backstage.runtime.api.CronPayload;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.TaskBinder;
 import dev.backstage.runtime.api.TaskModule;
@@ -8,7 +9,7 @@ import java.util.function.Consumer;
 
 /**
  * The sample task module: {@code processOrder} charges the card and chains {@code sendReceipt}, which is
- * enqueued before {@code processOrder} is acked. A "declined" card always fails (it ends in the dead-letter
+ * enqueued before {@code processOrder} is acked; {@code dailyReport} is a cron task. A "declined" card always fails (it ends in the dead-letter
  * queue after its retries); a "flaky" card fails on its first delivery only (a retry fixes it).
  *
  * <p>Found by the container main through {@code META-INF/services/dev.backstage.runtime.api.TaskModule}.
@@ -39,6 +40,11 @@ public final class OrderTasks implements TaskModule {
             // ctx.jobId() is the idempotency key a real mailer would pass on: delivery is at-least-once.
             simulateWork();
             receiptSent.accept(receipt.orderId());
+            return Next.done();
+        });
+        // Fired by a cron schedule (spec.schedules of the example topology): the payload is the seeds' envelope.
+        binder.task("dailyReport", CronPayload.class, (ctx, cron) -> {
+            simulateWork();
             return Next.done();
         });
     }

@@ -1,4 +1,4 @@
-package dev.backstage.operator.autoscaler;
+package dev.backstage.operator.status;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

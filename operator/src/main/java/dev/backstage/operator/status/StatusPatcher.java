@@ -1,8 +1,8 @@
-package dev.backstage.operator.autoscaler;
+package dev.backstage.operator.status;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.backstage.operator.model.BackstageWorkerPool;
+import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -16,24 +16,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a change to a pool's status as a JSON patch on the status subresource ({@link StatusJsonPatch}), only when
- * the change is not empty, and only the status fields that changed, so fields the pool reconciler owns are left
- * alone. The patch carries the {@code resourceVersion} it was computed from: if anyone wrote the pool in between,
- * the API server answers 409 and the change is recomputed from a fresh read. The first attempt starts from the
+ * Writes a change to a custom resource's status as a JSON patch on the status subresource ({@link StatusJsonPatch}),
+ * only when the change is not empty, and only the status fields that changed, so the fields its reconciler owns are
+ * left alone. Used by the writers that run beside a reconciler: the autoscaler (a pool's backlog and scaling fields)
+ * and the schedule firing ({@code status.schedules} of a topology). The patch carries the {@code resourceVersion} it
+ * was computed from: if anyone wrote the resource in between, the API server answers 409 and the change is recomputed from a fresh read. The first attempt starts from the
  * caller's copy (the informer's), sparing a GET per poll.
  */
-final class PoolStatusPatcher {
-    private static final Logger LOG = LoggerFactory.getLogger(PoolStatusPatcher.class);
+public final class StatusPatcher<R extends CustomResource<?, ?>> {
+    private static final Logger LOG = LoggerFactory.getLogger(StatusPatcher.class);
     static final int ATTEMPTS = 4;
 
     private final KubernetesClient client;
+    private final Class<R> type;
 
-    PoolStatusPatcher(KubernetesClient client) {
+    public StatusPatcher(KubernetesClient client, Class<R> type) {
         this.client = Objects.requireNonNull(client, "client");
+        this.type = Objects.requireNonNull(type, "type");
     }
 
-    /** The change's result and the pool as written ({@code null} when nothing needed writing). */
-    record Written<T>(T result, BackstageWorkerPool pool) {}
+    /** The change's result and the resource as written ({@code null} when nothing needed writing). */
+    public record Written<R, T>(T result, R resource) {}
 
     /**
      * Applies {@code change} to a copy of the pool and writes the status difference.
@@ -43,21 +46,21 @@ final class PoolStatusPatcher {
      *               e.g. the replicas the decision starts from, so it is re-run on every attempt)
      * @return empty when the pool no longer exists or every attempt met a conflict
      */
-    <T> Optional<Written<T>> update(BackstageWorkerPool known, Function<BackstageWorkerPool, T> change) {
+    public <T> Optional<Written<R, T>> update(R known, Function<R, T> change) {
         String namespace = known.getMetadata().getNamespace();
         String name = known.getMetadata().getName();
-        var resource = client.resources(BackstageWorkerPool.class).inNamespace(namespace).withName(name);
-        BackstageWorkerPool base = known;
+        var resource = client.resources(type).inNamespace(namespace).withName(name);
+        R base = known;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             if (base == null) {
                 return Optional.empty(); // deleted
             }
-            BackstageWorkerPool copy = Serialization.clone(base);
+            R copy = Serialization.clone(base);
             JsonNode before = Serialization.jsonMapper().valueToTree(copy.getStatus());
             T result = change.apply(copy);
             JsonNode after = Serialization.jsonMapper().valueToTree(copy.getStatus());
             if (before.isNull()) {
-                // No status yet: the pool reconciler writes the first one (it adds the whole object).
+                // No status yet: the reconciler writes the first one (it adds the whole object).
                 return Optional.of(new Written<>(result, null));
             }
             ArrayNode patch = StatusJsonPatch.between(before, after, copy.getMetadata().getResourceVersion());
@@ -65,7 +68,7 @@ final class PoolStatusPatcher {
                 return Optional.of(new Written<>(result, null));
             }
             try {
-                BackstageWorkerPool written = resource.subresource("status")
+                R written = resource.subresource("status")
                         .patch(PatchContext.of(PatchType.JSON), patch.toString());
                 return Optional.of(new Written<>(result, written));
             } catch (KubernetesClientException e) {
@@ -75,13 +78,13 @@ final class PoolStatusPatcher {
                 if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
                     throw e;
                 }
-                // Someone wrote the pool since our copy: recompute from what is there now.
-                LOG.debug("status of pool {}/{} changed underneath (attempt {}); re-reading", namespace, name, attempt);
+                // Someone wrote the resource since our copy: recompute from what is there now.
+                LOG.debug("status of {} {}/{} changed underneath (attempt {}); re-reading", type.getSimpleName(), namespace, name, attempt);
                 base = resource.get();
             }
         }
-        LOG.info("status of pool {}/{} not written: {} write conflicts in a row; the next poll tries again", namespace,
-                name, ATTEMPTS);
+        LOG.info("status of {} {}/{} not written: {} write conflicts in a row; the next poll tries again", type.getSimpleName(),
+                namespace, name, ATTEMPTS);
         return Optional.empty();
     }
 }

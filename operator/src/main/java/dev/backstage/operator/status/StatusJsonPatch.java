@@ -1,4 +1,4 @@
-package dev.backstage.operator.autoscaler;
+package dev.backstage.operator.status;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -14,14 +14,14 @@ import java.util.Map;
  *
  * <p>That first operation is the optimistic lock: the API server checks a patched object's resourceVersion against
  * the stored one and answers 409 Conflict when someone wrote in between. It matters because a changed field is
- * written whole, and {@code conditions} is shared with the pool reconciler. (A JSON <em>merge</em> patch would do
+ * written whole, and a field may be shared with a reconciler (a pool's {@code conditions}). (A JSON <em>merge</em> patch would do
  * the same on a real API server, but the fabric8 mock our tests run on merges arrays by appending.)
  */
-final class StatusJsonPatch {
+public final class StatusJsonPatch {
     private StatusJsonPatch() {}
 
     /** The operations, or an empty array when {@code before} and {@code after} are equal. */
-    static ArrayNode between(JsonNode before, JsonNode after, String resourceVersion) {
+    public static ArrayNode between(JsonNode before, JsonNode after, String resourceVersion) {
         ArrayNode fields = JsonNodeFactory.instance.arrayNode();
         for (Iterator<Map.Entry<String, JsonNode>> it = after.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> field = it.next();

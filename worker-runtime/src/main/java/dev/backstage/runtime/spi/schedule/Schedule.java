@@ -1,0 +1,99 @@
+package dev.backstage.runtime.spi.schedule;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Objects;
+
+/**
+ * One cron schedule: at every tick of {@code cron} in {@code zone}, one job {@code task} on {@code queue} whose payload
+ * is the seeds' cron envelope {@code {"taskName":task,"args":args}} (WIRE.md §1.14 and §8). Shared by the runtime's
+ * {@code Scheduler} and the operator's schedule firing, so both compute the same ticks and the same per-tick dedupe
+ * key ({@link CronTick}).
+ *
+ * @param name             unique within the broker prefix: part of the per-tick dedupe key
+ * @param argsJson         the envelope's {@code args}, one JSON value (the seeds' default is {@code []})
+ * @param startingDeadline how late a tick may still be fired (Kubernetes CronJob's {@code startingDeadlineSeconds});
+ *                         {@code null} = no limit
+ */
+public record Schedule(String name, CronExpression cron, ZoneId zone, String task, String queue, String argsJson,
+        Duration startingDeadline) {
+    public static final String NAME_PATTERN = "[A-Za-z0-9][A-Za-z0-9_.\\-]{0,99}";
+    private static final ObjectMapper STRICT_JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    public Schedule {
+        if (name == null || !name.matches(NAME_PATTERN)) {
+            throw new InvalidScheduleException("schedule name '" + name + "' is invalid: use 1-100 letters, digits,"
+                    + " '_', '.' or '-', starting with a letter or digit");
+        }
+        Objects.requireNonNull(cron, "cron");
+        zone = zone == null ? ZoneOffset.UTC : zone;
+        if (task == null || task.isBlank()) {
+            throw new InvalidScheduleException("schedule '" + name + "' has no task: set the task name to enqueue");
+        }
+        queue = queue == null || queue.isBlank() ? "default" : queue;
+        if (!queue.matches("[A-Za-z0-9_.\\-]+")) {
+            throw new InvalidScheduleException("schedule '" + name + "': queue name '" + queue
+                    + "' may only contain letters, digits, '_', '.' and '-'");
+        }
+        argsJson = argsJson == null || argsJson.isBlank() ? "[]" : normalised(name, argsJson);
+        if (startingDeadline != null && (startingDeadline.isNegative() || startingDeadline.isZero())) {
+            throw new InvalidScheduleException("schedule '" + name + "': startingDeadline must be positive, got "
+                    + startingDeadline.toSeconds() + "s; leave it unset for no limit");
+        }
+    }
+
+    /** A schedule from its textual parts (cron expression and zone id are parsed; errors are one line). */
+    public static Schedule of(String name, String cron, String zone, String task, String queue, String argsJson,
+            Duration startingDeadline) {
+        return new Schedule(name, CronExpression.parse(cron), zone(zone), task, queue, argsJson, startingDeadline);
+    }
+
+    /** A 5/6-field or @nickname schedule in UTC with no args and no deadline, on the default queue. */
+    public static Schedule of(String name, String cron, String task) {
+        return of(name, cron, null, task, null, null, null);
+    }
+
+    public Schedule inZone(String zoneId) {
+        return new Schedule(name, cron, zone(zoneId), task, queue, argsJson, startingDeadline);
+    }
+
+    public Schedule onQueue(String value) {
+        return new Schedule(name, cron, zone, task, value, argsJson, startingDeadline);
+    }
+
+    public Schedule withArgs(String json) {
+        return new Schedule(name, cron, zone, task, queue, json, startingDeadline);
+    }
+
+    public Schedule withStartingDeadline(Duration value) {
+        return new Schedule(name, cron, zone, task, queue, argsJson, value);
+    }
+
+    /** Parses an IANA zone id ({@code Europe/Paris}) or offset; {@code null} or blank is UTC. */
+    public static ZoneId zone(String zoneId) {
+        if (zoneId == null || zoneId.isBlank()) {
+            return ZoneOffset.UTC;
+        }
+        try {
+            return ZoneId.of(zoneId.trim());
+        } catch (DateTimeException e) {
+            throw new InvalidScheduleException("time zone '" + zoneId + "' is unknown: use an IANA zone id such as"
+                    + " 'UTC', 'Europe/Paris' or 'America/New_York'");
+        }
+    }
+
+    private static String normalised(String name, String json) {
+        try {
+            return STRICT_JSON.writeValueAsString(STRICT_JSON.readTree(json));
+        } catch (JsonProcessingException e) {
+            throw new InvalidScheduleException("schedule '" + name + "': args must be one JSON value (e.g. [] or"
+                    + " [{\"full\":true}]), got '" + json.replaceAll("\\s+", " ") + "'");
+        }
+    }
+}

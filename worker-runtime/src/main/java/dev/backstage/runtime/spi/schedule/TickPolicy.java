@@ -1,0 +1,55 @@
+package dev.backstage.runtime.spi.schedule;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The missed-tick policy, as Kubernetes CronJob's {@code startingDeadlineSeconds}: of the ticks that came due since
+ * the last handled one, only the latest is fired, and only while it is no older than the starting deadline; the
+ * others are counted as missed. A scheduler that was down never fires a storm of old ticks.
+ */
+public final class TickPolicy {
+    /** Counting missed ticks stops here (a per-second schedule after a long outage); the figure is then a floor. */
+    static final long COUNT_LIMIT = 100_000;
+
+    private TickPolicy() {}
+
+    /**
+     * @param since ticks at or before this were handled already (the last handled tick, or a start boundary)
+     * @param now   the scheduler's clock
+     */
+    public static TickDecision decide(Schedule schedule, Instant since, Instant now) {
+        Optional<Instant> next = schedule.cron().next(now, schedule.zone());
+        Optional<Instant> latest = schedule.cron().latest(now, schedule.zone());
+        if (latest.isEmpty() || !latest.get().isAfter(since)) {
+            return new TickDecision(Optional.empty(), 0, Optional.empty(), since, next);
+        }
+        long due = countDue(schedule, since, latest.get());
+        Duration deadline = schedule.startingDeadline();
+        if (deadline != null && Duration.between(latest.get(), now).compareTo(deadline) > 0) {
+            return new TickDecision(Optional.empty(), due, latest, latest.get(), next);
+        }
+        return new TickDecision(latest, due - 1, Optional.empty(), latest.get(), next);
+    }
+
+    /** Where a scheduler without a record of its last tick starts: the latest tick within the deadline may fire. */
+    public static Instant startBoundary(Schedule schedule, Instant now) {
+        return schedule.startingDeadline() == null ? now : now.minus(schedule.startingDeadline());
+    }
+
+    /** The number of ticks in {@code (since, latest]} (at least 1: {@code latest} is one). */
+    private static long countDue(Schedule schedule, Instant since, Instant latest) {
+        long count = 0;
+        Instant cursor = since;
+        while (count < COUNT_LIMIT) {
+            Optional<Instant> tick = schedule.cron().next(cursor, schedule.zone());
+            if (tick.isEmpty() || tick.get().isAfter(latest)) {
+                break;
+            }
+            count++;
+            cursor = tick.get();
+        }
+        return Math.max(1, count);
+    }
+}

@@ -1,0 +1,83 @@
+package dev.backstage.runtime.spi.schedule;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+
+class CronExpressionTest {
+    private static final ZoneId UTC = ZoneOffset.UTC;
+
+    private static Instant next(String cron, String after, ZoneId zone) {
+        return CronExpression.parse(cron).next(Instant.parse(after), zone).orElseThrow();
+    }
+
+    @Test
+    void theSeedsFiveFieldSyntaxGivesTheNextTick() {
+        assertEquals(Instant.parse("2026-01-01T00:05:00Z"), next("*/5 * * * *", "2026-01-01T00:03:59Z", UTC));
+        assertEquals(Instant.parse("2026-01-01T00:10:00Z"), next("*/5 * * * *", "2026-01-01T00:05:00Z", UTC));
+        // 9am on weekdays: 2026-01-03 is a Saturday, so Monday the 5th
+        assertEquals(Instant.parse("2026-01-05T09:00:00Z"), next("0 9 * * 1-5", "2026-01-02T09:00:00Z", UTC));
+        // 4:30 on Sundays, 0 and 7 both Sunday
+        assertEquals(Instant.parse("2026-01-04T04:30:00Z"), next("30 4 * * 0", "2026-01-01T00:00:00Z", UTC));
+        assertEquals(Instant.parse("2026-01-04T04:30:00Z"), next("30 4 * * 7", "2026-01-01T00:00:00Z", UTC));
+        assertEquals(Instant.parse("2026-02-01T00:00:00Z"), next("0 0 1 * *", "2026-01-01T00:00:00Z", UTC));
+    }
+
+    @Test
+    void dayOfMonthAndDayOfWeekMustBothMatchAsInTheSeeds() {
+        // Friday the 13th: the next one after 2026-01-01 is 2026-02-13 (Vixie cron would also fire on the 13th and Fridays)
+        assertEquals(Instant.parse("2026-02-13T00:00:00Z"), next("0 0 13 * 5", "2026-01-01T00:00:00Z", UTC));
+    }
+
+    @Test
+    void secondsAndNicknamesAreAccepted() {
+        assertEquals(Instant.parse("2026-01-01T00:00:15Z"), next("*/15 * * * * *", "2026-01-01T00:00:00Z", UTC));
+        assertEquals(Instant.parse("2026-01-01T01:00:00Z"), next("@hourly", "2026-01-01T00:00:00Z", UTC));
+        assertEquals(Instant.parse("2026-01-02T00:00:00Z"), next("@daily", "2026-01-01T00:00:00Z", UTC));
+    }
+
+    @Test
+    void ticksAreComputedInTheScheduleTimeZone() {
+        ZoneId paris = ZoneId.of("Europe/Paris");
+        // 09:00 in Paris is 08:00Z in winter and 07:00Z in summer
+        assertEquals(Instant.parse("2026-01-02T08:00:00Z"), next("0 9 * * *", "2026-01-01T12:00:00Z", paris));
+        assertEquals(Instant.parse("2026-07-02T07:00:00Z"), next("0 9 * * *", "2026-07-01T12:00:00Z", paris));
+    }
+
+    @Test
+    void latestIsTheTickAtOrBeforeAMoment() {
+        CronExpression every5 = CronExpression.parse("*/5 * * * *");
+        assertEquals(Instant.parse("2026-01-01T00:05:00Z"),
+                every5.latest(Instant.parse("2026-01-01T00:05:00Z"), UTC).orElseThrow());
+        assertEquals(Instant.parse("2026-01-01T00:05:00Z"),
+                every5.latest(Instant.parse("2026-01-01T00:09:59.900Z"), UTC).orElseThrow());
+    }
+
+    @Test
+    void invalidExpressionsFailWithOneLineThatSaysWhatIsAccepted() {
+        for (String bad : new String[] {"61 * * * *", "* * *", "bogus", "* * * * * * * *", "", "0 25 * * *"}) {
+            InvalidScheduleException e = assertThrows(InvalidScheduleException.class, () -> CronExpression.parse(bad));
+            assertFalse(e.getMessage().contains("\n"), e.getMessage());
+            assertTrue(e.getMessage().contains("use 5 fields 'minute hour day-of-month month day-of-week'"),
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void unknownZonesAndBadArgsFailWithTheFix() {
+        InvalidScheduleException zone = assertThrows(InvalidScheduleException.class,
+                () -> Schedule.of("s", "* * * * *", "Mars/Olympus", "t", null, null, null));
+        assertEquals("time zone 'Mars/Olympus' is unknown: use an IANA zone id such as 'UTC', 'Europe/Paris' or"
+                + " 'America/New_York'", zone.getMessage());
+        InvalidScheduleException args = assertThrows(InvalidScheduleException.class,
+                () -> Schedule.of("s", "* * * * *", null, "t", null, "[1] 2", null));
+        assertTrue(args.getMessage().startsWith("schedule 's': args must be one JSON value"), args.getMessage());
+        assertEquals("[]", Schedule.of("s", "* * * * *", "t").argsJson());
+    }
+}
