@@ -13,8 +13,8 @@ import java.util.List;
 
 /**
  * A validated {@link Worker.Builder}, as a {@link WorkerFactory} receives it. {@code delays}, {@code dedupe},
- * {@code topics}, {@code broadcast}, {@code hardTimeout}, {@code meterRegistry} and {@code objectMapper} may be null (not
- * supplied); {@code owned} are the supplied capabilities the worker closes with itself.
+ * {@code topics}, {@code broadcast}, {@code hardTimeout}, {@code meterRegistry} and {@code objectMapper} may be
+ * null (not supplied); {@code owned} are the supplied capabilities the worker closes with itself.
  */
 public record WorkerOptions(
         Provider provider,
