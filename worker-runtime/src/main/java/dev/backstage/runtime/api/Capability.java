@@ -5,7 +5,8 @@ public enum Capability {
     JOBS("jobs"),
     TOPICS("topics"),
     DELAYS("delays"),
-    DEDUPE("dedupe");
+    DEDUPE("dedupe"),
+    BROADCAST("broadcast");
 
     private final String label;
 

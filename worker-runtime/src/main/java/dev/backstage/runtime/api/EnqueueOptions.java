@@ -14,6 +14,8 @@ public record EnqueueOptions(
         Duration timeout) {
     public static final String DEFAULT_QUEUE = "default";
     public static final Duration DEFAULT_DEDUPE_TTL = Duration.ofHours(1);
+    /** The queue name broadcasts would collide with ({@code {p}:broadcast}, {@code {p}.broadcast}). */
+    static final String RESERVED_BROADCAST = "broadcast";
 
     public EnqueueOptions {
         queue = queue == null || queue.isBlank() ? DEFAULT_QUEUE : queue;
@@ -24,6 +26,10 @@ public record EnqueueOptions(
         if (!queue.matches("[A-Za-z0-9_.\\-]+")) {
             throw new ConfigurationException(
                     "queue name '" + queue + "' may only contain letters, digits, '_', '.' and '-'");
+        }
+        if (queue.equals(RESERVED_BROADCAST)) {
+            throw new ConfigurationException("queue name 'broadcast' is reserved: broadcasts use the stream/topic"
+                    + " {prefix}:broadcast (Redis) and {prefix}.broadcast (Kafka); choose another queue name");
         }
         dedupeTtl = dedupeTtl == null ? DEFAULT_DEDUPE_TTL : dedupeTtl;
     }

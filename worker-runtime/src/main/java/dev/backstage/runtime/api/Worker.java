@@ -2,6 +2,7 @@ package dev.backstage.runtime.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.BroadcastCapability;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.DelaysCapability;
@@ -69,6 +70,19 @@ public interface Worker extends AutoCloseable {
     /** Publish to a topic (needs the topics capability). */
     String publish(String topic, Object payload);
 
+    /**
+     * Sends {@code payload} under {@code task} to every running worker that registered {@link #onBroadcast} for
+     * it (needs the broadcast capability); returns the broker's message id. Workers that start later, or are down
+     * meanwhile, do not receive it.
+     */
+    String broadcast(String task, Object payload);
+
+    /**
+     * Runs {@code handler} on this worker for every broadcast of {@code task} sent after {@link #start()}; settled
+     * by the topic rule (a failure is retried on this worker only). Needs the broadcast capability.
+     */
+    <T> Worker onBroadcast(String task, Class<T> payloadType, BroadcastHandler<T> handler);
+
     /** Checks capabilities, logs the capability report and starts consuming. */
     Worker start();
 
@@ -102,6 +116,7 @@ public interface Worker extends AutoCloseable {
         private DelaysCapability delays;
         private DedupeCapability dedupe;
         private TopicsCapability topics;
+        private BroadcastCapability broadcast;
         private final List<AutoCloseable> owned = new ArrayList<>();
         private List<String> queues = List.of();
         private String consumerId;
@@ -137,6 +152,13 @@ public interface Worker extends AutoCloseable {
 
         public Builder topics(TopicsCapability value) {
             this.topics = value;
+            own(value);
+            return this;
+        }
+
+        /** Supplies broadcast from another backend; closed with the worker when it is {@link AutoCloseable}. */
+        public Builder broadcast(BroadcastCapability value) {
+            this.broadcast = value;
             own(value);
             return this;
         }
@@ -227,8 +249,8 @@ public interface Worker extends AutoCloseable {
             for (String queue : queues) {
                 EnqueueOptions.onQueue(queue); // validates the name
             }
-            WorkerOptions options = new WorkerOptions(provider, delays, dedupe, topics, List.copyOf(owned), queues,
-                    consumerId == null ? defaultConsumerId() : consumerId, concurrency, effectivePrefetch,
+            WorkerOptions options = new WorkerOptions(provider, delays, dedupe, topics, broadcast, List.copyOf(owned),
+                    queues, consumerId == null ? defaultConsumerId() : consumerId, concurrency, effectivePrefetch,
                     maxDeliveries, backoff, shutdownGrace, unknownTaskPolicy, hardTimeout, meterRegistry,
                     objectMapper);
             return WorkerFactory.load().create(options);

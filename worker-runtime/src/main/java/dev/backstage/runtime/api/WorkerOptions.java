@@ -2,6 +2,7 @@ package dev.backstage.runtime.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.BroadcastCapability;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.Provider;
@@ -12,14 +13,15 @@ import java.util.List;
 
 /**
  * A validated {@link Worker.Builder}, as a {@link WorkerFactory} receives it. {@code delays}, {@code dedupe},
- * {@code topics}, {@code hardTimeout}, {@code meterRegistry} and {@code objectMapper} may be null (not
- * supplied); {@code owned} are the supplied capabilities the worker closes with itself.
+ * {@code topics}, {@code broadcast}, {@code hardTimeout}, {@code meterRegistry} and {@code objectMapper} may be
+ * null (not supplied); {@code owned} are the supplied capabilities the worker closes with itself.
  */
 public record WorkerOptions(
         Provider provider,
         DelaysCapability delays,
         DedupeCapability dedupe,
         TopicsCapability topics,
+        BroadcastCapability broadcast,
         List<AutoCloseable> owned,
         List<String> queues,
         String consumerId,

@@ -2,6 +2,7 @@ package dev.backstage.runtime.core;
 
 import dev.backstage.runtime.api.Capability;
 import dev.backstage.runtime.api.CapabilityMissingException;
+import dev.backstage.runtime.spi.BroadcastCapability;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.JobsCapability;
@@ -24,19 +25,29 @@ public final class CapabilitySet {
     private final Optional<DelaysCapability> delays;
     private final Optional<DedupeCapability> dedupe;
     private final Optional<TopicsCapability> topics;
+    private final Optional<BroadcastCapability> broadcast;
     private final Map<Capability, String> sources = new LinkedHashMap<>();
 
     public CapabilitySet(
             Provider provider, DelaysCapability suppliedDelays, DedupeCapability suppliedDedupe,
             TopicsCapability suppliedTopics) {
+        this(provider, suppliedDelays, suppliedDedupe, suppliedTopics, null);
+    }
+
+    public CapabilitySet(
+            Provider provider, DelaysCapability suppliedDelays, DedupeCapability suppliedDedupe,
+            TopicsCapability suppliedTopics, BroadcastCapability suppliedBroadcast) {
         this.provider = provider;
         this.delays = suppliedDelays != null ? Optional.of(suppliedDelays) : provider.delays();
         this.dedupe = suppliedDedupe != null ? Optional.of(suppliedDedupe) : provider.dedupe();
         this.topics = suppliedTopics != null ? Optional.of(suppliedTopics) : provider.topics();
+        this.broadcast = suppliedBroadcast != null ? Optional.of(suppliedBroadcast) : provider.broadcast();
         sources.put(Capability.JOBS, provider.name());
         sources.put(Capability.DELAYS, delays.map(d -> source(d.backend(), suppliedDelays != null)).orElse(null));
         sources.put(Capability.DEDUPE, dedupe.map(d -> source(d.backend(), suppliedDedupe != null)).orElse(null));
         sources.put(Capability.TOPICS, topics.map(t -> source(t.backend(), suppliedTopics != null)).orElse(null));
+        sources.put(Capability.BROADCAST,
+                broadcast.map(b -> source(b.backend(), suppliedBroadcast != null)).orElse(null));
     }
 
     private static String source(String backend, boolean supplied) {
@@ -65,6 +76,10 @@ public final class CapabilitySet {
 
     public TopicsCapability topics() {
         return topics.orElseThrow(() -> missing(Capability.TOPICS));
+    }
+
+    public BroadcastCapability broadcast() {
+        return broadcast.orElseThrow(() -> missing(Capability.BROADCAST));
     }
 
     public Set<Capability> present() {
@@ -98,6 +113,8 @@ public final class CapabilitySet {
                     + " (or `dedupe: {name: redis, urlEnv: ...}` in runtime.yaml)";
             case TOPICS -> "use a provider with topics (redis, rabbitmq, kafka) or supply one with"
                     + " Worker.builder().topics(...)";
+            case BROADCAST -> "use a provider with broadcast (redis, rabbitmq, kafka) or supply one with"
+                    + " Worker.builder().broadcast(...)";
             case JOBS -> "every provider must supply jobs";
         };
     }

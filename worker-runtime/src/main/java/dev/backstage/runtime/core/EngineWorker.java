@@ -1,5 +1,6 @@
 package dev.backstage.runtime.core;
 
+import dev.backstage.runtime.api.BroadcastHandler;
 import dev.backstage.runtime.api.Producer;
 import dev.backstage.runtime.api.TaskHandler;
 import dev.backstage.runtime.api.TaskOptions;
@@ -34,6 +35,17 @@ final class EngineWorker implements Worker {
     @Override
     public String publish(String topic, Object payload) {
         return engine.publish(topic, payload);
+    }
+
+    @Override
+    public String broadcast(String task, Object payload) {
+        return engine.broadcast(task, payload);
+    }
+
+    @Override
+    public <T> Worker onBroadcast(String task, Class<T> payloadType, BroadcastHandler<T> handler) {
+        engine.onBroadcast(task, payloadType, handler);
+        return this;
     }
 
     @Override

@@ -21,7 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Settlement of one subscription's topic messages, by the rule jobs follow ({@link RetryPolicy}, WIRE.md §8):
+ * Settlement of one subscription's topic messages (and of one broadcast task's messages, {@code kind}
+ * "broadcast"), by the rule jobs follow ({@link RetryPolicy}, WIRE.md §8):
  * success → ack; failure or hard timeout → retry after the back-off while {@code deliveryCount <= max}, else
  * drop with the reason (topics have no dead-letter destination: logged and counted as a dead letter); an
  * unreadable message or payload → dropped at once. Every path that frees the slot settles, in a
@@ -30,6 +31,7 @@ import org.slf4j.LoggerFactory;
 final class TopicProcessor<T> implements TopicSink {
     private static final Logger log = LoggerFactory.getLogger(TopicProcessor.class);
 
+    private final String kind;
     private final Class<T> payloadType;
     private final TopicHandler<T> handler;
     private final PayloadCodec codec;
@@ -41,9 +43,10 @@ final class TopicProcessor<T> implements TopicSink {
     private final Duration hardTimeout;
     private final WorkerMetrics metrics;
 
-    TopicProcessor(Class<T> payloadType, TopicHandler<T> handler, PayloadCodec codec, InFlightGate gate,
+    TopicProcessor(String kind, Class<T> payloadType, TopicHandler<T> handler, PayloadCodec codec, InFlightGate gate,
             ExecutorService handlers, RetryPolicy policy, ScheduledExecutorService watchdog, Executor timeoutSettlement,
             Duration hardTimeout, WorkerMetrics metrics) {
+        this.kind = kind;
         this.payloadType = payloadType;
         this.handler = handler;
         this.codec = codec;
@@ -85,7 +88,7 @@ final class TopicProcessor<T> implements TopicSink {
             try {
                 process();
             } catch (Throwable unexpected) {
-                log.error("topic '{}' message {}: settling failed; it stays with the broker", delivery.topic(),
+                log.error("{} '{}' message {}: settling failed; it stays with the broker", kind, delivery.topic(),
                         delivery.messageId(), unexpected);
                 if (claimed.compareAndSet(false, true)) {
                     abandonAndRelease();
@@ -165,7 +168,7 @@ final class TopicProcessor<T> implements TopicSink {
             RetryPolicy.Decision decision = policy.afterFailure(delivery.deliveryCount(), JobMeta.NONE,
                     TaskOptions.defaults());
             if (decision instanceof RetryPolicy.Retry retry) {
-                log.debug("topic '{}' message {} failed (delivery {}): {}; retry in {} ms", delivery.topic(),
+                log.debug("{} '{}' message {} failed (delivery {}): {}; retry in {} ms", kind, delivery.topic(),
                         delivery.messageId(), delivery.deliveryCount(), error, retry.delay().toMillis());
                 metrics.retried();
                 settle(() -> delivery.retry(retry.delay(), error), "retry");
@@ -182,7 +185,7 @@ final class TopicProcessor<T> implements TopicSink {
         }
 
         private void drop(String reason) {
-            log.warn("topic '{}' message {} dropped (topics have no dead-letter destination): {}", delivery.topic(),
+            log.warn("{} '{}' message {} dropped (there is no dead-letter destination): {}", kind, delivery.topic(),
                     delivery.messageId(), reason);
             metrics.deadLettered();
             settle(() -> delivery.drop(reason), "drop");
@@ -193,14 +196,14 @@ final class TopicProcessor<T> implements TopicSink {
             try {
                 stage = action.get();
             } catch (RuntimeException e) {
-                log.warn("{} of topic message {} failed; it stays with the broker: {}", what, delivery.messageId(),
+                log.warn("{} of {} message {} failed; it stays with the broker: {}", what, kind, delivery.messageId(),
                         DeliveryProcessor.describe(e));
                 abandonAndRelease();
                 return;
             }
             stage.whenComplete((ok, error) -> {
                 if (error != null) {
-                    log.warn("{} of topic message {} failed; it stays with the broker: {}", what,
+                    log.warn("{} of {} message {} failed; it stays with the broker: {}", what, kind,
                             delivery.messageId(), error.toString());
                     abandonAndRelease();
                 } else {
@@ -219,7 +222,7 @@ final class TopicProcessor<T> implements TopicSink {
             try {
                 delivery.abandon();
             } catch (RuntimeException e) {
-                log.warn("abandoning topic message {} failed: {}", delivery.messageId(), e.toString());
+                log.warn("abandoning {} message {} failed: {}", kind, delivery.messageId(), e.toString());
             } finally {
                 release();
             }

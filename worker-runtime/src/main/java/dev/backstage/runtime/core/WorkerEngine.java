@@ -1,5 +1,6 @@
 package dev.backstage.runtime.core;
 
+import dev.backstage.runtime.api.BroadcastHandler;
 import dev.backstage.runtime.api.Capability;
 import dev.backstage.runtime.api.TopicHandler;
 import dev.backstage.runtime.spi.BackstageException;
@@ -50,6 +51,7 @@ public final class WorkerEngine {
     private final RetryPolicy retryPolicy;
     private final DeliveryProcessor processor;
     private final List<PendingSubscription<?>> subscriptions = new ArrayList<>();
+    private final BroadcastRouter broadcasts;
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile JobConsumer jobConsumer;
@@ -75,6 +77,7 @@ public final class WorkerEngine {
         // Unbounded but idle-trimmed: each thread settles one timed-out delivery, however slow its backend.
         this.timeoutSettlement = Executors.newCachedThreadPool(new NamedThreads("backstage-timeout-settle", true));
         this.retryPolicy = new RetryPolicy(settings.maxDeliveries(), settings.defaultBackoff());
+        this.broadcasts = new BroadcastRouter(metrics);
         this.processor = new DeliveryProcessor(registry, retryPolicy, codec, producer, gate, handlers, watchdog, timeoutSettlement, metrics,
                 settings.unknownTaskPolicy(), settings.defaultHardTimeout());
     }
@@ -85,6 +88,24 @@ public final class WorkerEngine {
 
     public String publish(String topic, Object payload) {
         return capabilities.topics().publish(topic, codec.encode(payload));
+    }
+
+    /** Sends a broadcast to every running worker (needs the broadcast capability); returns the message id. */
+    public String broadcast(String task, Object payload) {
+        if (task == null || task.isBlank()) {
+            throw new IllegalArgumentException("broadcast task name must not be blank");
+        }
+        return capabilities.broadcast().send(task, payload instanceof JobProducer.RawJson raw ? raw.json()
+                : codec.encode(payload));
+    }
+
+    public <T> void onBroadcast(String task, Class<T> type, BroadcastHandler<T> handler) {
+        if (state.get() != State.NEW) {
+            throw new IllegalStateException("onBroadcast before start()");
+        }
+        capabilities.broadcast(); // fails now, with the hint, if nothing supplies broadcast
+        broadcasts.register(task, handler, adapted -> new TopicProcessor<>("broadcast", type, adapted, codec, gate,
+                handlers, retryPolicy, watchdog, timeoutSettlement, settings.defaultHardTimeout(), metrics));
     }
 
     public CapabilitySet capabilities() {
@@ -144,6 +165,9 @@ public final class WorkerEngine {
         if (!subscriptions.isEmpty()) {
             required.add(Capability.TOPICS);
         }
+        if (!broadcasts.isEmpty()) {
+            required.add(Capability.BROADCAST);
+        }
         try {
             capabilities.require(required);
         } catch (BackstageException e) {
@@ -152,7 +176,7 @@ public final class WorkerEngine {
             throw e;
         }
         log.info("{}", capabilities.report());
-        if (registry.isEmpty() && subscriptions.isEmpty()) {
+        if (registry.isEmpty() && subscriptions.isEmpty() && broadcasts.isEmpty()) {
             log.warn("no tasks registered: every delivery will be handled as an unknown task");
         }
         List<String> queues = settings.queues().isEmpty() ? capabilities.jobs().defaultQueues() : settings.queues();
@@ -164,6 +188,10 @@ public final class WorkerEngine {
                 settings.prefetch(), gate, capabilities.delaysIfPresent()), processor);
         for (PendingSubscription<?> s : subscriptions) {
             topicConsumers.add(s.open(this));
+        }
+        if (!broadcasts.isEmpty()) {
+            log.info("worker {} listening to broadcasts of tasks {}", settings.consumerId(), broadcasts.tasks());
+            topicConsumers.add(capabilities.broadcast().listen(settings.consumerId(), broadcasts));
         }
     }
 
@@ -241,8 +269,8 @@ public final class WorkerEngine {
 
     private record PendingSubscription<T>(Subscription subscription, Class<T> type, TopicHandler<T> handler) {
         TopicConsumer open(WorkerEngine engine) {
-            TopicProcessor<T> sink = new TopicProcessor<>(type, handler, engine.codec, engine.gate, engine.handlers,
-                    engine.retryPolicy, engine.watchdog, engine.timeoutSettlement, engine.settings.defaultHardTimeout(),
+            TopicProcessor<T> sink = new TopicProcessor<>("topic", type, handler, engine.codec, engine.gate,
+                    engine.handlers, engine.retryPolicy, engine.watchdog, engine.timeoutSettlement, engine.settings.defaultHardTimeout(),
                     engine.metrics);
             return engine.capabilities.topics().subscribe(subscription, engine.settings.consumerId(), sink);
         }

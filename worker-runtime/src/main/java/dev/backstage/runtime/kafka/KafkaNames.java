@@ -3,7 +3,8 @@ package dev.backstage.runtime.kafka;
 /**
  * Topic and group names (WIRE.md §4): jobs on {@code {p}.{q}}, dead letters on {@code {p}.{q}.dead-letter},
  * topics on {@code {p}.topic.{t}} read by groups {@code {p}.sub.{consumerId}} (fan-out) or
- * {@code {p}.grp.{group}} (shared), and the dead-letter redrive progress in group {@code {p}.redrive}.
+ * {@code {p}.grp.{group}} (shared), broadcasts on {@code {p}.broadcast}, and the dead-letter redrive progress in
+ * group {@code {p}.redrive}.
  */
 public record KafkaNames(String prefix) {
     static final String DEAD_LETTER_SUFFIX = ".dead-letter";
@@ -28,6 +29,11 @@ public record KafkaNames(String prefix) {
         return prefix + ".grp." + group;
     }
 
+    /** The broadcast topic, read by every worker without a consumer group (see {@code KafkaBroadcast}). */
+    public String broadcastTopic() {
+        return prefix + ".broadcast";
+    }
+
     public String redriveGroup() {
         return prefix + ".redrive";
     }
@@ -35,7 +41,8 @@ public record KafkaNames(String prefix) {
     /** The queue name of a job topic, or null when {@code topic} is not one of this prefix's job topics. */
     public String queueOf(String topic) {
         String head = prefix + ".";
-        if (!topic.startsWith(head) || topic.endsWith(DEAD_LETTER_SUFFIX) || topic.startsWith(prefix + ".topic.")) {
+        if (!topic.startsWith(head) || topic.endsWith(DEAD_LETTER_SUFFIX) || topic.startsWith(prefix + ".topic.")
+                || topic.equals(broadcastTopic())) {
             return null;
         }
         return topic.substring(head.length());

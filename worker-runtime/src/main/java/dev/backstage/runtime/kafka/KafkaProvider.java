@@ -1,6 +1,7 @@
 package dev.backstage.runtime.kafka;
 
 import dev.backstage.runtime.spi.BacklogProbe;
+import dev.backstage.runtime.spi.BroadcastCapability;
 import dev.backstage.runtime.spi.DeadLetterQueue;
 import dev.backstage.runtime.spi.JobsCapability;
 import dev.backstage.runtime.spi.Provider;
@@ -11,7 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Kafka as a Backstage provider: jobs and topics, plus the declarer, backlog probe and dead-letter tools
+ * Kafka as a Backstage provider: jobs, topics and broadcast, plus the declarer, backlog probe and dead-letter tools
  * the operator and CLI use. It has no delays and no dedupe; a worker on Kafka must be given a delays
  * capability (e.g. Redis), since retries need one:
  *
@@ -29,6 +30,7 @@ public final class KafkaProvider implements Provider {
     private final KafkaClients clients;
     private final KafkaJobs jobs;
     private final KafkaTopics topics;
+    private final KafkaBroadcast broadcast;
     private final KafkaDeclarer declarer;
     private final KafkaBacklogProbe probe;
     private final KafkaDeadLetters deadLetters;
@@ -38,6 +40,7 @@ public final class KafkaProvider implements Provider {
         this.clients = new KafkaClients(settings);
         this.jobs = new KafkaJobs(clients, new JobValueCodec());
         this.topics = new KafkaTopics(clients);
+        this.broadcast = new KafkaBroadcast(clients);
         this.declarer = new KafkaDeclarer(clients);
         this.probe = new KafkaBacklogProbe(clients);
         this.deadLetters = new KafkaDeadLetters(clients, jobs);
@@ -69,6 +72,11 @@ public final class KafkaProvider implements Provider {
     @Override
     public Optional<TopicsCapability> topics() {
         return Optional.of(topics);
+    }
+
+    @Override
+    public Optional<BroadcastCapability> broadcast() {
+        return Optional.of(broadcast);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.backstage.runtime.main;
 
+import dev.backstage.runtime.api.BroadcastHandler;
 import dev.backstage.runtime.api.TaskBinder;
 import dev.backstage.runtime.api.TaskHandler;
 import dev.backstage.runtime.api.TaskModule;
@@ -14,7 +15,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Installs {@link TaskModule}s into a {@link Worker}: task handlers are registered at once; topic handlers
+ * Installs {@link TaskModule}s into a {@link Worker}: task and broadcast handlers are registered at once; topic handlers
  * wait until configuration says which subscriptions (fan-out or a group) use them.
  */
 public final class ModuleBinder implements TaskBinder {
@@ -47,6 +48,12 @@ public final class ModuleBinder implements TaskBinder {
         if (topics.putIfAbsent(topic, new TopicBinding<>(payloadType, handler)) != null) {
             throw new ConfigurationException("topic '" + topic + "' has two handlers; register one per topic");
         }
+        return this;
+    }
+
+    @Override
+    public <T> TaskBinder broadcast(String task, Class<T> payloadType, BroadcastHandler<T> handler) {
+        worker.onBroadcast(task, payloadType, handler);
         return this;
     }
 

@@ -7,6 +7,7 @@ package dev.backstage.runtime.rabbitmq;
  * <ul>
  *   <li>work queue {@code {p}.{q}}, dead-letter queue {@code {p}.{q}.dead-letter}
  *   <li>topics exchange {@code {p}.topics}; group queue {@code {p}.topic.{t}.{group}}
+ *   <li>broadcast fan-out exchange {@code {p}.broadcast}; per-worker queue {@code {p}.broadcast.{consumerId}-{unique}}
  *   <li>delayed-message exchange {@code {p}.delayed} (plugin path)
  *   <li>delay ladder {@code {p}.delay-level.NN} (a topic exchange and a queue per level) and
  *       {@code {p}.delay-deliver} (fallback path). Work queues named {@code delay-level.*} or
@@ -33,6 +34,16 @@ record RabbitMqNames(String prefix) {
     /** Client-named (not server-named) so the provider can republish a failed message to it by name. */
     String topicFanOutQueue(String topic, String consumerId, String unique) {
         return prefix + ".topic." + topic + ".fanout." + consumerId + "-" + unique;
+    }
+
+    /** The fan-out exchange every worker's broadcast queue is bound to. */
+    String broadcastExchange() {
+        return prefix + ".broadcast";
+    }
+
+    /** A worker's exclusive broadcast queue; client-named so a retry can republish to it. */
+    String broadcastQueue(String consumerId, String unique) {
+        return prefix + ".broadcast." + consumerId + "-" + unique;
     }
 
     String delayedExchange() {

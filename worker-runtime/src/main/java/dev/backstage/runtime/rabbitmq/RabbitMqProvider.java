@@ -3,6 +3,7 @@ package dev.backstage.runtime.rabbitmq;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.runtime.core.NamedThreads;
 import dev.backstage.runtime.spi.BacklogProbe;
+import dev.backstage.runtime.spi.BroadcastCapability;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.DeadLetterQueue;
 import dev.backstage.runtime.spi.DelaysCapability;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The RabbitMQ provider (WIRE.md §3, §8): jobs, delays (plugin, TTL-ladder fallback, or none when
- * supplied elsewhere), topics, the declarer, the backlog probe and the dead-letter queue.
+ * supplied elsewhere), topics, broadcast, the declarer, the backlog probe and the dead-letter queue.
  *
  * <pre>{@code
  * try (Worker worker = Worker.builder()
@@ -50,6 +51,7 @@ public final class RabbitMqProvider implements Provider {
     private final RabbitMqJobs jobs;
     private final Optional<RabbitMqDelays> delays;
     private final RabbitMqTopics topics;
+    private final RabbitMqBroadcast broadcast;
     private final RabbitMqDeclarer declarer;
     private final RabbitMqBacklogProbe backlogProbe;
     private final RabbitMqDeadLetters deadLetters;
@@ -90,6 +92,7 @@ public final class RabbitMqProvider implements Provider {
                 connections::consuming, supervisor);
         this.delays = resolveDelays(settings, names, admin, connections, jobs);
         this.topics = new RabbitMqTopics(settings, mapper, publisher, admin, connections::consuming, supervisor);
+        this.broadcast = new RabbitMqBroadcast(settings, mapper, publisher, admin, connections::consuming, supervisor);
         this.declarer = new RabbitMqDeclarer(names, admin, delays);
         this.backlogProbe = new RabbitMqBacklogProbe(names, admin, settings.managementUrl().map(url ->
                 new ManagementApi(url, connections.username(), connections.password(),
@@ -139,6 +142,11 @@ public final class RabbitMqProvider implements Provider {
     @Override
     public Optional<TopicsCapability> topics() {
         return Optional.of(topics);
+    }
+
+    @Override
+    public Optional<BroadcastCapability> broadcast() {
+        return Optional.of(broadcast);
     }
 
     @Override

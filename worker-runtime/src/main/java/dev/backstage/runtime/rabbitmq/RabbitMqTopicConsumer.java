@@ -5,13 +5,11 @@ import com.rabbitmq.client.AlreadyClosedException;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Envelope;
 import dev.backstage.runtime.spi.BackstageException;
-import dev.backstage.runtime.spi.Subscription;
 import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicSink;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,38 +17,45 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One topic subscription on its own supervised channel (see {@link RabbitMqTopics} for the semantics). */
+/**
+ * One fan-out or group reader on its own supervised channel: a topic subscription (see {@link RabbitMqTopics}) or
+ * a worker's broadcast listener (see {@link RabbitMqBroadcast}). The {@link BodyFormat} says how a body reads and
+ * how the copy a retry publishes is written.
+ */
 final class RabbitMqTopicConsumer implements TopicConsumer {
     private static final Logger log = LoggerFactory.getLogger(RabbitMqTopicConsumer.class);
 
-    private final RabbitMqTopics topics;
-    private final Subscription subscription;
+    /** How this reader's message bodies read, and how a retry's copy is written. */
+    interface BodyFormat {
+        /** The delivery's {@code topic()} (a broadcast: its task name) and the body as a topic body. */
+        Received decode(byte[] bytes);
+
+        /** The body of the copy a retry publishes: the same message with {@code deliveryCount}. */
+        byte[] copy(RabbitMqTopicDelivery delivery, int deliveryCount);
+    }
+
+    record Received(String topic, TopicBody body) {}
+
+    private final ConfirmingPublisher publisher;
+    private final BodyFormat format;
     private final TopicSink sink;
     private final ScheduledExecutorService supervisor;
     private final String queue;
     private final SupervisedChannel channel;
 
-    RabbitMqTopicConsumer(RabbitMqTopics topics, Subscription subscription, String consumerId, TopicSink sink, Connection connection, ScheduledExecutorService supervisor, int prefetch,
-            Duration supervisionInterval) {
-        this.topics = topics;
-        this.subscription = subscription;
+    /**
+     * @param queue the queue {@code setup} declares and binds (client-named, so a retry can publish to it by name)
+     */
+    RabbitMqTopicConsumer(ConfirmingPublisher publisher, BodyFormat format, String label, String consumerTag,
+            String queue, SupervisedChannel.QueueSetup setup, TopicSink sink, Connection connection,
+            ScheduledExecutorService supervisor, int prefetch, Duration supervisionInterval) {
+        this.publisher = publisher;
+        this.format = format;
         this.sink = sink;
         this.supervisor = supervisor;
-        RabbitMqNames names = topics.names();
-        boolean fanOut = subscription.isFanOut();
-        this.queue = fanOut
-                ? names.topicFanOutQueue(subscription.topic(), consumerId, UUID.randomUUID().toString().substring(0, 8))
-                : names.topicGroupQueue(subscription.topic(), subscription.group());
-        String label = (fanOut ? "fan-out" : "group " + subscription.group()) + " on topic " + subscription.topic();
-        SupervisedChannel.Subscription consume = new SupervisedChannel.Subscription(label,
-                consumerId + "-topic-" + subscription.topic() + (fanOut ? "" : "-" + subscription.group()), ch -> {
-                    ch.exchangeDeclare(names.topicsExchange(), "topic", true, false, null);
-                    // Fan-out: exclusive + auto-delete, gone with the connection; a group queue outlives its members.
-                    ch.queueDeclare(queue, !fanOut, fanOut, fanOut, null);
-                    ch.queueBind(queue, names.topicsExchange(), subscription.topic());
-                    return queue;
-                });
-        this.channel = new SupervisedChannel("rabbitmq topic consumer (" + label + ")", connection, prefetch,
+        this.queue = queue;
+        SupervisedChannel.Subscription consume = new SupervisedChannel.Subscription(label, consumerTag, setup);
+        this.channel = new SupervisedChannel("rabbitmq consumer (" + label + ")", connection, prefetch,
                 List.of(consume), this::onDelivery, supervisor, supervisionInterval);
     }
 
@@ -60,12 +65,12 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
 
     private void onDelivery(long epoch, String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
             byte[] bytes) throws IOException {
-        TopicBody body = TopicBody.decode(topics.mapper(), bytes);
+        Received received = format.decode(bytes);
         long tag = envelope.getDeliveryTag();
-        // A message that is not a topic message reaches the core too, which drops it with the reason.
+        // A message that cannot be read reaches the core too, which drops it with the reason.
         String messageId = properties.getMessageId() != null ? properties.getMessageId() : String.valueOf(tag);
-        sink.accept(new RabbitMqTopicDelivery(this, subscription.topic(), messageId, body, envelope.isRedeliver(),
-                tag, epoch));
+        sink.accept(new RabbitMqTopicDelivery(this, received.topic(), messageId, received.body(),
+                envelope.isRedeliver(), tag, epoch));
     }
 
     CompletableFuture<Void> ack(long epoch, long tag) {
@@ -80,7 +85,7 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
     /**
      * After {@code delay}, publishes a copy with the next delivery count to this subscription's own queue and
      * acks the original once the copy is confirmed; the original stays unacked meanwhile, so a crash during the
-     * back-off redelivers it rather than losing it. Only this subscription sees the copy.
+     * back-off redelivers it rather than losing it. Only this reader sees the copy.
      */
     CompletableFuture<Void> retry(RabbitMqTopicDelivery delivery, Duration delay) {
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -88,9 +93,8 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
             CompletableFuture<Void> copied;
             try {
                 channel.checkCurrent(delivery.epoch(), delivery.tag());
-                byte[] copy = TopicBody.encode(topics.mapper(), delivery.payloadJson(), delivery.publishedAtMs(),
-                        delivery.deliveryCount() + 1);
-                copied = topics.publisher().publish("", queue, true, RabbitMqTopics.properties(delivery.messageId()), copy);
+                byte[] copy = format.copy(delivery, delivery.deliveryCount() + 1);
+                copied = publisher.publish("", queue, true, RabbitMqTopics.properties(delivery.messageId()), copy);
             } catch (RuntimeException e) {
                 copied = CompletableFuture.failedFuture(e);
             }

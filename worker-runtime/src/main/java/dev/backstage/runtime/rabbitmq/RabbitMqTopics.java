@@ -8,7 +8,6 @@ import dev.backstage.runtime.spi.Subscription;
 import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicSink;
 import dev.backstage.runtime.spi.TopicsCapability;
-import java.time.Duration;
 import java.util.Date;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
@@ -77,8 +76,30 @@ final class RabbitMqTopics implements TopicsCapability {
         if (subscription.group() != null) {
             validate(subscription.group());
         }
-        RabbitMqTopicConsumer consumer = new RabbitMqTopicConsumer(this, subscription, consumerId, sink,
-                consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval());
+        boolean fanOut = subscription.isFanOut();
+        String queue = fanOut
+                ? names.topicFanOutQueue(subscription.topic(), consumerId, UUID.randomUUID().toString().substring(0, 8))
+                : names.topicGroupQueue(subscription.topic(), subscription.group());
+        String label = (fanOut ? "fan-out" : "group " + subscription.group()) + " on topic " + subscription.topic();
+        String tag = consumerId + "-topic-" + subscription.topic() + (fanOut ? "" : "-" + subscription.group());
+        RabbitMqTopicConsumer.BodyFormat format = new RabbitMqTopicConsumer.BodyFormat() {
+            @Override
+            public RabbitMqTopicConsumer.Received decode(byte[] bytes) {
+                return new RabbitMqTopicConsumer.Received(subscription.topic(), TopicBody.decode(mapper, bytes));
+            }
+
+            @Override
+            public byte[] copy(RabbitMqTopicDelivery delivery, int deliveryCount) {
+                return TopicBody.encode(mapper, delivery.payloadJson(), delivery.publishedAtMs(), deliveryCount);
+            }
+        };
+        RabbitMqTopicConsumer consumer = new RabbitMqTopicConsumer(publisher, format, label, tag, queue, ch -> {
+            ch.exchangeDeclare(names.topicsExchange(), "topic", true, false, null);
+            // Fan-out: exclusive + auto-delete, gone with the connection; a group queue outlives its members.
+            ch.queueDeclare(queue, !fanOut, fanOut, fanOut, null);
+            ch.queueBind(queue, names.topicsExchange(), subscription.topic());
+            return queue;
+        }, sink, consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval());
         consumer.start();
         return consumer;
     }
@@ -106,21 +127,5 @@ final class RabbitMqTopics implements TopicsCapability {
                 .messageId(messageId)
                 .timestamp(new Date())
                 .build();
-    }
-
-    RabbitMqNames names() {
-        return names;
-    }
-
-    ObjectMapper mapper() {
-        return mapper;
-    }
-
-    ConfirmingPublisher publisher() {
-        return publisher;
-    }
-
-    Duration confirmTimeout() {
-        return publisher.confirmTimeout();
     }
 }

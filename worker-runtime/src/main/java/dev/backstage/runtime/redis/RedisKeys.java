@@ -35,6 +35,11 @@ public record RedisKeys(String prefix) {
         return prefix + ":topic:" + topic;
     }
 
+    /** The broadcast stream (WIRE.md §1.13); the seed master listeners read it only under the prefix {@code backstage}. */
+    public String broadcast() {
+        return prefix + ":broadcast";
+    }
+
     /** Queue name of a job stream key, or null when the key is not one of ours. */
     public String queueOf(String streamKey) {
         String head = prefix + ":";

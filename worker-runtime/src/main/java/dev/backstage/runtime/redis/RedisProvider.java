@@ -1,6 +1,7 @@
 package dev.backstage.runtime.redis;
 
 import dev.backstage.runtime.spi.BacklogProbe;
+import dev.backstage.runtime.spi.BroadcastCapability;
 import dev.backstage.runtime.spi.DeadLetterQueue;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.DelaysCapability;
@@ -24,7 +25,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Redis Streams provider (the default): jobs, delays, dedupe and topics on one Redis, wire-compatible
+ * The Redis Streams provider (the default): jobs, delays, dedupe, topics and broadcast on one Redis, wire-compatible
  * with the seed TS/Go SDKs (WIRE.md §8).
  *
  * <p>One shared connection carries every non-blocking command (lettuce pipelines them); each consumer
@@ -42,6 +43,7 @@ public final class RedisProvider implements Provider {
     /** Why lettuce's last reconnect attempt failed, until a connection is active again (for {@link #health()}). */
     private volatile Throwable reconnectFailure;
     private final reactor.core.Disposable reconnectEvents;
+    private final RedisBroadcast broadcast;
 
     private RedisProvider(RedisSettings settings) {
         this.settings = settings;
@@ -81,6 +83,7 @@ public final class RedisProvider implements Provider {
         this.delays = new RedisDelays(this, null);
         this.dedupe = new RedisDedupe(this, null);
         this.topics = new RedisTopics(this);
+        this.broadcast = new RedisBroadcast(this);
     }
 
     /**
@@ -147,6 +150,11 @@ public final class RedisProvider implements Provider {
     @Override
     public Optional<TopicsCapability> topics() {
         return Optional.of(topics);
+    }
+
+    @Override
+    public Optional<BroadcastCapability> broadcast() {
+        return Optional.of(broadcast);
     }
 
     @Override

@@ -95,4 +95,66 @@ final class RedisScripts {
             redis.call('XDEL', KEYS[1], ARGV[1])
             return id
             """;
+
+    /**
+     * A worker's broadcast group and its consumer, in one step: {@code XGROUP CREATE … $ MKSTREAM} (an existing
+     * group is kept, BUSYGROUP) then {@code XGROUP CREATECONSUMER}, so no other worker's cleanup ever sees the
+     * new group without a consumer and destroys it. KEYS[1] = the broadcast stream; ARGV = group, consumer.
+     */
+    static final String BROADCAST_JOIN = """
+            local created = redis.pcall('XGROUP', 'CREATE', KEYS[1], ARGV[1], '$', 'MKSTREAM')
+            if type(created) == 'table' and created.err and not string.find(created.err, 'BUSYGROUP') then
+              return created
+            end
+            redis.call('XGROUP', 'CREATECONSUMER', KEYS[1], ARGV[1], ARGV[2])
+            return 'OK'
+            """;
+
+    /**
+     * The seed's broadcast cleanup (WIRE.md §1.13), atomically: every other group on the stream whose name starts
+     * with ARGV[3] and whose consumers have all been idle for at least ARGV[2] ms is destroyed. A group with no
+     * consumer at all is kept while nothing in the stream is newer than what it last read: Redis creates a
+     * reader's consumer only when a read returns entries, so a live seed listener has none until the first
+     * broadcast after it started. One that stays without a consumer while entries wait for it, on two passes in a
+     * row (its names from the caller's previous pass are ARGV[4..]), has no reader and is destroyed. KEYS[1] = the
+     * broadcast stream; ARGV = own group, idle threshold ms, group-name prefix, last pass's unread groups. Returns
+     * {destroyed names, consumerless groups with unread entries now}.
+     */
+    static final String BROADCAST_CLEANUP = """
+            local destroyed, unread = {}, {}
+            if redis.call('EXISTS', KEYS[1]) == 0 then return {destroyed, unread} end
+            local threshold = tonumber(ARGV[2])
+            local last
+            local info = redis.call('XINFO', 'STREAM', KEYS[1])
+            for i = 1, #info, 2 do if info[i] == 'last-generated-id' then last = info[i + 1] end end
+            local before = {}
+            for i = 4, #ARGV do before[ARGV[i]] = true end
+            for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+              local name, delivered
+              for i = 1, #g, 2 do
+                if g[i] == 'name' then name = g[i + 1] end
+                if g[i] == 'last-delivered-id' then delivered = g[i + 1] end
+              end
+              if name ~= ARGV[1] and string.sub(name, 1, #ARGV[3]) == ARGV[3] then
+                local consumers = redis.call('XINFO', 'CONSUMERS', KEYS[1], name)
+                local stale = true
+                for _, c in ipairs(consumers) do
+                  for i = 1, #c, 2 do
+                    if c[i] == 'idle' and tonumber(c[i + 1]) < threshold then stale = false end
+                  end
+                end
+                if #consumers == 0 then
+                  stale = false
+                  if delivered ~= last then
+                    if before[name] then stale = true else table.insert(unread, name) end
+                  end
+                end
+                if stale then
+                  redis.call('XGROUP', 'DESTROY', KEYS[1], name)
+                  table.insert(destroyed, name)
+                end
+              end
+            end
+            return {destroyed, unread}
+            """;
 }

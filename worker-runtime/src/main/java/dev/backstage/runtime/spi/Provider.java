@@ -3,8 +3,8 @@ package dev.backstage.runtime.spi;
 import java.util.Optional;
 
 /**
- * A broker binding. It must supply {@link JobsCapability jobs}; it may supply delays, dedupe and
- * topics, each of which a worker can also take from another backend. It also exposes the broker-side
+ * A broker binding. It must supply {@link JobsCapability jobs}; it may supply delays, dedupe,
+ * topics and broadcast, each of which a worker can also take from another backend. It also exposes the broker-side
  * tools the operator reuses: a {@link TopologyDeclarer} and a {@link BacklogProbe}.
  *
  * <p>Kept small on purpose (the seed's habit): everything about settlement policy lives in the core;
@@ -25,6 +25,10 @@ public interface Provider extends AutoCloseable {
     }
 
     default Optional<TopicsCapability> topics() {
+        return Optional.empty();
+    }
+
+    default Optional<BroadcastCapability> broadcast() {
         return Optional.empty();
     }
 

@@ -29,6 +29,31 @@ final class RabbitMqCtl {
         return rows;
     }
 
+    /** One row of {@code list_queues name messages_ready messages_unacknowledged exclusive auto_delete durable}. */
+    record QueueFlags(long ready, long unacknowledged, boolean exclusive, boolean autoDelete, boolean durable) {}
+
+    /** The rows whose queue name starts with {@code prefix}, by name, with the queue's declaration flags. */
+    Map<String, QueueFlags> listQueueFlags(String prefix) {
+        Map<String, QueueFlags> rows = new HashMap<>();
+        for (String line : run("-q", "list_queues", "--no-table-headers", "name", "messages_ready",
+                "messages_unacknowledged", "exclusive", "auto_delete", "durable")) {
+            String[] c = line.split("\t");
+            if (c.length == 6 && c[0].startsWith(prefix)) {
+                rows.put(c[0], new QueueFlags(Long.parseLong(c[1].trim()), Long.parseLong(c[2].trim()),
+                        Boolean.parseBoolean(c[3].trim()), Boolean.parseBoolean(c[4].trim()),
+                        Boolean.parseBoolean(c[5].trim())));
+            }
+        }
+        return rows;
+    }
+
+    /** The destinations bound to exchange {@code source}, from {@code list_bindings}. */
+    List<String> boundTo(String source) {
+        return run("-q", "list_bindings", "--no-table-headers", "source_name", "destination_name").stream()
+                .map(line -> line.split("\t")).filter(c -> c.length == 2 && c[0].equals(source)).map(c -> c[1])
+                .sorted().toList();
+    }
+
     private static List<String> run(String... args) {
         String[] command = new String[args.length + 1];
         command[0] = "rabbitmqctl";
