@@ -3,7 +3,6 @@ package dev.backstage.runtime.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.backstage.runtime.spi.BacklogReport;
-import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.QueueBacklog;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -24,8 +23,8 @@ final class InspectCommand implements Callable<Integer> {
     boolean json;
 
     @Override
-    public Integer call() throws Exception {
-        try (Provider provider = broker.connect()) {
+    public Integer call() {
+        return broker.use(provider -> {
             List<String> names = queues == null || queues.isEmpty() ? provider.jobs().defaultQueues() : queues;
             BacklogReport report = provider.backlogProbe().measure(names, broker.settings().consumerGroup());
             if (json) {
@@ -41,8 +40,8 @@ final class InspectCommand implements Callable<Integer> {
             }
             report.queues().stream().filter(q -> q.note() != null)
                     .forEach(q -> System.out.println("note (" + q.queue() + "): " + q.note()));
-        }
-        return 0;
+            return 0;
+        });
     }
 
     static String age(Long ms) {

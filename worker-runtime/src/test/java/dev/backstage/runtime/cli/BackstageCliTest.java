@@ -39,9 +39,10 @@ class BackstageCliTest {
 
     @Test
     void givenEnqueuedJobsThenInspectShowsThemAsUndeliveredInATableAndJson() {
-        Run enqueue = cli("enqueue", "processOrder", "{\"orderId\":\"o1\"}", "--prefix", redis.prefix(), "--count", "3");
+        Run enqueue = cli("enqueue", "processOrder", "{\"orderId\":\"o1\"}", "--prefix", redis.prefix(), "--count", "3",
+                "--ids");
         assertEquals(0, enqueue.exit(), enqueue.err());
-        assertEquals(3, enqueue.out().lines().count());
+        assertEquals(3, enqueue.out().lines().filter(l -> l.matches("\\d+-\\d+")).count(), enqueue.out());
         assertEquals(3, redis.redis().xlen(redis.prefix() + ":default"));
 
         Run table = cli("inspect", "--prefix", redis.prefix(), "--queue", "default");
@@ -52,16 +53,97 @@ class BackstageCliTest {
         assertTrue(json.out().contains("\"undelivered\" : 3"), json.out());
     }
 
+    /** Exit 2, nothing on stdout, exactly one line on stderr that contains {@code fix}; nothing enqueued. */
+    private void assertRejected(String fix, String... args) {
+        String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args),
+                java.util.stream.Stream.of("--prefix", redis.prefix())).toArray(String[]::new);
+        Run run = cli(all);
+        String shown = String.join(" ", args) + " -> " + run.err();
+        assertEquals(2, run.exit(), shown);
+        assertEquals("", run.out(), shown);
+        assertEquals(1, run.err().lines().count(), shown);
+        assertTrue(run.err().startsWith("error: "), shown);
+        assertTrue(run.err().contains(fix), shown);
+        assertEquals(0, redis.redis().exists(redis.prefix() + ":default"), shown);
+        assertEquals(0, redis.redis().exists(redis.prefix() + ":scheduled"), shown);
+    }
+
     @Test
-    void givenBadInputThenTheErrorSaysWhatToChange() {
-        Run notJson = cli("enqueue", "t", "{oops", "--prefix", redis.prefix());
-        assertEquals(2, notJson.exit());
-        assertTrue(notJson.err().contains("payload"), notJson.err());
-        Run noDelay = cli("schedule", "t", "{}", "--prefix", redis.prefix());
-        assertTrue(noDelay.err().contains("schedule needs --delay"), noDelay.err());
-        Run badDelay = cli("enqueue", "t", "{}", "--delay", "soon", "--prefix", redis.prefix());
-        assertTrue(badDelay.err().contains("--delay must look like 500ms"), badDelay.err());
-        assertEquals(0, redis.redis().exists(redis.prefix() + ":default"));
+    void givenBadInputThenOneLineSaysWhatToChangeAndNothingIsEnqueued() {
+        assertRejected("give one JSON value", "enqueue", "t", "{oops");
+        assertRejected("Missing required parameter: 'PAYLOAD'", "enqueue", "t");
+        assertRejected("Missing required parameter", "enqueue");
+        assertRejected("the payload is empty; give one JSON value", "enqueue", "t", "");
+        assertRejected("is not one JSON value", "enqueue", "t", "{\"a\":1} trailing");
+        assertRejected("is not one JSON value", "enqueue", "t", "{\"a\":1}{\"b\":2}");
+        assertRejected("'--count': -1 is less than 1", "enqueue", "t", "{}", "--count", "-1");
+        assertRejected("'--count': 0 is less than 1", "enqueue", "t", "{}", "--count", "0");
+        assertRejected("'--count': 'many' is not a whole number", "enqueue", "t", "{}", "--count", "many");
+        assertRejected("'--attempts': -3 is less than 1", "enqueue", "t", "{}", "--attempts", "-3");
+        assertRejected("'--delay': 'soon' is not a duration; write e.g. 500ms", "enqueue", "t", "{}", "--delay", "soon");
+        assertRejected("'99999999999999999999ms' is too large", "enqueue", "t", "{}", "--delay", "99999999999999999999ms");
+        assertRejected("'9223372036854775807h' is too large", "enqueue", "t", "{}", "--delay", "9223372036854775807h");
+        assertRejected("delay must be at most 3650 days", "enqueue", "t", "{}", "--delay", "9223372036854775807ms");
+        assertRejected("schedule needs --delay, e.g. --delay 30s", "schedule", "t", "{}");
+        assertRejected("'--limit': 0 is less than 1", "dead-letters", "list", "--limit", "0");
+        Run bare = cli("dead-letters");
+        assertEquals(2, bare.exit());
+        assertEquals(1, bare.err().lines().count(), bare.err());
+        assertTrue(bare.err().contains("dead-letters needs a subcommand: `dead-letters list --queue Q`"), bare.err());
+        assertRejected("Unknown option: '--bogus'", "inspect", "--bogus");
+    }
+
+    @Test
+    void givenHelpOnAnySubcommandThenItsUsageIsPrintedAndTheExitIsZero() {
+        for (String[] command : new String[][] {{}, {"enqueue"}, {"schedule"}, {"inspect"}, {"dead-letters"},
+                {"dead-letters", "list"}, {"dead-letters", "redrive"}}) {
+            for (String flag : new String[] {"--help", "-h"}) {
+                String[] args = java.util.Arrays.copyOf(command, command.length + 1);
+                args[command.length] = flag;
+                Run run = cli(args);
+                String name = ("backstage " + String.join(" ", command)).trim();
+                assertEquals(0, run.exit(), name + " " + flag + ": " + run.err());
+                assertTrue(run.out().startsWith("Usage: " + name + " "), run.out());
+            }
+        }
+        assertTrue(cli("enqueue", "--help").out().contains("PAYLOAD"));
+    }
+
+    @Test
+    void givenAnUnreachableBrokerThenOneLineNamesItWithCredentialsMaskedAndTheExitIsThree() {
+        for (String[] broker : new String[][] {{"redis", "redis://user:s3cret@127.0.0.1:1"},
+                {"rabbitmq", "amqp://user:s3cret@127.0.0.1:1"}}) {
+            for (String[] command : new String[][] {{"inspect"}, {"enqueue", "t", "{}"}, {"dead-letters", "list"}}) {
+                String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(command),
+                        java.util.stream.Stream.of("--provider", broker[0], "--url", broker[1])).toArray(String[]::new);
+                Run run = cli(args);
+                String shown = String.join(" ", args) + " -> " + run.err();
+                assertEquals(3, run.exit(), shown);
+                assertEquals(1, run.err().lines().count(), shown);
+                assertTrue(run.err().contains("127.0.0.1:1"), shown);
+                assertTrue(run.err().contains("***@"), shown);
+                assertTrue(!run.err().contains("s3cret"), shown);
+                assertTrue(run.err().contains("check --url"), shown);
+            }
+        }
+    }
+
+    @Test
+    void givenCountThenASummaryLineIsPrintedAndIdsOnlyWhenAsked() {
+        Run summary = cli("enqueue", "t", "{\"n\":1}", "--count", "100", "--prefix", redis.prefix());
+        assertEquals(0, summary.exit(), summary.err());
+        assertEquals(1, summary.out().lines().count(), summary.out());
+        assertTrue(summary.out().startsWith("enqueued 100 of 100 jobs onto default (first "), summary.out());
+        assertEquals(100, redis.redis().xlen(redis.prefix() + ":default"));
+
+        Run one = cli("enqueue", "t", "{}", "--prefix", redis.prefix());
+        assertTrue(one.out().trim().matches("\\d+-\\d+"), one.out());
+
+        Run dedupe = cli("enqueue", "t", "{}", "--count", "3", "--dedupe", "k1", "--prefix", redis.prefix());
+        assertEquals(0, dedupe.exit(), dedupe.err());
+        assertTrue(dedupe.out().startsWith("enqueued 1 of 3 jobs onto default"), dedupe.out());
+        assertTrue(dedupe.out().contains("2 skipped: dedupe key 'k1' is taken"), dedupe.out());
+        assertEquals(102, redis.redis().xlen(redis.prefix() + ":default"));
     }
 
     @Test

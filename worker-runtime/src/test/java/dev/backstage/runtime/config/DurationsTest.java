@@ -1,4 +1,4 @@
-package dev.backstage.operator.model;
+package dev.backstage.runtime.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
