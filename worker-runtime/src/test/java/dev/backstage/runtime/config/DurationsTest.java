@@ -29,6 +29,18 @@ class DurationsTest {
     }
 
     @Test
+    void rejectsWhatMillisecondsCannotHoldAndNamesNoFieldWhenTheCallerDoes() {
+        for (String huge : new String[] {"99999999999999999999ms", "9223372036854775807h", "5000000000000000h1s"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse("f", huge), huge);
+            assertTrue(e.getMessage().equals("f: '" + huge + "' is too large; write e.g. 500ms, 30s, 5m or 1h30m"),
+                    e.getMessage());
+        }
+        assertEquals(Duration.ofMillis(Long.MAX_VALUE), Durations.parse("f", Long.MAX_VALUE + "ms"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse(null, "soon"));
+        assertEquals("'soon' is not a duration; write e.g. 500ms, 30s, 5m or 1h30m", e.getMessage());
+    }
+
+    @Test
     void formatRoundTrips() {
         for (String text : new String[] {"500ms", "30s", "5m", "1h30m", "1m1s250ms", "0s", "2h"}) {
             assertEquals(text, Durations.format(Durations.parse("f", text)));
