@@ -10,7 +10,10 @@ a rule added to or dropped from the chart fails this check until both agree.
 """
 import base64
 import copy
+import glob
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -105,9 +108,11 @@ def main():
                   <= set((d["metadata"].get("labels") or {}).keys())]
     c.expect(not unlabelled, "every object has the standard app.kubernetes.io labels", str(unlabelled))
     cluster_scoped = {"ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration", "CustomResourceDefinition"}
+    # Roles go to the watched namespaces, the dashboard ConfigMap to Grafana's (both checked where they are made).
+    elsewhere = lambda d: d["kind"] in ("Role", "RoleBinding") or (
+        d["kind"] == "ConfigMap" and d["metadata"]["name"] == f"{name}-dashboards")
     misplaced = [f"{d['kind']}/{d['metadata']['name']} in {d['metadata'].get('namespace')}" for d in docs
-                 if d["kind"] not in cluster_scoped and d["kind"] not in ("Role", "RoleBinding")
-                 and d["metadata"].get("namespace") != namespace]
+                 if d["kind"] not in cluster_scoped and not elsewhere(d) and d["metadata"].get("namespace") != namespace]
     c.expect(not misplaced, f"namespaced objects are in the release namespace {namespace}", str(misplaced))
 
     # --- RBAC -----------------------------------------------------------------------------------
@@ -300,6 +305,7 @@ def main():
             c.expect(got == source, f"{file}: rendered CRD equals the file apart from labels/annotations")
 
     check_monitoring(c, docs, values, name, namespace, services, pod_labels)
+    check_dashboards(c, docs, values, name, namespace, chart)
     check_network_policy(c, docs, values, name, pod_labels, ports)
 
     pdbs = of_kind("PodDisruptionBudget")
@@ -433,6 +439,103 @@ def check_monitoring(c, docs, values, name, namespace, services, pod_labels):
             c.expect(f'namespace=~"{"|".join(values["watchNamespaces"])}"' in alert["expr"],
                      f"{alert_name} is limited to the watched namespaces", alert["expr"])
     c.expect(rule_values["labels"].items() <= rule["metadata"]["labels"].items(), "PrometheusRule carries the given labels")
+
+
+GRAFANA_BUILTINS = {"__rate_interval", "__interval", "__range", "__interval_ms", "__range_s", "__all"}
+
+
+def dashboard_problems(dashboard):
+    """What is wrong with a Grafana dashboard's structure and queries (an empty list when nothing is)."""
+    problems = []
+    for key in ("title", "uid", "schemaVersion", "panels", "templating"):
+        if not dashboard.get(key):
+            problems.append(f"no {key}")
+    if len(dashboard.get("uid", "")) > 40:
+        problems.append("uid longer than 40 characters")
+    variables = {v.get("name"): v for v in (dashboard.get("templating") or {}).get("list", [])}
+    datasource = variables.get("datasource")
+    if not datasource or datasource.get("type") != "datasource" or datasource.get("query") != "prometheus":
+        problems.append("no Prometheus datasource variable named datasource")
+    ids = [p.get("id") for p in dashboard.get("panels", [])]
+    if len(ids) != len(set(ids)) or None in ids:
+        problems.append(f"panel ids missing or repeated: {ids}")
+    queries = []
+    for v in variables.values():
+        if v.get("type") == "query":
+            queries.append((f"variable {v['name']}", v.get("definition", "")))
+    for panel in dashboard.get("panels", []):
+        where = f"panel {panel.get('id')} {panel.get('title')!r}"
+        grid = panel.get("gridPos") or {}
+        if not all(k in grid for k in ("h", "w", "x", "y")) or grid.get("x", 0) + grid.get("w", 0) > 24:
+            problems.append(f"{where}: gridPos {grid} is not within the 24 columns")
+        if panel.get("type") == "row":
+            continue
+        targets = panel.get("targets") or []
+        if not targets:
+            problems.append(f"{where}: no queries")
+        for t in targets:
+            if (t.get("datasource") or {}).get("uid") != "${datasource}":
+                problems.append(f"{where}: query {t.get('refId')} does not use the datasource variable")
+            queries.append((f"{where} query {t.get('refId')}", t.get("expr", "")))
+    for where, query in queries:
+        if not query.strip():
+            problems.append(f"{where}: empty")
+            continue
+        depth = {"(": 0, "{": 0, "[": 0}
+        closing = {")": "(", "}": "{", "]": "["}
+        for ch in re.sub(r'"(?:[^"\\]|\\.)*"', '""', query):
+            if ch in depth:
+                depth[ch] += 1
+            elif ch in closing:
+                depth[closing[ch]] -= 1
+                if depth[closing[ch]] < 0:
+                    break
+        if any(depth.values()):
+            problems.append(f"{where}: unbalanced brackets in {query}")
+        for var in re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", query):
+            if var not in variables and var not in GRAFANA_BUILTINS:
+                problems.append(f"{where}: ${var} is not a dashboard variable")
+    return problems
+
+
+def check_dashboards(c, docs, values, name, namespace, chart):
+    dash_values = values["metrics"]["dashboard"]
+    maps = [d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == f"{name}-dashboards"]
+    c.expect(len(maps) == (1 if dash_values["enabled"] else 0), "dashboard ConfigMap follows metrics.dashboard.enabled")
+    files = {os.path.basename(p): p for p in glob.glob(os.path.join(chart, "dashboards", "*.json"))}
+    if c.scenario == "default":
+        # The check itself must catch a broken dashboard: a repeated panel id, an unknown variable, a lost bracket.
+        with open(next(iter(files.values()))) as f:
+            broken = json.load(f)
+        broken["panels"][2]["id"] = broken["panels"][1]["id"]
+        broken["panels"][1]["targets"][0]["expr"] = "sum(rate(x{pool=~\"$nope\"}[5m])"
+        found = dashboard_problems(broken)
+        c.expect(any("repeated" in p for p in found) and any("$nope" in p for p in found)
+                 and any("unbalanced" in p for p in found), "dashboard check self-test: a broken dashboard is rejected",
+                 str(found))
+    if not maps:
+        return
+    (cm,) = maps
+    meta = cm["metadata"]
+    c.expect(meta["namespace"] == (dash_values["namespace"] or namespace),
+             f"dashboard ConfigMap in namespace {dash_values['namespace'] or namespace}")
+    c.expect(dash_values["labels"].items() <= meta["labels"].items() and
+             dash_values["annotations"].items() <= (meta.get("annotations") or {}).items(),
+             f"dashboard ConfigMap carries the sidecar labels {dash_values['labels']} and the given annotations")
+    c.expect(set(cm["data"]) == set(files) and files, f"dashboard ConfigMap holds every dashboards/*.json: {sorted(files)}",
+             str(sorted(cm["data"])))
+    for key, text in cm["data"].items():
+        try:
+            dashboard = json.loads(text)
+        except ValueError as e:
+            c.expect(False, f"{key}: valid JSON", str(e))
+            continue
+        if key in files:
+            with open(files[key]) as f:
+                c.expect(dashboard == json.load(f), f"{key}: rendered as in dashboards/{key}")
+        problems = dashboard_problems(dashboard)
+        c.expect(not problems, f"{key}: {len(dashboard.get('panels', []))} panels, every query uses the datasource "
+                 "variable, defined variables only, balanced brackets, unique panel ids", "; ".join(problems))
 
 
 def check_network_policy(c, docs, values, name, pod_labels, ports):

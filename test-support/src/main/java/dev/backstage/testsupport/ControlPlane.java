@@ -84,6 +84,18 @@ public final class ControlPlane {
         return run(root, Map.of("KUBECONFIG", kubeconfig.toString()), 300, false, stdin, command.toArray(String[]::new));
     }
 
+    /**
+     * Runs {@code command} (e.g. a kubectl plugin) from the repository root with this cluster's KUBECONFIG, the
+     * real kubectl as {@code KUBECTL} and on PATH, and {@code env} added.
+     */
+    public Result runWithCluster(Map<String, String> env, String... command) {
+        Map<String, String> all = new java.util.HashMap<>(env);
+        all.put("KUBECONFIG", kubeconfig.toString());
+        all.put("KUBECTL", kubectl.toString());
+        all.put("PATH", kubectl.getParent() + java.io.File.pathSeparator + System.getenv().getOrDefault("PATH", ""));
+        return run(root, all, 300, false, null, command);
+    }
+
     /** Runs the real helm with this cluster's KUBECONFIG. */
     public Result helm(String... args) {
         List<String> command = new ArrayList<>(List.of(helm.toString()));

@@ -1,6 +1,6 @@
 package dev.backstage.operator.topology;
 
-import dev.backstage.operator.model.Durations;
+import dev.backstage.runtime.config.Durations;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;

@@ -16,12 +16,18 @@ public record EnqueueOptions(
     public static final Duration DEFAULT_DEDUPE_TTL = Duration.ofHours(1);
     /** The queue name broadcasts would collide with ({@code {p}:broadcast}, {@code {p}.broadcast}). */
     static final String RESERVED_BROADCAST = "broadcast";
+    /** Longest delay: ten years (a due time in epoch milliseconds that every broker stores exactly). */
+    public static final Duration MAX_DELAY = Duration.ofDays(3650);
 
     public EnqueueOptions {
         queue = queue == null || queue.isBlank() ? DEFAULT_QUEUE : queue;
         delay = delay == null ? Duration.ZERO : delay;
         if (delay.isNegative()) {
             throw new ConfigurationException("delay must not be negative, got " + delay);
+        }
+        if (delay.compareTo(MAX_DELAY) > 0) {
+            throw new ConfigurationException("delay must be at most " + MAX_DELAY.toDays() + " days (10 years), got "
+                    + delay.toDays() + " days");
         }
         if (!queue.matches("[A-Za-z0-9_.\\-]+")) {
             throw new ConfigurationException(

@@ -2,6 +2,9 @@ package dev.backstage.runtime.cli;
 
 import dev.backstage.runtime.spi.BrokerTls;
 import dev.backstage.runtime.spi.ConfigurationException;
+import dev.backstage.runtime.spi.BackstageException;
+import dev.backstage.runtime.api.CapabilityMissingException;
+import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
@@ -74,7 +77,46 @@ final class BrokerOptions {
         }
     }
 
-    Provider connect() {
-        return Providers.create(settings());
+    /** What a command does with a connected provider. */
+    @FunctionalInterface
+    interface Work<T> {
+        T run(Provider provider) throws Exception;
+    }
+
+    /**
+     * Connects, runs {@code work}, closes. Bad input (a {@link ConfigurationException}, a missing capability,
+     * an {@link IllegalArgumentException}) passes through; any other failure becomes a {@link BrokerFailure}
+     * that names the broker with its credentials masked and the innermost cause.
+     */
+    <T> T use(Work<T> work) {
+        ProviderSettings settings = settings();
+        try (Provider provider = Providers.create(settings)) {
+            return work.run(provider);
+        } catch (BackstageException e) {
+            if (e instanceof ConfigurationException || e instanceof CapabilityMissingException) {
+                throw e;
+            }
+            throw failure(settings, e);
+        } catch (IllegalArgumentException e) {
+            throw e;
+        } catch (Exception e) {
+            throw failure(settings, e);
+        }
+    }
+
+    private static BrokerFailure failure(ProviderSettings settings, Exception e) {
+        String where = settings.redactedUrl();
+        String message = e.getMessage() != null && e.getMessage().contains(where) ? e.getMessage()
+                : settings.provider() + " at " + where + ": " + innermost(e);
+        return new BrokerFailure(message.replaceAll("\\s*\\R\\s*", " ") + " (check --url / --provider and that the broker is running)", e);
+    }
+
+    private static String innermost(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String text = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        return root == e || e.getMessage() == null ? text : e.getMessage() + ": " + text;
     }
 }

@@ -2,20 +2,26 @@ package dev.backstage.runtime.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.runtime.spi.DeadLetterEntry;
-import dev.backstage.runtime.spi.Provider;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code backstage dead-letters list|redrive --queue q}. */
 @Command(name = "dead-letters", description = "List or redrive dead-lettered jobs.",
         subcommands = {DeadLettersCommand.ListCommand.class, DeadLettersCommand.RedriveCommand.class})
 final class DeadLettersCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
     @Override
     public void run() {
-        throw new IllegalArgumentException("use `dead-letters list --queue Q` or `dead-letters redrive --queue Q`");
+        throw new ParameterException(spec.commandLine(),
+                "dead-letters needs a subcommand: `dead-letters list --queue Q` or `dead-letters redrive --queue Q`");
     }
 
     @Command(name = "list", description = "Show dead-lettered jobs of a queue, oldest first.")
@@ -23,18 +29,19 @@ final class DeadLettersCommand implements Runnable {
         @Mixin
         BrokerOptions broker;
 
-        @Option(names = "--queue", defaultValue = "default")
+        @Option(names = "--queue", defaultValue = "default", description = "queue (default: ${DEFAULT-VALUE})")
         String queue;
 
-        @Option(names = "--limit", defaultValue = "20")
+        @Option(names = "--limit", defaultValue = "20", converter = PositiveIntConverter.class,
+                description = "show at most this many (default: ${DEFAULT-VALUE})")
         int limit;
 
-        @Option(names = "--json")
+        @Option(names = "--json", description = "machine-readable output")
         boolean json;
 
         @Override
-        public Integer call() throws Exception {
-            try (Provider provider = broker.connect()) {
+        public Integer call() {
+            return broker.use(provider -> {
                 List<DeadLetterEntry> entries = provider.deadLetters().list(queue, limit);
                 if (json) {
                     System.out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(entries));
@@ -46,8 +53,8 @@ final class DeadLettersCommand implements Runnable {
                     System.out.printf("%s  %s  deliveries=%s  error=%s%n    payload=%s%n", e.id(), e.taskName(),
                             e.deliveryCount(), e.error(), e.payloadJson());
                 }
-            }
-            return 0;
+                return 0;
+            });
         }
     }
 
@@ -56,19 +63,20 @@ final class DeadLettersCommand implements Runnable {
         @Mixin
         BrokerOptions broker;
 
-        @Option(names = "--queue", defaultValue = "default")
+        @Option(names = "--queue", defaultValue = "default", description = "queue (default: ${DEFAULT-VALUE})")
         String queue;
 
-        @Option(names = "--limit", defaultValue = "1000000")
+        @Option(names = "--limit", defaultValue = "1000000", converter = PositiveIntConverter.class,
+                description = "move at most this many (default: ${DEFAULT-VALUE})")
         int limit;
 
         @Override
         public Integer call() {
-            try (Provider provider = broker.connect()) {
+            return broker.use(provider -> {
                 long moved = provider.deadLetters().redrive(queue, limit);
                 System.out.println("redrove " + moved + " jobs onto " + queue);
-            }
-            return 0;
+                return 0;
+            });
         }
     }
 }

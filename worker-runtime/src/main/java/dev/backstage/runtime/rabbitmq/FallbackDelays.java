@@ -2,6 +2,7 @@ package dev.backstage.runtime.rabbitmq;
 
 import com.rabbitmq.client.Channel;
 import dev.backstage.runtime.spi.DeclaredObject;
+import dev.backstage.runtime.spi.DelayedBacklog;
 import dev.backstage.runtime.spi.OutgoingJob;
 import java.io.IOException;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -125,6 +127,21 @@ final class FallbackDelays implements RabbitMqDelays {
         String workQueue = names.workQueue(queue);
         admin.call("bind " + workQueue + " to " + names.delayDeliverExchange(), ch -> ch.queueBind(workQueue,
                 names.delayDeliverExchange(), "", Map.of("x-match", "all", DESTINATION_HEADER, workQueue)));
+    }
+
+    /**
+     * The messages waiting in the ladder's level queues. The ladder is shared by every queue of the prefix
+     * (the destination travels in a header), so this is one total; a message hopping between two levels is
+     * briefly in neither, so the total can be low by the few messages moving at that moment.
+     */
+    @Override
+    public Optional<List<DelayedBacklog>> delayed(List<String> queues) {
+        long total = 0;
+        for (int level = 0; level < ladder.levels(); level++) {
+            total += admin.ready(names.delayLevel(level)).orElse(0);
+        }
+        return Optional.of(List.of(new DelayedBacklog(null, total, null, "the delay ladder (" + names.prefix()
+                + ".delay-level.*) is shared by all queues: one total, no split per queue and no due time")));
     }
 
     @Override

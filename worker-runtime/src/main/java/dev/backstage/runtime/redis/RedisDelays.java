@@ -1,13 +1,20 @@
 package dev.backstage.runtime.redis;
 
 import dev.backstage.runtime.core.NamedThreads;
+import dev.backstage.runtime.spi.DelayedBacklog;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.JobsCapability;
 import dev.backstage.runtime.spi.OutgoingJob;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScoredValueScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import dev.backstage.runtime.spi.Liveness;
@@ -61,6 +68,40 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
         long at = runAt.toEpochMilli();
         provider.sync().zadd(provider.keys().scheduled(), at, DelayMember.encode(job, provider.keys()));
         return "scheduled:" + at;
+    }
+
+    /**
+     * Counts the members of {@code {p}:scheduled} per queue with ZSCAN (the set holds every queue's delayed
+     * jobs, so each member's {@code streamKey} is read); the next due time is the lowest score of a queue.
+     */
+    @Override
+    public Optional<List<DelayedBacklog>> delayed(List<String> queues) {
+        Map<String, long[]> byQueue = new HashMap<>(); // queue -> {count, lowest score}
+        for (String queue : queues) {
+            byQueue.put(queue, new long[] {0, Long.MAX_VALUE});
+        }
+        ScoredValueScanCursor<String> cursor = provider.sync().zscan(provider.keys().scheduled(), ScanArgs.Builder.limit(500));
+        while (true) {
+            for (ScoredValue<String> member : cursor.getValues()) {
+                OutgoingJob job = DelayMember.decode(member.getValue(), provider.keys());
+                long[] figures = job == null ? null : byQueue.get(job.queue());
+                if (figures != null) {
+                    figures[0]++;
+                    figures[1] = Math.min(figures[1], (long) member.getScore());
+                }
+            }
+            if (cursor.isFinished()) {
+                break;
+            }
+            cursor = provider.sync().zscan(provider.keys().scheduled(), cursor, ScanArgs.Builder.limit(500));
+        }
+        List<DelayedBacklog> result = new ArrayList<>();
+        for (String queue : queues) {
+            long[] figures = byQueue.get(queue);
+            result.add(new DelayedBacklog(queue, figures[0],
+                    figures[0] == 0 ? null : Instant.ofEpochMilli(figures[1]), null));
+        }
+        return Optional.of(result);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package dev.backstage.runtime.spi;
 
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * Holds jobs until they are due, then hands them to a jobs capability. Supplied by the jobs provider
@@ -19,4 +21,12 @@ public interface DelaysCapability {
      * {@link Liveness} reports a promoter that stopped for good to the worker's health.
      */
     AutoCloseable startPromotion(JobsCapability target);
+
+    /**
+     * The jobs held for {@code queues}, one entry per queue (or a single entry with a null queue when the
+     * backend cannot tell queues apart), or empty when this backend cannot count what it holds.
+     */
+    default Optional<List<DelayedBacklog>> delayed(List<String> queues) {
+        return Optional.empty();
+    }
 }

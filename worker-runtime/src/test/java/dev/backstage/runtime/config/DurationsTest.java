@@ -1,4 +1,4 @@
-package dev.backstage.operator.model;
+package dev.backstage.runtime.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -26,6 +26,18 @@ class DurationsTest {
             assertTrue(e.getMessage().startsWith("spec.shutdownGracePeriod: '" + bad + "'"), e.getMessage());
         }
         assertThrows(IllegalArgumentException.class, () -> Durations.parse("f", null));
+    }
+
+    @Test
+    void rejectsWhatMillisecondsCannotHoldAndNamesNoFieldWhenTheCallerDoes() {
+        for (String huge : new String[] {"99999999999999999999ms", "9223372036854775807h", "5000000000000000h1s"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse("f", huge), huge);
+            assertTrue(e.getMessage().equals("f: '" + huge + "' is too large; write e.g. 500ms, 30s, 5m or 1h30m"),
+                    e.getMessage());
+        }
+        assertEquals(Duration.ofMillis(Long.MAX_VALUE), Durations.parse("f", Long.MAX_VALUE + "ms"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse(null, "soon"));
+        assertEquals("'soon' is not a duration; write e.g. 500ms, 30s, 5m or 1h30m", e.getMessage());
     }
 
     @Test

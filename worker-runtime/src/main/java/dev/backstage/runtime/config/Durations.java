@@ -1,12 +1,12 @@
-package dev.backstage.operator.model;
+package dev.backstage.runtime.config;
 
 import java.time.Duration;
 import java.util.regex.Matcher;
 
 /**
- * Durations in the CRDs are Go-style strings ({@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h30m}), the form
- * Kubernetes users already write in other resources. The schema checks them with {@link #PATTERN}; this class
- * turns them into {@link Duration}s.
+ * Durations as text are Go-style strings ({@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h30m}), the form
+ * Kubernetes users already write in other resources. The CRDs hold them (their schemas check them with
+ * {@link #PATTERN}) and the CLI takes them ({@code --delay 30s}); this class turns them into {@link Duration}s.
  */
 public final class Durations {
     /** One or more {@code <integer><unit>} parts, unit in ms, s, m, h. */
@@ -32,32 +32,38 @@ public final class Durations {
     /**
      * Parses a Go-style duration.
      *
-     * @param field the field's path, for the error message (e.g. {@code spec.shutdownGracePeriod})
+     * @param field the field's path, for the error message (e.g. {@code spec.shutdownGracePeriod}); {@code null}
+     *     when the caller names the field itself
      * @throws IllegalArgumentException naming the field and the accepted form when the value is malformed
      */
     public static Duration parse(String field, String value) {
         if (value == null || !WHOLE.matcher(value).matches()) {
-            throw new IllegalArgumentException(field + ": '" + value
+            throw new IllegalArgumentException(named(field) + "'" + value
                     + "' is not a duration; write e.g. 500ms, 30s, 5m or 1h30m");
         }
         Duration total = Duration.ZERO;
         Matcher part = PART.matcher(value);
         while (part.find()) {
-            long amount;
             try {
-                amount = Long.parseLong(part.group(1));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(field + ": '" + value + "' is too large", e);
+                long amount = Long.parseLong(part.group(1));
+                total = total.plus(switch (part.group(2)) {
+                    case "ms" -> Duration.ofMillis(amount);
+                    case "s" -> Duration.ofSeconds(amount);
+                    case "m" -> Duration.ofMinutes(amount);
+                    case "h" -> Duration.ofHours(amount);
+                    default -> throw new IllegalStateException("unit not in PATTERN: " + part.group(2));
+                });
+                total.toMillis(); // every consumer works in milliseconds: reject what they cannot hold
+            } catch (NumberFormatException | ArithmeticException e) {
+                throw new IllegalArgumentException(named(field) + "'" + value
+                        + "' is too large; write e.g. 500ms, 30s, 5m or 1h30m");
             }
-            total = total.plus(switch (part.group(2)) {
-                case "ms" -> Duration.ofMillis(amount);
-                case "s" -> Duration.ofSeconds(amount);
-                case "m" -> Duration.ofMinutes(amount);
-                case "h" -> Duration.ofHours(amount);
-                default -> throw new IllegalStateException("unit not in PATTERN: " + part.group(2));
-            });
         }
         return total;
+    }
+
+    private static String named(String field) {
+        return field == null ? "" : field + ": ";
     }
 
     /** Like {@link #parse} but {@code null} in, {@code fallback} out. */
