@@ -123,9 +123,12 @@ class RabbitMqTlsTest {
             assertEquals(Set.of("now", "later", "once"), Set.copyOf(done));
             assertTrue(built.provider().health().up(), built.provider().health().detail());
             // The broker's own view: the worker's connections are TLS, from user worker, in vhost apps.
-            String connections = rabbit.get("/api/connections");
-            assertTrue(connections.contains("\"user\":\"worker\"") && connections.contains("\"vhost\":\"" + VHOST + "\"")
-                    && connections.contains("\"ssl\":true"), connections);
+            // The management API lists a connection once its statistics were emitted (every few seconds): wait.
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                String connections = rabbit.get("/api/connections");
+                return connections.contains("\"user\":\"worker\"") && connections.contains("\"vhost\":\"" + VHOST + "\"")
+                        && connections.contains("\"ssl\":true");
+            });
         }
     }
 
