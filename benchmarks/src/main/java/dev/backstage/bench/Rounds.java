@@ -15,7 +15,10 @@ import java.util.Map;
 final class Rounds {
     private Rounds() {}
 
-    static void run(String title, List<Side> sides, int jobs, int warmups, int rounds) throws Exception {
+    static void run(String title, List<Side> allSides, int jobs, int warmups, int rounds) throws Exception {
+        // -Dbench.only=<side name prefix> runs one side alone (e.g. under a profiler); then no ratio is printed.
+        String only = System.getProperty("bench.only", "");
+        List<Side> sides = allSides.stream().filter(s -> s.name().startsWith(only)).toList();
         System.out.printf(Locale.ROOT, "%s%n%,d jobs per side per round, %d warm-up + %d measured rounds, %d cores, heap %d MB,"
                 + " load %.2f%n", title, jobs, warmups, rounds, Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20, Load.now());

@@ -29,10 +29,59 @@ public final class JobValueCodec {
     public sealed interface Decoded permits Valid, Malformed {}
 
     /**
-     * @param payloadBytes the payload's bytes within the record value (a slice, no copy), so the core can decode
-     *                     them directly; null when the value carried no payload
+     * A job as read. Its fields are read in the one streaming pass; the payload stays a slice of the value
+     * ({@link #payloadBytes()}, no copy) and becomes text only if someone asks for the {@link #job()} (a retry or
+     * dead-letter copy, a seed-style text payload): a job that just runs never builds that string.
      */
-    public record Valid(JobValue job, ByteBuffer payloadBytes) implements Decoded {}
+    public static final class Valid implements Decoded {
+        private final Fields fields;
+        private final ByteBuffer payloadBytes;
+        private JobValue job;
+
+        private Valid(Fields fields, ByteBuffer payloadBytes) {
+            this.fields = fields;
+            this.payloadBytes = payloadBytes;
+        }
+
+        /** The payload's bytes within the record value (a read-only view, no copy); null when it carried none. */
+        public ByteBuffer payloadBytes() {
+            return payloadBytes == null ? null : payloadBytes.duplicate();
+        }
+
+        public String taskName() {
+            return fields.taskName;
+        }
+
+        public Long enqueuedAtMs() {
+            return fields.enqueuedAt;
+        }
+
+        public JobMeta meta() {
+            return fields.meta;
+        }
+
+        public int deliveryCount() {
+            return fields.deliveryCount();
+        }
+
+        public String jobId() {
+            return fields.jobId;
+        }
+
+        /** The whole job, payload as text (built on first use; a racing second build gives an equal value). */
+        public JobValue job() {
+            JobValue j = job;
+            if (j == null) {
+                if (payloadBytes != null && fields.payloadJson == null) {
+                    fields.payloadJson = new String(payloadBytes.array(), payloadBytes.arrayOffset() + payloadBytes.position(),
+                            payloadBytes.remaining(), StandardCharsets.UTF_8);
+                }
+                j = fields.job();
+                job = j;
+            }
+            return j;
+        }
+    }
 
     /** @param text the value as UTF-8 text, kept for the dead-letter record */
     public record Malformed(String reason, String text) implements Decoded {}
@@ -80,7 +129,7 @@ public final class JobValueCodec {
         if (f.taskName == null || f.taskName.isEmpty()) {
             return new Malformed("record value has no taskName", text(value));
         }
-        return new Valid(f.job(), f.payloadLength < 0 ? null : ByteBuffer.wrap(value, f.payloadOffset, f.payloadLength));
+        return new Valid(f, f.payloadLength < 0 ? null : ByteBuffer.wrap(value, f.payloadOffset, f.payloadLength));
     }
 
     public DeadLetterValue decodeDeadLetter(byte[] value) {
@@ -94,6 +143,9 @@ public final class JobValueCodec {
         if (f == null) {
             // Not written by a dead-lettering worker: show it as raw text rather than hide it.
             return new DeadLetterValue(null, text(bytes), "dead-letter value is not a JSON object", null, null, null);
+        }
+        if (f.payloadLength >= 0) {
+            f.payloadJson = new String(bytes, f.payloadOffset, f.payloadLength, StandardCharsets.UTF_8);
         }
         JobValue job = f.taskName == null ? null : f.job();
         return new DeadLetterValue(job, job == null ? (f.rawValue == null ? text(bytes) : f.rawValue) : null, f.error,
@@ -182,9 +234,12 @@ public final class JobValueCodec {
         Long deadLetteredAt;
         String rawValue;
 
+        int deliveryCount() {
+            return deliveryCountRaw == null || deliveryCountRaw < 1 ? 1 : deliveryCountRaw;
+        }
+
         JobValue job() {
-            int count = deliveryCountRaw == null || deliveryCountRaw < 1 ? 1 : deliveryCountRaw;
-            return new JobValue(taskName, payloadJson == null ? "null" : payloadJson, enqueuedAt, meta, count, jobId);
+            return new JobValue(taskName, payloadJson == null ? "null" : payloadJson, enqueuedAt, meta, deliveryCount(), jobId);
         }
     }
 
@@ -232,8 +287,7 @@ public final class JobValueCodec {
             end--;
         }
         f.payloadOffset = start;
-        f.payloadLength = end - start;
-        f.payloadJson = new String(value, start, end - start, StandardCharsets.UTF_8);
+        f.payloadLength = end - start; // the text is cut out only when asked for (Valid.job)
     }
 
     private static boolean isJsonWhitespace(byte b) {

@@ -74,6 +74,13 @@ final class KafkaPollLoop implements AutoCloseable {
     /** Where records go; called on the poll thread, must not block. */
     interface RecordSink {
         void accept(ConsumerRecord<byte[], byte[]> record, SettlementTicket ticket);
+
+        /** The records handed out in one turn, in order ({@code tickets.get(i)} is the ticket of record i). */
+        default void acceptAll(List<ConsumerRecord<byte[], byte[]>> records, List<SettlementTicket> tickets) {
+            for (int i = 0; i < records.size(); i++) {
+                accept(records.get(i), tickets.get(i));
+            }
+        }
     }
 
     /** How many more records may be handed out now. */
@@ -398,24 +405,35 @@ final class KafkaPollLoop implements AutoCloseable {
         return state;
     }
 
+    /** Hands out as many buffered records as there is room for, in one call to the sink. */
     private void handOut() {
         int free = room.free();
-        while (free > 0 && !buffer.isEmpty()) {
+        if (free <= 0 || buffer.isEmpty()) {
+            return;
+        }
+        int n = Math.min(free, buffer.size());
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>(n);
+        List<SettlementTicket> tickets = new ArrayList<>(n);
+        while (records.size() < n && !buffer.isEmpty()) {
             Pending p = buffer.pollFirst();
             if (p.state().released) {
                 continue;
             }
             p.state().inFlight++;
             inFlightTotal++;
-            free--;
-            SettlementTicket ticket = new SettlementTicket(this, p.state(), p.record(), p.redeliveries());
-            try {
-                sink.accept(p.record(), ticket);
-            } catch (RuntimeException e) {
-                log.warn("{}: handing out {}-{}@{} failed, retrying in {} ms: {}", name, p.record().topic(),
-                        p.record().partition(), p.record().offset(), REDELIVERY_PAUSE.toMillis(), e.toString());
-                ticket.redeliverLater();
-            }
+            records.add(p.record());
+            tickets.add(new SettlementTicket(this, p.state(), p.record(), p.redeliveries()));
+        }
+        if (records.isEmpty()) {
+            return;
+        }
+        try {
+            sink.acceptAll(records, tickets);
+        } catch (RuntimeException e) {
+            log.warn("{}: handing out {} records ({}-{}@{} first) failed, retrying in {} ms: {}", name, records.size(),
+                    records.get(0).topic(), records.get(0).partition(), records.get(0).offset(),
+                    REDELIVERY_PAUSE.toMillis(), e.toString());
+            tickets.forEach(SettlementTicket::redeliverLater); // ignored for tickets the sink already used
         }
     }
 

@@ -46,15 +46,19 @@ final class SettlementTicket {
      */
     CompletionStage<Void> settle(boolean untilCommitted) {
         if (!use()) {
-            return CompletableFuture.completedFuture(null);
+            return DONE;
+        }
+        if (!untilCommitted) {
+            loop.submit(KafkaPollLoop.Settlement.settled(state, record, null));
+            return DONE;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
-        loop.submit(KafkaPollLoop.Settlement.settled(state, record, untilCommitted ? done : null));
-        if (!untilCommitted) {
-            done.complete(null);
-        }
+        loop.submit(KafkaPollLoop.Settlement.settled(state, record, done));
         return done;
     }
+
+    /** Shared by every settlement that completes at once: no allocation per record. */
+    private static final CompletionStage<Void> DONE = CompletableFuture.completedStage(null);
 
     /** Leave the record unsettled: it is redelivered after a restart or a rebalance, never lost. */
     void abandon() {
