@@ -97,7 +97,7 @@ final class KafkaJobs implements JobsCapability {
         KafkaSettings kafka = clients.settings();
         KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(kafka.consumerGroup(),
                 settings.consumerId() + "-jobs", "earliest", Math.max(1, settings.prefetch()), true);
-        KafkaPollLoop.RecordSink toCore = new KafkaPollLoop.RecordSink() {
+        RecordSink toCore = new RecordSink() {
             @Override
             public void accept(ConsumerRecord<byte[], byte[]> record, SettlementTicket ticket) {
                 sink.accept(new KafkaDelivery(queueOfTopic.get(record.topic()), record, ticket, KafkaJobs.this,
@@ -116,7 +116,7 @@ final class KafkaJobs implements JobsCapability {
             }
         };
         KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-jobs-" + settings.consumerId(), consumer, topics,
-                KafkaPollLoop.Room.of(settings.flow()), 0, toCore, kafka);
+                Room.of(settings.flow()), 0, toCore, kafka);
         loop.start();
         return new JobConsumer() {
             @Override

@@ -49,11 +49,11 @@ final class SettlementTicket {
             return DONE;
         }
         if (!untilCommitted) {
-            loop.submit(KafkaPollLoop.Settlement.settled(state, record, null));
+            loop.submit(Settlement.settled(state, record, null));
             return DONE;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
-        loop.submit(KafkaPollLoop.Settlement.settled(state, record, done));
+        loop.submit(Settlement.settled(state, record, done));
         return done;
     }
 
@@ -63,7 +63,7 @@ final class SettlementTicket {
     /** Leave the record unsettled: it is redelivered after a restart or a rebalance, never lost. */
     void abandon() {
         if (use()) {
-            loop.submit(KafkaPollLoop.Settlement.abandoned(state, record));
+            loop.submit(Settlement.abandoned(state, record));
         }
     }
 
@@ -81,7 +81,7 @@ final class SettlementTicket {
      */
     void redeliverAfter(java.time.Duration delay) {
         if (use()) {
-            loop.submit(KafkaPollLoop.Settlement.redeliver(state, record, delay, redeliveries + 1));
+            loop.submit(Settlement.redeliver(state, record, delay, redeliveries + 1));
         }
     }
 }
