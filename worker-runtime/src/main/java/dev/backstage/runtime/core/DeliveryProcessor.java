@@ -230,9 +230,11 @@ public final class DeliveryProcessor implements DeliverySink {
             }
             Object payload;
             try {
-                ByteBuffer bytes = delivery.payloadBytes();
-                payload = bytes != null ? codec.decode(bytes, task.get().payloadType())
-                        : codec.decode(delivery.payloadJson(), task.get().payloadType());
+                Class<?> type = task.get().payloadType();
+                var tokens = delivery.payloadTokens();
+                ByteBuffer bytes = tokens == null ? delivery.payloadBytes() : null;
+                payload = tokens != null ? codec.decode(tokens, type, delivery::payloadJson)
+                        : bytes != null ? codec.decode(bytes, type) : codec.decode(delivery.payloadJson(), type);
             } catch (PayloadCodec.MalformedPayloadException e) {
                 deadLetterNow(e.getMessage());
                 return;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.util.TokenBuffer;
 import dev.backstage.runtime.api.Backoff;
 import dev.backstage.runtime.api.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
@@ -41,6 +42,11 @@ public final class JobValueCodec {
         private Valid(Fields fields, ByteBuffer payloadBytes) {
             this.fields = fields;
             this.payloadBytes = payloadBytes;
+        }
+
+        /** The payload's tokens, read in the envelope's pass (a new parser per call); null when it carried none. */
+        public JsonParser payloadTokens() {
+            return fields.payloadTokens == null ? null : fields.payloadTokens.asParser();
         }
 
         /** The payload's bytes within the record value (a read-only view, no copy); null when it carried none. */
@@ -119,7 +125,7 @@ public final class JobValueCodec {
         }
         Fields f;
         try {
-            f = parse(value);
+            f = parse(value, true);
         } catch (IOException | RuntimeException e) {
             return new Malformed("record value is not a JSON job: " + firstLine(e.getMessage()), text(value));
         }
@@ -136,7 +142,7 @@ public final class JobValueCodec {
         byte[] bytes = value == null ? new byte[0] : value;
         Fields f;
         try {
-            f = parse(bytes);
+            f = parse(bytes, false);
         } catch (IOException | RuntimeException e) {
             f = null; // not JSON at all: shown below as raw text, with a reason
         }
@@ -223,6 +229,8 @@ public final class JobValueCodec {
     private static final class Fields {
         String taskName;
         String payloadJson;
+        /** Only for job values read for running (not dead-letter values): the payload's tokens. */
+        TokenBuffer payloadTokens;
         int payloadOffset = -1;
         int payloadLength = -1;
         Long enqueuedAt;
@@ -247,7 +255,7 @@ public final class JobValueCodec {
      * One streaming pass over the bytes (no tree, no whole-value String: this runs once per delivery).
      * Null when the value is JSON but not an object.
      */
-    private Fields parse(byte[] value) throws IOException {
+    private Fields parse(byte[] value, boolean keepTokens) throws IOException {
         try (JsonParser p = json.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
@@ -258,7 +266,7 @@ public final class JobValueCodec {
                 JsonToken token = p.nextToken();
                 switch (name) {
                     case "taskName" -> f.taskName = token == JsonToken.VALUE_STRING ? p.getText() : null;
-                    case "payload" -> rawPayload(p, value, f);
+                    case "payload" -> rawPayload(p, value, f, keepTokens);
                     case "enqueuedAt" -> f.enqueuedAt = longOrNull(p, token);
                     case "deliveryCount" -> {
                         Long n = longOrNull(p, token);
@@ -278,10 +286,18 @@ public final class JobValueCodec {
     }
 
     /** The current value's bytes exactly as they appear in {@code value}: its range, and as text. */
-    private static void rawPayload(JsonParser p, byte[] value, Fields f) throws IOException {
+    private static void rawPayload(JsonParser p, byte[] value, Fields f, boolean keepTokens) throws IOException {
         int start = (int) p.currentTokenLocation().getByteOffset();
         p.finishToken(); // strings are read lazily: move the location past their end
-        p.skipChildren();
+        if (keepTokens) {
+            // Kept as tokens while passing over them anyway: the core binds them to the task's type without a
+            // second parser over the bytes.
+            TokenBuffer tokens = new TokenBuffer(p, null);
+            tokens.copyCurrentStructure(p);
+            f.payloadTokens = tokens;
+        } else {
+            p.skipChildren();
+        }
         int end = (int) p.currentLocation().getByteOffset();
         while (end > start && isJsonWhitespace(value[end - 1])) {
             end--;

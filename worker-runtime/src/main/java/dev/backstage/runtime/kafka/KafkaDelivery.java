@@ -77,6 +77,12 @@ final class KafkaDelivery implements Delivery {
     }
 
     @Override
+    public com.fasterxml.jackson.core.JsonParser payloadTokens() {
+        JobValueCodec.Valid job = valid();
+        return job == null ? null : job.payloadTokens();
+    }
+
+    @Override
     public ByteBuffer payloadBytes() {
         JobValueCodec.Valid job = valid();
         return job == null ? null : job.payloadBytes();
