@@ -156,7 +156,11 @@ public final class RabbitMqBenchmark {
                     });
                 }
             });
-            return window.await(work ? "raw" : "bare");
+            TimedWindow.Measured measured = window.await(work ? "raw" : "bare");
+            // The last handlers may still be acking: let them finish before the connection closes.
+            handoff.pool.shutdown();
+            handoff.pool.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+            return measured;
         } finally {
             handoff.close();
             delete(admin, prefix);
