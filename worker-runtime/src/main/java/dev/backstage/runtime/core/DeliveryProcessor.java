@@ -8,15 +8,19 @@ import dev.backstage.runtime.spi.Delivery;
 import dev.backstage.runtime.spi.DeliverySink;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -46,7 +50,8 @@ public final class DeliveryProcessor implements DeliverySink {
     private final WorkerMetrics metrics;
     private final UnknownTaskPolicy unknownTaskPolicy;
     private final Duration defaultHardTimeout;
-    private final Set<Run> running = ConcurrentHashMap.newKeySet();
+    /** Batches with runs not yet finished (one entry per batch, not per delivery), for {@link #abandonAll()}. */
+    private final Set<RunBatch> batches = ConcurrentHashMap.newKeySet();
 
     public DeliveryProcessor(
             TaskRegistry registry, RetryPolicy policy, PayloadCodec codec, JobProducer producer, InFlightGate gate,
@@ -67,47 +72,121 @@ public final class DeliveryProcessor implements DeliverySink {
 
     @Override
     public void accept(Delivery delivery) {
-        gate.occupy();
-        metrics.delivered();
-        Run run = new Run(delivery);
-        running.add(run);
+        acceptAll(List.of(delivery));
+    }
+
+    /**
+     * Hands a fetch's deliveries to the handler threads as one task: on the fork/join handler pool it splits
+     * itself in halves down to single deliveries (cheap pushes onto the handler thread's own queue), so idle
+     * handler threads steal them and a slow or blocked job holds back no other, while the fetching thread pays
+     * one external submission per batch instead of one per delivery.
+     */
+    @Override
+    public void acceptAll(List<? extends Delivery> deliveries) {
+        int n = deliveries.size();
+        if (n == 0) {
+            return;
+        }
+        Run[] runs = new Run[n];
+        RunBatch batch = new RunBatch(runs);
+        for (int i = 0; i < n; i++) {
+            gate.occupy();
+            runs[i] = new Run(deliveries.get(i), batch);
+        }
+        metrics.delivered(n);
+        batches.add(batch);
         try {
-            handlers.execute(run::execute);
+            if (handlers instanceof ForkJoinPool pool) {
+                pool.execute(new RunSlice(runs, 0, n));
+            } else {
+                for (Run run : runs) {
+                    handlers.execute(run::execute);
+                }
+            }
         } catch (RejectedExecutionException e) {
-            // Shutting down: leave it with the broker for redelivery.
-            run.abandon();
+            // Shutting down: leave them with the broker for redelivery.
+            for (Run run : runs) {
+                run.abandon();
+            }
         } catch (Throwable e) {
-            run.abandon();
+            for (Run run : runs) {
+                run.abandon();
+            }
             throw e;
         }
     }
 
     /** Abandons every run still unsettled (shutdown past its grace): they stay with the broker. */
     void abandonAll() {
-        for (Run run : Set.copyOf(running)) {
-            run.cancelAndAbandon();
+        for (RunBatch batch : Set.copyOf(batches)) {
+            for (Run run : batch.runs) {
+                run.cancelAndAbandon();
+            }
         }
     }
 
     int running() {
-        return running.size();
+        int n = 0;
+        for (RunBatch batch : batches) {
+            n += batch.unfinished.get();
+        }
+        return n;
+    }
+
+    /** The runs of one hand-off; leaves {@link #batches} when its last run finishes. */
+    private static final class RunBatch {
+        final Run[] runs;
+        final AtomicInteger unfinished;
+
+        RunBatch(Run[] runs) {
+            this.runs = runs;
+            this.unfinished = new AtomicInteger(runs.length);
+        }
+    }
+
+    /** Runs {@code runs[from, to)}, forking the upper halves for other handler threads to steal. */
+    private static final class RunSlice extends RecursiveAction {
+        private final Run[] runs;
+        private final int from;
+        private int to;
+
+        RunSlice(Run[] runs, int from, int to) {
+            this.runs = runs;
+            this.from = from;
+            this.to = to;
+        }
+
+        @Override
+        protected void compute() {
+            while (to - from > 1) {
+                int mid = (from + to) >>> 1;
+                new RunSlice(runs, mid, to).fork();
+                to = mid;
+            }
+            runs[from].execute();
+        }
     }
 
     /** Claims a run's settlement; a field updater rather than an AtomicBoolean per delivery (hot path). */
     private static final AtomicIntegerFieldUpdater<Run> SETTLED = AtomicIntegerFieldUpdater.newUpdater(Run.class, "settled");
+    /** Frees a run's slot exactly once. */
+    private static final AtomicIntegerFieldUpdater<Run> FINISHED = AtomicIntegerFieldUpdater.newUpdater(Run.class, "finished");
 
     private final class Run {
         private final Delivery delivery;
+        private final RunBatch batch;
         private final DeliveryContext context;
         private volatile int settled;
+        private volatile int finished;
         private volatile Thread thread;
         private volatile ScheduledFuture<?> timeoutTimer;
         /** Set once a settlement call returned its stage: from then on that stage frees the slot. */
         private volatile boolean settling;
         private TaskOptions options = TaskOptions.defaults();
 
-        Run(Delivery delivery) {
+        Run(Delivery delivery, RunBatch batch) {
             this.delivery = delivery;
+            this.batch = batch;
             this.context = new DeliveryContext(delivery);
         }
 
@@ -151,9 +230,11 @@ public final class DeliveryProcessor implements DeliverySink {
             }
             Object payload;
             try {
-                ByteBuffer bytes = delivery.payloadBytes();
-                payload = bytes != null ? codec.decode(bytes, task.get().payloadType())
-                        : codec.decode(delivery.payloadJson(), task.get().payloadType());
+                Class<?> type = task.get().payloadType();
+                var tokens = delivery.payloadTokens();
+                ByteBuffer bytes = tokens == null ? delivery.payloadBytes() : null;
+                payload = tokens != null ? codec.decode(tokens, type, delivery::payloadJson)
+                        : bytes != null ? codec.decode(bytes, type) : codec.decode(delivery.payloadJson(), type);
             } catch (PayloadCodec.MalformedPayloadException e) {
                 deadLetterNow(e.getMessage());
                 return;
@@ -164,14 +245,14 @@ public final class DeliveryProcessor implements DeliverySink {
             try {
                 next = invoke(task.get(), payload);
             } catch (Throwable failure) {
-                metrics.handlerTook(Duration.ofNanos(System.nanoTime() - started));
+                metrics.handlerTook(System.nanoTime() - started);
                 if (claim()) {
                     disarmTimeout();
                     fail(describe(failure));
                 }
                 return;
             }
-            metrics.handlerTook(Duration.ofNanos(System.nanoTime() - started));
+            metrics.handlerTook(System.nanoTime() - started);
             if (!claim()) {
                 return; // the hard timeout settled it already
             }
@@ -340,7 +421,7 @@ public final class DeliveryProcessor implements DeliverySink {
         }
 
         void cancelAndAbandon() {
-            if (!claim()) {
+            if (finished != 0 || !claim()) {
                 return;
             }
             disarmTimeout();
@@ -361,8 +442,11 @@ public final class DeliveryProcessor implements DeliverySink {
         }
 
         private void finish() {
-            if (running.remove(this)) {
+            if (FINISHED.compareAndSet(this, 0, 1)) {
                 gate.release();
+                if (batch.unfinished.decrementAndGet() == 0) {
+                    batches.remove(batch);
+                }
             }
         }
     }

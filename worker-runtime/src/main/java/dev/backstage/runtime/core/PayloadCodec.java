@@ -89,6 +89,23 @@ public final class PayloadCodec {
         }
     }
 
+    /**
+     * Binds already-read JSON tokens (one value) to {@code type}: no text is parsed again. On failure the
+     * reason is {@link #decode(String, Class)}'s for {@code text}.
+     *
+     * @throws MalformedPayloadException with a reason fit for a dead-letter entry
+     */
+    public <T> T decode(com.fasterxml.jackson.core.JsonParser tokens, Class<T> type, java.util.function.Supplier<String> text) {
+        if (type == JsonNode.class) {
+            return decode(text.get(), type); // null reads as a null node there
+        }
+        try (tokens) {
+            return notNull(readerFor(type).readValue(tokens), type, false);
+        } catch (IOException e) {
+            return decode(text.get(), type); // throws, with the reason
+        }
+    }
+
     private ObjectReader readerFor(Class<?> type) {
         return readers.computeIfAbsent(type, t -> mapper.readerFor(t).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS));
     }

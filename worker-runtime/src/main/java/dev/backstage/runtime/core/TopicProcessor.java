@@ -126,14 +126,14 @@ final class TopicProcessor<T> implements TopicSink {
             try {
                 handler.handle(context(), payload);
             } catch (Throwable failure) {
-                metrics.handlerTook(Duration.ofNanos(System.nanoTime() - started));
+                metrics.handlerTook(System.nanoTime() - started);
                 if (claimed.compareAndSet(false, true)) {
                     cancel(timer);
                     fail(DeliveryProcessor.describe(failure));
                 }
                 return; // a handler's Error is its failure, as for jobs: settled, not rethrown
             }
-            metrics.handlerTook(Duration.ofNanos(System.nanoTime() - started));
+            metrics.handlerTook(System.nanoTime() - started);
             if (!claimed.compareAndSet(false, true)) {
                 return; // the hard timeout settled it
             }

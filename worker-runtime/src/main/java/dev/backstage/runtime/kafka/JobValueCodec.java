@@ -6,6 +6,9 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.backstage.runtime.spi.Backoff;
 import dev.backstage.runtime.spi.JobMeta;
+import com.fasterxml.jackson.databind.util.TokenBuffer;
+import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -29,10 +32,64 @@ public final class JobValueCodec {
     public sealed interface Decoded permits Valid, Malformed {}
 
     /**
-     * @param payloadBytes the payload's bytes within the record value (a slice, no copy), so the core can decode
-     *                     them directly; null when the value carried no payload
+     * A job as read. Its fields are read in the one streaming pass; the payload stays a slice of the value
+     * ({@link #payloadBytes()}, no copy) and becomes text only if someone asks for the {@link #job()} (a retry or
+     * dead-letter copy, a seed-style text payload): a job that just runs never builds that string.
      */
-    public record Valid(JobValue job, ByteBuffer payloadBytes) implements Decoded {}
+    public static final class Valid implements Decoded {
+        private final Fields fields;
+        private final ByteBuffer payloadBytes;
+        private JobValue job;
+
+        private Valid(Fields fields, ByteBuffer payloadBytes) {
+            this.fields = fields;
+            this.payloadBytes = payloadBytes;
+        }
+
+        /** The payload's tokens, read in the envelope's pass (a new parser per call); null when it carried none. */
+        public JsonParser payloadTokens() {
+            return fields.payloadTokens == null ? null : fields.payloadTokens.asParser();
+        }
+
+        /** The payload's bytes within the record value (a read-only view, no copy); null when it carried none. */
+        public ByteBuffer payloadBytes() {
+            return payloadBytes == null ? null : payloadBytes.duplicate();
+        }
+
+        public String taskName() {
+            return fields.taskName;
+        }
+
+        public Long enqueuedAtMs() {
+            return fields.enqueuedAt;
+        }
+
+        public JobMeta meta() {
+            return fields.meta;
+        }
+
+        public int deliveryCount() {
+            return fields.deliveryCount();
+        }
+
+        public String jobId() {
+            return fields.jobId;
+        }
+
+        /** The whole job, payload as text (built on first use; a racing second build gives an equal value). */
+        public JobValue job() {
+            JobValue j = job;
+            if (j == null) {
+                if (payloadBytes != null && fields.payloadJson == null) {
+                    fields.payloadJson = new String(payloadBytes.array(), payloadBytes.arrayOffset() + payloadBytes.position(),
+                            payloadBytes.remaining(), StandardCharsets.UTF_8);
+                }
+                j = fields.job();
+                job = j;
+            }
+            return j;
+        }
+    }
 
     /** @param text the value as UTF-8 text, kept for the dead-letter record */
     public record Malformed(String reason, String text) implements Decoded {}
@@ -70,7 +127,7 @@ public final class JobValueCodec {
         }
         Fields f;
         try {
-            f = parse(value);
+            f = parse(value, true);
         } catch (IOException | RuntimeException e) {
             return new Malformed("record value is not a JSON job: " + firstLine(e.getMessage()), text(value));
         }
@@ -80,20 +137,23 @@ public final class JobValueCodec {
         if (f.taskName == null || f.taskName.isEmpty()) {
             return new Malformed("record value has no taskName", text(value));
         }
-        return new Valid(f.job(), f.payloadLength < 0 ? null : ByteBuffer.wrap(value, f.payloadOffset, f.payloadLength));
+        return new Valid(f, f.payloadLength < 0 ? null : ByteBuffer.wrap(value, f.payloadOffset, f.payloadLength));
     }
 
     public DeadLetterValue decodeDeadLetter(byte[] value) {
         byte[] bytes = value == null ? new byte[0] : value;
         Fields f;
         try {
-            f = parse(bytes);
+            f = parse(bytes, false);
         } catch (IOException | RuntimeException e) {
             f = null; // not JSON at all: shown below as raw text, with a reason
         }
         if (f == null) {
             // Not written by a dead-lettering worker: show it as raw text rather than hide it.
             return new DeadLetterValue(null, text(bytes), "dead-letter value is not a JSON object", null, null, null);
+        }
+        if (f.payloadLength >= 0) {
+            f.payloadJson = new String(bytes, f.payloadOffset, f.payloadLength, StandardCharsets.UTF_8);
         }
         JobValue job = f.taskName == null ? null : f.job();
         return new DeadLetterValue(job, job == null ? (f.rawValue == null ? text(bytes) : f.rawValue) : null, f.error,
@@ -171,6 +231,8 @@ public final class JobValueCodec {
     private static final class Fields {
         String taskName;
         String payloadJson;
+        /** Only for job values read for running (not dead-letter values): the payload's tokens. */
+        TokenBuffer payloadTokens;
         int payloadOffset = -1;
         int payloadLength = -1;
         Long enqueuedAt;
@@ -182,9 +244,12 @@ public final class JobValueCodec {
         Long deadLetteredAt;
         String rawValue;
 
+        int deliveryCount() {
+            return deliveryCountRaw == null || deliveryCountRaw < 1 ? 1 : deliveryCountRaw;
+        }
+
         JobValue job() {
-            int count = deliveryCountRaw == null || deliveryCountRaw < 1 ? 1 : deliveryCountRaw;
-            return new JobValue(taskName, payloadJson == null ? "null" : payloadJson, enqueuedAt, meta, count, jobId);
+            return new JobValue(taskName, payloadJson == null ? "null" : payloadJson, enqueuedAt, meta, deliveryCount(), jobId);
         }
     }
 
@@ -192,7 +257,7 @@ public final class JobValueCodec {
      * One streaming pass over the bytes (no tree, no whole-value String: this runs once per delivery).
      * Null when the value is JSON but not an object.
      */
-    private Fields parse(byte[] value) throws IOException {
+    private Fields parse(byte[] value, boolean keepTokens) throws IOException {
         try (JsonParser p = json.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
@@ -203,7 +268,7 @@ public final class JobValueCodec {
                 JsonToken token = p.nextToken();
                 switch (name) {
                     case "taskName" -> f.taskName = token == JsonToken.VALUE_STRING ? p.getText() : null;
-                    case "payload" -> rawPayload(p, value, f);
+                    case "payload" -> rawPayload(p, value, f, keepTokens);
                     case "enqueuedAt" -> f.enqueuedAt = longOrNull(p, token);
                     case "deliveryCount" -> {
                         Long n = longOrNull(p, token);
@@ -223,17 +288,24 @@ public final class JobValueCodec {
     }
 
     /** The current value's bytes exactly as they appear in {@code value}: its range, and as text. */
-    private static void rawPayload(JsonParser p, byte[] value, Fields f) throws IOException {
+    private static void rawPayload(JsonParser p, byte[] value, Fields f, boolean keepTokens) throws IOException {
         int start = (int) p.currentTokenLocation().getByteOffset();
         p.finishToken(); // strings are read lazily: move the location past their end
-        p.skipChildren();
+        if (keepTokens) {
+            // Kept as tokens while passing over them anyway: the core binds them to the task's type without a
+            // second parser over the bytes.
+            TokenBuffer tokens = new TokenBuffer(p, null);
+            tokens.copyCurrentStructure(p);
+            f.payloadTokens = tokens;
+        } else {
+            p.skipChildren();
+        }
         int end = (int) p.currentLocation().getByteOffset();
         while (end > start && isJsonWhitespace(value[end - 1])) {
             end--;
         }
         f.payloadOffset = start;
-        f.payloadLength = end - start;
-        f.payloadJson = new String(value, start, end - start, StandardCharsets.UTF_8);
+        f.payloadLength = end - start; // the text is cut out only when asked for (Valid.job)
     }
 
     private static boolean isJsonWhitespace(byte b) {

@@ -191,7 +191,7 @@ final class KafkaDeadLetters implements DeadLetterQueue {
                     jobs.send(workTopic, jobValueFor(queue, r)).get(KafkaClients.ADMIN_TIMEOUT.toMillis(),
                             TimeUnit.MILLISECONDS);
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                    consumer.commitSync(Map.of(tp, new OffsetAndMetadata(r.offset() + 1)), KafkaPollLoop.COMMIT_TIMEOUT);
+                    consumer.commitSync(Map.of(tp, new OffsetAndMetadata(r.offset() + 1)), OffsetCommitter.COMMIT_TIMEOUT);
                     moved++;
                 }
             }

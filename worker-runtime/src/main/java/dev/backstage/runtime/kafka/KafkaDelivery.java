@@ -55,6 +55,10 @@ final class KafkaDelivery implements Delivery {
         return decoded() instanceof JobValueCodec.Valid valid ? valid.job() : null;
     }
 
+    private JobValueCodec.Valid valid() {
+        return decoded() instanceof JobValueCodec.Valid valid ? valid : null;
+    }
+
     @Override
     public String queue() {
         return queue;
@@ -62,7 +66,7 @@ final class KafkaDelivery implements Delivery {
 
     @Override
     public String taskName() {
-        JobValue job = job();
+        JobValueCodec.Valid job = valid();
         return job == null ? "" : job.taskName();
     }
 
@@ -73,32 +77,39 @@ final class KafkaDelivery implements Delivery {
     }
 
     @Override
+    public com.fasterxml.jackson.core.JsonParser payloadTokens() {
+        JobValueCodec.Valid job = valid();
+        return job == null ? null : job.payloadTokens();
+    }
+
+    @Override
     public ByteBuffer payloadBytes() {
-        return decoded() instanceof JobValueCodec.Valid valid ? valid.payloadBytes() : null;
+        JobValueCodec.Valid job = valid();
+        return job == null ? null : job.payloadBytes();
     }
 
     @Override
     public long enqueuedAtMs() {
-        JobValue job = job();
+        JobValueCodec.Valid job = valid();
         return job == null || job.enqueuedAtMs() == null ? record.timestamp() : job.enqueuedAtMs();
     }
 
     @Override
     public JobMeta meta() {
-        JobValue job = job();
+        JobValueCodec.Valid job = valid();
         return job == null ? JobMeta.NONE : job.meta();
     }
 
     @Override
     public int deliveryCount() {
-        JobValue job = job();
+        JobValueCodec.Valid job = valid();
         return job == null ? 1 : job.deliveryCount();
     }
 
     /** The value's {@code jobId}; a value without one (a seed producer) is known by this first delivery's id. */
     @Override
     public String jobId() {
-        JobValue job = job();
+        JobValueCodec.Valid job = valid();
         return job != null && job.jobId() != null ? job.jobId() : deliveryId();
     }
 
@@ -112,9 +123,14 @@ final class KafkaDelivery implements Delivery {
         return decoded() instanceof JobValueCodec.Malformed m ? Optional.of(m.reason()) : Optional.empty();
     }
 
+    /**
+     * Completes as soon as the poll loop has the settlement: the core frees the slot once an ack is queued and
+     * only logs a failed stage, while the commit's own outcome (and a revocation before it) is logged by the
+     * loop per partition. So no per-record future waits for the commit on this path.
+     */
     @Override
     public CompletionStage<Void> ack() {
-        return ticket.settle(true);
+        return ticket.settle(false);
     }
 
     @Override

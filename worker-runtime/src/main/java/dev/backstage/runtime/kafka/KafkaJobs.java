@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
@@ -96,10 +97,26 @@ final class KafkaJobs implements JobsCapability {
         KafkaSettings kafka = clients.settings();
         KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(kafka.consumerGroup(),
                 settings.consumerId() + "-jobs", "earliest", Math.max(1, settings.prefetch()), true);
-        KafkaPollLoop.RecordSink toCore = (record, ticket) -> sink.accept(
-                new KafkaDelivery(queueOfTopic.get(record.topic()), record, ticket, this, settings.delays()));
+        RecordSink toCore = new RecordSink() {
+            @Override
+            public void accept(ConsumerRecord<byte[], byte[]> record, SettlementTicket ticket) {
+                sink.accept(new KafkaDelivery(queueOfTopic.get(record.topic()), record, ticket, KafkaJobs.this,
+                        settings.delays()));
+            }
+
+            @Override
+            public void acceptAll(List<ConsumerRecord<byte[], byte[]>> records, List<SettlementTicket> tickets) {
+                List<KafkaDelivery> deliveries = new ArrayList<>(records.size());
+                for (int i = 0; i < records.size(); i++) {
+                    ConsumerRecord<byte[], byte[]> record = records.get(i);
+                    deliveries.add(new KafkaDelivery(queueOfTopic.get(record.topic()), record, tickets.get(i),
+                            KafkaJobs.this, settings.delays()));
+                }
+                sink.acceptAll(deliveries); // one hand-off per turn of the poll loop
+            }
+        };
         KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-jobs-" + settings.consumerId(), consumer, topics,
-                KafkaPollLoop.Room.of(settings.flow()), 0, toCore, kafka);
+                Room.of(settings.flow()), 0, toCore, kafka);
         loop.start();
         return new JobConsumer() {
             @Override

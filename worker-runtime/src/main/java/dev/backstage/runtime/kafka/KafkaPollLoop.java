@@ -1,21 +1,13 @@
 package dev.backstage.runtime.kafka;
 
-import dev.backstage.runtime.spi.FlowControl;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.PriorityQueue;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +21,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
-import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +44,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Shutdown: {@link #stopFetching()} pauses everything while settlements keep being applied and
  * committed; {@link #close()} makes a final synchronous commit and closes the consumer.
+ *
+ * <p>Its parts: {@link HandOutQueue} (records waiting to be handed out, redeliveries due later),
+ * {@link PartitionPauses} (which partitions fetch), {@link OffsetCommitter} (what to commit and its outcome),
+ * {@link PartitionState} (one partition's bookkeeping), {@link Settlement}s from {@link SettlementTicket}s.
  */
 final class KafkaPollLoop implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaPollLoop.class);
@@ -64,85 +59,11 @@ final class KafkaPollLoop implements AutoCloseable {
     static final Duration MAX_POLL_GAP = Duration.ofMillis(500);
     /** Pause before a record whose settlement failed on our side is handed out again. */
     static final Duration REDELIVERY_PAUSE = Duration.ofSeconds(1);
-    static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration ERROR_BACKOFF = Duration.ofSeconds(1);
     /** Turns failing in a row (one second apart) before the loop gives up and reports itself dead. */
     static final int MAX_FAILED_TURNS = 30;
     /** How long a clean close waits to leave the group, so the partitions move at once. */
     static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(5);
-
-    /** Where records go; called on the poll thread, must not block. */
-    interface RecordSink {
-        void accept(ConsumerRecord<byte[], byte[]> record, SettlementTicket ticket);
-    }
-
-    /** How many more records may be handed out now. */
-    interface Room {
-        int free();
-
-        boolean stopping();
-
-        /**
-         * Waits up to {@code max} for at least {@code atLeast} free slots (fewer on timeout); returns the
-         * free room. Waiting for a batch rather than one slot keeps the loop from waking per settlement.
-         */
-        int await(int atLeast, Duration max) throws InterruptedException;
-
-        /** How many records a batch of room should be; 1 disables batching. */
-        int batch();
-
-        /** The worker's in-flight allowance (jobs). */
-        static Room of(FlowControl flow) {
-            return new Room() {
-                @Override
-                public int free() {
-                    return flow.free();
-                }
-
-                @Override
-                public boolean stopping() {
-                    return flow.stopping();
-                }
-
-                @Override
-                public int await(int atLeast, Duration max) throws InterruptedException {
-                    return flow.awaitFree(atLeast, max);
-                }
-
-                @Override
-                public int batch() {
-                    return Math.max(1, flow.capacity() / 4);
-                }
-            };
-        }
-    }
-
-    /** A message from a handler thread to the loop. */
-    record Settlement(Kind kind, PartitionState state, ConsumerRecord<byte[], byte[]> record,
-            CompletableFuture<Void> untilCommitted, Duration after, int redeliveries) {
-        enum Kind { SETTLED, ABANDONED, REDELIVER }
-
-        static Settlement settled(PartitionState s, ConsumerRecord<byte[], byte[]> r, CompletableFuture<Void> done) {
-            return new Settlement(Kind.SETTLED, s, r, done, null, 0);
-        }
-
-        static Settlement abandoned(PartitionState s, ConsumerRecord<byte[], byte[]> r) {
-            return new Settlement(Kind.ABANDONED, s, r, null, null, 0);
-        }
-
-        /** Hand the record out again after {@code after}; {@code redeliveries} counts how often it was. */
-        static Settlement redeliver(PartitionState s, ConsumerRecord<byte[], byte[]> r, Duration after, int redeliveries) {
-            return new Settlement(Kind.REDELIVER, s, r, null, after, redeliveries);
-        }
-    }
-
-    private record Pending(PartitionState state, ConsumerRecord<byte[], byte[]> record, int redeliveries) {
-        Pending(PartitionState state, ConsumerRecord<byte[], byte[]> record) {
-            this(state, record, 0);
-        }
-    }
-
-    private record Delayed(long dueNanos, Pending pending) {}
 
     private final String name;
     private final Consumer<byte[], byte[]> consumer;
@@ -159,9 +80,9 @@ final class KafkaPollLoop implements AutoCloseable {
 
     // Poll-thread state.
     private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
-    private final ArrayDeque<Pending> buffer = new ArrayDeque<>();
-    private final PriorityQueue<Delayed> delayed = new PriorityQueue<>(Comparator.comparingLong(Delayed::dueNanos));
-    private final Set<TopicPartition> paused = new HashSet<>();
+    private final HandOutQueue queue = new HandOutQueue();
+    private final PartitionPauses pauses;
+    private final OffsetCommitter committer;
     private int inFlightTotal;
     private long nextCommitNanos;
     private long lastPollNanos;
@@ -184,6 +105,8 @@ final class KafkaPollLoop implements AutoCloseable {
         this.room = room != null ? room : new OwnLimit(ownLimit);
         this.sink = sink;
         this.settings = settings;
+        this.pauses = new PartitionPauses(consumer, settings.maxUncommittedPerPartition());
+        this.committer = new OffsetCommitter(name, consumer);
         this.thread = new Thread(this::run, name);
         this.thread.setDaemon(true);
     }
@@ -247,7 +170,7 @@ final class KafkaPollLoop implements AutoCloseable {
             return;
         }
         try {
-            thread.join(settings.revokeWait().plus(COMMIT_TIMEOUT).plusSeconds(10).toMillis());
+            thread.join(settings.revokeWait().plus(OffsetCommitter.COMMIT_TIMEOUT).plusSeconds(10).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -259,11 +182,8 @@ final class KafkaPollLoop implements AutoCloseable {
     void submit(Settlement settlement) {
         if (finished) {
             // The consumer is gone: nothing can be committed any more; the record is redelivered later.
-            if (settlement.untilCommitted() != null) {
-                settlement.untilCommitted().completeExceptionally(new IllegalStateException(
-                        name + " closed before " + settlement.state().partition + "@" + settlement.record().offset()
-                                + " was committed; it will be redelivered"));
-            }
+            settlement.failCommitWait(name + " closed before " + settlement.state().partition + "@"
+                    + settlement.record().offset() + " was committed; it will be redelivered");
             return;
         }
         settlements.add(settlement);
@@ -306,7 +226,7 @@ final class KafkaPollLoop implements AutoCloseable {
             }
             closing = true;
             applySettlements();
-            commit(true, List.copyOf(partitions.values()));
+            committer.commit(true, List.copyOf(partitions.values()));
         } catch (Throwable e) {
             fail("poll loop failed: " + e, e);
             if (e instanceof Error error) {
@@ -337,7 +257,7 @@ final class KafkaPollLoop implements AutoCloseable {
 
     private void turn() throws InterruptedException {
         applySettlements();
-        promoteDueRedeliveries();
+        queue.promoteDue(System.nanoTime());
         boolean stopped = fetchingStopped || room.stopping();
         if (!stopped) {
             handOut();
@@ -345,23 +265,23 @@ final class KafkaPollLoop implements AutoCloseable {
         maybeCommit();
         if (stopped) {
             // Everything paused: polling only keeps the membership alive and runs rebalance callbacks.
-            updatePauses(true);
+            pauses.update(partitions.values(), true);
             poll(Duration.ZERO);
             awaitSettlement(IDLE_WAIT);
             return;
         }
-        if (!buffer.isEmpty() || room.free() <= 0) {
+        if (!queue.isEmpty() || room.free() <= 0) {
             // Full: wait for room rather than fetch more. Poll (paused) only when the wait runs out, so a
             // busy loop does not flap between pause and resume on every batch.
-            int wanted = buffer.isEmpty() ? room.batch() : Math.min(buffer.size(), room.batch());
+            int wanted = queue.isEmpty() ? room.batch() : Math.min(queue.size(), room.batch());
             if (room.await(wanted, IDLE_WAIT) > 0 && System.nanoTime() - lastPollNanos < MAX_POLL_GAP.toNanos()) {
                 return;
             }
-            updatePauses(true);
+            pauses.update(partitions.values(), true);
             poll(Duration.ZERO);
             return;
         }
-        updatePauses(false);
+        pauses.update(partitions.values(), false);
         poll(POLL_TIMEOUT);
     }
 
@@ -383,7 +303,7 @@ final class KafkaPollLoop implements AutoCloseable {
                 if (state.tracker.track(record.offset()) == ContiguousOffsetTracker.Tracked.ALREADY_SETTLED) {
                     continue; // settled by the previous owner after its last commit position
                 }
-                buffer.addLast(new Pending(state, record));
+                queue.add(state, record);
             }
         }
     }
@@ -398,24 +318,35 @@ final class KafkaPollLoop implements AutoCloseable {
         return state;
     }
 
+    /** Hands out as many buffered records as there is room for, in one call to the sink. */
     private void handOut() {
         int free = room.free();
-        while (free > 0 && !buffer.isEmpty()) {
-            Pending p = buffer.pollFirst();
+        if (free <= 0 || queue.isEmpty()) {
+            return;
+        }
+        int n = Math.min(free, queue.size());
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>(n);
+        List<SettlementTicket> tickets = new ArrayList<>(n);
+        while (records.size() < n && !queue.isEmpty()) {
+            HandOutQueue.Pending p = queue.next();
             if (p.state().released) {
                 continue;
             }
             p.state().inFlight++;
             inFlightTotal++;
-            free--;
-            SettlementTicket ticket = new SettlementTicket(this, p.state(), p.record(), p.redeliveries());
-            try {
-                sink.accept(p.record(), ticket);
-            } catch (RuntimeException e) {
-                log.warn("{}: handing out {}-{}@{} failed, retrying in {} ms: {}", name, p.record().topic(),
-                        p.record().partition(), p.record().offset(), REDELIVERY_PAUSE.toMillis(), e.toString());
-                ticket.redeliverLater();
-            }
+            records.add(p.record());
+            tickets.add(new SettlementTicket(this, p.state(), p.record(), p.redeliveries()));
+        }
+        if (records.isEmpty()) {
+            return;
+        }
+        try {
+            sink.acceptAll(records, tickets);
+        } catch (RuntimeException e) {
+            log.warn("{}: handing out {} records ({}-{}@{} first) failed, retrying in {} ms: {}", name, records.size(),
+                    records.get(0).topic(), records.get(0).partition(), records.get(0).offset(),
+                    REDELIVERY_PAUSE.toMillis(), e.toString());
+            tickets.forEach(SettlementTicket::redeliverLater); // ignored for tickets the sink already used
         }
     }
 
@@ -446,10 +377,8 @@ final class KafkaPollLoop implements AutoCloseable {
     private void apply(Settlement s) {
         PartitionState state = s.state();
         if (state.released) {
-            if (s.untilCommitted() != null) {
-                s.untilCommitted().completeExceptionally(new IllegalStateException(state.partition
-                        + " was revoked before offset " + s.record().offset() + " settled; its next owner runs it again"));
-            }
+            s.failCommitWait(state.partition + " was revoked before offset " + s.record().offset()
+                    + " settled; its next owner runs it again");
             return;
         }
         state.inFlight--;
@@ -461,55 +390,9 @@ final class KafkaPollLoop implements AutoCloseable {
             case ABANDONED -> {
                 // Stays unsettled: the commit cannot pass it, so it is redelivered after a restart or rebalance.
             }
-            case REDELIVER -> delayed.add(new Delayed(System.nanoTime() + s.after().toNanos(),
-                    new Pending(state, s.record(), s.redeliveries())));
+            case REDELIVER -> queue.redeliverAt(System.nanoTime() + s.after().toNanos(), state, s.record(),
+                    s.redeliveries());
         }
-    }
-
-    private void promoteDueRedeliveries() {
-        long now = System.nanoTime();
-        while (!delayed.isEmpty() && delayed.peek().dueNanos() - now <= 0) {
-            Pending p = delayed.poll().pending();
-            if (!p.state().released) {
-                buffer.addFirst(p);
-            }
-        }
-    }
-
-    private void updatePauses(boolean pauseAll) {
-        Set<TopicPartition> wanted = new HashSet<>();
-        for (PartitionState state : partitions.values()) {
-            if (pauseAll || state.tracker.size() >= settings.maxUncommittedPerPartition()) {
-                wanted.add(state.partition);
-            }
-        }
-        if (wanted.equals(paused)) {
-            return;
-        }
-        List<TopicPartition> toPause = new ArrayList<>();
-        for (TopicPartition tp : wanted) {
-            if (!paused.contains(tp)) {
-                toPause.add(tp);
-            }
-        }
-        List<TopicPartition> toResume = new ArrayList<>();
-        for (TopicPartition tp : paused) {
-            if (!wanted.contains(tp)) {
-                toResume.add(tp);
-            }
-        }
-        Set<TopicPartition> assigned = consumer.assignment();
-        toPause.retainAll(assigned);
-        toResume.retainAll(assigned);
-        if (!toPause.isEmpty()) {
-            consumer.pause(toPause);
-        }
-        if (!toResume.isEmpty()) {
-            consumer.resume(toResume);
-        }
-        paused.clear();
-        paused.addAll(wanted);
-        paused.retainAll(assigned);
     }
 
     private void maybeCommit() {
@@ -518,76 +401,7 @@ final class KafkaPollLoop implements AutoCloseable {
             return;
         }
         nextCommitNanos = now + settings.commitInterval().toNanos();
-        commit(false, partitions.values());
-    }
-
-    /** Commits every partition whose committable offset or settled-beyond set changed. */
-    private void commit(boolean sync, Collection<PartitionState> states) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        Map<TopicPartition, PartitionState> owners = new HashMap<>();
-        for (PartitionState state : states) {
-            if (state.released) {
-                continue;
-            }
-            OptionalLong committable = state.tracker.committableOffset();
-            if (committable.isEmpty()) {
-                continue;
-            }
-            long offset = committable.getAsLong();
-            String metadata = CommitMetadata.encode(offset, state.tracker.settledBeyondCommittable());
-            if (offset == state.requestedOffset && metadata.equals(state.requestedMetadata)) {
-                continue;
-            }
-            state.requestedOffset = offset;
-            state.requestedMetadata = metadata;
-            offsets.put(state.partition, new OffsetAndMetadata(offset, metadata));
-            owners.put(state.partition, state);
-        }
-        if (offsets.isEmpty()) {
-            return;
-        }
-        if (sync) {
-            try {
-                consumer.commitSync(offsets, COMMIT_TIMEOUT);
-                committed(offsets, owners, null);
-            } catch (KafkaException e) {
-                committed(offsets, owners, e);
-            }
-        } else {
-            consumer.commitAsync(offsets, (result, error) -> committed(offsets, owners, error));
-        }
-    }
-
-    private void committed(Map<TopicPartition, OffsetAndMetadata> offsets, Map<TopicPartition, PartitionState> owners,
-            Exception error) {
-        if (error != null) {
-            if (error instanceof RebalanceInProgressException) {
-                // Expected while a cooperative rebalance runs: the group refuses commits until it settles.
-                log.info("{}: commit of {} deferred: the group is rebalancing", name, describe(offsets));
-            } else {
-                log.warn("{}: commit of {} failed; it is retried with the next commit: {}", name, describe(offsets),
-                        error.toString());
-            }
-            for (var e : offsets.entrySet()) {
-                PartitionState state = owners.get(e.getKey());
-                if (state.requestedOffset == e.getValue().offset()) {
-                    state.requestedOffset = -1; // force a resend
-                }
-            }
-            return;
-        }
-        for (var e : offsets.entrySet()) {
-            PartitionState state = owners.get(e.getKey());
-            if (!state.released) {
-                state.confirmed(e.getValue().offset());
-            }
-        }
-    }
-
-    private static String describe(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        StringBuilder out = new StringBuilder();
-        offsets.forEach((tp, om) -> out.append(out.length() == 0 ? "" : ", ").append(tp).append('@').append(om.offset()));
-        return out.toString();
+        committer.commit(false, partitions.values());
     }
 
     private void pause(Duration duration) {
@@ -602,10 +416,7 @@ final class KafkaPollLoop implements AutoCloseable {
     private void failLeftoverSettlements() {
         Settlement s;
         while ((s = settlements.poll()) != null) {
-            if (s.untilCommitted() != null) {
-                s.untilCommitted().completeExceptionally(new IllegalStateException(
-                        name + " closed before " + s.state().partition + "@" + s.record().offset() + " was committed"));
-            }
+            s.failCommitWait(name + " closed before " + s.state().partition + "@" + s.record().offset() + " was committed");
         }
         for (PartitionState state : partitions.values()) {
             state.release("closed");
@@ -619,7 +430,7 @@ final class KafkaPollLoop implements AutoCloseable {
             if (!assigned.isEmpty()) {
                 Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
                 try {
-                    committed = consumer.committed(new HashSet<>(assigned), COMMIT_TIMEOUT);
+                    committed = consumer.committed(new HashSet<>(assigned), OffsetCommitter.COMMIT_TIMEOUT);
                 } catch (KafkaException e) {
                     log.warn("{}: could not read committed offsets of {}; records settled after the last commit"
                             + " may run again: {}", name, assigned, e.toString());
@@ -635,12 +446,12 @@ final class KafkaPollLoop implements AutoCloseable {
                         previous.release("reassigned");
                     }
                 }
-                buffer.removeIf(p -> p.state().released);
+                queue.dropReleased();
                 log.info("{}: assigned {}{}", name, assigned,
                         skipped == 0 ? "" : " (" + skipped + " records settled by the previous owner will be skipped)");
                 // Resolve start positions now, so a new group's "latest" means latest as of the assignment.
                 for (TopicPartition tp : assigned) {
-                    consumer.position(tp, COMMIT_TIMEOUT);
+                    consumer.position(tp, OffsetCommitter.COMMIT_TIMEOUT);
                 }
             }
             firstAssignment.countDown();
@@ -653,7 +464,7 @@ final class KafkaPollLoop implements AutoCloseable {
             }
             List<PartitionState> states = revoked.stream().map(partitions::get).filter(s -> s != null).toList();
             int waiting = awaitInFlight(states);
-            commit(true, states);
+            committer.commit(true, states);
             release(states, "revoked");
             if (waiting > 0) {
                 log.warn("{}: revoked {} with {} records still running after {} ms; they were not committed and"
@@ -706,10 +517,9 @@ final class KafkaPollLoop implements AutoCloseable {
                 inFlightTotal -= state.inFlight;
                 state.release(why);
                 partitions.remove(state.partition);
-                paused.remove(state.partition);
+                pauses.forget(state.partition);
             }
-            buffer.removeIf(p -> p.state().released);
-            delayed.removeIf(d -> d.pending().state().released);
+            queue.dropReleased();
         }
     }
 }

@@ -78,7 +78,7 @@ final class KafkaTopics implements TopicsCapability {
                 + "-" + consumerId;
         KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(group, "backstage-topic-" + label,
                 subscription.start() == StartPosition.EARLIEST ? "earliest" : "latest", settings.topicMaxInFlight(), true);
-        KafkaPollLoop.RecordSink toCore = (record, ticket) -> sink.accept(new KafkaTopicDelivery(subscription.topic(),
+        RecordSink toCore = (record, ticket) -> sink.accept(new KafkaTopicDelivery(subscription.topic(),
                 record, ticket));
         KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-topic-" + label,
                 consumer, List.of(kafkaTopic), null, settings.topicMaxInFlight(), toCore, settings);

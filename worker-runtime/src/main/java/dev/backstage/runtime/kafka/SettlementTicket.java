@@ -46,20 +46,24 @@ final class SettlementTicket {
      */
     CompletionStage<Void> settle(boolean untilCommitted) {
         if (!use()) {
-            return CompletableFuture.completedFuture(null);
+            return DONE;
+        }
+        if (!untilCommitted) {
+            loop.submit(Settlement.settled(state, record, null));
+            return DONE;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
-        loop.submit(KafkaPollLoop.Settlement.settled(state, record, untilCommitted ? done : null));
-        if (!untilCommitted) {
-            done.complete(null);
-        }
+        loop.submit(Settlement.settled(state, record, done));
         return done;
     }
+
+    /** Shared by every settlement that completes at once: no allocation per record. */
+    private static final CompletionStage<Void> DONE = CompletableFuture.completedStage(null);
 
     /** Leave the record unsettled: it is redelivered after a restart or a rebalance, never lost. */
     void abandon() {
         if (use()) {
-            loop.submit(KafkaPollLoop.Settlement.abandoned(state, record));
+            loop.submit(Settlement.abandoned(state, record));
         }
     }
 
@@ -77,7 +81,7 @@ final class SettlementTicket {
      */
     void redeliverAfter(java.time.Duration delay) {
         if (use()) {
-            loop.submit(KafkaPollLoop.Settlement.redeliver(state, record, delay, redeliveries + 1));
+            loop.submit(Settlement.redeliver(state, record, delay, redeliveries + 1));
         }
     }
 }

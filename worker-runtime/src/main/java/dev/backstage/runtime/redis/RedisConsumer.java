@@ -170,9 +170,14 @@ final class RedisConsumer implements JobConsumer {
                 List<StreamMessage<String, String>> messages = connection.sync().xreadgroup(me,
                         XReadArgs.Builder.count(perStream).block(redis.blockTimeout()), offsets);
                 backoffMs = 100;
+                List<RedisDelivery> deliveries = new ArrayList<>(messages.size());
                 for (StreamMessage<String, String> message : messages) {
-                    dispatch(message, 1);
+                    RedisDelivery delivery = delivery(message, 1);
+                    if (delivery != null) {
+                        deliveries.add(delivery);
+                    }
                 }
+                sink.acceptAll(deliveries); // one hand-off per read
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
@@ -207,17 +212,25 @@ final class RedisConsumer implements JobConsumer {
     }
 
     void dispatch(StreamMessage<String, String> message, int deliveryCount) {
+        RedisDelivery delivery = delivery(message, deliveryCount);
+        if (delivery != null) {
+            sink.accept(delivery);
+        }
+    }
+
+    /** The entry as a delivery, tracked as in flight; null for an {@code _init} entry (acked and skipped). */
+    private RedisDelivery delivery(StreamMessage<String, String> message, int deliveryCount) {
         String stream = message.getStream();
         Map<String, String> body = message.getBody();
         if (body != null && body.containsKey("_init")) {
             // WIRE.md §8: never written by anyone; ack and skip so it cannot sit pending forever.
             acks.ack(stream, message.getId());
             reclaimer.settled(message.getId());
-            return;
+            return null;
         }
         inFlight.put(message.getId(), new InFlight(stream, System.nanoTime()));
-        sink.accept(new RedisDelivery(this, stream, queueByStream.get(stream), message.getId(),
-                body == null ? Map.of() : body, deliveryCount));
+        return new RedisDelivery(this, stream, queueByStream.get(stream), message.getId(),
+                body == null ? Map.of() : body, deliveryCount);
     }
 
     private void released(String id) {

@@ -30,6 +30,16 @@ public interface Delivery {
         return null;
     }
 
+    /**
+     * The payload's JSON tokens as the provider already read them while reading the rest of the record (one
+     * pass over the record: envelope and payload), for the core to bind to the task's type without parsing
+     * the text again; a fresh parser per call. Null (the default) when the provider has no such tokens: the
+     * core then decodes {@link #payloadBytes()} or {@link #payloadJson()}.
+     */
+    default com.fasterxml.jackson.core.JsonParser payloadTokens() {
+        return null;
+    }
+
     long enqueuedAtMs();
 
     JobMeta meta();

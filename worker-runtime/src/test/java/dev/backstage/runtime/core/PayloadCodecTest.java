@@ -62,4 +62,28 @@ class PayloadCodecTest {
         assertTrue(codec.decode("null", JsonNode.class).isNull());
         assertEquals(null, codec.decode((String) null, Void.class));
     }
+
+    /** Tokens as a provider keeps them when it reads the payload in the envelope's pass. */
+    private static com.fasterxml.jackson.core.JsonParser tokens(String json) throws Exception {
+        var parser = new com.fasterxml.jackson.core.JsonFactory().createParser(json);
+        parser.nextToken();
+        var buffer = new com.fasterxml.jackson.databind.util.TokenBuffer(parser, null);
+        buffer.copyCurrentStructure(parser);
+        return buffer.asParser();
+    }
+
+    @Test
+    void givenTokensReadWithTheEnvelope_whenDecoded_thenTheyBindAsTheTextDoes_andFailWithTheTextsReason() throws Exception {
+        String text = "{\"id\":\"é-1\",\"amount\":3}";
+        assertEquals(codec.decode(text, Order.class), codec.decode(tokens(text), Order.class, () -> text));
+        String wrong = "{\"id\":\"a\",\"amount\":\"many\"}";
+        var fromTokens = assertThrows(PayloadCodec.MalformedPayloadException.class,
+                () -> codec.decode(tokens(wrong), Order.class, () -> wrong));
+        var fromText = assertThrows(PayloadCodec.MalformedPayloadException.class, () -> codec.decode(wrong, Order.class));
+        assertEquals(fromText.getMessage(), fromTokens.getMessage());
+        var none = assertThrows(PayloadCodec.MalformedPayloadException.class,
+                () -> codec.decode(tokens("null"), Order.class, () -> "null"));
+        assertEquals(assertThrows(PayloadCodec.MalformedPayloadException.class, () -> codec.decode("null", Order.class))
+                .getMessage(), none.getMessage());
+    }
 }
