@@ -57,7 +57,7 @@ class KafkaLivenessTest {
 
             worker().start(); // same group.instance.id: the group fences the first member
             System.out.println("waiting for the first worker's poll loop to be fenced");
-            await().atMost(Duration.ofSeconds(60)).until(() -> first.failure().isPresent());
+            await().atMost(Duration.ofSeconds(120)).until(() -> first.failure().isPresent());
             assertTrue(first.failure().get().contains("fenced"), first.failure().get());
             HttpResponse<String> answer = get(http, url);
             assertEquals(503, answer.statusCode());
