@@ -28,6 +28,7 @@ class KafkaLivenessTest {
     private final KafkaTestSupport kafka = new KafkaTestSupport();
     private final RedisTestSupport redis = new RedisTestSupport();
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger handled = new java.util.concurrent.atomic.AtomicInteger();
 
     @AfterEach
     void tearDown() {
@@ -39,7 +40,10 @@ class KafkaLivenessTest {
     private Worker worker() {
         Worker worker = Worker.builder().provider(kafka.provider()).delays(RedisDelays.connect(redis.settings()))
                 .queues("jobs").consumerId("pod-0").concurrency(2).shutdownGrace(Duration.ofSeconds(2)).build();
-        worker.register("work", Job.class, (ctx, job) -> Next.done());
+        worker.register("work", Job.class, (ctx, job) -> {
+            handled.incrementAndGet();
+            return Next.done();
+        });
         workers.add(worker);
         return worker;
     }
@@ -54,6 +58,10 @@ class KafkaLivenessTest {
             HttpClient http = HttpClient.newHttpClient();
             String url = "http://127.0.0.1:" + health.port() + "/healthz";
             assertEquals(200, get(http, url).statusCode());
+            // The first member holds the partition (it ran a job) before the second one joins: otherwise both join
+            // at once and either may be the one fenced.
+            first.enqueue("work", new Job(1), dev.backstage.runtime.api.EnqueueOptions.onQueue("jobs"));
+            await().atMost(Duration.ofSeconds(60)).until(() -> handled.get() == 1);
 
             worker().start(); // same group.instance.id: the group fences the first member
             System.out.println("waiting for the first worker's poll loop to be fenced");
