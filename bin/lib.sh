@@ -16,19 +16,43 @@ ensure_redis() {
   echo "Redis did not start on 127.0.0.1:6379" >&2; return 1
 }
 
+# The RabbitMQ these scripts start is disposable, like the Redis above (which keeps nothing on disk): its data
+# directory is emptied at every start. A node recovering a data directory full of queues left by earlier runs
+# can take minutes to listen, and under the 1,024 open files `su rabbitmq` gives it, never does.
+RABBITMQ_DATA="${BACKSTAGE_RABBITMQ_DIR:-/tmp/backstage-rabbitmq}"
 ensure_rabbitmq() {
   if ! port_open 5672; then
     command -v rabbitmq-server >/dev/null || { echo "rabbitmq-server missing: installing it" >&2; apt-get update -qq && apt-get install -y -qq rabbitmq-server >/dev/null; }
-    echo "starting RabbitMQ on 127.0.0.1:5672" >&2
-    rabbitmq-server -detached >/dev/null 2>&1 || true
-    for _ in $(seq 1 120); do port_open 5672 && break; sleep 0.5; done
-    port_open 5672 || { echo "RabbitMQ did not start on 127.0.0.1:5672" >&2; return 1; }
+    echo "starting RabbitMQ on 127.0.0.1:5672 (data in $RABBITMQ_DATA, emptied first)" >&2
+    start_rabbitmq_node
+    for _ in $(seq 1 240); do port_open 5672 && break; sleep 0.5; done
+    port_open 5672 || { echo "RabbitMQ did not start on 127.0.0.1:5672 within 120 s: see $RABBITMQ_DATA/log" >&2; return 1; }
   fi
   # The management API gives unacked counts to the backlog probe (port 15672).
   if ! port_open 15672; then
     rabbitmq-plugins enable rabbitmq_management >/dev/null 2>&1 || echo "could not enable rabbitmq_management: backlog shows ready messages only" >&2
     for _ in $(seq 1 60); do port_open 15672 && break; sleep 0.5; done
   fi
+}
+
+start_rabbitmq_node() {
+  local env="RABBITMQ_MNESIA_BASE=$RABBITMQ_DATA/mnesia RABBITMQ_LOG_BASE=$RABBITMQ_DATA/log"
+  if [ "$(id -u)" != 0 ]; then
+    # Not root: the packaged wrapper decides who runs the node; the data directory stays the package's.
+    rabbitmq-server -detached >/dev/null 2>&1 || true
+    return 0
+  fi
+  # A node of an earlier start that never came to listen (its port is closed) is stopped first.
+  if pgrep -u rabbitmq -f beam.smp >/dev/null; then
+    echo "stopping a RabbitMQ node that is running but not listening on 5672" >&2
+    pkill -9 -u rabbitmq -f beam.smp || true
+    for _ in $(seq 1 20); do pgrep -u rabbitmq -f beam.smp >/dev/null || break; sleep 0.25; done
+  fi
+  rm -rf "$RABBITMQ_DATA"
+  mkdir -p "$RABBITMQ_DATA/mnesia" "$RABBITMQ_DATA/log"
+  chown -R rabbitmq:rabbitmq "$RABBITMQ_DATA"
+  # su gives the node the PAM soft limit of 1,024 open files; raise it to the hard limit first.
+  su rabbitmq -s /bin/sh -c "ulimit -n \$(ulimit -Hn); cd /var/lib/rabbitmq; export HOME=/var/lib/rabbitmq $env; /usr/lib/rabbitmq/bin/rabbitmq-server -detached" >/dev/null 2>&1 || true
 }
 
 # Builds the jars and their lib/ folders unless they are newer than every source file.
