@@ -28,6 +28,11 @@ public record PoolReadiness(String status, String reason, String message) {
         return Conditions.TRUE.equals(status);
     }
 
+    /** Not ready only because the Deployment is still rolling out or its pods are starting. */
+    public boolean awaitsRollout() {
+        return ROLLOUT_IN_PROGRESS.equals(reason) || REPLICAS_NOT_READY.equals(reason);
+    }
+
     public static PoolReadiness topologyNotFound(String namespace, String topology) {
         return new PoolReadiness(Conditions.FALSE, TOPOLOGY_NOT_FOUND, "BackstageTopology '" + topology
                 + "' not found in namespace '" + namespace + "'; create it or fix spec.topologyRef.name");

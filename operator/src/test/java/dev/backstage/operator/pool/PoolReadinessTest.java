@@ -46,6 +46,15 @@ class PoolReadinessTest {
     }
 
     @Test
+    void onlyARolloutOrStartingPodsAreRecheckedUntilReady() {
+        assertTrue(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 1L, 3, 3)), 3).awaitsRollout());
+        assertTrue(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 3, 2)), 3).awaitsRollout());
+        assertFalse(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 3, 3)), 3).awaitsRollout());
+        assertFalse(PoolReadiness.of(readyTopology(), Optional.empty(), 3).awaitsRollout());
+        assertFalse(PoolReadiness.topologyNotFound("ns", "orders").awaitsRollout());
+    }
+
+    @Test
     void scaledToZeroIsReady() {
         PoolReadiness zero = PoolReadiness.of(readyTopology(), Optional.of(deployment(1, 1L, 0, 0)), 0);
         assertTrue(zero.ready());
