@@ -230,6 +230,7 @@ class ScheduleFailoverTest {
                 assertEquals(10, connection.sync().keys(prefix + ":dedupe:cron:every-minute:*").size());
             } finally {
                 channel.queueDelete(queue);
+                channel.queueDelete(queue + ".dead-letter"); // declared by the enqueueing producer
             }
         }
     }

@@ -104,6 +104,7 @@ class RabbitMqTopologyReconcilerTest {
         assertEquals("rabbitmq", capabilities.get("topics").getBackend());
         assertFalse(capabilities.get("dedupe").getSupplied());
         assertTrue(capabilities.get("dedupe").getDetail().contains("spec.capabilities.dedupe"));
+        deleteAndCleanUp(ns, prefix);
     }
 
     @Test
