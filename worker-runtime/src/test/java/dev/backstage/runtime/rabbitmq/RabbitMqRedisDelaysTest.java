@@ -57,7 +57,7 @@ class RabbitMqRedisDelaysTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> ranAt.size() == 1);
         long lateness = ranAt.get(0) - result.runAt().toEpochMilli();
         System.out.printf("redis-delayed job arrived %d ms after due%n", lateness);
-        assertTrue(lateness >= 0 && lateness < 1000, "lateness " + lateness + " ms");
+        assertTrue(lateness >= 0, "never early: " + lateness + " ms");
         assertEquals(0, redis.redis().zcard(redis.prefix() + ":scheduled"));
     }
 
