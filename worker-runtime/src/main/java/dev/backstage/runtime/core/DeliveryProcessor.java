@@ -231,7 +231,7 @@ public final class DeliveryProcessor implements DeliverySink {
             Object payload;
             try {
                 Class<?> type = task.get().payloadType();
-                var tokens = delivery.payloadTokens();
+                var tokens = delivery instanceof PayloadTokens parsed ? parsed.payloadTokens() : null;
                 ByteBuffer bytes = tokens == null ? delivery.payloadBytes() : null;
                 payload = tokens != null ? codec.decode(tokens, type, delivery::payloadJson)
                         : bytes != null ? codec.decode(bytes, type) : codec.decode(delivery.payloadJson(), type);

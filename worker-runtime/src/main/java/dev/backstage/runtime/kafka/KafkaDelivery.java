@@ -2,6 +2,7 @@ package dev.backstage.runtime.kafka;
 
 import dev.backstage.runtime.api.Capability;
 import dev.backstage.runtime.api.CapabilityMissingException;
+import dev.backstage.runtime.core.PayloadTokens;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.Delivery;
 import dev.backstage.runtime.spi.JobMeta;
@@ -25,7 +26,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * and then marks it settled. When storing the copy fails, the record is handed out again after a pause
  * instead, as a broker redelivers an unacknowledged message.
  */
-final class KafkaDelivery implements Delivery {
+final class KafkaDelivery implements Delivery, PayloadTokens {
     private final String queue;
     private final ConsumerRecord<byte[], byte[]> record;
     private final SettlementTicket ticket;

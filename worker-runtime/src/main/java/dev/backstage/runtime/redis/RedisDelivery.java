@@ -8,12 +8,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * One stream entry delivered to this consumer. The job id is the entry id — the same across reclaims and
- * retries, since a Redis retry leaves the entry pending instead of copying it — unless the entry carries a
- * {@code jobId} field: a redriven dead letter does, so the idempotency key survives a redrive.
+ * One stream entry delivered to a {@link RedisConsumer} and settled through its {@link RedisSettler}. The job id
+ * is the entry id — the same across reclaims and retries, since a Redis retry leaves the entry pending instead of
+ * copying it — unless the entry carries a {@code jobId} field: a redriven dead letter does, so the idempotency
+ * key survives a redrive.
  */
 final class RedisDelivery implements Delivery {
-    private final RedisConsumer consumer;
+    private final RedisSettler settler;
     private final String stream;
     private final String queue;
     private final String id;
@@ -21,9 +22,9 @@ final class RedisDelivery implements Delivery {
     private final int deliveryCount;
     private final JobMeta meta;
 
-    RedisDelivery(RedisConsumer consumer, String stream, String queue, String id, Map<String, String> body,
+    RedisDelivery(RedisSettler settler, String stream, String queue, String id, Map<String, String> body,
             int deliveryCount) {
-        this.consumer = consumer;
+        this.settler = settler;
         this.stream = stream;
         this.queue = queue;
         this.id = id;
@@ -90,21 +91,21 @@ final class RedisDelivery implements Delivery {
 
     @Override
     public CompletionStage<Void> ack() {
-        return consumer.ack(this);
+        return settler.ack(this);
     }
 
     @Override
     public CompletionStage<Void> retry(Duration delay, String error) {
-        return consumer.retry(this, delay, error);
+        return settler.retry(this, delay, error);
     }
 
     @Override
     public CompletionStage<Void> deadLetter(String error) {
-        return consumer.deadLetter(this, error);
+        return settler.deadLetter(this, error);
     }
 
     @Override
     public void abandon() {
-        consumer.abandon(this);
+        settler.abandon(this);
     }
 }

@@ -46,6 +46,7 @@ final class RedisReclaimer implements AutoCloseable {
     private record Leftover(String stream, String id, long deliveries) {}
 
     private final RedisConsumer consumer;
+    private final RedisSettler settler;
     private final RedisProvider provider;
     private final RedisSettings redis;
     private final String consumerId;
@@ -57,8 +58,10 @@ final class RedisReclaimer implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private volatile String failure;
 
-    RedisReclaimer(RedisConsumer consumer, RedisProvider provider, String consumerId, List<String> streams, int allowance) {
+    RedisReclaimer(RedisConsumer consumer, RedisSettler settler, RedisProvider provider, String consumerId,
+            List<String> streams, int allowance) {
         this.consumer = consumer;
+        this.settler = settler;
         this.provider = provider;
         this.redis = provider.settings();
         this.consumerId = consumerId;
@@ -209,7 +212,7 @@ final class RedisReclaimer implements AutoCloseable {
             if (room() <= 0 || !consumer.fetching()) {
                 return;
             }
-            if (consumer.holds(row.getId())) {
+            if (settler.holds(row.getId())) {
                 continue;
             }
             claim(stream, row.getId(), idleMs, row.getRedeliveryCount() + 1, "from " + row.getConsumer() + " after "
@@ -226,7 +229,7 @@ final class RedisReclaimer implements AutoCloseable {
         }
         StreamMessage<String, String> message = claimed.get(0);
         if (message.getBody() == null) {
-            consumer.dropDeleted(stream, id); // deleted from the stream: drop it from the pending list
+            settler.dropDeleted(stream, id); // deleted from the stream: drop it from the pending list
             return true;
         }
         log.info("took {} on {} {} (delivery {})", id, stream, why, deliveryCount);
@@ -238,7 +241,7 @@ final class RedisReclaimer implements AutoCloseable {
     /** Resets the idle time of this worker's entries that have run for half the threshold. */
     private void refreshLongRunning() {
         Map<String, List<String>> byStream = new LinkedHashMap<>();
-        consumer.longRunning(redis.idleTimeout().toMillis() / 2)
+        settler.longRunning(redis.idleTimeout().toMillis() / 2)
                 .forEach((id, stream) -> byStream.computeIfAbsent(stream, s -> new ArrayList<>()).add(id));
         byStream.forEach((stream, ids) -> provider.sync().xclaim(stream, me,
                 XClaimArgs.Builder.minIdleTime(0).justid(), ids.toArray(String[]::new)));

@@ -24,19 +24,11 @@ public interface Delivery {
     /**
      * The same payload as UTF-8 JSON bytes, for a provider that holds the record as bytes anyway (a slice
      * of it, not a copy); the core then decodes straight from them instead of from {@link #payloadJson()}.
-     * Null (the default) when the provider has no such bytes or the payload is absent.
+     * Null (the default) when the provider has no such bytes or the payload is absent. A provider that already
+     * holds the payload's parsed tokens offers them through the core's {@code PayloadTokens} instead: the
+     * {@code spi} carries no JSON library's types.
      */
     default ByteBuffer payloadBytes() {
-        return null;
-    }
-
-    /**
-     * The payload's JSON tokens as the provider already read them while reading the rest of the record (one
-     * pass over the record: envelope and payload), for the core to bind to the task's type without parsing
-     * the text again; a fresh parser per call. Null (the default) when the provider has no such tokens: the
-     * core then decodes {@link #payloadBytes()} or {@link #payloadJson()}.
-     */
-    default com.fasterxml.jackson.core.JsonParser payloadTokens() {
         return null;
     }
 

@@ -99,7 +99,7 @@ class RedisAckRetryTest {
         // The acks wait in lettuce's buffer until the 10 s command timeout fails them.
         System.out.println("Redis is down; waiting for the acks to fail before restarting it");
         RedisConsumer consumer = ((RedisJobs) provider.jobs()).consumers().get(0);
-        await().atMost(Duration.ofSeconds(40)).until(() -> consumer.acksRetrying() == JOBS);
+        await().atMost(Duration.ofSeconds(40)).until(() -> consumer.settler().acksRetrying() == JOBS);
         startServer();
         System.out.println("Redis is back; waiting for the retried acks");
 

@@ -1,0 +1,181 @@
+package dev.backstage.runtime.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import com.fasterxml.jackson.core.JsonParser;
+import dev.backstage.runtime.api.Next;
+import dev.backstage.runtime.api.TaskOptions;
+import dev.backstage.runtime.api.UnknownTaskPolicy;
+import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.Delivery;
+import dev.backstage.runtime.spi.JobMeta;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The core decodes a payload once, from the best form its provider offers: the tokens a provider already read
+ * ({@link PayloadTokens}, core-side so the {@code spi} carries no Jackson), else the bytes, else the text. Each
+ * delivery below carries a different value in each form, so the handler's value shows which one was bound.
+ */
+class PayloadTokensTest {
+    record Point(int n) {}
+
+    private final PayloadCodec codec = PayloadCodec.defaults();
+    private final BlockingQueue<Object> handled = new LinkedBlockingQueue<>();
+    private final BlockingQueue<String> acked = new LinkedBlockingQueue<>();
+    private final ExecutorService handlers = Executors.newFixedThreadPool(2);
+    private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor();
+    private final DeliveryProcessor processor;
+
+    PayloadTokensTest() {
+        TaskRegistry registry = new TaskRegistry();
+        registry.register("point", Point.class, TaskOptions.defaults(), (context, point) -> {
+            handled.add(point);
+            return Next.done();
+        });
+        InFlightGate gate = new InFlightGate(8);
+        processor = new DeliveryProcessor(registry, new RetryPolicy(5, Backoff.fixed(Duration.ofSeconds(1))), codec,
+                null, gate, handlers, watchdog, handlers, new WorkerMetrics(new SimpleMeterRegistry(), gate::inFlight),
+                UnknownTaskPolicy.DEAD_LETTER, null);
+    }
+
+    @AfterEach
+    void stop() {
+        handlers.shutdownNow();
+        watchdog.shutdownNow();
+    }
+
+    @Test
+    void givenAProviderThatReadTheTokens_whenProcessed_thenTheTokensAreBoundNotTheBytesOrText() throws Exception {
+        processor.accept(new TokenDelivery("d1", "{\"n\":1}", "{\"n\":2}", "{\"n\":3}"));
+        assertEquals(new Point(3), handled.poll(30, TimeUnit.SECONDS));
+        assertEquals("d1", acked.poll(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void givenBytesButNoTokens_whenProcessed_thenTheBytesAreBound() throws Exception {
+        processor.accept(new TextDelivery("d2", "{\"n\":1}", "{\"n\":2}"));
+        assertEquals(new Point(2), handled.poll(30, TimeUnit.SECONDS));
+        assertEquals("d2", acked.poll(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void givenOnlyText_whenProcessed_thenTheTextIsBound() throws Exception {
+        processor.accept(new TextDelivery("d3", "{\"n\":1}", null));
+        assertEquals(new Point(1), handled.poll(30, TimeUnit.SECONDS));
+        assertEquals("d3", acked.poll(30, TimeUnit.SECONDS));
+        assertNull(handled.poll());
+    }
+
+    /** A delivery held in memory, as a provider would decode it; the test records its acks. */
+    private class TextDelivery implements Delivery {
+        private final String id;
+        private final String text;
+        private final String bytes;
+
+        TextDelivery(String id, String text, String bytes) {
+            this.id = id;
+            this.text = text;
+            this.bytes = bytes;
+        }
+
+        @Override
+        public String queue() {
+            return "default";
+        }
+
+        @Override
+        public String taskName() {
+            return "point";
+        }
+
+        @Override
+        public String payloadJson() {
+            return text;
+        }
+
+        @Override
+        public ByteBuffer payloadBytes() {
+            return bytes == null ? null : ByteBuffer.wrap(bytes.getBytes(StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public long enqueuedAtMs() {
+            return System.currentTimeMillis();
+        }
+
+        @Override
+        public JobMeta meta() {
+            return JobMeta.NONE;
+        }
+
+        @Override
+        public int deliveryCount() {
+            return 1;
+        }
+
+        @Override
+        public String jobId() {
+            return id;
+        }
+
+        @Override
+        public String deliveryId() {
+            return id;
+        }
+
+        @Override
+        public CompletionStage<Void> ack() {
+            acked.add(id);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletionStage<Void> retry(Duration delay, String error) {
+            return CompletableFuture.failedFuture(new AssertionError("retried: " + error));
+        }
+
+        @Override
+        public CompletionStage<Void> deadLetter(String error) {
+            return CompletableFuture.failedFuture(new AssertionError("dead-lettered: " + error));
+        }
+
+        @Override
+        public void abandon() {
+            throw new AssertionError("abandoned");
+        }
+    }
+
+    private final class TokenDelivery extends TextDelivery implements PayloadTokens {
+        private final String tokens;
+
+        TokenDelivery(String id, String text, String bytes, String tokens) {
+            super(id, text, bytes);
+            this.tokens = tokens;
+        }
+
+        @Override
+        public JsonParser payloadTokens() {
+            try {
+                return codec.mapper().getFactory().createParser(tokens); // unpositioned, as TokenBuffer.asParser()
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}
