@@ -3,8 +3,10 @@ package dev.backstage.runtime.kafka;
 /**
  * Topic and group names (WIRE.md §4): jobs on {@code {p}.{q}}, dead letters on {@code {p}.{q}.dead-letter},
  * topics on {@code {p}.topic.{t}} read by groups {@code {p}.sub.{consumerId}} (fan-out) or
- * {@code {p}.grp.{group}} (shared), broadcasts on {@code {p}.broadcast}, and the dead-letter redrive progress in
- * group {@code {p}.redrive}.
+ * {@code {p}.grp.{group}} (shared), each such group's topic retries on {@code {p}.topic.{t}.{g}.retry} and its
+ * dead-lettered topic messages on {@code {p}.topic.{t}.{g}.dead-letter} (where {@code g} is the group id without
+ * the prefix: {@code sub.{consumerId}} or {@code grp.{group}}), broadcasts on {@code {p}.broadcast}, and the
+ * dead-letter redrive progress in group {@code {p}.redrive}.
  */
 public record KafkaNames(String prefix) {
     static final String DEAD_LETTER_SUFFIX = ".dead-letter";
@@ -27,6 +29,20 @@ public record KafkaNames(String prefix) {
 
     public String sharedGroup(String group) {
         return prefix + ".grp." + group;
+    }
+
+    /** The retry topic private to {@code groupId} (one of this prefix's topic groups) on topic {@code topic}. */
+    public String topicRetryTopic(String topic, String groupId) {
+        return topicTopic(topic) + "." + groupLabel(groupId) + ".retry";
+    }
+
+    /** Where {@code groupId}'s topic messages of {@code topic} go once past the retry policy. */
+    public String topicDeadLetterTopic(String topic, String groupId) {
+        return topicTopic(topic) + "." + groupLabel(groupId) + DEAD_LETTER_SUFFIX;
+    }
+
+    private String groupLabel(String groupId) {
+        return groupId.startsWith(prefix + ".") ? groupId.substring(prefix.length() + 1) : groupId;
     }
 
     /** The broadcast topic, read by every worker without a consumer group (see {@code KafkaBroadcast}). */
