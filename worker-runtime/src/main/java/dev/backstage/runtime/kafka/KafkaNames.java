@@ -10,6 +10,7 @@ package dev.backstage.runtime.kafka;
  */
 public record KafkaNames(String prefix) {
     static final String DEAD_LETTER_SUFFIX = ".dead-letter";
+    static final String RETRY_SUFFIX = ".retry";
 
     public String jobTopic(String queue) {
         return prefix + "." + queue;
@@ -33,12 +34,28 @@ public record KafkaNames(String prefix) {
 
     /** The retry topic private to {@code groupId} (one of this prefix's topic groups) on topic {@code topic}. */
     public String topicRetryTopic(String topic, String groupId) {
-        return topicTopic(topic) + "." + groupLabel(groupId) + ".retry";
+        return topicTopic(topic) + "." + groupLabel(groupId) + RETRY_SUFFIX;
     }
 
     /** Where {@code groupId}'s topic messages of {@code topic} go once past the retry policy. */
     public String topicDeadLetterTopic(String topic, String groupId) {
         return topicTopic(topic) + "." + groupLabel(groupId) + DEAD_LETTER_SUFFIX;
+    }
+
+    /**
+     * Whether {@code kafkaTopic} is a subscription group's retry or dead-letter topic of {@code topic}. (A topic
+     * named like {@code t.grp.x} has group topics that also read as those of {@code t}'s group {@code x.grp.…};
+     * topic names that extend another's with {@code .grp.} or {@code .sub.} are best avoided.)
+     */
+    public boolean isGroupTopicOf(String kafkaTopic, String topic) {
+        String head = topicTopic(topic) + ".";
+        if (!kafkaTopic.startsWith(head)) {
+            return false;
+        }
+        String rest = kafkaTopic.substring(head.length());
+        String group = rest.endsWith(RETRY_SUFFIX) ? rest.substring(0, rest.length() - RETRY_SUFFIX.length())
+                : rest.endsWith(DEAD_LETTER_SUFFIX) ? rest.substring(0, rest.length() - DEAD_LETTER_SUFFIX.length()) : null;
+        return group != null && (group.startsWith("sub.") || group.startsWith("grp.")) && group.length() > 4;
     }
 
     private String groupLabel(String groupId) {
