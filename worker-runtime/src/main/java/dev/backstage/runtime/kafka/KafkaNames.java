@@ -1,5 +1,7 @@
 package dev.backstage.runtime.kafka;
 
+import java.util.regex.Pattern;
+
 /**
  * Topic and group names (WIRE.md §4): jobs on {@code {p}.{q}}, dead letters on {@code {p}.{q}.dead-letter},
  * topics on {@code {p}.topic.{t}} read by groups {@code {p}.sub.{consumerId}} (fan-out) or
@@ -11,6 +13,7 @@ package dev.backstage.runtime.kafka;
 public record KafkaNames(String prefix) {
     static final String DEAD_LETTER_SUFFIX = ".dead-letter";
     static final String RETRY_SUFFIX = ".retry";
+    private static final Pattern NOT_IN_TOPIC_NAMES = Pattern.compile("[^a-zA-Z0-9._-]");
 
     public String jobTopic(String queue) {
         return prefix + "." + queue;
@@ -58,8 +61,15 @@ public record KafkaNames(String prefix) {
         return group != null && (group.startsWith("sub.") || group.startsWith("grp.")) && group.length() > 4;
     }
 
+    /**
+     * The group id without the prefix; a character Kafka does not allow in a topic name (outside
+     * {@code a-z A-Z 0-9 . _ -}) becomes {@code _}, and then the label ends with {@code -} and the hex hash of the
+     * original, so two group names never share topics.
+     */
     private String groupLabel(String groupId) {
-        return groupId.startsWith(prefix + ".") ? groupId.substring(prefix.length() + 1) : groupId;
+        String label = groupId.startsWith(prefix + ".") ? groupId.substring(prefix.length() + 1) : groupId;
+        String legal = NOT_IN_TOPIC_NAMES.matcher(label).replaceAll("_");
+        return legal.equals(label) ? label : legal + "-" + Integer.toHexString(label.hashCode());
     }
 
     /** The broadcast topic, read by every worker without a consumer group (see {@code KafkaBroadcast}). */

@@ -9,7 +9,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -31,24 +30,24 @@ import org.slf4j.LoggerFactory;
  */
 final class TopicRetries implements RecordSchedule {
     private static final Logger log = LoggerFactory.getLogger(TopicRetries.class);
-    /** Kafka's topic name rule: at most 249 of {@code [a-zA-Z0-9._-]}. */
-    private static final Pattern LEGAL = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+    /** Kafka's longest topic name. */
+    private static final int MAX_TOPIC_NAME = 249;
 
     private final KafkaClients clients;
     private final String retryTopic;
     private final String deadLetterTopic;
 
-    /** Creates both topics unless they exist; a group whose name makes an illegal topic name fails here. */
+    /** Creates both topics unless they exist; a group whose name makes a topic name too long fails here. */
     TopicRetries(KafkaClients clients, String topic, String groupId) {
         this.clients = clients;
         KafkaNames names = clients.settings().names();
         this.retryTopic = names.topicRetryTopic(topic, groupId);
         this.deadLetterTopic = names.topicDeadLetterTopic(topic, groupId);
         for (String name : new String[] {retryTopic, deadLetterTopic}) {
-            if (!LEGAL.matcher(name).matches()) {
+            if (name.length() > MAX_TOPIC_NAME) {
                 throw new ConfigurationException("subscription group '" + groupId + "' on topic '" + topic
-                        + "' needs Kafka topic " + name + ", which is not a legal Kafka topic name (at most 249 of"
-                        + " a-z A-Z 0-9 . _ -): use a group name or consumer id made of those characters");
+                        + "' needs Kafka topic " + name + ", longer than Kafka's " + MAX_TOPIC_NAME
+                        + " characters: use a shorter group name, consumer id or prefix");
             }
         }
         clients.ensureJobTopic(retryTopic);

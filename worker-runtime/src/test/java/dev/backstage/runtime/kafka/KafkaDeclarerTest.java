@@ -119,5 +119,10 @@ class KafkaDeclarerTest {
         assertTrue(!names.isGroupTopicOf("p.topic.rides2.grp.billing.retry", "rides"));
         assertTrue(!names.isGroupTopicOf("p.topic.rides.eu", "rides"));
         assertTrue(!names.isGroupTopicOf("p.rides.grp.billing.retry", "rides"));
+        // A group name with characters Kafka does not allow in topic names gets a legal, distinct label.
+        String odd = names.topicRetryTopic("rides", names.sharedGroup("billing team"));
+        assertTrue(odd.matches("p\\.topic\\.rides\\.grp\\.billing_team-[0-9a-f]+\\.retry"), odd);
+        assertTrue(!odd.equals(names.topicRetryTopic("rides", names.sharedGroup("billing_team"))));
+        assertTrue(names.isGroupTopicOf(odd, "rides"));
     }
 }

@@ -78,7 +78,7 @@ class KafkaTopicRetryTest {
         String groupA = names.sharedGroup("a");
         List<Run> aRuns = new CopyOnWriteArrayList<>();
         List<String> bRuns = new CopyOnWriteArrayList<>();
-        Worker w = worker("retry-ab", 3, Duration.ofSeconds(2));
+        Worker w = worker("retry-ab", 3, Duration.ofSeconds(3));
         w.subscribe(Subscription.group("rides", "a"), Ride.class, (ctx, ride) -> {
             long committed = ctx.deliveryCount() == 1 ? -1 : kafka.committed(groupA, topic, 0);
             aRuns.add(new Run(ctx.deliveryCount(), ctx.messageId(), committed));
