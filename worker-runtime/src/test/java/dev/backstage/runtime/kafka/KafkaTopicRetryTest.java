@@ -11,12 +11,8 @@ import dev.backstage.runtime.redis.RedisDelays;
 import dev.backstage.runtime.redis.RedisTestSupport;
 import dev.backstage.runtime.spi.Backoff;
 import dev.backstage.runtime.spi.Subscription;
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -220,26 +216,7 @@ class KafkaTopicRetryTest {
     }
 
     private Process startChild(String consumerId, List<String> lines) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        File log = new File("target/kafka-topic-retry-child.log");
-        Process process = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn",
-                KafkaTopicRetryCrashMain.class.getName(), kafka.bootstrap, kafka.prefix, kafka.group,
-                RedisTestSupport.URL, redis.prefix(), consumerId).redirectError(log).start();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    lines.add(line.trim());
-                }
-            } catch (IOException e) {
-                // The child was killed: its stdout closes. Nothing more to read.
-            }
-        }, "topic-retry-child-stdout");
-        reader.setDaemon(true);
-        reader.start();
-        return process;
+        return ChildJvm.start(KafkaTopicRetryCrashMain.class, "kafka-topic-retry-child.log", lines::add,
+                kafka.bootstrap, kafka.prefix, kafka.group, RedisTestSupport.URL, redis.prefix(), consumerId);
     }
 }
