@@ -8,6 +8,7 @@ import dev.backstage.runtime.spi.TopicDelivery;
 import dev.backstage.runtime.spi.TopicSink;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * Settlement of one subscription's topic messages (and of one broadcast task's messages, {@code kind}
  * "broadcast"), by the rule jobs follow ({@link RetryPolicy}, WIRE.md §8):
  * success → ack; failure or hard timeout → retry after the back-off while {@code deliveryCount <= max}, else
- * drop with the reason (topics have no dead-letter destination: logged and counted as a dead letter); an
+ * drop with the reason (logged and counted as a dead letter; kept with the reason where the provider has a
+ * dead-letter destination for topics, {@link TopicDelivery#deadLetterDestination()}); an
  * unreadable message or payload → dropped at once. Every path that frees the slot settles, in a
  * {@code finally}, {@code Error}s included; a settlement that fails abandons the message to the broker.
  */
@@ -185,8 +187,14 @@ final class TopicProcessor<T> implements TopicSink {
         }
 
         private void drop(String reason) {
-            log.warn("{} '{}' message {} dropped (there is no dead-letter destination): {}", kind, delivery.topic(),
-                    delivery.messageId(), reason);
+            Optional<String> kept = delivery.deadLetterDestination();
+            if (kept.isPresent()) {
+                log.warn("{} '{}' message {} dead-lettered to {}: {}", kind, delivery.topic(), delivery.messageId(),
+                        kept.get(), reason);
+            } else {
+                log.warn("{} '{}' message {} dropped (there is no dead-letter destination): {}", kind, delivery.topic(),
+                        delivery.messageId(), reason);
+            }
             metrics.deadLettered();
             settle(() -> delivery.drop(reason), "drop");
         }

@@ -23,6 +23,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
@@ -132,9 +133,14 @@ final class KafkaClients implements AutoCloseable {
 
     /** Produces {@code value} (no key, no headers) and completes when all in-sync replicas have it. */
     CompletableFuture<RecordMetadata> send(String topic, byte[] value) {
+        return send(topic, value, null);
+    }
+
+    /** Produces {@code value} with {@code headers} (may be null), no key; completes when all in-sync replicas have it. */
+    CompletableFuture<RecordMetadata> send(String topic, byte[] value, Headers headers) {
         CompletableFuture<RecordMetadata> done = new CompletableFuture<>();
         try {
-            producer().send(new ProducerRecord<>(topic, value), (metadata, error) -> {
+            producer().send(new ProducerRecord<byte[], byte[]>(topic, null, null, value, headers), (metadata, error) -> {
                 if (error != null) {
                     done.completeExceptionally(new KafkaBrokerException("produce to " + topic + " failed", error));
                 } else {

@@ -6,6 +6,7 @@ import dev.backstage.runtime.spi.TopologyDeclarer;
 import dev.backstage.runtime.spi.TopologyRequest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,7 +28,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  *
  * <p>An existing topic with fewer partitions than asked is grown (Kafka cannot shrink one; a topic with
  * more is reported with a detail). Consumer groups are not declared: Kafka creates them when a member
- * joins, and an absent group is not drift.
+ * joins, and an absent group is not drift; nor are a subscription group's retry and dead-letter topics (its
+ * consumer creates them), but {@link #delete} removes them with their topic.
  */
 final class KafkaDeclarer implements TopologyDeclarer {
     static final String KIND = "topic";
@@ -145,14 +147,22 @@ final class KafkaDeclarer implements TopologyDeclarer {
         return out;
     }
 
+    /**
+     * Deletes the topology's topics and, with each pub/sub topic, the retry and dead-letter topics its
+     * subscription groups created ({@code {p}.topic.{t}.{g}.retry}, {@code .dead-letter}; see {@code TopicRetries}).
+     */
     @Override
     public List<DeclaredObject> delete(TopologyRequest request) {
         Map<String, Wanted> wanted = wanted(request);
-        Map<String, TopicDescription> existing = describe(wanted.keySet());
+        Set<String> existing = new LinkedHashSet<>(describe(wanted.keySet()).keySet());
+        List<String> groupTopics = groupTopicsOf(request.topics());
+        existing.addAll(groupTopics);
         Map<String, KafkaFuture<Void>> deleted = existing.isEmpty() ? Map.of()
-                : clients.admin().deleteTopics(existing.keySet()).topicNameValues();
+                : clients.admin().deleteTopics(existing).topicNameValues();
         List<DeclaredObject> out = new ArrayList<>();
-        for (String topic : wanted.keySet()) {
+        Set<String> all = new LinkedHashSet<>(wanted.keySet());
+        all.addAll(groupTopics);
+        for (String topic : all) {
             clients.forget(topic);
             KafkaFuture<Void> f = deleted.get(topic);
             if (f == null) {
@@ -174,6 +184,24 @@ final class KafkaDeclarer implements TopologyDeclarer {
             }
         }
         return out;
+    }
+
+    /** The subscription groups' retry and dead-letter topics of {@code topics} that exist. */
+    private List<String> groupTopicsOf(List<String> topics) {
+        if (topics.isEmpty()) {
+            return List.of();
+        }
+        Set<String> listed;
+        try {
+            listed = clients.admin().listTopics().names().get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new KafkaBrokerException("could not list topics", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaBrokerException("interrupted while listing topics", e);
+        }
+        return listed.stream().filter(t -> topics.stream().anyMatch(topic -> names.isGroupTopicOf(t, topic)))
+                .sorted().toList();
     }
 
     /** Descriptions of the topics that exist; throws when the broker cannot be asked at all. */

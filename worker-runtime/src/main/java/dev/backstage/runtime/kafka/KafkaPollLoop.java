@@ -2,24 +2,13 @@ package dev.backstage.runtime.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,16 +27,16 @@ import org.slf4j.LoggerFactory;
  * A partition whose tracker holds {@code maxUncommittedPerPartition} records behind a stuck one is
  * paused on its own.
  *
- * <p>Rebalance: on revoke it stops handing out those partitions' records, waits up to {@code revokeWait}
- * for their in-flight records, commits what is settled and lets the rest go to the next owner. Lost
- * partitions (the group moved on without us) are dropped without a commit.
+ * <p>Rebalance: {@link RebalanceListener} (on revoke it waits up to {@code revokeWait} for the partitions'
+ * in-flight records, commits what is settled and lets the rest go).
  *
  * <p>Shutdown: {@link #stopFetching()} pauses everything while settlements keep being applied and
  * committed; {@link #close()} makes a final synchronous commit and closes the consumer.
  *
- * <p>Its parts: {@link HandOutQueue} (records waiting to be handed out, redeliveries due later),
- * {@link PartitionPauses} (which partitions fetch), {@link OffsetCommitter} (what to commit and its outcome),
- * {@link PartitionState} (one partition's bookkeeping), {@link Settlement}s from {@link SettlementTicket}s.
+ * <p>This class only polls, hands out and commits. Its parts: {@link AssignedPartitions} (the partitions owned,
+ * their bookkeeping, the records waiting to be handed out and the pauses), {@link RebalanceListener},
+ * {@link OffsetCommitter} (what to commit and its outcome), and {@link SettlementInbox} ({@link Settlement}s from
+ * {@link SettlementTicket}s on their way to the poll thread).
  */
 final class KafkaPollLoop implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaPollLoop.class);
@@ -72,43 +61,46 @@ final class KafkaPollLoop implements AutoCloseable {
     private final RecordSink sink;
     private final KafkaSettings settings;
     private final Thread thread;
-    // Lock-free: handler threads add, the poll thread drains. The loop parks only when it has nothing else
-    // to do (revoke wait, stopped, topic room) and asks to be unparked by setting waitingForSettlement.
-    private final ConcurrentLinkedQueue<Settlement> settlements = new ConcurrentLinkedQueue<>();
-    private volatile boolean waitingForSettlement;
-    private final CountDownLatch firstAssignment = new CountDownLatch(1);
-
-    // Poll-thread state.
-    private final Map<TopicPartition, PartitionState> partitions = new LinkedHashMap<>();
-    private final HandOutQueue queue = new HandOutQueue();
-    private final PartitionPauses pauses;
+    private final SettlementInbox inbox;
+    private final AssignedPartitions partitions;
     private final OffsetCommitter committer;
-    private int inFlightTotal;
+    private final RebalanceListener rebalance;
+    // Poll-thread state.
     private long nextCommitNanos;
     private long lastPollNanos;
-    private boolean closing;
 
     private volatile boolean fetchingStopped;
     private volatile boolean closeRequested;
     private volatile boolean finished;
     private volatile String failure;
 
-    /**
-     * @param room      how many records may be handed out (the worker's allowance), or null to allow
-     *                  {@code ownLimit} records in flight, counted by this loop (topic subscriptions)
-     */
+    /** A loop that hands every record out at once, from where the consumer's reset policy says (jobs). */
     KafkaPollLoop(String name, Consumer<byte[], byte[]> consumer, List<String> topics, Room room, int ownLimit,
             RecordSink sink, KafkaSettings settings) {
+        this(name, consumer, topics, room, ownLimit, sink, settings, RecordSchedule.NOW, Set.of());
+    }
+
+    /**
+     * @param room         how many records may be handed out (the worker's allowance), or null to allow
+     *                     {@code ownLimit} records in flight, counted by this loop (topic subscriptions)
+     * @param schedule     when a fetched record is due (a topic retry copy waits for its due time)
+     * @param fromEarliest topics whose partitions start at the beginning when the group has no offset there
+     */
+    KafkaPollLoop(String name, Consumer<byte[], byte[]> consumer, List<String> topics, Room room, int ownLimit,
+            RecordSink sink, KafkaSettings settings, RecordSchedule schedule, Set<String> fromEarliest) {
         this.name = name;
         this.consumer = consumer;
         this.topics = List.copyOf(topics);
         this.room = room != null ? room : new OwnLimit(ownLimit);
         this.sink = sink;
         this.settings = settings;
-        this.pauses = new PartitionPauses(consumer, settings.maxUncommittedPerPartition());
-        this.committer = new OffsetCommitter(name, consumer);
         this.thread = new Thread(this::run, name);
         this.thread.setDaemon(true);
+        this.inbox = new SettlementInbox(thread);
+        this.partitions = new AssignedPartitions(name, consumer, settings.maxUncommittedPerPartition(), schedule);
+        this.committer = new OffsetCommitter(name, consumer);
+        this.rebalance = new RebalanceListener(name, consumer, partitions, inbox, committer, settings.revokeWait(),
+                IDLE_WAIT, fromEarliest);
     }
 
     /** A room of {@code limit} records in flight, counted by this loop itself (poll thread only). */
@@ -121,7 +113,7 @@ final class KafkaPollLoop implements AutoCloseable {
 
         @Override
         public int free() {
-            return Math.max(0, limit - inFlightTotal);
+            return Math.max(0, limit - partitions.inFlight());
         }
 
         @Override
@@ -131,7 +123,7 @@ final class KafkaPollLoop implements AutoCloseable {
 
         @Override
         public int await(int atLeast, Duration max) throws InterruptedException {
-            awaitSettlement(max);
+            inbox.awaitAndApply(max, partitions);
             return free();
         }
 
@@ -153,7 +145,7 @@ final class KafkaPollLoop implements AutoCloseable {
 
     /** Waits until the group gave this consumer its first assignment (positions resolved). */
     boolean awaitFirstAssignment(Duration max) throws InterruptedException {
-        return firstAssignment.await(max.toMillis(), TimeUnit.MILLISECONDS);
+        return rebalance.awaitFirstAssignment(max);
     }
 
     /** Stop handing out records; settlements keep being applied and committed until {@link #close()}. */
@@ -186,10 +178,7 @@ final class KafkaPollLoop implements AutoCloseable {
                     + settlement.record().offset() + " was committed; it will be redelivered");
             return;
         }
-        settlements.add(settlement);
-        if (waitingForSettlement) {
-            LockSupport.unpark(thread);
-        }
+        inbox.add(settlement);
     }
 
     private void run() {
@@ -197,7 +186,7 @@ final class KafkaPollLoop implements AutoCloseable {
                 settings.commitInterval().toMillis(), settings.revokeWait().toMillis());
         boolean leave = true;
         try {
-            consumer.subscribe(topics, new Rebalance());
+            consumer.subscribe(topics, rebalance);
             int failedTurns = 0;
             while (!closeRequested) {
                 try {
@@ -224,16 +213,16 @@ final class KafkaPollLoop implements AutoCloseable {
                     pause(ERROR_BACKOFF);
                 }
             }
-            closing = true;
-            applySettlements();
-            committer.commit(true, List.copyOf(partitions.values()));
+            rebalance.closing();
+            inbox.applyTo(partitions);
+            committer.commit(true, List.copyOf(partitions.all()));
         } catch (Throwable e) {
             fail("poll loop failed: " + e, e);
             if (e instanceof Error error) {
                 throw error;
             }
         } finally {
-            closing = true;
+            rebalance.closing();
             try {
                 // Static members stay in the group on a plain close (so a restart keeps its partitions); a
                 // worker that stops on purpose leaves, so its partitions move to the others at once.
@@ -244,7 +233,8 @@ final class KafkaPollLoop implements AutoCloseable {
                 log.warn("{}: closing the consumer failed: {}", name, e.toString());
             }
             finished = true;
-            failLeftoverSettlements();
+            inbox.failLeftovers(name);
+            partitions.releaseAll("closed");
             log.info("{}: stopped", name);
         }
     }
@@ -256,8 +246,8 @@ final class KafkaPollLoop implements AutoCloseable {
     }
 
     private void turn() throws InterruptedException {
-        applySettlements();
-        queue.promoteDue(System.nanoTime());
+        inbox.applyTo(partitions);
+        partitions.promoteDue(System.nanoTime());
         boolean stopped = fetchingStopped || room.stopping();
         if (!stopped) {
             handOut();
@@ -265,75 +255,44 @@ final class KafkaPollLoop implements AutoCloseable {
         maybeCommit();
         if (stopped) {
             // Everything paused: polling only keeps the membership alive and runs rebalance callbacks.
-            pauses.update(partitions.values(), true);
+            partitions.updatePauses(true);
             poll(Duration.ZERO);
-            awaitSettlement(IDLE_WAIT);
+            inbox.awaitAndApply(IDLE_WAIT, partitions);
             return;
         }
-        if (!queue.isEmpty() || room.free() <= 0) {
+        int waiting = partitions.waiting();
+        if (waiting > 0 || room.free() <= 0) {
             // Full: wait for room rather than fetch more. Poll (paused) only when the wait runs out, so a
             // busy loop does not flap between pause and resume on every batch.
-            int wanted = queue.isEmpty() ? room.batch() : Math.min(queue.size(), room.batch());
+            int wanted = waiting == 0 ? room.batch() : Math.min(waiting, room.batch());
             if (room.await(wanted, IDLE_WAIT) > 0 && System.nanoTime() - lastPollNanos < MAX_POLL_GAP.toNanos()) {
                 return;
             }
-            pauses.update(partitions.values(), true);
+            partitions.updatePauses(true);
             poll(Duration.ZERO);
             return;
         }
-        pauses.update(partitions.values(), false);
+        partitions.updatePauses(false);
         poll(POLL_TIMEOUT);
     }
 
     private void poll(Duration timeout) {
         ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
         lastPollNanos = System.nanoTime();
-        bufferRecords(records);
-    }
-
-    private void bufferRecords(ConsumerRecords<byte[], byte[]> records) {
-        for (TopicPartition partition : records.partitions()) {
-            PartitionState state = stateFor(partition);
-            for (ConsumerRecord<byte[], byte[]> record : records.records(partition)) {
-                if (record.offset() <= state.tracker.lastTracked()) {
-                    // Fetched before (a position reset): it is in flight or settled already.
-                    log.debug("{}: skipping {}@{} fetched twice", name, partition, record.offset());
-                    continue;
-                }
-                if (state.tracker.track(record.offset()) == ContiguousOffsetTracker.Tracked.ALREADY_SETTLED) {
-                    continue; // settled by the previous owner after its last commit position
-                }
-                queue.add(state, record);
-            }
-        }
-    }
-
-    private PartitionState stateFor(TopicPartition partition) {
-        PartitionState state = partitions.get(partition);
-        if (state == null) {
-            // Only when the assignment callback could not read the committed metadata.
-            state = new PartitionState(partition, new ContiguousOffsetTracker<>());
-            partitions.put(partition, state);
-        }
-        return state;
+        partitions.buffer(records);
     }
 
     /** Hands out as many buffered records as there is room for, in one call to the sink. */
     private void handOut() {
         int free = room.free();
-        if (free <= 0 || queue.isEmpty()) {
+        int n = Math.min(free, partitions.waiting());
+        if (n <= 0) {
             return;
         }
-        int n = Math.min(free, queue.size());
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>(n);
         List<SettlementTicket> tickets = new ArrayList<>(n);
-        while (records.size() < n && !queue.isEmpty()) {
-            HandOutQueue.Pending p = queue.next();
-            if (p.state().released) {
-                continue;
-            }
-            p.state().inFlight++;
-            inFlightTotal++;
+        HandOutQueue.Pending p;
+        while (records.size() < n && (p = partitions.handOutNext()) != null) {
             records.add(p.record());
             tickets.add(new SettlementTicket(this, p.state(), p.record(), p.redeliveries()));
         }
@@ -350,58 +309,13 @@ final class KafkaPollLoop implements AutoCloseable {
         }
     }
 
-    private void applySettlements() {
-        Settlement s;
-        while ((s = settlements.poll()) != null) {
-            apply(s);
-        }
-    }
-
-    /** Parks until a settlement arrives or {@code max} passes, then applies what arrived. */
-    private void awaitSettlement(Duration max) throws InterruptedException {
-        waitingForSettlement = true;
-        try {
-            // A settlement added between this check and the park leaves an unpark permit: no lost wake-up.
-            if (settlements.isEmpty()) {
-                LockSupport.parkNanos(this, max.toNanos());
-            }
-        } finally {
-            waitingForSettlement = false;
-        }
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        applySettlements();
-    }
-
-    private void apply(Settlement s) {
-        PartitionState state = s.state();
-        if (state.released) {
-            s.failCommitWait(state.partition + " was revoked before offset " + s.record().offset()
-                    + " settled; its next owner runs it again");
-            return;
-        }
-        state.inFlight--;
-        inFlightTotal--;
-        switch (s.kind()) {
-            case SETTLED -> {
-                state.tracker.settle(s.record().offset(), s.untilCommitted());
-            }
-            case ABANDONED -> {
-                // Stays unsettled: the commit cannot pass it, so it is redelivered after a restart or rebalance.
-            }
-            case REDELIVER -> queue.redeliverAt(System.nanoTime() + s.after().toNanos(), state, s.record(),
-                    s.redeliveries());
-        }
-    }
-
     private void maybeCommit() {
         long now = System.nanoTime();
         if (now - nextCommitNanos < 0) {
             return;
         }
         nextCommitNanos = now + settings.commitInterval().toNanos();
-        committer.commit(false, partitions.values());
+        committer.commit(false, partitions.all());
     }
 
     private void pause(Duration duration) {
@@ -410,116 +324,6 @@ final class KafkaPollLoop implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closeRequested = true;
-        }
-    }
-
-    private void failLeftoverSettlements() {
-        Settlement s;
-        while ((s = settlements.poll()) != null) {
-            s.failCommitWait(name + " closed before " + s.state().partition + "@" + s.record().offset() + " was committed");
-        }
-        for (PartitionState state : partitions.values()) {
-            state.release("closed");
-        }
-    }
-
-    /** Runs inside {@code consumer.poll}, on the poll thread. */
-    private final class Rebalance implements ConsumerRebalanceListener {
-        @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
-            if (!assigned.isEmpty()) {
-                Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
-                try {
-                    committed = consumer.committed(new HashSet<>(assigned), OffsetCommitter.COMMIT_TIMEOUT);
-                } catch (KafkaException e) {
-                    log.warn("{}: could not read committed offsets of {}; records settled after the last commit"
-                            + " may run again: {}", name, assigned, e.toString());
-                }
-                int skipped = 0;
-                for (TopicPartition tp : assigned) {
-                    OffsetAndMetadata om = committed.get(tp);
-                    long[] presettled = om == null ? new long[0] : CommitMetadata.decode(om.offset(), om.metadata());
-                    skipped += presettled.length;
-                    PartitionState previous = partitions.put(tp, new PartitionState(tp, new ContiguousOffsetTracker<>(presettled)));
-                    if (previous != null) {
-                        inFlightTotal -= previous.inFlight;
-                        previous.release("reassigned");
-                    }
-                }
-                queue.dropReleased();
-                log.info("{}: assigned {}{}", name, assigned,
-                        skipped == 0 ? "" : " (" + skipped + " records settled by the previous owner will be skipped)");
-                // Resolve start positions now, so a new group's "latest" means latest as of the assignment.
-                for (TopicPartition tp : assigned) {
-                    consumer.position(tp, OffsetCommitter.COMMIT_TIMEOUT);
-                }
-            }
-            firstAssignment.countDown();
-        }
-
-        @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-            if (revoked.isEmpty()) {
-                return;
-            }
-            List<PartitionState> states = revoked.stream().map(partitions::get).filter(s -> s != null).toList();
-            int waiting = awaitInFlight(states);
-            committer.commit(true, states);
-            release(states, "revoked");
-            if (waiting > 0) {
-                log.warn("{}: revoked {} with {} records still running after {} ms; they were not committed and"
-                        + " their next owner runs them again", name, revoked, waiting, settings.revokeWait().toMillis());
-            } else {
-                log.info("{}: revoked {} after committing settled records", name, revoked);
-            }
-        }
-
-        @Override
-        public void onPartitionsLost(Collection<TopicPartition> lost) {
-            if (lost.isEmpty()) {
-                return;
-            }
-            List<PartitionState> states = lost.stream().map(partitions::get).filter(s -> s != null).toList();
-            release(states, "lost");
-            log.warn("{}: lost {} (group moved on without us); nothing committed for them", name, lost);
-        }
-
-        /** Waits (bounded) for the in-flight records of {@code states}; returns how many are still running. */
-        private int awaitInFlight(List<PartitionState> states) {
-            long deadline = System.nanoTime() + (closing ? 0 : settings.revokeWait().toNanos());
-            applySettlements();
-            while (running(states) > 0) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    break;
-                }
-                try {
-                    awaitSettlement(Duration.ofNanos(Math.min(left, IDLE_WAIT.toNanos())));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-                applySettlements();
-            }
-            return running(states);
-        }
-
-        private int running(List<PartitionState> states) {
-            int n = 0;
-            for (PartitionState s : states) {
-                n += s.inFlight;
-            }
-            return n;
-        }
-
-        private void release(List<PartitionState> states, String why) {
-            for (PartitionState state : states) {
-                inFlightTotal -= state.inFlight;
-                state.release(why);
-                partitions.remove(state.partition);
-                pauses.forget(state.partition);
-            }
-            queue.dropReleased();
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.backstage.runtime.spi.TopicSink;
 import dev.backstage.runtime.spi.TopicsCapability;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,13 +21,17 @@ import org.slf4j.LoggerFactory;
  * subscriber reads with its own group {@code {p}.sub.{consumerId}}, a shared subscription with
  * {@code {p}.grp.{group}}. A new group starts at the earliest or latest offset as the subscription asks.
  *
- * <p>Settlement is the core's (the jobs' retry rule). A retry reaches only the failing subscription: the
- * record is handed out again in this consumer after the back-off, uncommitted meanwhile (the seed republished a
- * copy to the shared topic, so every other group received it again). A retry waiting in memory when the worker
- * crashes comes back from Kafka with the record's own delivery count.
+ * <p>Settlement is the core's (the jobs' retry rule). A retry reaches only the failing subscription: a copy goes
+ * to the group's own retry topic {@code {p}.topic.{t}.{g}.retry}, which the subscription's consumer reads beside
+ * the topic and hands out when due; a message past the retry policy goes to the group's
+ * {@code {p}.topic.{t}.{g}.dead-letter} with the reason ({@link TopicRetries}). The original is committed as soon
+ * as its copy is stored, so a long back-off holds nothing back and a crash loses no retry (the seed republished a
+ * copy to the shared topic, so every other group received it again).
  *
  * <p>Fan-out group names contain the consumer id (host and pid by default), so each process start makes a
  * new group; Kafka expires empty groups' offsets after {@code offsets.retention.minutes} (7 days by default).
+ * Its retry and dead-letter topics are deleted on a clean close when nothing is left in them
+ * ({@link TopicRetries#deleteIfDrained}).
  */
 final class KafkaTopics implements TopicsCapability {
     private static final Logger log = LoggerFactory.getLogger(KafkaTopics.class);
@@ -71,6 +76,7 @@ final class KafkaTopics implements TopicsCapability {
         String kafkaTopic = names.topicTopic(subscription.topic());
         clients.ensureJobTopic(kafkaTopic);
         String group = subscription.isFanOut() ? names.fanOutGroup(consumerId) : names.sharedGroup(subscription.group());
+        TopicRetries retries = new TopicRetries(clients, subscription.topic(), group);
         KafkaSettings settings = clients.settings();
         // One consumer per subscription: name it after the topic and the kind of group, so two subscriptions of
         // one process to the same topic get distinct client ids and thread names.
@@ -79,9 +85,10 @@ final class KafkaTopics implements TopicsCapability {
         KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(group, "backstage-topic-" + label,
                 subscription.start() == StartPosition.EARLIEST ? "earliest" : "latest", settings.topicMaxInFlight(), true);
         RecordSink toCore = (record, ticket) -> sink.accept(new KafkaTopicDelivery(subscription.topic(),
-                record, ticket));
-        KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-topic-" + label,
-                consumer, List.of(kafkaTopic), null, settings.topicMaxInFlight(), toCore, settings);
+                record, ticket, retries));
+        KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-topic-" + label, consumer,
+                List.of(kafkaTopic, retries.retryTopic()), null, settings.topicMaxInFlight(), toCore, settings, retries,
+                Set.of(retries.retryTopic()));
         loop.start();
         try {
             if (!loop.awaitFirstAssignment(ASSIGNMENT_WAIT)) {
@@ -96,6 +103,9 @@ final class KafkaTopics implements TopicsCapability {
             @Override
             public void close() {
                 loop.close();
+                if (subscription.isFanOut() && loop.failure().isEmpty()) {
+                    retries.deleteIfDrained(group);
+                }
             }
 
             @Override

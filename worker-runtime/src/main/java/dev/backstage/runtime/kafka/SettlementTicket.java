@@ -27,7 +27,7 @@ final class SettlementTicket {
         this.redeliveries = redeliveries;
     }
 
-    /** How often this worker handed the record out again before (in-memory retries and redeliveries). */
+    /** How often this worker handed the record out again before (after a settlement failed on our side). */
     int redeliveries() {
         return redeliveries;
     }
@@ -72,16 +72,8 @@ final class SettlementTicket {
      * same record out again after a pause, as a broker would redeliver it.
      */
     void redeliverLater() {
-        redeliverAfter(KafkaPollLoop.REDELIVERY_PAUSE);
-    }
-
-    /**
-     * Hand the same record out again after {@code delay} (a topic retry): it stays uncommitted meanwhile, so
-     * nothing is republished and no other group sees it again; after a crash it comes back from Kafka.
-     */
-    void redeliverAfter(java.time.Duration delay) {
         if (use()) {
-            loop.submit(Settlement.redeliver(state, record, delay, redeliveries + 1));
+            loop.submit(Settlement.redeliver(state, record, KafkaPollLoop.REDELIVERY_PAUSE, redeliveries + 1));
         }
     }
 }

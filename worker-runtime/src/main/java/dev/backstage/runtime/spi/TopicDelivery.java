@@ -11,9 +11,10 @@ import java.util.concurrent.CompletionStage;
  *   <li>{@link #ack()} — done;
  *   <li>{@link #retry} — deliver it again <em>to this subscription only</em> after {@code delay}, with the next
  *       delivery count (never republished where other groups would see it again);
- *   <li>{@link #drop} — the topic policy where a job would be dead-lettered: topics have no dead-letter
- *       destination, so the message is removed from this subscription; the core logs it with the reason and
- *       counts it in {@code backstage_dead_letters}. The same on every broker;
+ *   <li>{@link #drop} — the topic policy where a job would be dead-lettered: the message is removed from this
+ *       subscription; the core logs it with the reason and counts it in {@code backstage_dead_letters}. The same
+ *       on every broker; a provider that also keeps a copy with the reason (Kafka: the group's dead-letter topic)
+ *       names it in {@link #deadLetterDestination()};
  *   <li>{@link #abandon()} — leave it unsettled for the broker to deliver again (shutdown).
  * </ul>
  */
@@ -38,6 +39,11 @@ public interface TopicDelivery {
     CompletionStage<Void> retry(Duration delay, String error);
 
     CompletionStage<Void> drop(String reason);
+
+    /** Where {@link #drop} keeps a copy of the message with the reason, or empty when a drop only removes it. */
+    default Optional<String> deadLetterDestination() {
+        return Optional.empty();
+    }
 
     void abandon();
 }

@@ -9,13 +9,9 @@ import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.redis.RedisDelays;
 import dev.backstage.runtime.redis.RedisTestSupport;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,30 +116,11 @@ class KafkaCrashAndRebalanceTest {
     }
 
     private Process startChild(Set<Integer> done) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        File log = new File("target/kafka-crash-child.log");
-        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn",
-                KafkaCrashWorkerMain.class.getName(), kafka.bootstrap, kafka.prefix, kafka.group, RedisTestSupport.URL,
-                redis.prefix()).redirectError(log);
-        Process process = pb.start();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    if (line.startsWith("DONE ")) {
-                        done.add(Integer.parseInt(line.substring(5).trim()));
-                    }
-                }
-            } catch (java.io.IOException e) {
-                // The child was killed: its stdout closes. Nothing more to read.
+        return ChildJvm.start(KafkaCrashWorkerMain.class, "kafka-crash-child.log", line -> {
+            if (line.startsWith("DONE ")) {
+                done.add(Integer.parseInt(line.substring(5).trim()));
             }
-        }, "crash-child-stdout");
-        reader.setDaemon(true);
-        reader.start();
-        return process;
+        }, kafka.bootstrap, kafka.prefix, kafka.group, RedisTestSupport.URL, redis.prefix());
     }
 
     @Test

@@ -88,4 +88,41 @@ class KafkaDeclarerTest {
                 states(provider.declarer().inspect(request)).values().stream().allMatch(s -> s == State.MISSING));
         assertTrue(states(provider.declarer().delete(request)).values().stream().allMatch(s -> s == State.MISSING));
     }
+
+    @Test
+    void givenSubscriptionGroupRetryTopics_whenTheTopicIsDeleted_thenTheyGoWithItAndOtherTopicsStay() throws Exception {
+        KafkaNames names = new KafkaNames(kafka.prefix);
+        TopologyRequest request = new TopologyRequest(List.of(), List.of("rides"), false, kafka.group);
+        provider.declarer().declare(request);
+        String retry = names.topicRetryTopic("rides", names.sharedGroup("billing"));
+        String deadLetters = names.topicDeadLetterTopic("rides", names.fanOutGroup("pod-1"));
+        String otherTopics = names.topicRetryTopic("tolls", names.sharedGroup("billing"));
+        for (String topic : List.of(retry, deadLetters, otherTopics)) {
+            kafka.createTopic(topic, 1);
+        }
+        Map<String, State> deleted = states(provider.declarer().delete(request));
+        assertEquals(Map.of(names.topicTopic("rides"), State.DELETED, retry, State.DELETED, deadLetters, State.DELETED),
+                deleted);
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            var left = kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS);
+            return !left.contains(retry) && !left.contains(deadLetters) && left.contains(otherTopics);
+        });
+    }
+
+    @Test
+    void givenTopicNames_thenOnlyASubscriptionGroupsRetryAndDeadLetterTopicsCountAsItsGroupTopics() {
+        KafkaNames names = new KafkaNames("p");
+        assertTrue(names.isGroupTopicOf("p.topic.rides.grp.billing.retry", "rides"));
+        assertTrue(names.isGroupTopicOf("p.topic.rides.sub.pod-1.dead-letter", "rides"));
+        assertTrue(!names.isGroupTopicOf("p.topic.rides", "rides"));
+        assertTrue(!names.isGroupTopicOf("p.topic.rides.retry", "rides"));
+        assertTrue(!names.isGroupTopicOf("p.topic.rides2.grp.billing.retry", "rides"));
+        assertTrue(!names.isGroupTopicOf("p.topic.rides.eu", "rides"));
+        assertTrue(!names.isGroupTopicOf("p.rides.grp.billing.retry", "rides"));
+        // A group name with characters Kafka does not allow in topic names gets a legal, distinct label.
+        String odd = names.topicRetryTopic("rides", names.sharedGroup("billing team"));
+        assertTrue(odd.matches("p\\.topic\\.rides\\.grp\\.billing_team-[0-9a-f]+\\.retry"), odd);
+        assertTrue(!odd.equals(names.topicRetryTopic("rides", names.sharedGroup("billing_team"))));
+        assertTrue(names.isGroupTopicOf(odd, "rides"));
+    }
 }
