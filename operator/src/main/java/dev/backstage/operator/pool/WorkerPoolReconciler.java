@@ -1,6 +1,7 @@
 package dev.backstage.operator.pool;
 
 import dev.backstage.operator.autoscaler.BacklogMonitors;
+import dev.backstage.runtime.logging.LogSettings;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
@@ -60,11 +61,14 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     private final EventRecorder events;
     private final Clock clock;
     private final BacklogMonitors backlog;
+    private final LogSettings workerLogging;
 
-    public WorkerPoolReconciler(EventRecorder events, Clock clock, BacklogMonitors backlog) {
+    /** @param workerLogging the workers' log level and format, unless a pool's env sets them */
+    public WorkerPoolReconciler(EventRecorder events, Clock clock, BacklogMonitors backlog, LogSettings workerLogging) {
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.backlog = Objects.requireNonNull(backlog, "backlog");
+        this.workerLogging = Objects.requireNonNull(workerLogging, "workerLogging");
     }
 
     @Override
@@ -82,7 +86,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
             readiness = PoolReadiness.topologyNotFound(pool.getMetadata().getNamespace(),
                     TopologyEventSource.topologyName(pool));
         } else {
-            PoolPlan plan = PoolPlan.of(pool, topology.get(), events);
+            PoolPlan plan = PoolPlan.of(pool, topology.get(), events, workerLogging);
             plan.attachTo(context);
             context.managedWorkflowAndDependentResourceContext()
                     .reconcileManagedWorkflow()

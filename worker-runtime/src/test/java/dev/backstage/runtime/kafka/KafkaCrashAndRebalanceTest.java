@@ -123,8 +123,6 @@ class KafkaCrashAndRebalanceTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         File log = new File("target/kafka-crash-child.log");
         ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn",
                 KafkaCrashWorkerMain.class.getName(), kafka.bootstrap, kafka.prefix, kafka.group, RedisTestSupport.URL,
                 redis.prefix()).redirectError(log);
         Process process = pb.start();
