@@ -184,7 +184,10 @@ class RuntimeMainLoggingTest {
         process.destroy(); // SIGTERM
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the runtime exits after SIGTERM");
         assertEquals(0, process.exitValue());
-        return new Run(Files.readAllLines(out), Files.readAllLines(dir.resolve(name + ".err")), jobId);
+        Run run = new Run(Files.readAllLines(out), Files.readAllLines(dir.resolve(name + ".err")), jobId);
+        System.out.println("runtime main with " + env + ", stdout:\n" + String.join("\n", run.stdout())
+                + "\nstderr:\n" + String.join("\n", run.stderr()));
+        return run;
     }
 
     /** The real main in its own JVM, {@link LoggingProbeModule} added through a services file of its own. */
