@@ -225,6 +225,8 @@ def run_sample_tasks(root, manifest, config, work):
     image_env = dict(e.split("=", 1) for e in c["Env"])
     image_env["REDIS_URL"] = os.environ.get("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379")
     image_env["HOSTNAME"] = "image-check"
+    # JSON lines, as the chart's workers.logFormat=json sets it: the image's logging backend must write nothing else.
+    image_env["BACKSTAGE_LOG_FORMAT"] = "json"
     # Host tools set up the namespace; the process in the image gets exactly the image's environment.
     mounts = (f"mount -t proc proc {rootfs}/proc && mount --rbind /dev {rootfs}/dev && "
               f"exec {shutil.which('env')} -i \"$@\"")
@@ -236,7 +238,8 @@ def run_sample_tasks(root, manifest, config, work):
         return subprocess.Popen(command, cwd=work, **kw)
 
     log = open(os.path.join(work, "worker.log"), "w")
-    worker = in_image(*c["Entrypoint"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    err = open(os.path.join(work, "worker.err"), "w")
+    worker = in_image(*c["Entrypoint"], stdout=log, stderr=err, start_new_session=True)
     try:
         deadline = time.time() + 90
         while time.time() < deadline and http_get(f"http://127.0.0.1:{port}/readyz")[0] != 200 and worker.poll() is None:
@@ -265,15 +268,41 @@ def run_sample_tasks(root, manifest, config, work):
         except subprocess.TimeoutExpired:
             code = None
         expect(code == 0, "SIGTERM: the worker drains and exits 0", f"exit {code}; log: {open(log.name).read()[-800:]}")
+        log.flush()
+        check_json_log(open(log.name).read().splitlines(), open(err.name).read().splitlines())
     finally:
         if worker.poll() is None:
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait()
         log.close()
+        err.close()
         if shutil.which("redis-cli"):
             keys = subprocess.run(["redis-cli", "--scan", "--pattern", prefix + "*"], capture_output=True, text=True).stdout.split()
             if keys:
                 subprocess.run(["redis-cli", "del", *keys], capture_output=True)
+
+
+def check_json_log(stdout, stderr):
+    """BACKSTAGE_LOG_FORMAT=json: every stdout line one JSON object with the fields log pipelines read."""
+    events, bad = [], []
+    for line in stdout:
+        try:
+            event = json.loads(line)
+            if not (isinstance(event, dict) and all(isinstance(event.get(k), str)
+                                                    for k in ("timestamp", "level", "logger", "thread", "message"))):
+                bad.append(line)
+            events.append(event)
+        except ValueError:
+            bad.append(line)
+    expect(stdout and not bad, f"BACKSTAGE_LOG_FORMAT=json: all {len(stdout)} stdout lines are JSON objects with "
+           "timestamp, level, logger, thread, message", "\n".join(bad[:5]))
+    messages = [e.get("message", "") for e in events if isinstance(e, dict)]
+    expect(any(m.startswith("task modules:") for m in messages) and any(m.startswith("worker stopped") for m in messages),
+           "the JSON log has the main's start-up and shutdown lines", str(messages[:8]))
+    # The JVM itself announces JAVA_TOOL_OPTIONS (set by the image) on stderr before any Java code runs.
+    other = [l for l in stderr if not l.startswith("Picked up JAVA_TOOL_OPTIONS:")]
+    expect(not other, f"stderr holds only the JVM's own 'Picked up JAVA_TOOL_OPTIONS' line ({len(stderr)} lines)",
+           "\n".join(other[:5]))
 
 
 def main():

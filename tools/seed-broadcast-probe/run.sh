@@ -22,4 +22,4 @@ cd "$ROOT"
 mvn -B -ntp -q test-compile dependency:build-classpath -Dmdep.outputFile=target/probe-classpath.txt \
   -Dmdep.includeScope=test -pl worker-runtime -am >&2
 java -cp "worker-runtime/target/test-classes:worker-runtime/target/classes:$(cat worker-runtime/target/probe-classpath.txt)" \
-  -Dorg.slf4j.simpleLogger.defaultLogLevel=warn dev.backstage.runtime.redis.SeedBroadcastInterop "$PORT" "$WORK/seed-broadcast-probe"
+  -Dbackstage.test.logLevel=WARN dev.backstage.runtime.redis.SeedBroadcastInterop "$PORT" "$WORK/seed-broadcast-probe"

@@ -208,12 +208,20 @@ def main():
              "BACKSTAGE_LEASE_NAMESPACE and POD_NAME from the pod (fieldRef)")
     c.expect("MaxRAMPercentage" in env.get("JAVA_TOOL_OPTIONS", {}).get("value", ""),
              "JAVA_TOOL_OPTIONS bounds the heap by MaxRAMPercentage")
-    java_options = env.get("JAVA_TOOL_OPTIONS", {}).get("value", "").split()
-    want_levels = [f"-Dorg.slf4j.simpleLogger.defaultLogLevel={values['logLevel']}"] + [
-        f"-Dorg.slf4j.simpleLogger.log.{logger}={level}" for logger, level in sorted(values["logLevels"].items())]
-    got_levels = sorted(o for o in java_options if o.startswith("-Dorg.slf4j.simpleLogger."))
-    c.expect(got_levels == sorted(want_levels), f"JAVA_TOOL_OPTIONS sets the slf4j-simple levels {want_levels}",
-             str(got_levels))
+    java_options = env.get("JAVA_TOOL_OPTIONS", {}).get("value", "")
+    c.expect(java_options == values["javaToolOptions"], "JAVA_TOOL_OPTIONS is javaToolOptions as given",
+             java_options)
+    c.expect("simpleLogger" not in json.dumps(docs, default=str), "no slf4j-simple system property anywhere (logback reads env)")
+    # The operator's log and the workers' (passed on by the operator): BACKSTAGE_LOG_* and BACKSTAGE_WORKER_LOG_*,
+    # LEVELS as logger=level joined by ',' in logger order, left out when empty. Written out here, not read from
+    # the template, so a renamed variable fails until the Java side (LogSettings) and the chart agree.
+    def levels(loggers):
+        return ",".join(f"{logger}={level}" for logger, level in sorted(loggers.items())) or None
+    for prefix, section in (("BACKSTAGE_LOG_", values), ("BACKSTAGE_WORKER_LOG_", values["workers"])):
+        want = {"LEVEL": section["logLevel"], "LEVELS": levels(section.get("logLevels") or {}),
+                "FORMAT": section["logFormat"]}
+        got = {k: env.get(prefix + k, {}).get("value") for k in want}
+        c.expect(got == want, f"{prefix}{{LEVEL,LEVELS,FORMAT}} = {want}", str(got))
     mounts = {m["mountPath"]: m for m in container.get("volumeMounts", [])}
     volumes = {v["name"]: v for v in pod.get("volumes", [])}
     for v in values["extraVolumes"]:

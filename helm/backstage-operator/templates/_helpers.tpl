@@ -109,13 +109,13 @@ app.kubernetes.io/part-of: backstage
 {{- include "backstage-operator.fullname" . }}
 {{- end }}
 
-{{/* JAVA_TOOL_OPTIONS: the user's options plus the slf4j-simple log levels. */}}
-{{- define "backstage-operator.javaToolOptions" -}}
-{{- $opts := list .Values.javaToolOptions (printf "-Dorg.slf4j.simpleLogger.defaultLogLevel=%s" .Values.logLevel) }}
-{{- range $logger, $level := .Values.logLevels }}
-{{- $opts = append $opts (printf "-Dorg.slf4j.simpleLogger.log.%s=%s" $logger $level) }}
+{{/* Logger levels as BACKSTAGE_LOG_LEVELS reads them: logger=level,... (sorted by logger). */}}
+{{- define "backstage-operator.loggerLevels" -}}
+{{- $pairs := list }}
+{{- range $logger, $level := . }}
+{{- $pairs = append $pairs (printf "%s=%s" $logger $level) }}
 {{- end }}
-{{- join " " (compact $opts) }}
+{{- join "," $pairs }}
 {{- end }}
 
 {{- define "backstage-operator.webhookCertificateName" -}}

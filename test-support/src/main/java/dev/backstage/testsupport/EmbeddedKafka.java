@@ -220,8 +220,9 @@ public final class EmbeddedKafka {
 
     /**
      * The broker logs every segment roll and group change at INFO; tests only want its warnings.
-     * slf4j-simple reads per-logger levels from system properties when each logger is created, so this
-     * works as long as it runs before the broker's classes log, and never overrides an explicit setting.
+     * slf4j-simple (this module's tests, the benchmarks' broker JVM) reads per-logger levels from system properties
+     * when each logger is created, so this works as long as it runs before the broker's classes log, and never
+     * overrides an explicit setting. The modules on logback set the same levels in their logback-test.xml.
      */
     private static void quietBrokerLogs() {
         for (String logger : new String[] {"kafka", "org.apache.kafka", "state.change.logger"}) {

@@ -37,7 +37,7 @@ public final class ChildJvmPod implements LocalPod {
         Map<String, String> withPort = new java.util.LinkedHashMap<>(System.getenv());
         withPort.putAll(env);
         withPort.put("BACKSTAGE_HTTP_PORT", Integer.toString(port));
-        return start(name, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.showDateTime=true"),
+        return start(name, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
                 System.getProperty("java.class.path"), "dev.backstage.runtime.main.RuntimeMain", List.of(), withPort,
                 port, logFile);
     }

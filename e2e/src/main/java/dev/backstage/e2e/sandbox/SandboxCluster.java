@@ -27,6 +27,14 @@ import java.util.Set;
  */
 public final class SandboxCluster implements DemoCluster {
     private final MockKubernetes mock;
+    /**
+     * The mock web server logs every request through java.util.logging at INFO (not slf4j: logback's levels do not
+     * reach it). JUL holds loggers weakly, so the one whose level is set is kept here: a logger looked up, set and
+     * dropped can be collected, and the next lookup makes a fresh one at INFO that floods the live view.
+     */
+    private static final java.util.logging.Logger MOCK_WEB_SERVER_LOG =
+            java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
     private final BackstageOperator operator;
     private final LocalKubelet kubelet;
     private final String namespace;
@@ -39,8 +47,7 @@ public final class SandboxCluster implements DemoCluster {
     }
 
     public static SandboxCluster start(String namespace, Path workDir) {
-        // The mock web server logs every request through java.util.logging at INFO.
-        java.util.logging.Logger.getLogger("io.fabric8.mockwebserver").setLevel(java.util.logging.Level.WARNING);
+        MOCK_WEB_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
         MockKubernetes mock = MockKubernetes.start();
         KubernetesClient client = mock.client();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())

@@ -35,6 +35,7 @@ public final class SandboxMain {
     private SandboxMain() {}
 
     public static void main(String[] args) throws Exception {
+        dev.backstage.runtime.logging.LogBackend.configureFromEnvOrExit(System.getenv());
         int orders = 5000;
         boolean keep = false;
         boolean mock = false;

@@ -99,7 +99,8 @@ public final class BackstageOperator implements AutoCloseable {
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
         // Stopped with the pool controller (it is one of its event sources): monitors, threads, broker connections.
         backstage.backlogMonitors = BacklogMonitors.create(client, events, clock, AutoscalerSettings.defaults());
-        backstage.register(new WorkerPoolReconciler(events, clock, backstage.backlogMonitors));
+        backstage.register(new WorkerPoolReconciler(events, clock, backstage.backlogMonitors,
+                settings.workerLogging()));
         if (topologies.isPresent()) {
             // Closed by the reconciler's lifecycle event source when the operator stops.
             BrokerConnections connections = new BrokerConnections();

@@ -2,6 +2,7 @@ package dev.backstage.operator.main;
 
 import dev.backstage.operator.admission.WebhookServer;
 import dev.backstage.operator.admission.WebhookSettings;
+import dev.backstage.runtime.logging.LogBackend;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
@@ -22,6 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The operator container's entry point: reads {@link OperatorSettings} from the environment, serves health and
  * metrics, and runs the reconcilers until SIGTERM (leader-elected when enabled, so only one replica reconciles).
+ * Logs to stdout as {@code BACKSTAGE_LOG_LEVEL}, {@code BACKSTAGE_LOG_LEVELS} and {@code BACKSTAGE_LOG_FORMAT} say
+ * (text or JSON lines; see {@link dev.backstage.runtime.logging.LogSettings}).
  */
 public final class OperatorMain {
     private static final Logger LOG = LoggerFactory.getLogger(OperatorMain.class);
@@ -29,11 +32,20 @@ public final class OperatorMain {
     private OperatorMain() {}
 
     public static void main(String[] args) throws Exception {
-        OperatorSettings settings = OperatorSettings.fromEnv(System.getenv());
+        LogBackend.configureFromEnvOrExit(System.getenv());
+        OperatorSettings settings;
+        try {
+            settings = OperatorSettings.fromEnv(System.getenv());
+        } catch (IllegalArgumentException e) {
+            LOG.error("bad setting: {}", e.getMessage()); // one line: the variable, what it must be, what it was
+            System.exit(2);
+            return;
+        }
         LOG.info("starting Backstage operator: namespaces={}, leaderElection={} (lease {}/{}), identity={}",
                 settings.watchesAllNamespaces() ? "all" : settings.watchNamespaces(), settings.leaderElection(),
                 settings.lease().namespace() == null ? "<client namespace>" : settings.lease().namespace(),
                 settings.lease().name(), settings.identity());
+        LOG.info("workers log with {}", settings.workerLogging().toEnv());
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);

@@ -1,6 +1,7 @@
 package dev.backstage.operator.main;
 
 import dev.backstage.runtime.config.Durations;
+import dev.backstage.runtime.logging.LogSettings;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -21,16 +22,29 @@ import java.util.stream.Collectors;
  * @param exitWhenLeadershipLost  exit the process when the Lease is lost (always in a pod, so a deposed leader
  *                         can never reconcile beside the new one; tests that stop and start operators in one JVM
  *                         turn it off)
+ * @param workerLogging    the log level and format of the pools' workers: {@code BACKSTAGE_WORKER_LOG_LEVEL},
+ *                         {@code BACKSTAGE_WORKER_LOG_LEVELS}, {@code BACKSTAGE_WORKER_LOG_FORMAT} (the chart's
+ *                         {@code workers.logLevel} / {@code workers.logFormat}), passed to every worker container as
+ *                         {@code BACKSTAGE_LOG_*} unless the pool's own {@code env} sets them
  */
 public record OperatorSettings(
         Set<String> watchNamespaces, boolean leaderElection, LeaseSettings lease, String identity, int httpPort,
-        boolean exitWhenLeadershipLost) {
+        boolean exitWhenLeadershipLost, LogSettings workerLogging) {
     public static final int DEFAULT_HTTP_PORT = 8081;
+    /** Prefix of the workers' logging variables in the operator's environment. */
+    public static final String WORKER_LOG_PREFIX = "BACKSTAGE_WORKER_LOG_";
 
     public OperatorSettings {
         watchNamespaces = Set.copyOf(watchNamespaces);
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(identity, "identity");
+        Objects.requireNonNull(workerLogging, "workerLogging");
+    }
+
+    /** Workers log with the runtime's defaults (info, text). */
+    public OperatorSettings(Set<String> watchNamespaces, boolean leaderElection, LeaseSettings lease, String identity,
+            int httpPort, boolean exitWhenLeadershipLost) {
+        this(watchNamespaces, leaderElection, lease, identity, httpPort, exitWhenLeadershipLost, LogSettings.DEFAULTS);
     }
 
     public boolean watchesAllNamespaces() {
@@ -57,7 +71,8 @@ public record OperatorSettings(
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("BACKSTAGE_HTTP_PORT must be a port number, got '" + portText + "'", e);
         }
-        return new OperatorSettings(namespaces, leaderElection, lease, identity, port, true);
+        LogSettings workerLogging = LogSettings.fromEnv(env, WORKER_LOG_PREFIX, LogSettings.DEFAULTS);
+        return new OperatorSettings(namespaces, leaderElection, lease, identity, port, true, workerLogging);
     }
 
     private static Duration duration(Map<String, String> env, String variable, Duration fallback) {

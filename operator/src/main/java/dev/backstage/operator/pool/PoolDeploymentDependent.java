@@ -177,7 +177,10 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
         return builder.build();
     }
 
-    /** The operator's env first (config path, pod name, connection URLs from Secrets), then the user's. */
+    /**
+     * The operator's env first (config path, pod name, connection URLs from Secrets, log level and format), then the
+     * user's.
+     */
     private static List<EnvVar> env(BackstageWorkerPool pool, PoolPlan plan) {
         BackstageTopologySpec broker = plan.topology().getSpec();
         List<EnvVar> env = new ArrayList<>();
@@ -196,9 +199,15 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
                 env.add(secretEnv(WorkerContainer.DEDUPE_URL_ENV, dedupe.getConnection()));
             }
         }
-        if (pool.getSpec().getEnv() != null) {
-            pool.getSpec().getEnv().forEach(e -> env.add(new EnvVarBuilder(e).build()));
-        }
+        List<EnvVar> own = pool.getSpec().getEnv() == null ? List.of() : pool.getSpec().getEnv();
+        // The operator's log level and format for workers, unless the pool sets them itself (one entry per name:
+        // server-side apply refuses an env list with a name twice).
+        plan.workerLogging().toEnv().forEach((name, value) -> {
+            if (own.stream().noneMatch(e -> name.equals(e.getName()))) {
+                env.add(new EnvVarBuilder().withName(name).withValue(value).build());
+            }
+        });
+        own.forEach(e -> env.add(new EnvVarBuilder(e).build()));
         return env;
     }
 

@@ -4,6 +4,7 @@ import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.runtime.config.RuntimeConfigFiles;
+import dev.backstage.runtime.logging.LogSettings;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -18,13 +19,15 @@ import java.util.HexFormat;
  * @param configHash  a short digest of {@code runtimeYaml}; a pod-template annotation, so a change rolls the pods
  * @param replicas    the Deployment's replicas, from {@link DeploymentReplicas}
  * @param events      where dependents report what they created or changed
+ * @param workerLogging the operator's log level and format for workers ({@code BACKSTAGE_LOG_*} in the container)
  */
 public record PoolPlan(BackstageTopology topology, String runtimeYaml, String configHash, int replicas,
-        EventRecorder events) {
+        EventRecorder events, LogSettings workerLogging) {
 
-    public static PoolPlan of(BackstageWorkerPool pool, BackstageTopology topology, EventRecorder events) {
+    public static PoolPlan of(BackstageWorkerPool pool, BackstageTopology topology, EventRecorder events,
+            LogSettings workerLogging) {
         String yaml = RuntimeConfigFiles.render(RuntimeConfigRenderer.render(pool, topology));
-        return new PoolPlan(topology, yaml, hash(yaml), DeploymentReplicas.of(pool), events);
+        return new PoolPlan(topology, yaml, hash(yaml), DeploymentReplicas.of(pool), events, workerLogging);
     }
 
     /** The plan the reconciler put into this reconcile's workflow context. */

@@ -7,6 +7,7 @@ import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolStatus;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
+import dev.backstage.runtime.logging.LogSettings;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -61,11 +62,14 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     private final EventRecorder events;
     private final Clock clock;
     private final BacklogMonitors backlog;
+    private final LogSettings workerLogging;
 
-    public WorkerPoolReconciler(EventRecorder events, Clock clock, BacklogMonitors backlog) {
+    /** @param workerLogging the workers' log level and format, unless a pool's env sets them */
+    public WorkerPoolReconciler(EventRecorder events, Clock clock, BacklogMonitors backlog, LogSettings workerLogging) {
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.backlog = Objects.requireNonNull(backlog, "backlog");
+        this.workerLogging = Objects.requireNonNull(workerLogging, "workerLogging");
     }
 
     @Override
@@ -83,7 +87,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
             readiness = PoolReadiness.topologyNotFound(pool.getMetadata().getNamespace(),
                     TopologyEventSource.topologyName(pool));
         } else {
-            PoolPlan plan = PoolPlan.of(pool, topology.get(), events);
+            PoolPlan plan = PoolPlan.of(pool, topology.get(), events, workerLogging);
             plan.attachTo(context);
             context.managedWorkflowAndDependentResourceContext()
                     .reconcileManagedWorkflow()

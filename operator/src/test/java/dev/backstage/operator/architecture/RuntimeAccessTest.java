@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The operator sees the runtime through its provider SPI only (backlog probes, declarers, provider settings),
- * plus two shared contracts that have one home each: the runtime.yaml model it renders
- * ({@code runtime.config}) and the one probe HTTP server ({@code runtime.main.ProbeServer}). No worker internals
+ * plus three shared contracts that have one home each: the runtime.yaml model it renders
+ * ({@code runtime.config}), the one probe HTTP server ({@code runtime.main.ProbeServer}) and the mains' logging
+ * set-up ({@code runtime.logging}: the operator's own log and the workers' {@code BACKSTAGE_LOG_*}). No worker internals
  * ({@code api}, {@code core}, a provider's classes) leak into it.
  */
 class RuntimeAccessTest {
@@ -22,10 +23,11 @@ class RuntimeAccessTest {
     void operatorSeesOnlyTheSpiOfTheRuntime() {
         noClasses().that().resideInAPackage("dev.backstage.operator..")
                 .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
-                        "runtime classes outside spi, config and main.ProbeServer",
+                        "runtime classes outside spi, config, logging and main.ProbeServer",
                         (com.tngtech.archunit.core.domain.JavaClass c) -> c.getPackageName().startsWith("dev.backstage.runtime")
                                 && !c.getPackageName().startsWith("dev.backstage.runtime.spi")
                                 && !c.getPackageName().startsWith("dev.backstage.runtime.config")
+                                && !c.getPackageName().startsWith("dev.backstage.runtime.logging")
                                 && !c.getName().startsWith("dev.backstage.runtime.main.ProbeServer")))
                 .check(OPERATOR);
     }

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.operator.testing.RealApiServer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -21,7 +24,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZonedDateTime;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OperatorMainProcessTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static RealApiServer api;
     private static KubernetesClient client;
     private static String shop;
@@ -59,7 +65,10 @@ class OperatorMainProcessTest {
     void givenOnlyEnvironment_whenStarted_thenItLeadsServesHealthReconcilesAndStopsOnSigterm(@TempDir Path dir)
             throws Exception {
         int port = freePort();
-        Process process = startOperator(dir, port, "sigterm-lease");
+        // JSON lines for the operator, and for the workers it deploys (what the chart's logFormat and
+        // workers.logLevel / workers.logFormat set).
+        Process process = startOperator(dir, port, "sigterm-lease", Map.of("BACKSTAGE_LOG_FORMAT", "json",
+                "BACKSTAGE_WORKER_LOG_LEVEL", "debug", "BACKSTAGE_WORKER_LOG_FORMAT", "json"));
         boolean exited = false;
         try {
             HttpClient http = HttpClient.newHttpClient();
@@ -69,7 +78,13 @@ class OperatorMainProcessTest {
 
             createReadyTopology(client, redisTopology(shop, "orders", "orders"));
             client.resource(pool(shop, "workers", "orders", "orders")).create();
-            await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace(shop).withName("workers").get() != null);
+            Deployment workers = await().atMost(WAIT)
+                    .until(() -> client.apps().deployments().inNamespace(shop).withName("workers").get(), d -> d != null);
+            Map<String, String> workerEnv = new HashMap<>();
+            workers.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()
+                    .forEach(e -> workerEnv.put(e.getName(), e.getValue()));
+            assertEquals("debug", workerEnv.get("BACKSTAGE_LOG_LEVEL"), "the workers' level, applied by the API server");
+            assertEquals("json", workerEnv.get("BACKSTAGE_LOG_FORMAT"));
             String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             assertTrue(metrics.contains("operator_sdk_reconciliations_started_total"), "JOSDK metrics exported");
@@ -78,15 +93,42 @@ class OperatorMainProcessTest {
             process.destroy(); // SIGTERM
             exited = process.waitFor(30, TimeUnit.SECONDS);
             assertTrue(exited, "the operator exits within 30 s of SIGTERM");
+            List<String> lines = Files.readAllLines(dir.resolve("operator.log"));
+            assertTrue(lines.size() >= 3, "start-up, leadership, shutdown: " + lines);
+            for (String line : lines) {
+                JsonNode event = JSON.readTree(line); // one JSON value per line, or it throws
+                assertTrue(event.path("level").isTextual() && event.path("logger").isTextual()
+                        && event.path("message").isTextual() && event.path("timestamp").isTextual(), line);
+            }
+            assertTrue(lines.stream().anyMatch(l -> l.contains("operator started")), "the main's own line");
         } finally {
             finish(process, dir, exited);
         }
     }
 
     @Test
+    void givenABadLogOrWorkerLogValue_whenStarted_thenOneLineNamesTheAllowedValuesAndItExitsWithStatusTwo(
+            @TempDir Path dir) throws Exception {
+        Process badFormat = startOperator(dir, freePort(), "unused-lease", Map.of("BACKSTAGE_LOG_FORMAT", "xml"));
+        assertTrue(badFormat.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(2, badFormat.exitValue());
+        assertEquals(List.of("error: BACKSTAGE_LOG_FORMAT must be one of text, json, got 'xml'"),
+                Files.readAllLines(dir.resolve("operator.err")));
+
+        Process badWorkers = startOperator(dir, freePort(), "unused-lease",
+                Map.of("BACKSTAGE_LOG_FORMAT", "json", "BACKSTAGE_WORKER_LOG_LEVEL", "loud"));
+        assertTrue(badWorkers.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(2, badWorkers.exitValue());
+        List<String> lines = Files.readAllLines(dir.resolve("operator.log"));
+        assertEquals(1, lines.size(), "one line: " + lines);
+        assertEquals("bad setting: BACKSTAGE_WORKER_LOG_LEVEL must be one of trace, debug, info, warn, error, off,"
+                + " got 'loud'", JSON.readTree(lines.get(0)).get("message").asText());
+    }
+
+    @Test
     void givenLeader_whenAnotherReplicaTakesTheLease_thenTheProcessExits(@TempDir Path dir) throws Exception {
         int port = freePort();
-        Process process = startOperator(dir, port, "stolen-lease");
+        Process process = startOperator(dir, port, "stolen-lease", Map.of());
         boolean exited = false;
         try {
             awaitHolder("stolen-lease", "backstage-operator-0");
@@ -111,15 +153,18 @@ class OperatorMainProcessTest {
         }
     }
 
-    private static Process startOperator(Path dir, int port, String leaseName) throws IOException {
+    /** The operator's main in its own JVM: stdout in operator.log, stderr in operator.err. */
+    private static Process startOperator(Path dir, int port, String leaseName, Map<String, String> env)
+            throws IOException {
         Path kubeconfig = dir.resolve("kubeconfig");
-        Files.copy(api.controlPlane().kubeconfig(), kubeconfig);
+        Files.copy(api.controlPlane().kubeconfig(), kubeconfig, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         ProcessBuilder builder = new ProcessBuilder(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"),
                 OperatorMain.class.getName()))
-                .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("operator.log").toFile());
+                .redirectOutput(dir.resolve("operator.log").toFile())
+                .redirectError(dir.resolve("operator.err").toFile());
+        builder.environment().keySet().removeIf(k -> k.startsWith("BACKSTAGE_LOG_") || k.startsWith("BACKSTAGE_WORKER_LOG_"));
         builder.environment().put("KUBECONFIG", kubeconfig.toString());
         builder.environment().put("WATCH_NAMESPACES", shop);
         builder.environment().put("BACKSTAGE_LEASE_NAME", leaseName);
@@ -130,6 +175,7 @@ class OperatorMainProcessTest {
         builder.environment().put("BACKSTAGE_LEASE_RETRY_PERIOD", "500ms");
         builder.environment().put("POD_NAME", "backstage-operator-0");
         builder.environment().put("BACKSTAGE_HTTP_PORT", String.valueOf(port));
+        builder.environment().putAll(env);
         return builder.start();
     }
 
@@ -144,6 +190,7 @@ class OperatorMainProcessTest {
             process.destroyForcibly();
         }
         System.out.println(Files.readString(dir.resolve("operator.log")));
+        System.out.println(Files.readString(dir.resolve("operator.err")));
     }
 
     private static int status(HttpClient http, int port, String path) throws IOException, InterruptedException {

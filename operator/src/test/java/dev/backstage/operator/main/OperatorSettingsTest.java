@@ -22,6 +22,18 @@ class OperatorSettingsTest {
     }
 
     @Test
+    void givenWorkerLogVariables_thenTheWorkersGetThemAndABadOneNamesTheAllowedValues() {
+        assertEquals(dev.backstage.runtime.logging.LogSettings.DEFAULTS, OperatorSettings.fromEnv(Map.of()).workerLogging());
+        OperatorSettings settings = OperatorSettings.fromEnv(Map.of("BACKSTAGE_WORKER_LOG_LEVEL", "debug",
+                "BACKSTAGE_WORKER_LOG_FORMAT", "json", "BACKSTAGE_LOG_FORMAT", "text"));
+        assertEquals(Map.of("BACKSTAGE_LOG_LEVEL", "debug", "BACKSTAGE_LOG_FORMAT", "json"),
+                settings.workerLogging().toEnv(), "the operator's own format is not the workers'");
+        assertEquals("BACKSTAGE_WORKER_LOG_LEVEL must be one of trace, debug, info, warn, error, off, got 'loud'",
+                assertThrows(IllegalArgumentException.class,
+                        () -> OperatorSettings.fromEnv(Map.of("BACKSTAGE_WORKER_LOG_LEVEL", "loud"))).getMessage());
+    }
+
+    @Test
     void givenCommaSeparatedNamespaces_thenTrimmedSetWithoutBlanks() {
         OperatorSettings settings = OperatorSettings.fromEnv(Map.of("WATCH_NAMESPACES", " shop, billing ,,"));
         assertEquals(Set.of("shop", "billing"), settings.watchNamespaces());

@@ -108,6 +108,8 @@ class WorkerPoolReconcilerTest {
         assertNull(env.get("BACKSTAGE_PROVIDER_URL").getValue(), "no credential inline");
         assertEquals("metadata.name", env.get("POD_NAME").getValueFrom().getFieldRef().getFieldPath(),
                 "the runtime names its consumer after the pod");
+        assertEquals("info", env.get("BACKSTAGE_LOG_LEVEL").getValue(), "the operator's default for workers");
+        assertEquals("text", env.get("BACKSTAGE_LOG_FORMAT").getValue());
         assertTrue(worker.getVolumeMounts().stream()
                 .anyMatch(m -> m.getMountPath().equals("/etc/backstage") && Boolean.TRUE.equals(m.getReadOnly())));
         assertTrue(worker.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/tmp")));
@@ -121,6 +123,23 @@ class WorkerPoolReconcilerTest {
         assertEquals(2, ready.getStatus().getReadyReplicas());
         assertEquals(2, ready.getStatus().getDesiredReplicas());
         await().atMost(WAIT).until(() -> reasons(ns).contains("DeploymentCreated") && reasons(ns).contains("ConfigCreated"));
+    }
+
+    @Test
+    void givenAPoolThatSetsItsLogLevel_whenApplied_thenItsValueWinsAndTheOperatorsFormatFillsTheRest() {
+        String ns = harness.newNamespace("log-env");
+        createReadyTopology(client, redisTopology(ns, "orders", "orders"));
+        BackstageWorkerPool pool = pool(ns, "workers", "orders", "orders");
+        pool.getSpec().setEnv(List.of(new io.fabric8.kubernetes.api.model.EnvVarBuilder()
+                .withName("BACKSTAGE_LOG_LEVEL").withValue("debug").build()));
+        client.resource(pool).create();
+
+        Container worker = awaitDeployment(ns, "workers").getSpec().getTemplate().getSpec().getContainers().get(0);
+        List<String> levels = worker.getEnv().stream().filter(e -> e.getName().equals("BACKSTAGE_LOG_LEVEL"))
+                .map(EnvVar::getValue).toList();
+        assertEquals(List.of("debug"), levels, "the pool's own value, once (server-side apply refuses a name twice)");
+        assertEquals(List.of("text"), worker.getEnv().stream().filter(e -> e.getName().equals("BACKSTAGE_LOG_FORMAT"))
+                .map(EnvVar::getValue).toList());
     }
 
     @Test

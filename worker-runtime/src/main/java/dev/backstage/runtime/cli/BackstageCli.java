@@ -4,7 +4,11 @@ import dev.backstage.runtime.spi.BackstageException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine;
 import dev.backstage.runtime.spi.BackstageException;
+import dev.backstage.runtime.logging.LogBackend;
+import dev.backstage.runtime.logging.LogFormat;
+import dev.backstage.runtime.logging.LogSettings;
 import java.io.PrintWriter;
+import java.util.Map;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ScopeType;
 
@@ -61,12 +65,12 @@ public final class BackstageCli implements Runnable {
     }
 
     public static void main(String[] args) {
-        // A command-line tool answers in its own lines: the broker clients' log lines (Kafka's reconnect warnings,
-        // ...) stay quiet unless asked for, with BACKSTAGE_CLI_DEBUG or an explicit slf4j-simple level.
-        String level = "org.slf4j.simpleLogger.defaultLogLevel";
-        if (System.getProperty(level) == null) {
-            System.setProperty(level, System.getenv("BACKSTAGE_CLI_DEBUG") != null ? "info" : "error");
-        }
+        // A command-line tool answers in its own lines on stdout (ids, tables) and says what went wrong in one line
+        // on stderr: the broker clients' log lines (Kafka's reconnect warnings, ...) are plain text on stderr at
+        // error level, info with BACKSTAGE_CLI_DEBUG. No JSON: its output is read by people and by scripts that
+        // parse stdout, which log lines never touch.
+        LogBackend.configure(new LogSettings(System.getenv("BACKSTAGE_CLI_DEBUG") != null ? "info" : "error",
+                Map.of(), LogFormat.TEXT), LogBackend.Target.STDERR);
         System.exit(execute(args));
     }
 }

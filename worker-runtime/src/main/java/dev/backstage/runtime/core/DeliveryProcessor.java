@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Settlement, in one place: every delivery from every provider comes through here and ends in
@@ -38,6 +39,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class DeliveryProcessor implements DeliverySink {
     private static final Logger log = LoggerFactory.getLogger(DeliveryProcessor.class);
+    /** MDC keys set while a job runs (its handler and the runtime's lines about it). */
+    public static final String MDC_TASK = "task";
+    public static final String MDC_JOB_ID = "jobId";
+    public static final String MDC_QUEUE = "queue";
 
     private final TaskRegistry registry;
     private final RetryPolicy policy;
@@ -192,6 +197,11 @@ public final class DeliveryProcessor implements DeliverySink {
 
         void execute() {
             thread = Thread.currentThread();
+            // What every log line of this run carries (the runtime's, the handler's own): with JSON logs, fields
+            // of the "mdc" object; cleared below, since the pool thread runs other jobs next.
+            MDC.put(MDC_TASK, delivery.taskName());
+            MDC.put(MDC_JOB_ID, delivery.jobId());
+            MDC.put(MDC_QUEUE, delivery.queue());
             try {
                 if (settled == 0) {
                     process();
@@ -207,6 +217,9 @@ public final class DeliveryProcessor implements DeliverySink {
                     throw error;
                 }
             } finally {
+                MDC.remove(MDC_TASK);
+                MDC.remove(MDC_JOB_ID);
+                MDC.remove(MDC_QUEUE);
                 thread = null;
                 Thread.interrupted(); // never leak an interrupt into the next run on this pool thread
             }

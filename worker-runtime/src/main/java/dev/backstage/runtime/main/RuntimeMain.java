@@ -3,6 +3,7 @@ package dev.backstage.runtime.main;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.config.RuntimeConfig;
 import dev.backstage.runtime.config.RuntimeConfigFiles;
+import dev.backstage.runtime.logging.LogBackend;
 import dev.backstage.runtime.spi.ConnectionFailure;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -16,7 +17,9 @@ import sun.misc.Signal;
 /**
  * The container's entry point: reads {@code $BACKSTAGE_CONFIG} (default
  * {@code /etc/backstage/runtime.yaml}, rendered by the operator), finds task modules on the classpath,
- * starts the worker, serves health and metrics, and shuts down gracefully on SIGTERM.
+ * starts the worker, serves health and metrics, and shuts down gracefully on SIGTERM. Logs to stdout as
+ * {@code BACKSTAGE_LOG_LEVEL}, {@code BACKSTAGE_LOG_LEVELS} and {@code BACKSTAGE_LOG_FORMAT} say (text or JSON
+ * lines; see {@link dev.backstage.runtime.logging.LogSettings}).
  */
 public final class RuntimeMain {
     private static final Logger log = LoggerFactory.getLogger(RuntimeMain.class);
@@ -37,6 +40,7 @@ public final class RuntimeMain {
     }
 
     public static void main(String[] args) throws Exception {
+        LogBackend.configureFromEnvOrExit(System.getenv());
         String path = args.length > 0 ? args[0] : System.getenv().getOrDefault("BACKSTAGE_CONFIG", DEFAULT_CONFIG);
         RuntimeConfig config = RuntimeConfigFiles.read(Path.of(path));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -45,6 +45,7 @@ class PackageGraphTest {
                 .layer("rabbitmq").definedBy("dev.backstage.runtime.rabbitmq..")
                 .layer("kafka").definedBy("dev.backstage.runtime.kafka..")
                 .layer("config").definedBy("dev.backstage.runtime.config..")
+                .layer("logging").definedBy("dev.backstage.runtime.logging..")
                 .layer("mains").definedBy("dev.backstage.runtime.main..", "dev.backstage.runtime.cli..")
                 .whereLayer("mains").mayNotBeAccessedByAnyLayer()
                 .whereLayer("redis").mayOnlyBeAccessedByLayers("mains")
@@ -53,6 +54,16 @@ class PackageGraphTest {
                 .whereLayer("core").mayOnlyBeAccessedByLayers("redis", "rabbitmq", "kafka", "mains")
                 .whereLayer("api").mayOnlyBeAccessedByLayers("core", "redis", "rabbitmq", "kafka", "mains")
                 .whereLayer("config").mayOnlyBeAccessedByLayers("mains")
+                .whereLayer("logging").mayOnlyBeAccessedByLayers("mains")
+                .check(RUNTIME);
+    }
+
+    /** The library logs through slf4j-api; the backend (logback, optional) is configured by the mains' set-up only. */
+    @Test
+    void onlyTheLoggingSetUpSeesTheBackend() {
+        com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses()
+                .that().resideOutsideOfPackage("dev.backstage.runtime.logging..")
+                .should().dependOnClassesThat().resideInAPackage("ch.qos.logback..")
                 .check(RUNTIME);
     }
 

@@ -21,8 +21,6 @@ final class ChildJvm {
     static Process start(Class<?> main, String logName, Consumer<String> onLine, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn",
                 main.getName()));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectError(new File("target/" + logName)).start();

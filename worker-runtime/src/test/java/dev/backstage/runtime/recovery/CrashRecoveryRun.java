@@ -68,9 +68,6 @@ public final class CrashRecoveryRun implements AutoCloseable {
         Child(String consumerId) throws IOException {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-                    "-Dorg.slf4j.simpleLogger.showDateTime=true",
-                    "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn",
                     CrashRecoveryWorkerMain.class.getName()));
             command.addAll(argumentsFor.apply(consumerId));
             File log = new File("target/crash-recovery-" + name + "-" + children.size() + ".log");

@@ -25,6 +25,7 @@ public final class RuntimeDemo {
     private RuntimeDemo() {}
 
     public static void main(String[] args) throws Exception {
+        dev.backstage.runtime.logging.LogBackend.configureFromEnvOrExit(System.getenv());
         String url = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
         int orders = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         int flaky = Math.max(1, orders / 50);
