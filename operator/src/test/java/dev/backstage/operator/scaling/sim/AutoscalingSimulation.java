@@ -103,6 +103,8 @@ public final class AutoscalingSimulation {
             ScalingPolicy policy = builder.build();
             List<Contestant> contestants = new ArrayList<>();
             contestants.add(ours("backstage", EQUAL_GRACE, policy));
+            contestants.add(ours("backstage, drain 30 s", EQUAL_GRACE,
+                    builder.targetDrain(Duration.ofSeconds(30)).build()));
             KedaSettings keda = KedaSettings.defaults(10, 60, KedaMetric.READY_PLUS_UNACKED, 0);
             contestants.add(keda("keda+hpa (defaults, target 10)", Contestant.Role.BASELINE, EQUAL_GRACE, keda));
             for (long target : KEDA_TARGET_SWEEP) {
