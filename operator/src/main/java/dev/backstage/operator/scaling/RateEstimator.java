@@ -432,10 +432,11 @@ public final class RateEstimator {
      * The arrival rate since the newest change of level in the window, or {@code null} when the window shows one
      * level. {@code counts} are the intervals' {jobs, seconds}, newest first. The change is the split into a newer
      * and an older part that two Poisson levels explain best (the largest likelihood ratio against one level); it
-     * counts when the newer part's jobs are beyond chance for the older part's rate (a one-sided Poisson tail below
-     * {@link #beyondChance}, exact for small counts: a quiet minute after 0.1 jobs/s is a stop, while three
-     * standard deviations of a normal approximation would never call it one) and differ from it by more than one
-     * job. This is the rate the drain target keeps up with: the window's mean still holds an old level for a whole
+     * counts when the newer part's jobs are beyond chance for the older part's rate ({@link #beyondChance}: a
+     * one-sided Poisson tail, exact for small counts, so that 70 s without a job after 0.1 jobs/s is a stop, which
+     * three standard deviations of a normal approximation would never call one) and differ from it by more than
+     * one job. The best of many splits is tested, so a steady rate now and then passes as a change; the newer
+     * part's rate is then still a fair estimate of that rate, only from fewer intervals. This is the rate the drain target keeps up with: the window's mean still holds an old level for a whole
      * window after a step, and kept replicas up (and took extra down-moves) that long. On a ramp the best split
      * falls mid-window and the newer part's rate is returned: nearer the rate now than the window's mean.
      */
