@@ -18,6 +18,10 @@ package dev.backstage.operator.scaling;
  *                                    it is flat, falling, a step, or there are fewer than three intervals
  * @param trendIsStep                 the arrivals stepped to a new level within the trend window: the trend's
  *                                    value is that level, not a line carried forward
+ * @param levelArrivalsPerSecond      the arrival rate since the newest change of level in the whole rate window,
+ *                                    when its intervals show one beyond chance ({@link RateEstimator}), else
+ *                                    {@code null}: after a step down the window's average still holds the old
+ *                                    level for a whole window
  * @param busyPerReplicaSecond        completions per ready replica while jobs waited and the ready count held,
  *                                    {@code null} when no such interval was seen
  * @param jobTimePerReplicaSecond     concurrency / job time (Little's law), {@code null} when not measurable
@@ -25,14 +29,14 @@ package dev.backstage.operator.scaling;
 public record RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSecond,
                            Double completionsPerReplicaSecond, String capacitySource, String missing,
                            Double trendArrivalsPerSecond, double trendPerSecondSquared, boolean trendIsStep,
-                           Double busyPerReplicaSecond, Double jobTimePerReplicaSecond) {
+                           Double levelArrivalsPerSecond, Double busyPerReplicaSecond, Double jobTimePerReplicaSecond) {
 
     public static final String MEASURED_WHILE_BUSY = "measured while busy";
     public static final String FROM_JOB_TIME = "from job time x concurrency";
     public static final String RECONCILED = "measured while busy and from job time x concurrency, weighted by jobs";
 
     public static RateEstimate unknown(String why) {
-        return new RateEstimate(null, null, null, null, why, null, 0, false, null, null);
+        return new RateEstimate(null, null, null, null, why, null, 0, false, null, null, null);
     }
 
     /** A replica's capacity was measured (and is not zero): arrivals can be turned into replicas. */
@@ -59,17 +63,19 @@ public record RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSec
     }
 
     /**
-     * The arrival rate to size for: the newest interval's when it shows a step up, else the window's
-     * average, or the new level when the trend is a step ({@link #trendIsStep}): after arrivals stepped down,
-     * the window's average still holds the old level for a whole window and kept the drain target's replicas
-     * up that long. A step is answered at the next poll, while a few extra arrivals in one short interval
-     * (noise at low rates) do not inflate the pool.
+     * The arrival rate the drain target keeps up with: the newest interval's when it shows a step up; else the new
+     * level when the trend is a step ({@link #trendIsStep}) or the rate window shows a change of level
+     * ({@link #levelArrivalsPerSecond}); else the window's average. After arrivals stepped down (or stopped), the
+     * window's average still holds the old level for a whole window: it kept the drain target's replicas up that
+     * long, and each step of its decay was one more down-move. A step up is answered at the next poll, while a few
+     * extra arrivals in one short interval (noise at low rates) do not inflate the pool.
      */
     public Double arrivalsToServe() {
         if (arrivalsPerSecond == null) {
             return null;
         }
-        double base = trendIsStep && trendArrivalsPerSecond != null ? trendArrivalsPerSecond : arrivalsPerSecond;
+        double base = trendIsStep && trendArrivalsPerSecond != null ? trendArrivalsPerSecond
+                : levelArrivalsPerSecond != null ? levelArrivalsPerSecond : arrivalsPerSecond;
         return latestArrivalsPerSecond == null ? base : Math.max(base, latestArrivalsPerSecond);
     }
 }

@@ -52,6 +52,13 @@ public final class RateEstimator {
     static final double AGREEMENT = 1.5;
     /** A step is the shape only when its absolute residuals are at most this fraction of the line's. */
     static final double STEP_FIT = 0.5;
+    /**
+     * A level change ({@link #levelSinceChange}) is beyond chance when a count at least as far from the older level
+     * is less likely than this: the one-sided tail of three standard deviations.
+     */
+    static final double LEVEL_CHANGE_TAIL = 0.00135;
+    /** Poisson tails are summed exactly up to this mean; beyond it the normal approximation is close enough. */
+    static final double POISSON_EXACT_MEAN = 30;
     /** Standard deviations (of Poisson counts) by which two levels must differ to be a step. */
     static final double STEP_SIGMAS = 3;
 
@@ -93,6 +100,8 @@ public final class RateEstimator {
         Instant trendCutoff = window.compareTo(TREND_WINDOW) <= 0 ? cutoff : now.minus(TREND_WINDOW);
         // {mid-time in seconds before now (<= 0), jobs/s, seconds}, newest first
         List<double[]> intervalRates = new ArrayList<>();
+        // {jobs arrived, seconds} of every interval in the window, newest first
+        List<double[]> windowCounts = new ArrayList<>();
         for (int i = endIndex; i >= 1; i--) {
             BacklogSample from = history.get(i - 1);
             BacklogSample to = history.get(i);
@@ -121,6 +130,7 @@ public final class RateEstimator {
                         -Duration.between(from.at(), now).toNanos() / 1e9 + seconds / 2, arrivedDelta / seconds,
                         seconds});
             }
+            windowCounts.add(new double[] {arrivedDelta, seconds});
             arrived += arrivedDelta;
             arrivalSeconds += seconds;
             if (busyThroughout(from, to) && (!lagHoldsInFlight || waitingBeyondSlots(from, to, concurrencyPerReplica))) {
@@ -146,6 +156,7 @@ public final class RateEstimator {
         }
         double arrivalRate = arrived / arrivalSeconds;
         Trend trend = trend(intervalRates, arrivalRate, latestArrivals, latestSeconds);
+        Double level = levelSinceChange(windowCounts);
         latestArrivals = significantStep(latestArrivals, latestSeconds, arrivalRate);
         Double busyRate = busyReplicaSeconds > 0 ? completedWhileBusy / busyReplicaSeconds : null;
         // Jobs through the window: the mean of those that started and those that finished in it, so work that
@@ -176,19 +187,19 @@ public final class RateEstimator {
         }
         if (capacity != null) {
             return new RateEstimate(arrivalRate, latestArrivals, capacity.perReplica(), capacity.source(), null,
-                    trend.now(), trend.slope(), trend.step(), busyRate, jobTimeRate);
+                    trend.now(), trend.slope(), trend.step(), level, busyRate, jobTimeRate);
         }
         if (busyRate != null) {
             return new RateEstimate(arrivalRate, latestArrivals, 0.0, null,
                     "busy replicas completed nothing in the last " + window.toSeconds() + " s", trend.now(),
-                    trend.slope(), trend.step(), busyRate, jobTimeRate);
+                    trend.slope(), trend.step(), level, busyRate, jobTimeRate);
         }
         return new RateEstimate(arrivalRate, latestArrivals, null, null,
                 "replicas were not seen busy with jobs waiting"
                         + (busyWhileReadyChanged ? " at a steady ready count" : "") + " in the last "
                         + window.toSeconds() + " s"
                         + (concurrencyPerReplica == null ? " and the concurrency is unknown" : ""),
-                trend.now(), trend.slope(), trend.step(), busyRate, jobTimeRate);
+                trend.now(), trend.slope(), trend.step(), level, busyRate, jobTimeRate);
     }
 
     /**
@@ -415,6 +426,89 @@ public final class RateEstimator {
             return null;
         }
         return newer;
+    }
+
+    /**
+     * The arrival rate since the newest change of level in the window, or {@code null} when the window shows one
+     * level. {@code counts} are the intervals' {jobs, seconds}, newest first. The change is the split into a newer
+     * and an older part that two Poisson levels explain best (the largest likelihood ratio against one level); it
+     * counts when the newer part's jobs are beyond chance for the older part's rate ({@link #beyondChance}: a
+     * one-sided Poisson tail, exact for small counts, so that 70 s without a job after 0.1 jobs/s is a stop, which
+     * three standard deviations of a normal approximation would never call one) and differ from it by more than
+     * one job. The best of many splits is tested, so a steady rate now and then passes as a change; the newer
+     * part's rate is then still a fair estimate of that rate, only from fewer intervals. This is the rate the drain target keeps up with: the window's mean still holds an old level for a whole
+     * window after a step, and kept replicas up (and took extra down-moves) that long. On a ramp the best split
+     * falls mid-window and the newer part's rate is returned: nearer the rate now than the window's mean.
+     */
+    static Double levelSinceChange(List<double[]> counts) {
+        int n = counts.size();
+        double totalJobs = 0;
+        double totalSeconds = 0;
+        for (double[] count : counts) {
+            totalJobs += count[0];
+            totalSeconds += count[1];
+        }
+        if (n < 2 || totalSeconds <= 0) {
+            return null;
+        }
+        double pooled = totalJobs / totalSeconds;
+        double newerJobs = 0;
+        double newerSeconds = 0;
+        double bestRatio = 0;
+        double[] best = null; // {newer jobs, newer seconds}
+        for (int k = 1; k < n; k++) {
+            newerJobs += counts.get(k - 1)[0];
+            newerSeconds += counts.get(k - 1)[1];
+            double olderJobs = totalJobs - newerJobs;
+            double olderSeconds = totalSeconds - newerSeconds;
+            double ratio = logRatio(newerJobs, newerSeconds * pooled) + logRatio(olderJobs, olderSeconds * pooled);
+            if (ratio > bestRatio) {
+                bestRatio = ratio;
+                best = new double[] {newerJobs, newerSeconds};
+            }
+        }
+        if (best == null) {
+            return null;
+        }
+        double olderRate = (totalJobs - best[0]) / (totalSeconds - best[1]);
+        double expected = olderRate * best[1];
+        double observed = best[0];
+        if (Math.abs(observed - expected) <= 1) {
+            return null;
+        }
+        return beyondChance(observed, expected) ? observed / best[1] : null;
+    }
+
+    /** {@code jobs * ln(jobs / expected)}, 0 for no jobs: a Poisson log-likelihood ratio's term. */
+    private static double logRatio(double jobs, double expected) {
+        return jobs <= 0 ? 0 : jobs * Math.log(jobs / expected);
+    }
+
+    /**
+     * A Poisson count {@code observed} is beyond chance for the mean {@code expected}: its one-sided tail is below
+     * {@link #LEVEL_CHANGE_TAIL}, summed exactly while the mean is small, else (normal approximation) it lies more
+     * than three standard deviations out.
+     */
+    static boolean beyondChance(double observed, double expected) {
+        if (expected > POISSON_EXACT_MEAN) {
+            return Math.abs(observed - expected) > 3 * Math.sqrt(expected);
+        }
+        if (observed < expected) {
+            return poissonAtMost((int) Math.floor(observed), expected) < LEVEL_CHANGE_TAIL;
+        }
+        int below = (int) Math.ceil(observed) - 1;
+        return below > 10 * POISSON_EXACT_MEAN || 1 - poissonAtMost(below, expected) < LEVEL_CHANGE_TAIL;
+    }
+
+    /** P(X <= k) for X Poisson with mean {@code mean} (small), summed term by term. */
+    private static double poissonAtMost(int k, double mean) {
+        double term = Math.exp(-mean);
+        double sum = term;
+        for (int i = 1; i <= k; i++) {
+            term *= mean / i;
+            sum += term;
+        }
+        return Math.min(1, sum);
     }
 
     /** Arrivals per second over points {@code from} (inclusive) to {@code to} (exclusive). */

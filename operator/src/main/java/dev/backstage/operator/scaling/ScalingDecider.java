@@ -17,7 +17,9 @@ import java.util.Objects;
  *   <li><b>Need.</b> {@code outstanding = undelivered + in flight};
  *       {@code need = outstanding / targetBacklogPerReplica}. With a drain target and measured rates,
  *       {@code drainNeed = (undelivered / targetDrain + arrivalRate) / perReplicaRate} ({@link RateEstimator};
- *       the arrival rate is the higher of the window's and the newest interval's). With an arrival counter
+ *       the arrival rate is {@link RateEstimate#arrivalsToServe()}: the level since the newest change of level in the
+ *       rate window, after a step down or a stop, not the window's mean, which kept replicas up for a whole window
+ *       and cost a down-move per step of its decay; the newest interval's when that shows a step up). With an arrival counter
  *       (not on Kafka, see below) also an <em>arrival need</em>: pods asked for now only work after
  *       {@code podStartup}, and this count stands until the next poll's pods are up, so
  *       {@code arrivalNeed = expectedArrivals(podStartup + pollInterval) / perReplicaRate}, the expected rate

@@ -69,6 +69,10 @@
  *       or per quarter of it when the move halves the count (a burst that ended). A count that has held for
  *       twice the interval comes down by the tolerance (10 %) instead, so a level is not overpaid for long. A
  *       finished tail of at most two replicas goes to zero in one move.</li>
+ *   <li><b>The drain target follows the level now</b>: it keeps up with the arrival rate since the newest change of
+ *       level the rate window shows beyond chance (a step, a stop; exact Poisson tails at low rates), not the
+ *       window's mean, which decays through a whole window after a step down and cost one down-move per step of
+ *       its decay.</li>
  *   <li><b>Capacity is remembered</b>: with no busy interval and no job time in the rate window, the busy
  *       measurement from the retained history (10 min) is used, and the reason says how old it is. A Kafka pool
  *       with slots to spare is never "busy", and forgetting its capacity made it scale down to its lag.</li>

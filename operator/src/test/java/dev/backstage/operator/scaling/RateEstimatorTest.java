@@ -99,6 +99,26 @@ class RateEstimatorTest {
         assertEquals(4.0, round(estimate.arrivalsToServe()), "the drain target keeps up with 4 jobs/s, not 31");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+        # case                                                           | window | history                                                      | window mean | level | to serve
+        BUG: a step down that left the trend window: the new level       | 60     | 0-50/5:0+20@10 a40/s, 55-90/5:0+20@10 a4/s+1800              | 16.0        | 4.0   | 4.0
+        BUG: arrivals stopped 70 s ago at 0.1 jobs/s: zero, not the mean | 300    | 0-230/10:0+12@12 a0.1/s, 240-300/10:0+12@12 a23              | 0.077       | 0.0   | 0.0
+        30 s without arrivals at 0.1 jobs/s is chance: the window's mean | 300    | 0-270/10:0+12@12 a0.1/s, 280-300/10:0+12@12 a27              | 0.09        | -     | 0.09
+        a burst that left the trend window: its level, not the mean      | 60     | 0-50/5:0+20@10 a0, 55-90/5:0+20@10 a20/s-1000                | 13.333      | 20.0  | 20.0
+        a steady rate shows one level                                    | 60     | 0-60/5:0+20@10 a20/s                                         | 20.0        | -     | 20.0
+        a steep ramp: the newer part's rate, nearer now than the mean    | 60     | 0:0+20@10 a0, 5:0+20@10 a50, 10:0+20@10 a105, 15:0+20@10 a165, 20:0+20@10 a230, 25:0+20@10 a300, 30:0+20@10 a375, 35:0+20@10 a455, 40:0+20@10 a540, 45:0+20@10 a630, 50:0+20@10 a725, 55:0+20@10 a825, 60:0+20@10 a930 | 15.5 | 18.5 | 21.0
+        """)
+    void servesTheLevelSinceTheNewestChange(String name, long windowSeconds, String history, double windowMean,
+                                            Double level, double toServe) {
+        SampleHistory samples = SampleScript.history(history);
+        RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(windowSeconds), 4);
+
+        assertEquals(windowMean, round(estimate.arrivalsPerSecond()), name);
+        assertEquals(level, round(estimate.levelArrivalsPerSecond()), name);
+        assertEquals(toServe, round(estimate.arrivalsToServe()), name);
+    }
+
     @Test
     void givenOneExtraArrivalAtALowRate_whenEstimated_thenItIsNoiseNotAStep() {
         SampleHistory samples = SampleScript.history("0-55/5:0+12@12 a0.1/s, 60:0+12@12 a7");
