@@ -104,48 +104,6 @@ class RedisTopologyReconcilerTest {
     }
 
     @Test
-    void givenASchedule_whenTheTopologyIsReconciled_thenTheOperatorFiresEachTickOnceAndReportsItInStatus() {
-        String ns = harness.newNamespace("cron");
-        String prefix = UniqueNames.prefix("bs-cron");
-        secret(client, ns, "redis-url", REDIS);
-        BackstageTopology topology = topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders");
-        ScheduleSpec everySecond = new ScheduleSpec();
-        everySecond.setName("heartbeat");
-        everySecond.setSchedule("* * * * * *");
-        everySecond.setTask("heartbeat");
-        everySecond.setQueue("orders");
-        topology.getSpec().setSchedules(List.of(everySecond));
-        client.resource(topology).create();
-
-        await("three ticks fired and recorded").atMost(WAIT).untilAsserted(() -> {
-            assertTrue(redis.xlen(prefix + ":orders") >= 3);
-            ScheduleStatus status = get(client, ns, "orders").getStatus().getSchedules().get(0);
-            assertEquals("heartbeat", status.getName());
-            assertTrue(status.getLastFiredTick() != null && status.getNextTick() != null, status.getNextTick());
-        });
-        // Every job was claimed first: one claim key per enqueued job, and no tick twice.
-        BackstageTopology suspended = get(client, ns, "orders");
-        suspended.getSpec().getSchedules().get(0).setSuspend(true);
-        client.resource(suspended).update();
-        await("suspended: no next tick").atMost(WAIT).until(() ->
-                get(client, ns, "orders").getStatus().getSchedules().get(0).getNextTick() == null);
-        long jobs = redis.xlen(prefix + ":orders");
-        long claims = redis.keys(prefix + ":dedupe:cron:heartbeat:*").size();
-        List<String> payloads = redis.xrange(prefix + ":orders", io.lettuce.core.Range.create("-", "+")).stream()
-                .map(m -> m.getBody().get("payload")).distinct().toList();
-        System.out.println("operator-fired every-second schedule: jobs " + jobs + ", claimed ticks " + claims);
-        assertEquals(claims, jobs);
-        assertEquals(List.of("{\"taskName\":\"heartbeat\",\"args\":[]}"), payloads);
-        assertEquals("1", get(client, ns, "orders").getStatus().getScheduleSummary().substring(0, 1));
-
-        BackstageTopology none = get(client, ns, "orders");
-        none.getSpec().setSchedules(null);
-        client.resource(none).update();
-        await("schedule status cleared").atMost(WAIT).until(() -> get(client, ns, "orders").getStatus().getSchedules()
-                == null);
-    }
-
-    @Test
     void givenDeclaredTopology_whenStreamAndGroupAreDeletedOnTheBroker_thenTheNextPollDeclaresThemAgain() {
         String ns = harness.newNamespace("drift");
         String prefix = UniqueNames.prefix("bs-drift");
