@@ -90,7 +90,8 @@ final class RabbitMqBroadcast implements BroadcastCapability {
                     ch.queueDeclare(queue, false, true, true, null);
                     ch.queueBind(queue, names.broadcastExchange(), "");
                     return queue;
-                }, sink, consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval());
+                }, sink, consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval(),
+                null);
         consumer.start();
         return consumer;
     }

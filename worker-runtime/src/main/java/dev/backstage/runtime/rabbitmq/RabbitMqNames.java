@@ -6,7 +6,8 @@ package dev.backstage.runtime.rabbitmq;
  *
  * <ul>
  *   <li>work queue {@code {p}.{q}}, dead-letter queue {@code {p}.{q}.dead-letter}
- *   <li>topics exchange {@code {p}.topics}; group queue {@code {p}.topic.{t}.{group}}
+ *   <li>topics exchange {@code {p}.topics}; group queue {@code {p}.topic.{t}.{group}}; a subscription's dead
+ *       letters {@code {p}.topic.{t}.{group}.dead-letter} or {@code {p}.topic.{t}.fanout.{consumerId}.dead-letter}
  *   <li>broadcast fan-out exchange {@code {p}.broadcast}; per-worker queue {@code {p}.broadcast.{consumerId}-{unique}}
  *   <li>delayed-message exchange {@code {p}.delayed} (plugin path)
  *   <li>delay ladder {@code {p}.delay-level.NN} (a topic exchange and a queue per level) and
@@ -29,6 +30,15 @@ record RabbitMqNames(String prefix) {
 
     String topicGroupQueue(String topic, String group) {
         return prefix + ".topic." + topic + "." + group;
+    }
+
+    /**
+     * A topic subscription's dead letters ({@link TopicDeadLetters}): {@code {p}.topic.{t}.{group}.dead-letter}, or
+     * {@code {p}.topic.{t}.fanout.{consumerId}.dead-letter} for a fan-out subscriber ({@code group} null): durable,
+     * so they outlive the subscriber's temporary queue.
+     */
+    String topicDeadLetterQueue(String topic, String group, String consumerId) {
+        return prefix + ".topic." + topic + "." + (group != null ? group : "fanout." + consumerId) + ".dead-letter";
     }
 
     /** Client-named (not server-named) so the provider can republish a failed message to it by name. */

@@ -10,6 +10,7 @@ import dev.backstage.runtime.spi.TopicSink;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -41,19 +42,24 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
     private final TopicSink sink;
     private final ScheduledExecutorService supervisor;
     private final String queue;
+    private final TopicDeadLetters deadLetters;
     private final SupervisedChannel channel;
 
     /**
-     * @param queue the queue {@code setup} declares and binds (client-named, so a retry can publish to it by name)
+     * @param queue       the queue {@code setup} declares and binds (client-named, so a retry can publish to it by
+     *                    name)
+     * @param deadLetters where a drop keeps a copy with the reason, or null when a drop only acks
      */
     RabbitMqTopicConsumer(ConfirmingPublisher publisher, BodyFormat format, String label, String consumerTag,
             String queue, SupervisedChannel.QueueSetup setup, TopicSink sink, Connection connection,
-            ScheduledExecutorService supervisor, int prefetch, Duration supervisionInterval) {
+            ScheduledExecutorService supervisor, int prefetch, Duration supervisionInterval,
+            TopicDeadLetters deadLetters) {
         this.publisher = publisher;
         this.format = format;
         this.sink = sink;
         this.supervisor = supervisor;
         this.queue = queue;
+        this.deadLetters = deadLetters;
         SupervisedChannel.Subscription consume = new SupervisedChannel.Subscription(label, consumerTag, setup);
         this.channel = new SupervisedChannel("rabbitmq consumer (" + label + ")", connection, prefetch,
                 List.of(consume), this::onDelivery, supervisor, supervisionInterval);
@@ -70,7 +76,7 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
         // A message that cannot be read reaches the core too, which drops it with the reason.
         String messageId = properties.getMessageId() != null ? properties.getMessageId() : String.valueOf(tag);
         sink.accept(new RabbitMqTopicDelivery(this, received.topic(), messageId, received.body(),
-                envelope.isRedeliver(), tag, epoch));
+                envelope.isRedeliver(), tag, epoch, properties, bytes));
     }
 
     CompletableFuture<Void> ack(long epoch, long tag) {
@@ -112,6 +118,25 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
             done.completeExceptionally(closing);
         }
         return done;
+    }
+
+    /** A copy to the subscription's dead-letter queue, then (once confirmed) the ack of the original. */
+    CompletableFuture<Void> deadLetter(RabbitMqTopicDelivery delivery, String reason) {
+        if (deadLetters == null) {
+            return ack(delivery.epoch(), delivery.tag());
+        }
+        CompletableFuture<Void> copied;
+        try {
+            channel.checkCurrent(delivery.epoch(), delivery.tag());
+            copied = deadLetters.publish(delivery, reason);
+        } catch (RuntimeException e) {
+            copied = CompletableFuture.failedFuture(e);
+        }
+        return copied.thenCompose(ignored -> ack(delivery.epoch(), delivery.tag()));
+    }
+
+    Optional<String> deadLetterQueue() {
+        return deadLetters == null ? Optional.empty() : Optional.of(deadLetters.queue());
     }
 
     void requeue(RabbitMqTopicDelivery delivery) {

@@ -1,9 +1,14 @@
 package dev.backstage.runtime.rabbitmq;
 
+import com.rabbitmq.client.AMQP;
 import dev.backstage.runtime.spi.TopicDelivery;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
-/** One topic message; the delivery count is the body's, plus one on a broker redelivery. */
+/**
+ * One topic message; the delivery count is the body's, plus one on a broker redelivery. It keeps the original
+ * bytes and properties for a dead letter ({@link TopicDeadLetters}).
+ */
 final class RabbitMqTopicDelivery implements TopicDelivery {
     private final RabbitMqTopicConsumer consumer;
     private final String topic;
@@ -12,9 +17,11 @@ final class RabbitMqTopicDelivery implements TopicDelivery {
     private final boolean redelivered;
     private final long tag;
     private final long epoch;
+    private final AMQP.BasicProperties properties;
+    private final byte[] bytes;
 
     RabbitMqTopicDelivery(RabbitMqTopicConsumer consumer, String topic, String messageId, TopicBody body,
-            boolean redelivered, long tag, long epoch) {
+            boolean redelivered, long tag, long epoch, AMQP.BasicProperties properties, byte[] bytes) {
         this.consumer = consumer;
         this.topic = topic;
         this.messageId = messageId;
@@ -22,6 +29,8 @@ final class RabbitMqTopicDelivery implements TopicDelivery {
         this.redelivered = redelivered;
         this.tag = tag;
         this.epoch = epoch;
+        this.properties = properties;
+        this.bytes = bytes;
     }
 
     @Override
@@ -66,7 +75,12 @@ final class RabbitMqTopicDelivery implements TopicDelivery {
 
     @Override
     public CompletionStage<Void> drop(String reason) {
-        return consumer.ack(epoch, tag);
+        return consumer.deadLetter(this, reason);
+    }
+
+    @Override
+    public Optional<String> deadLetterDestination() {
+        return consumer.deadLetterQueue();
     }
 
     @Override
@@ -80,5 +94,13 @@ final class RabbitMqTopicDelivery implements TopicDelivery {
 
     long epoch() {
         return epoch;
+    }
+
+    AMQP.BasicProperties properties() {
+        return properties;
+    }
+
+    byte[] bytes() {
+        return bytes;
     }
 }

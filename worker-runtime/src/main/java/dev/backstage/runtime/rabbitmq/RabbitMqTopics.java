@@ -29,7 +29,10 @@ import java.util.function.Supplier;
  *
  * Settlement is the core's (the jobs' retry rule); the mechanics here: a retry republishes the message to the
  * subscriber's own queue with {@code deliveryCount + 1} after the back-off (then acks the original), so no
- * other subscriber sees it again; a drop acks it.
+ * other subscriber sees it again; a drop publishes the original body, with the reason in headers, to the
+ * subscription's own durable dead-letter queue {@code {p}.topic.{t}.{group}.dead-letter} (a fan-out subscriber's:
+ * {@code {p}.topic.{t}.fanout.{consumerId}.dead-letter}) and acks the original once that is confirmed
+ * ({@link TopicDeadLetters}).
  */
 final class RabbitMqTopics implements TopicsCapability {
     static final String BACKEND = "rabbitmq";
@@ -99,7 +102,9 @@ final class RabbitMqTopics implements TopicsCapability {
             ch.queueDeclare(queue, !fanOut, fanOut, fanOut, null);
             ch.queueBind(queue, names.topicsExchange(), subscription.topic());
             return queue;
-        }, sink, consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval());
+        }, sink, consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval(),
+                new TopicDeadLetters(publisher, admin, names.topicDeadLetterQueue(subscription.topic(),
+                        subscription.group(), consumerId)));
         consumer.start();
         return consumer;
     }

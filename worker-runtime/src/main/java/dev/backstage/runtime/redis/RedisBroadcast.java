@@ -80,7 +80,7 @@ final class RedisBroadcast implements BroadcastCapability {
         return new RedisGroupReader(provider, "broadcast", stream, Consumer.from(group, consumerId), sink,
                 new RedisGroupReader.Shape(body -> body.get("taskName"), "enqueuedAt", RedisBroadcast::malformed,
                         "null"),
-                join, new RedisGroupReader.Housekeeping(cleanupInterval, cleanup::pass)).start();
+                join, new RedisGroupReader.Housekeeping(cleanupInterval, cleanup::pass), null).start();
     }
 
     /**

@@ -4,7 +4,9 @@ import dev.backstage.runtime.spi.DeclaredObject;
 import dev.backstage.runtime.spi.DeclaredObject.State;
 import dev.backstage.runtime.spi.TopologyDeclarer;
 import dev.backstage.runtime.spi.TopologyRequest;
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.ScanArgs;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
 import java.util.ArrayList;
@@ -13,7 +15,8 @@ import java.util.List;
 /**
  * Declares streams, consumer groups, dead-letter streams and topic streams. An empty stream is made
  * with {@code XADD … MAXLEN 0}, which creates the key and trims the marker entry in the same command,
- * so no reader ever sees it.
+ * so no reader ever sees it. {@link #delete} also removes the topics' dead-letter streams that subscription
+ * groups made.
  */
 final class RedisDeclarer implements TopologyDeclarer {
     private final RedisProvider provider;
@@ -72,12 +75,39 @@ final class RedisDeclarer implements TopologyDeclarer {
         }
         for (String topic : request.topics()) {
             keys.add(provider.keys().topic(topic));
+            keys.addAll(topicDeadLetters(topic));
         }
         for (String key : keys) {
             Long removed = provider.sync().del(key);
             out.add(DeclaredObject.of("stream", key, removed != null && removed > 0 ? State.DELETED : State.MISSING));
         }
         return out;
+    }
+
+    /**
+     * The dead-letter streams the topic's subscription groups made ({@link RedisKeys#topicDeadLetter}): the
+     * subscribers create them, so they are found by name, {@code SCAN MATCH {p}:topic:{t}:*:dead-letter}, keeping
+     * only {@code sub:}/{@code grp:} groups (a topic whose name extends this one's with ':' is not touched).
+     */
+    private List<String> topicDeadLetters(String topic) {
+        String head = provider.keys().topic(topic) + ":";
+        String tail = ":dead-letter";
+        ScanArgs match = ScanArgs.Builder.matches(head.replaceAll("([*?\\[\\]\\\\])", "\\\\$1") + "*" + tail)
+                .limit(1000);
+        List<String> out = new ArrayList<>();
+        KeyScanCursor<String> scan = provider.sync().scan(match);
+        while (true) {
+            for (String key : scan.getKeys()) {
+                String group = key.substring(head.length(), key.length() - tail.length());
+                if (group.matches("(sub|grp):[^:]+")) {
+                    out.add(key);
+                }
+            }
+            if (scan.isFinished()) {
+                return out;
+            }
+            scan = provider.sync().scan(scan, match);
+        }
     }
 
     private boolean exists(String key) {

@@ -5,12 +5,15 @@ import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicDelivery;
 import dev.backstage.runtime.spi.TopicSink;
 import io.lettuce.core.Consumer;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XClaimArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * broadcast group): {@code XREADGROUP COUNT 10 BLOCK} on a dedicated connection, each entry handed to the core as
  * a {@link TopicDelivery}. Mechanics only (the core decides): ack = {@code XACK}; a retry leaves the entry pending
  * in this group and claims it back after the back-off ({@code XCLAIM} with min-idle = delay), so no other group
- * sees it again; a drop acks it; an abandoned entry stays pending. Crash recovery is the {@link RedisTopicReclaimer}'s:
- * what a previous run under this consumer name left pending is delivered again at start, a dead member's entries
- * after the idle threshold, and running entries are kept fresh.
+ * sees it again; a drop acks it, after copying it to the group's dead-letter stream when there is one (one script:
+ * the copy and the XACK happen together or not at all); an abandoned entry stays pending. Crash recovery is the
+ * {@link RedisTopicReclaimer}'s: what a previous run under this consumer name left pending is delivered again at
+ * start, a dead member's entries after the idle threshold, and running entries are kept fresh.
  */
 final class RedisGroupReader implements TopicConsumer {
     private static final Logger log = LoggerFactory.getLogger(RedisGroupReader.class);
@@ -57,6 +61,7 @@ final class RedisGroupReader implements TopicConsumer {
     private final Shape shape;
     private final Runnable onNoGroup;
     private final Housekeeping housekeeping;
+    private final String deadLetterStream;
     private final RedisTopicReclaimer reclaimer;
     private final Thread reader;
     private final ScheduledExecutorService retries;
@@ -64,11 +69,13 @@ final class RedisGroupReader implements TopicConsumer {
     private volatile String failure;
 
     /**
-     * @param onNoGroup recreates the group when a read answers NOGROUP (someone destroyed it), or null to only
-     *                  log and retry
+     * @param onNoGroup        recreates the group when a read answers NOGROUP (someone destroyed it), or null to
+     *                         only log and retry
+     * @param deadLetterStream where a drop keeps a copy with the reason ({@link RedisKeys#topicDeadLetter}), or
+     *                         null when a drop only acks
      */
     RedisGroupReader(RedisProvider provider, String label, String stream, Consumer<String> me, TopicSink sink,
-            Shape shape, Runnable onNoGroup, Housekeeping housekeeping) {
+            Shape shape, Runnable onNoGroup, Housekeeping housekeeping, String deadLetterStream) {
         this.provider = provider;
         this.label = label;
         this.stream = stream;
@@ -77,6 +84,7 @@ final class RedisGroupReader implements TopicConsumer {
         this.shape = shape;
         this.onNoGroup = onNoGroup;
         this.housekeeping = housekeeping;
+        this.deadLetterStream = deadLetterStream;
         this.reader = new NamedThreads("backstage-redis-" + label, true).newThread(this::read);
         this.retries = Executors.newSingleThreadScheduledExecutor(
                 new NamedThreads("backstage-redis-" + label + "-retry", true));
@@ -246,7 +254,30 @@ final class RedisGroupReader implements TopicConsumer {
 
         @Override
         public CompletionStage<Void> drop(String reason) {
-            return ack();
+            if (deadLetterStream == null) {
+                return ack();
+            }
+            reclaimer.settled(id);
+            // The job dead-letter's fields (WIRE.md §8) on the entry's own fields, plus the topic and the group.
+            List<String> args = new ArrayList<>(List.of(me.getGroup(), id, "0")); // never XDEL: other groups read it
+            Map<String, String> fields = new LinkedHashMap<>(body == null ? Map.of() : body);
+            fields.put("topic", String.valueOf(topic()));
+            fields.put("group", me.getGroup());
+            fields.put("originalId", id);
+            fields.put("deliveryCount", Integer.toString(deliveryCount));
+            fields.put("deadLetteredAt", Long.toString(System.currentTimeMillis()));
+            fields.put("error", reason == null ? "" : reason);
+            fields.forEach((k, v) -> {
+                args.add(k);
+                args.add(v);
+            });
+            return provider.async().<String>eval(RedisScripts.DEAD_LETTER, ScriptOutputType.VALUE,
+                    new String[] {deadLetterStream, stream}, args.toArray(String[]::new)).thenApply(dlId -> null);
+        }
+
+        @Override
+        public Optional<String> deadLetterDestination() {
+            return Optional.ofNullable(deadLetterStream);
         }
 
         @Override

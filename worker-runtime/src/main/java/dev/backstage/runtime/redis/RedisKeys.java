@@ -35,6 +35,15 @@ public record RedisKeys(String prefix) {
         return prefix + ":topic:" + topic;
     }
 
+    /**
+     * The dead letters of one subscription's group on a topic stream ({@code group} = {@code sub:{consumerId}} or
+     * {@code grp:{name}}), named like a job queue's: the source key plus {@code :dead-letter}. An extension: the
+     * seed SDKs have no topic dead letters.
+     */
+    public String topicDeadLetter(String topic, String group) {
+        return topic(topic) + ":" + group + ":dead-letter";
+    }
+
     /** The broadcast stream (WIRE.md §1.13); the seed master listeners read it only under the prefix {@code backstage}. */
     public String broadcast() {
         return prefix + ":broadcast";

@@ -70,8 +70,9 @@ final class RedisScripts {
             """;
 
     /**
-     * Dead-letter in one step: XADD to the DLQ, XACK the source, optional XDEL, DEL the failure record.
-     * KEYS[1] = dlq, KEYS[2] = source stream, KEYS[3] = error key; ARGV = group, id, deleteOnAck, fields...
+     * Dead-letter in one step: XADD to the DLQ, XACK the source, optional XDEL, DEL the failure record (when
+     * there is one: a topic entry has none). KEYS[1] = dlq, KEYS[2] = source stream, KEYS[3] = error key
+     * (optional); ARGV = group, id, deleteOnAck, fields...
      */
     static final String DEAD_LETTER = """
             local fields = {}
@@ -79,7 +80,7 @@ final class RedisScripts {
             local dlId = redis.call('XADD', KEYS[1], '*', unpack(fields))
             redis.call('XACK', KEYS[2], ARGV[1], ARGV[2])
             if ARGV[3] == '1' then redis.call('XDEL', KEYS[2], ARGV[2]) end
-            redis.call('DEL', KEYS[3])
+            if #KEYS >= 3 then redis.call('DEL', KEYS[3]) end
             return dlId
             """;
 

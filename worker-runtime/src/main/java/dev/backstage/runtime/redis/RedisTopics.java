@@ -17,7 +17,9 @@ import java.util.Optional;
  * 10000}; fan-out subscribers use group {@code sub:{consumerId}}, shared ones {@code grp:{name}}, created
  * at {@code $} (latest) or {@code 0} (earliest). The reading and settlement mechanics are
  * {@link RedisGroupReader}'s: a retry leaves the entry pending in this subscription's group and claims it back
- * after the back-off, so no other group sees it again; a drop acks it; what a crash leaves pending is delivered
+ * after the back-off, so no other group sees it again; a drop moves it, with the reason, to the group's own
+ * dead-letter stream {@code {p}:topic:{t}:{group}:dead-letter} ({@link RedisKeys#topicDeadLetter}: an extension,
+ * the seed SDKs have no topic dead letters) and acks it in one script; what a crash leaves pending is delivered
  * again by {@link RedisTopicReclaimer} (own entries at start, a dead member's after the idle threshold).
  */
 final class RedisTopics implements TopicsCapability {
@@ -53,6 +55,6 @@ final class RedisTopics implements TopicsCapability {
         RedisGroupReader.Shape shape = new RedisGroupReader.Shape(body -> subscription.topic(), "publishedAt",
                 body -> Optional.empty(), null);
         return new RedisGroupReader(provider, "topic-" + subscription.topic(), stream, Consumer.from(group, consumerId),
-                sink, shape, null, null).start();
+                sink, shape, null, null, provider.keys().topicDeadLetter(subscription.topic(), group)).start();
     }
 }

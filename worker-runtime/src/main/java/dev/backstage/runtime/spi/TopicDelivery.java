@@ -11,10 +11,12 @@ import java.util.concurrent.CompletionStage;
  *   <li>{@link #ack()} — done;
  *   <li>{@link #retry} — deliver it again <em>to this subscription only</em> after {@code delay}, with the next
  *       delivery count (never republished where other groups would see it again);
- *   <li>{@link #drop} — the topic policy where a job would be dead-lettered: the message is removed from this
- *       subscription; the core logs it with the reason and counts it in {@code backstage_dead_letters}. The same
- *       on every broker; a provider that also keeps a copy with the reason (Kafka: the group's dead-letter topic)
- *       names it in {@link #deadLetterDestination()};
+ *   <li>{@link #drop} — where a job would be dead-lettered: the message is removed from this subscription and a
+ *       copy with the reason is kept in a place private to it, stored before the original is settled (Redis: the
+ *       stream {@code {p}:topic:{t}:{group}:dead-letter}; RabbitMQ: the durable queue
+ *       {@code {p}.topic.{t}.{group}.dead-letter}; Kafka: the topic {@code {p}.topic.{t}.{group}.dead-letter}),
+ *       named in {@link #deadLetterDestination()}; the core logs it with the reason and counts it in
+ *       {@code backstage_dead_letters}. A provider without such a place (a broadcast listener) only removes it;
  *   <li>{@link #abandon()} — leave it unsettled for the broker to deliver again (shutdown).
  * </ul>
  */

@@ -65,7 +65,7 @@ class RabbitMqTopicsTest {
     }
 
     @Test
-    void givenAFailingTopicHandler_thenTheMessageIsRedeliveredUpToMaxDeliveriesAndThenDropped() throws Exception {
+    void givenAFailingTopicHandler_thenTheMessageIsRedeliveredUpToMaxDeliveriesAndThenDeadLettered() throws Exception {
         List<Integer> counts = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(broker.worker("w").maxDeliveries(3).build());
         worker.subscribe(Subscription.group("alerts", "pager"), Event.class, (ctx, e) -> {
@@ -75,11 +75,12 @@ class RabbitMqTopicsTest {
         worker.start();
         worker.publish("alerts", new Event("a-1"));
 
-        // The jobs' retry rule (a failure at deliveryCount > max is final): deliveries 1..4, then dropped.
+        // The jobs' retry rule (a failure at deliveryCount > max is final): deliveries 1..4, then dead-lettered.
         await().atMost(Duration.ofSeconds(20)).until(() -> counts.size() == 4);
         assertEquals(List.of(1, 2, 3, 4), counts);
         await().atMost(Duration.ofSeconds(10)).until(() -> worker.inFlight() == 0);
         worker.close();
-        assertEquals(0, broker.ready(broker.queue("topic.alerts.pager")), "dropped after the fourth delivery");
+        assertEquals(0, broker.ready(broker.queue("topic.alerts.pager")), "gone from the group after the fourth delivery");
+        assertEquals(1, broker.ready(broker.queue("topic.alerts.pager.dead-letter")), "kept in the group's dead letters");
     }
 }
