@@ -229,11 +229,13 @@ public final class OperatorScaleBenchmark {
         sleepSeconds(settleSeconds);
         Memory settled = operator.memory(http);
         Map<String, Double> idleApiBefore = apiRequests();
+        Map<String, Long> threadsBefore = operator.threadTicks();
         long cpuBefore = operator.cpuTicks();
         long idleStart = System.nanoTime();
         String idleLoadBefore = load();
         sleepSeconds(idleSeconds);
         long cpuAfter = operator.cpuTicks();
+        Map<String, Long> threadsAfter = operator.threadTicks();
         double idleElapsed = seconds(System.nanoTime() - idleStart);
         Map<String, Double> idleApiAfter = apiRequests();
         String idleLoadAfter = load();
@@ -248,6 +250,7 @@ public final class OperatorScaleBenchmark {
                 (cpuAfter - cpuBefore) / 100.0 / idleElapsed, settled, afterGc, threads, redisConnections,
                 loadBefore + " -> " + loadAfter, idleLoadBefore + " -> " + idleLoadAfter);
         result.print(label, pools);
+        System.out.println("      idle CPU by thread group (cores): " + threadCpu(threadsBefore, threadsAfter, idleElapsed));
         if (retried > 0) {
             System.out.printf("    note: %d creates failed (e.g. the admission webhook did not answer within its 10 s "
                     + "timeout) and were sent again%n", retried);
@@ -358,6 +361,10 @@ public final class OperatorScaleBenchmark {
         client.namespaces().withName(ns).delete();
         long deadline = System.nanoTime() + GONE_DEADLINE.toNanos();
         while (client.namespaces().withName(ns).get() != null) {
+            if (!operator.alive()) {
+                throw new IllegalStateException("the operator exited while namespace " + ns + " was being deleted (log: "
+                        + operator.log() + ")");
+            }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("namespace " + ns + " still there after " + GONE_DEADLINE);
             }
@@ -372,15 +379,28 @@ public final class OperatorScaleBenchmark {
             try {
                 System.out.println("deleting namespace " + ns + " of the failed round");
                 deleteNamespace(ns);
+                ns = null;
             } catch (Exception e) {
-                System.out.println("could not delete namespace " + ns + ": " + e);
+                System.out.println("could not delete namespace " + ns + " with the operator: " + e);
             }
         }
         if (operator != null) {
             operator.stop();
         }
-        System.out.println("Redis keys deleted at the end: " + deleteRedisKeys(runId + "-*"));
         client.resources(ValidatingWebhookConfiguration.class).withName(runId + "-webhook").delete();
+        if (ns != null) {
+            // No operator to remove its finalizers (it failed): remove them, so the namespace can go.
+            System.out.println("removing the finalizers of the topologies in " + ns + " and deleting it");
+            for (BackstageTopology t : client.resources(BackstageTopology.class).inNamespace(ns).list().getItems()) {
+                client.resources(BackstageTopology.class).inNamespace(ns).withName(t.getMetadata().getName())
+                        .edit(x -> {
+                            x.getMetadata().setFinalizers(List.of());
+                            return x;
+                        });
+            }
+            client.namespaces().withName(ns).delete();
+        }
+        System.out.println("Redis keys deleted at the end: " + deleteRedisKeys(runId + "-*"));
         if (systemNamespace != null) {
             api.deleteNamespace(systemNamespace);
         }
@@ -414,6 +434,18 @@ public final class OperatorScaleBenchmark {
             byKey.merge(key, Double.parseDouble(m.group(2)), Double::sum);
         }
         return byKey;
+    }
+
+    /** CPU per thread group (names with their digits dropped) between two samples, busiest first. */
+    private static String threadCpu(Map<String, Long> before, Map<String, Long> after, double seconds) {
+        Map<String, Double> groups = new TreeMap<>();
+        after.forEach((key, ticks) -> {
+            String group = key.substring(key.indexOf(' ') + 1).replaceAll("[0-9]+", "N");
+            groups.merge(group, (ticks - before.getOrDefault(key, 0L)) / 100.0 / seconds, Double::sum);
+        });
+        return groups.entrySet().stream().filter(e -> e.getValue() >= 0.001)
+                .sorted(Comparator.comparing((Map.Entry<String, Double> e) -> -e.getValue()))
+                .map(e -> String.format("%s %.3f", e.getKey(), e.getValue())).collect(Collectors.joining(", "));
     }
 
     private static Map<String, Double> diff(Map<String, Double> before, Map<String, Double> after) {
@@ -727,6 +759,24 @@ public final class OperatorScaleBenchmark {
             String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));
             String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of stat(5)
+        }
+
+        /** utime + stime per thread ("tid name" -> ticks), from /proc/PID/task. */
+        Map<String, Long> threadTicks() throws IOException {
+            Map<String, Long> ticks = new TreeMap<>();
+            try (var tasks = Files.list(Path.of("/proc/" + pid() + "/task"))) {
+                for (Path task : tasks.toList()) {
+                    try {
+                        String stat = Files.readString(task.resolve("stat"));
+                        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        ticks.put(task.getFileName() + " " + name, Long.parseLong(f[11]) + Long.parseLong(f[12]));
+                    } catch (IOException | RuntimeException ignored) {
+                        // the thread ended meanwhile
+                    }
+                }
+            }
+            return ticks;
         }
 
         /** Established TCP connections of the process to {@code port} (its sockets in /proc/net/tcp{,6}). */
