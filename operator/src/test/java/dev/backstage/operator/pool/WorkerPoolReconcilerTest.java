@@ -108,6 +108,9 @@ class WorkerPoolReconcilerTest {
         assertNull(env.get("BACKSTAGE_PROVIDER_URL").getValue(), "no credential inline");
         assertEquals("metadata.name", env.get("POD_NAME").getValueFrom().getFieldRef().getFieldPath(),
                 "the runtime names its consumer after the pod");
+        assertEquals("v1", env.get("POD_NAME").getValueFrom().getFieldRef().getApiVersion(),
+                "the API server's default, which server-side apply records as ours (fieldRef is atomic): without it the "
+                        + "applied Deployment never matches and is applied again on every reconcile");
         assertTrue(worker.getVolumeMounts().stream()
                 .anyMatch(m -> m.getMountPath().equals("/etc/backstage") && Boolean.TRUE.equals(m.getReadOnly())));
         assertTrue(worker.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/tmp")));

@@ -8,6 +8,7 @@ import dev.backstage.testsupport.UniqueNames;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -77,7 +78,9 @@ public final class OperatorTestHarness implements AutoCloseable {
             Optional<TopologySettings> topologies, Consumer<BackstageOperator> moreRegistrations) {
         MockKubernetes mock = MockKubernetes.start();
         FakeDeploymentController deployments = new FakeDeploymentController(mock.client());
-        Metrics metrics = BackstageOperator.metrics(meters);
+        // Per resource here (production exports per controller, BackstageOperator.metrics): the tests count the
+        // reconciles of one pool (successfulReconciles).
+        Metrics metrics = MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(meters).build();
         BackstageOperator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC(),
                 topologies, MockKubernetes::withoutServerSideApply);
         moreRegistrations.accept(operator);
