@@ -439,9 +439,13 @@ public final class OperatorScaleBenchmark {
     /** CPU per thread group (names with their digits dropped) between two samples, busiest first. */
     private static String threadCpu(Map<String, Long> before, Map<String, Long> after, double seconds) {
         Map<String, Double> groups = new TreeMap<>();
+        // Keyed by thread id: a thread may be renamed between the samples (executors name their threads per task).
+        Map<String, Long> beforeById = new TreeMap<>();
+        before.forEach((key, ticks) -> beforeById.put(key.substring(0, key.indexOf(' ')), ticks));
         after.forEach((key, ticks) -> {
             String group = key.substring(key.indexOf(' ') + 1).replaceAll("[0-9]+", "N");
-            groups.merge(group, (ticks - before.getOrDefault(key, 0L)) / 100.0 / seconds, Double::sum);
+            long start = beforeById.getOrDefault(key.substring(0, key.indexOf(' ')), 0L);
+            groups.merge(group, (ticks - start) / 100.0 / seconds, Double::sum);
         });
         return groups.entrySet().stream().filter(e -> e.getValue() >= 0.001)
                 .sorted(Comparator.comparing((Map.Entry<String, Double> e) -> -e.getValue()))
