@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * Measures each pool's pod start-up (creation → Ready) from the pods its Deployment owns, through
  * {@link PodStartupTimes}: the median over the newest pods, once enough were seen. Lists a pool's pods at most once
  * per {@code refresh} (the figure moves slowly; a list per poll per pool would be load on the API server for
- * nothing). Blocks on the API server: call it from a monitor thread.
+ * nothing), and not at all while its status counts no pod (scaled to zero). Blocks on the API server: call it from a monitor thread.
  *
  * <p>Needs {@code pods: list} in the pool's namespace. Without it (403) the configured {@code podStartupTime} is
  * used, and the log says once per pool why.
@@ -48,6 +48,10 @@ final class PodStartupMeter {
 
     /** The pool's measured start-up, or empty while too few of its pods were seen Ready (or pods cannot be read). */
     Optional<PodStartupTimes.Measured> startup(BackstageWorkerPool pool) {
+        if (noPods(pool)) {
+            // Nothing to measure (a list would come back empty): a pool scaled to zero costs no request.
+            return Optional.empty();
+        }
         String key = pool.getMetadata().getNamespace() + "/" + pool.getMetadata().getName();
         Instant now = clock.instant();
         Reading last = readings.get(key);
@@ -57,6 +61,13 @@ final class PodStartupMeter {
         Optional<PodStartupTimes.Measured> measured = measure(key, pool);
         readings.put(key, new Reading(now, measured));
         return measured;
+    }
+
+    /** The pool's status (from its Deployment's) counts no pod, not even one starting. */
+    static boolean noPods(BackstageWorkerPool pool) {
+        var status = pool.getStatus();
+        return status != null && Integer.valueOf(0).equals(status.getReplicas())
+                && (status.getReadyReplicas() == null || status.getReadyReplicas() == 0);
     }
 
     /** Forgets a pool (it was deleted). */

@@ -20,6 +20,8 @@ import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -111,6 +113,15 @@ public final class BackstageOperator implements AutoCloseable {
                     schedules));
         }
         return backstage;
+    }
+
+    /**
+     * JOSDK's Micrometer metrics as the operator exports them: per controller, not per resource. Per-resource meters
+     * (name and namespace labels on every JOSDK meter) made /metrics 43 MB and filled the heap with 1,000 pools
+     * ({@code bin/bench operator-scale}); the dashboard and alerts aggregate per controller.
+     */
+    public static Metrics metrics(MeterRegistry registry) {
+        return MicrometerMetrics.newMicrometerMetricsBuilder(registry).notCollectingMetricsPerResource().build();
     }
 
     /** The per-pool backlog monitors and autoscalers. */

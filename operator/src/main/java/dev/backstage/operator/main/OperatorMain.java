@@ -5,7 +5,6 @@ import dev.backstage.operator.admission.WebhookSettings;
 import dev.backstage.runtime.logging.LogBackend;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -73,8 +72,8 @@ public final class OperatorMain {
         }
         Optional<WebhookServer> webhookToClose = webhook;
 
-        BackstageOperator operator = BackstageOperator.create(client, settings,
-                MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry).build(), Clock.systemUTC());
+        BackstageOperator operator = BackstageOperator.create(client, settings, BackstageOperator.metrics(registry),
+                Clock.systemUTC());
         operatorRef.set(operator);
 
         CountDownLatch stopped = new CountDownLatch(1);

@@ -2,10 +2,18 @@ package dev.backstage.operator.autoscaler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.operator.scaling.PodStartupTimes;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.model.BackstageWorkerPoolStatus;
+import dev.backstage.operator.pool.PoolResources;
+import dev.backstage.operator.testing.BackstageFixtures;
+import dev.backstage.operator.testing.MockKubernetes;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -37,5 +45,33 @@ class PodStartupMeterTest {
         assertEquals(Instant.parse("2025-01-01T00:00:12Z"), starts.get(0).ready());
         assertNull(starts.get(1).ready(), "Ready=False is not ready");
         assertNull(starts.get(2).ready(), "no status yet");
+    }
+
+    @Test
+    void givenAPoolWhoseStatusCountsNoPod_thenItsPodsAreNotListed_otherwiseTheyAre() {
+        try (MockKubernetes mock = MockKubernetes.start()) {
+            BackstageWorkerPool pool = BackstageFixtures.pool("shop", "workers", "orders", "orders");
+            pool.getMetadata().setUid("uid-1");
+            for (int i = 0; i < PodStartupTimes.MIN_PODS; i++) {
+                // The mock stamps its own creationTimestamp (now): Ready a little after it.
+                Pod pod = pod("2025-01-01T00:00:00Z", "True", Instant.now().plusSeconds(12).toString());
+                pod.getMetadata().setName("workers-" + i);
+                pod.getMetadata().setNamespace("shop");
+                pod.getMetadata().setLabels(PoolResources.selector(pool));
+                mock.client().resource(pod).create();
+            }
+            BackstageWorkerPoolStatus status = new BackstageWorkerPoolStatus();
+            status.setReplicas(0);
+            status.setReadyReplicas(0);
+            pool.setStatus(status);
+
+            assertTrue(new PodStartupMeter(mock.client(), Clock.systemUTC(), Duration.ofMinutes(1)).startup(pool).isEmpty(),
+                    "status says no pod: not listed (the pods on the server are not seen)");
+
+            status.setReplicas(PodStartupTimes.MIN_PODS);
+            status.setReadyReplicas(PodStartupTimes.MIN_PODS);
+            assertTrue(new PodStartupMeter(mock.client(), Clock.systemUTC(), Duration.ofMinutes(1)).startup(pool).isPresent(),
+                    "status counts pods: listed and measured");
+        }
     }
 }

@@ -110,6 +110,9 @@ class WorkerPoolReconcilerTest {
                 "the runtime names its consumer after the pod");
         assertEquals("info", env.get("BACKSTAGE_LOG_LEVEL").getValue(), "the operator's default for workers");
         assertEquals("text", env.get("BACKSTAGE_LOG_FORMAT").getValue());
+        assertEquals("v1", env.get("POD_NAME").getValueFrom().getFieldRef().getApiVersion(),
+                "the API server's default, which server-side apply records as ours (fieldRef is atomic): without it the "
+                        + "applied Deployment never matches and is applied again on every reconcile");
         assertTrue(worker.getVolumeMounts().stream()
                 .anyMatch(m -> m.getMountPath().equals("/etc/backstage") && Boolean.TRUE.equals(m.getReadOnly())));
         assertTrue(worker.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/tmp")));

@@ -78,6 +78,8 @@ public final class OperatorTestHarness implements AutoCloseable {
             Optional<TopologySettings> topologies, Consumer<BackstageOperator> moreRegistrations) {
         MockKubernetes mock = MockKubernetes.start();
         FakeDeploymentController deployments = new FakeDeploymentController(mock.client());
+        // Per resource here (production exports per controller, BackstageOperator.metrics): the tests count the
+        // reconciles of one pool (successfulReconciles).
         Metrics metrics = MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(meters).build();
         BackstageOperator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC(),
                 topologies, MockKubernetes::withoutServerSideApply);

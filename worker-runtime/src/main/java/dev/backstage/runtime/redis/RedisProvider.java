@@ -20,6 +20,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 public final class RedisProvider implements Provider {
     private final RedisSettings settings;
     private final RedisKeys keys;
+    private final ClientResources resources;
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
     private final RedisJobs jobs;
@@ -50,7 +52,8 @@ public final class RedisProvider implements Provider {
         this.keys = new RedisKeys(settings.prefix());
         RedisURI uri = RedisURI.create(settings.uri());
         uri.setTimeout(Duration.ofSeconds(10));
-        this.client = RedisClient.create(uri);
+        this.resources = RedisClientResources.create();
+        this.client = RedisClient.create(resources, uri);
         ClientOptions.Builder options = ClientOptions.builder().autoReconnect(true);
         if (settings.tls() != null) {
             options.sslOptions(sslOptions(settings.tls()));
@@ -72,6 +75,7 @@ public final class RedisProvider implements Provider {
             // attempt (the operator retries each poll while a broker is down) leaks a thread pool.
             reconnectEvents.dispose();
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
             String label = ConnectionFailure.label(e);
             if (label.isEmpty()) {
                 throw e;
@@ -213,5 +217,6 @@ public final class RedisProvider implements Provider {
         reconnectEvents.dispose();
         connection.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
     }
 }

@@ -1,0 +1,832 @@
+package dev.backstage.operator.bench;
+
+import dev.backstage.operator.model.AutoscalingSpec;
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.model.Conditions;
+import dev.backstage.operator.model.DeletionPolicy;
+import dev.backstage.operator.testing.BackstageFixtures;
+import dev.backstage.operator.testing.RealApiServer;
+import dev.backstage.testsupport.ControlPlane;
+import dev.backstage.testsupport.TestCertificates;
+import dev.backstage.testsupport.UniqueNames;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfigurationBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The operator at scale, on the real API server of {@code bin/control-plane}: N BackstageTopologies (Redis) and N
+ * autoscaled BackstageWorkerPools (minReplicas 0, so an empty queue makes a pool Ready at zero replicas without
+ * pods; no node agent runs here), created at once against the operator as users run it.
+ *
+ * <p>The operator is its packaged build ({@code operator/target/operator-*.jar} and {@code target/lib/*}, what the
+ * image holds) in a JVM of its own, started with the chart's defaults: its {@code JAVA_TOOL_OPTIONS}
+ * ({@code -XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError}, log level info) and its container limits emulated
+ * ({@code -XX:MaxRAM=512m} for the 512Mi memory limit, {@code -XX:ActiveProcessorCount=1} for the 1-CPU limit; the
+ * JVM then sizes its heap and GC as in the pod), leader election on, watching all namespaces, and the admission
+ * webhook in the path: a ValidatingWebhookConfiguration as the chart's (CREATE/UPDATE of both kinds,
+ * failurePolicy Fail) whose clientConfig is the operator's HTTPS URL with its CA bundle, instead of a Service.
+ *
+ * <p>One operator process serves every round; round 1 meets it cold (printed as warm-up). Each round, in a fresh
+ * namespace: set-up (namespace, Secret, watches; not timed), then the timed window from the first create to every
+ * pool's {@code Ready=True} in its status, then settling, then an idle window with every pool polling its backlog.
+ * Printed per round: the time to all Ready, API requests per pool from the API server's own
+ * {@code apiserver_request_total} (diffed by verb and resource; it counts every client: the operator, this driver's
+ * creates and watches, and kube-controller-manager), the operator's heap used (its /metrics) and RSS
+ * (/proc/PID/status) after settling and after a forced GC, its CPU in cores over the idle window (/proc/PID/stat),
+ * its threads and Redis connections, and the machine's load. The round's namespace is then deleted (the operator
+ * removes its finalizers) and its Redis keys too.
+ *
+ * <p>Args: {@code [pools=1000] [rounds=3] [idleSeconds=60] [warmups=1] [settleSeconds=30]}. Environment
+ * variable {@code BENCH_OPERATOR_JVM_OPTS}: extra JVM options for the operator (e.g. a JFR recording).
+ */
+public final class OperatorScaleBenchmark {
+    private static final Duration READY_DEADLINE = Duration.ofMinutes(15);
+    private static final Duration GONE_DEADLINE = Duration.ofMinutes(15);
+    private static final String BENCH_LABEL = "backstage.dev/bench";
+    private static final String REDIS_URL = "redis://127.0.0.1:6379";
+    private static final int CREATE_THREADS = 8;
+    /** The chart's javaToolOptions with its default logLevel (values.yaml). */
+    private static final String CHART_JAVA_TOOL_OPTIONS =
+            "-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -Dorg.slf4j.simpleLogger.defaultLogLevel=info";
+    /** The chart's container limits (values.yaml resources.limits: memory 512Mi, cpu 1) as the JVM sees them. */
+    private static final List<String> CONTAINER_LIMITS = List.of("-XX:MaxRAM=512m", "-XX:ActiveProcessorCount=1");
+
+    private final int pools;
+    private final int idleSeconds;
+    private final int settleSeconds;
+    private final RealApiServer api;
+    private final KubernetesClient client;
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final String runId = UniqueNames.prefix("bs15scale").toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
+    private OperatorProcess operator;
+    private String systemNamespace;
+    /** The round's namespace until it is deleted: a failed run deletes it before stopping the operator. */
+    private volatile String activeNamespace;
+    private final java.util.concurrent.atomic.AtomicInteger createRetries = new java.util.concurrent.atomic.AtomicInteger();
+
+    private OperatorScaleBenchmark(int pools, int idleSeconds, int settleSeconds) {
+        this.pools = pools;
+        this.idleSeconds = idleSeconds;
+        this.settleSeconds = settleSeconds;
+        this.api = RealApiServer.shared();
+        this.client = api.client();
+    }
+
+    public static void main(String[] args) throws Exception {
+        int pools = arg(args, 0, 1000);
+        int rounds = arg(args, 1, 3);
+        int idle = arg(args, 2, 60);
+        int warmups = arg(args, 3, 1);
+        int settle = arg(args, 4, 30);
+        OperatorScaleBenchmark bench = new OperatorScaleBenchmark(pools, idle, settle);
+        int exit = 0;
+        try {
+            bench.run(warmups, rounds);
+        } catch (Exception | Error e) {
+            e.printStackTrace();
+            exit = 1;
+        } finally {
+            bench.tearDown();
+        }
+        System.exit(exit);
+    }
+
+    private void run(int warmups, int rounds) throws Exception {
+        long setupStart = System.nanoTime();
+        String system = api.namespace("backstage-system");
+        systemNamespace = system;
+        ControlPlane cp = api.controlPlane();
+        Path work = Files.createDirectories(cp.root().resolve("operator/target/operator-scale-bench"));
+        TestCertificates certificates = TestCertificates.generate();
+        Path tls = Files.createDirectories(work.resolve("webhook-tls"));
+        Files.copy(certificates.certificate("server"), tls.resolve("tls.crt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(certificates.key("server"), tls.resolve("tls.key"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        int webhookPort = freePort();
+        registerWebhook(webhookPort, Files.readAllBytes(certificates.ca()));
+        operator = OperatorProcess.start(cp, work, system, webhookPort, tls);
+        System.out.printf("operator: %s, pid %d, %s%n  JAVA_TOOL_OPTIONS=%s%n  log %s%n", operator.jar(), operator.pid(),
+                String.join(" ", operator.jvmOptions()), CHART_JAVA_TOOL_OPTIONS, operator.log());
+        operator.awaitLeading(client, http);
+        System.out.printf("set-up (not timed): %.1f s (namespace, certificates, webhook registration, operator start "
+                + "until it holds its Lease and /readyz answers 200)%n", seconds(System.nanoTime() - setupStart));
+        System.out.printf("%d pools + %d topologies (Redis %s) per round, %d warm-up + %d measured rounds, idle window "
+                + "%d s after %d s settling; %d cores, load %s%n%n", pools, pools, REDIS_URL, warmups, rounds,
+                idleSeconds, settleSeconds, Runtime.getRuntime().availableProcessors(), load());
+
+        List<RoundResult> results = new ArrayList<>();
+        for (int r = 1; r <= warmups + rounds; r++) {
+            boolean warmup = r <= warmups;
+            RoundResult result = round(warmup ? "warm-up " + r : "round " + (r - warmups));
+            if (!warmup) {
+                results.add(result);
+            }
+        }
+        summary(results);
+    }
+
+    private RoundResult round(String label) throws Exception {
+        // --- set-up, not timed ---
+        long setupStart = System.nanoTime();
+        String ns = UniqueNames.prefix("scale").toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns)
+                .addToLabels(BENCH_LABEL, "operator-scale").endMetadata().build()).create();
+        client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("redis").endMetadata()
+                .addToStringData("url", REDIS_URL).build()).create();
+        activeNamespace = ns;
+        String keyPrefix = runId + "-" + ns.substring(ns.length() - 6);
+        List<BackstageTopology> topologies = new ArrayList<>();
+        List<BackstageWorkerPool> poolObjects = new ArrayList<>();
+        for (int i = 0; i < pools; i++) {
+            topologies.add(topology(ns, "t" + i, keyPrefix + "-" + i));
+            poolObjects.add(pool(ns, "p" + i, "t" + i));
+        }
+        ReadyWatch<BackstageWorkerPool> poolsReady = new ReadyWatch<>(client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns).inform(), p -> p.getStatus() == null ? null : p.getStatus().getConditions());
+        ReadyWatch<BackstageTopology> topologiesReady = new ReadyWatch<>(client.resources(BackstageTopology.class)
+                .inNamespace(ns).inform(), t -> t.getStatus() == null ? null : t.getStatus().getConditions());
+        ExecutorService creators = Executors.newFixedThreadPool(CREATE_THREADS);
+        Map<String, Double> apiBefore = apiRequests();
+        String loadBefore = load();
+        System.out.printf("%s: namespace %s (set-up %.1f s, not timed; load %s)%n", label, ns,
+                seconds(System.nanoTime() - setupStart), loadBefore);
+
+        // --- timed: first create -> all pools Ready ---
+        long start = System.nanoTime();
+        List<Future<?>> creates = new ArrayList<>();
+        for (int i = 0; i < pools; i++) {
+            BackstageTopology topology = topologies.get(i);
+            BackstageWorkerPool pool = poolObjects.get(i);
+            creates.add(creators.submit(() -> {
+                create(topology);
+                create(pool);
+                return null;
+            }));
+        }
+        for (Future<?> f : creates) {
+            f.get();
+        }
+        long created = System.nanoTime();
+        int retried = createRetries.getAndSet(0);
+        long lastReport = created;
+        while (poolsReady.count() < pools) {
+            if (System.nanoTime() - start > READY_DEADLINE.toNanos()) {
+                throw new IllegalStateException(label + ": only " + poolsReady.count() + " of " + pools
+                        + " pools Ready after " + READY_DEADLINE + " (operator log: " + operator.log() + ")");
+            }
+            if (!operator.alive()) {
+                throw new IllegalStateException("the operator exited (log: " + operator.log() + ")");
+            }
+            if (System.nanoTime() - lastReport > TimeUnit.SECONDS.toNanos(10)) {
+                lastReport = System.nanoTime();
+                System.out.printf("    %.0f s: topologies Ready %d, pools Ready %d of %d (load %s)%n",
+                        seconds(lastReport - start), topologiesReady.count(), poolsReady.count(), pools, load());
+            }
+            poolsReady.awaitChange(Duration.ofMillis(200));
+        }
+        long ready = System.nanoTime();
+        Map<String, Double> apiAfter = apiRequests();
+        creators.shutdown();
+        String loadAfter = load();
+
+        // --- settle, then the idle window with every pool polling ---
+        sleepSeconds(settleSeconds);
+        Memory settled = operator.memory(http);
+        Map<String, Double> idleApiBefore = apiRequests();
+        Map<String, Long> threadsBefore = operator.threadTicks();
+        long cpuBefore = operator.cpuTicks();
+        long idleStart = System.nanoTime();
+        String idleLoadBefore = load();
+        sleepSeconds(idleSeconds);
+        long cpuAfter = operator.cpuTicks();
+        Map<String, Long> threadsAfter = operator.threadTicks();
+        double idleElapsed = seconds(System.nanoTime() - idleStart);
+        Map<String, Double> idleApiAfter = apiRequests();
+        String idleLoadAfter = load();
+        int threads = (int) operator.metric(http, "jvm_threads_live_threads");
+        int redisConnections = operator.connectionsToPort(6379);
+        operator.forceGc();
+        Memory afterGc = operator.memory(http);
+        int notReady = pools - poolsReady.count();
+
+        RoundResult result = new RoundResult(seconds(created - start), seconds(topologiesReady.lastReadyAt() - start),
+                seconds(ready - start), diff(apiBefore, apiAfter), diff(idleApiBefore, idleApiAfter), idleElapsed,
+                (cpuAfter - cpuBefore) / 100.0 / idleElapsed, settled, afterGc, threads, redisConnections,
+                loadBefore + " -> " + loadAfter, idleLoadBefore + " -> " + idleLoadAfter);
+        result.print(label, pools);
+        System.out.println("      idle CPU by thread group (cores): " + threadCpu(threadsBefore, threadsAfter, idleElapsed));
+        if (retried > 0) {
+            System.out.printf("    note: %d creates failed (e.g. the admission webhook did not answer within its 10 s "
+                    + "timeout) and were sent again%n", retried);
+        }
+        if (notReady > 0) {
+            System.out.printf("    note: %d pools left Ready during the idle window%n", notReady);
+        }
+        poolsReady.close();
+        topologiesReady.close();
+
+        // --- clean-up, not timed ---
+        long cleanStart = System.nanoTime();
+        deleteNamespace(ns);
+        activeNamespace = null;
+        long keys = deleteRedisKeys(keyPrefix + "-*");
+        System.out.printf("    clean-up (not timed): namespace deleted in %.1f s, %d Redis keys deleted%n%n",
+                seconds(System.nanoTime() - cleanStart), keys);
+        return result;
+    }
+
+    private void summary(List<RoundResult> results) {
+        if (results.isEmpty()) {
+            return;
+        }
+        System.out.printf("summary over %d measured rounds: median [min - max]%n", results.size());
+        line("time to all %d pools Ready (s)".formatted(pools), results, RoundResult::readySeconds, "%.1f");
+        line("  of which creates returned (s)", results, RoundResult::createSeconds, "%.1f");
+        line("API requests per pool (all clients)", results, r -> r.apiTotal() / pools, "%.1f");
+        line("operator heap used after settling (MiB)", results, r -> r.settled().heapMiB(), "%.0f");
+        line("operator heap after a full GC (MiB)", results, r -> r.afterGc().heapMiB(), "%.0f");
+        line("operator heap max (MiB)", results, r -> r.settled().heapMaxMiB(), "%.0f");
+        line("operator RSS after settling (MiB)", results, r -> r.settled().rssMiB(), "%.0f");
+        line("operator RSS after the idle window (MiB)", results, r -> r.afterGc().rssMiB(), "%.0f");
+        line("operator idle CPU (cores)", results, RoundResult::idleCores, "%.3f");
+        line("API requests/s while idle (all clients)", results, r -> r.idleApiTotal() / r.idleSeconds(), "%.1f");
+        line("operator threads", results, r -> (double) r.threads(), "%.0f");
+        line("operator connections to Redis", results, r -> (double) r.redisConnections(), "%.0f");
+        System.out.println("load per round (timed window; idle window): " + results.stream()
+                .map(r -> r.load() + "; " + r.idleLoad()).collect(Collectors.joining(" | ")));
+        System.out.println("targets: all Ready < 60 s, heap and RSS < 512 MiB, idle CPU < 0.2 core");
+    }
+
+    private static void line(String name, List<RoundResult> results, ToDoubleFunction<RoundResult> value, String format) {
+        double[] v = results.stream().mapToDouble(value).sorted().toArray();
+        double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        System.out.printf("  %-44s %s [%s - %s]%n", name, format.formatted(median), format.formatted(v[0]),
+                format.formatted(v[v.length - 1]));
+    }
+
+    private static BackstageTopology topology(String ns, String name, String keyPrefix) {
+        BackstageTopology topology = BackstageFixtures.redisTopology(ns, name, "jobs");
+        topology.getSpec().setConnection(new dev.backstage.operator.model.SecretKeyReference("redis", "url"));
+        topology.getSpec().setKeyPrefix(keyPrefix);
+        topology.getSpec().setDeletionPolicy(DeletionPolicy.DELETE);
+        return topology;
+    }
+
+    private static BackstageWorkerPool pool(String ns, String name, String topology) {
+        BackstageWorkerPool pool = BackstageFixtures.pool(ns, name, topology, "jobs");
+        pool.getSpec().setReplicas(null);
+        AutoscalingSpec autoscaling = new AutoscalingSpec();
+        autoscaling.setEnabled(true);
+        autoscaling.setMinReplicas(0);
+        autoscaling.setMaxReplicas(4);
+        pool.getSpec().setAutoscaling(autoscaling);
+        return pool;
+    }
+
+    /** The chart's ValidatingWebhookConfiguration for both kinds, pointed at the operator's URL. */
+    private void registerWebhook(int port, byte[] ca) {
+        ValidatingWebhookConfigurationBuilder builder = new ValidatingWebhookConfigurationBuilder()
+                .withNewMetadata().withName(runId + "-webhook").addToLabels(BENCH_LABEL, "operator-scale").endMetadata();
+        for (String[] kind : new String[][] {{"backstagetopology", "backstagetopologies"},
+                {"backstageworkerpool", "backstageworkerpools"}}) {
+            builder.addToWebhooks(new ValidatingWebhookBuilder()
+                    .withName(kind[0] + "." + runId + ".validate.backstage.dev")
+                    .withAdmissionReviewVersions("v1").withSideEffects("None").withFailurePolicy("Fail")
+                    .withTimeoutSeconds(10).withMatchPolicy("Equivalent")
+                    .withNewClientConfig().withUrl("https://127.0.0.1:" + port + "/validate/" + kind[0])
+                    .withCaBundle(Base64.getEncoder().encodeToString(ca)).endClientConfig()
+                    .addNewRule().withApiGroups("backstage.dev").withApiVersions("*").withResources(kind[1])
+                    .withOperations("CREATE", "UPDATE").withScope("Namespaced").endRule()
+                    .withNewNamespaceSelector().addToMatchLabels(BENCH_LABEL, "operator-scale").endNamespaceSelector()
+                    .build());
+        }
+        client.resource(builder.build()).create();
+    }
+
+    /** Creates, sending again when the API server failed (e.g. a webhook timeout); an AlreadyExists then is success. */
+    private void create(io.fabric8.kubernetes.api.model.HasMetadata object) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                client.resource(object).create();
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (attempt > 1 && e.getCode() == java.net.HttpURLConnection.HTTP_CONFLICT) {
+                    return;
+                }
+                if (attempt >= 5 || (e.getCode() >= 400 && e.getCode() < 500)) {
+                    throw e;
+                }
+                createRetries.incrementAndGet();
+            }
+        }
+    }
+
+    private void deleteNamespace(String ns) throws InterruptedException {
+        client.namespaces().withName(ns).delete();
+        long deadline = System.nanoTime() + GONE_DEADLINE.toNanos();
+        while (client.namespaces().withName(ns).get() != null) {
+            if (!operator.alive()) {
+                throw new IllegalStateException("the operator exited while namespace " + ns + " was being deleted (log: "
+                        + operator.log() + ")");
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("namespace " + ns + " still there after " + GONE_DEADLINE);
+            }
+            Thread.sleep(1000); // polling the namespace's existence, not a synchronisation by time
+        }
+    }
+
+    private void tearDown() {
+        String ns = activeNamespace;
+        if (ns != null && operator != null && operator.alive()) {
+            // Its topologies carry the operator's finalizer: delete them while it runs.
+            try {
+                System.out.println("deleting namespace " + ns + " of the failed round");
+                deleteNamespace(ns);
+                ns = null;
+            } catch (Exception e) {
+                System.out.println("could not delete namespace " + ns + " with the operator: " + e);
+            }
+        }
+        if (operator != null) {
+            operator.stop();
+        }
+        client.resources(ValidatingWebhookConfiguration.class).withName(runId + "-webhook").delete();
+        if (ns != null) {
+            // No operator to remove its finalizers (it failed): remove them, so the namespace can go.
+            System.out.println("removing the finalizers of the topologies in " + ns + " and deleting it");
+            for (BackstageTopology t : client.resources(BackstageTopology.class).inNamespace(ns).list().getItems()) {
+                client.resources(BackstageTopology.class).inNamespace(ns).withName(t.getMetadata().getName())
+                        .edit(x -> {
+                            x.getMetadata().setFinalizers(List.of());
+                            return x;
+                        });
+            }
+            client.namespaces().withName(ns).delete();
+        }
+        System.out.println("Redis keys deleted at the end: " + deleteRedisKeys(runId + "-*"));
+        if (systemNamespace != null) {
+            api.deleteNamespace(systemNamespace);
+        }
+    }
+
+    // --- measurements ---
+
+    private static final Pattern REQUEST_TOTAL = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
+    private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
+
+    /** The API server's own request counters, summed by verb and resource[/subresource]. */
+    private Map<String, Double> apiRequests() {
+        String metrics = api.controlPlane().kubectl("get", "--raw", "/metrics").orThrow().out();
+        Map<String, Double> byKey = new TreeMap<>();
+        for (String line : metrics.split("\n")) {
+            Matcher m = REQUEST_TOTAL.matcher(line);
+            if (!m.matches()) {
+                continue;
+            }
+            Map<String, String> labels = new TreeMap<>();
+            Matcher l = LABEL.matcher(m.group(1));
+            while (l.find()) {
+                labels.put(l.group(1), l.group(2));
+            }
+            String resource = labels.getOrDefault("resource", "");
+            if (resource.isEmpty()) {
+                continue; // non-resource requests: this driver's /metrics scrapes, health checks
+            }
+            String sub = labels.getOrDefault("subresource", "");
+            String key = labels.get("verb") + " " + resource + (sub.isEmpty() ? "" : "/" + sub);
+            byKey.merge(key, Double.parseDouble(m.group(2)), Double::sum);
+        }
+        return byKey;
+    }
+
+    /** CPU per thread group (names with their digits dropped) between two samples, busiest first. */
+    private static String threadCpu(Map<String, Long> before, Map<String, Long> after, double seconds) {
+        Map<String, Double> groups = new TreeMap<>();
+        // Keyed by thread id: a thread may be renamed between the samples (executors name their threads per task).
+        Map<String, Long> beforeById = new TreeMap<>();
+        before.forEach((key, ticks) -> beforeById.put(key.substring(0, key.indexOf(' ')), ticks));
+        after.forEach((key, ticks) -> {
+            String group = key.substring(key.indexOf(' ') + 1).replaceAll("[0-9]+", "N");
+            long start = beforeById.getOrDefault(key.substring(0, key.indexOf(' ')), 0L);
+            groups.merge(group, (ticks - start) / 100.0 / seconds, Double::sum);
+        });
+        return groups.entrySet().stream().filter(e -> e.getValue() >= 0.001)
+                .sorted(Comparator.comparing((Map.Entry<String, Double> e) -> -e.getValue()))
+                .map(e -> String.format("%s %.3f", e.getKey(), e.getValue())).collect(Collectors.joining(", "));
+    }
+
+    private static Map<String, Double> diff(Map<String, Double> before, Map<String, Double> after) {
+        Map<String, Double> d = new TreeMap<>();
+        after.forEach((k, v) -> {
+            double delta = v - before.getOrDefault(k, 0.0);
+            if (delta > 0) {
+                d.put(k, delta);
+            }
+        });
+        return d;
+    }
+
+    private static long deleteRedisKeys(String pattern) {
+        RedisClient redis = RedisClient.create(REDIS_URL);
+        try (StatefulRedisConnection<String, String> connection = redis.connect()) {
+            var commands = connection.sync();
+            long deleted = 0;
+            ScanCursor cursor = ScanCursor.INITIAL;
+            do {
+                var page = commands.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
+                if (!page.getKeys().isEmpty()) {
+                    deleted += commands.unlink(page.getKeys().toArray(String[]::new));
+                }
+                cursor = page;
+            } while (!cursor.isFinished());
+            return deleted;
+        } finally {
+            redis.shutdown();
+        }
+    }
+
+    static String load() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+            return f[0] + "/" + f[1] + "/" + f[2];
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private static double seconds(long nanos) {
+        return nanos / 1e9;
+    }
+
+    private static void sleepSeconds(int s) throws InterruptedException {
+        Thread.sleep(s * 1000L); // a measurement window, not a synchronisation
+    }
+
+    private static int arg(String[] args, int i, int fallback) {
+        return args.length > i ? Integer.parseInt(args[i]) : fallback;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Heap used and max (the operator's /metrics) and RSS (/proc/PID/status), in MiB. */
+    record Memory(double heapMiB, double heapMaxMiB, double rssMiB) {}
+
+    record RoundResult(double createSeconds, double topologiesReadySeconds, double readySeconds,
+            Map<String, Double> api, Map<String, Double> idleApi, double idleSeconds, double idleCores,
+            Memory settled, Memory afterGc, int threads, int redisConnections, String load, String idleLoad) {
+        double apiTotal() {
+            return api.values().stream().mapToDouble(Double::doubleValue).sum();
+        }
+
+        double idleApiTotal() {
+            return idleApi.values().stream().mapToDouble(Double::doubleValue).sum();
+        }
+
+        void print(String label, int pools) {
+            System.out.printf("  %s: all %d pools Ready in %.1f s (creates returned at %.1f s, topologies all Ready at "
+                    + "%.1f s; load %s)%n", label, pools, readySeconds, createSeconds, topologiesReadySeconds, load);
+            System.out.printf("    API requests in the timed window: %.0f = %.1f per pool (apiserver_request_total, all "
+                    + "clients); per pool by verb and resource:%n", apiTotal(), apiTotal() / pools);
+            System.out.println("      " + perPool(api, pools));
+            System.out.printf("    operator after %s: heap used %.0f MiB of %.0f MiB max, RSS %.0f MiB; after a full "
+                    + "GC: heap %.0f MiB, RSS %.0f MiB; %d threads, %d connections to Redis%n", "settling",
+                    settled.heapMiB(), settled.heapMaxMiB(), settled.rssMiB(), afterGc.heapMiB(), afterGc.rssMiB(),
+                    threads, redisConnections);
+            System.out.printf("    idle (every pool polling its backlog): operator CPU %.3f cores over %.0f s; API "
+                    + "requests %.1f/s (%.2f per pool per minute), load %s%n", idleCores, idleSeconds,
+                    idleApiTotal() / idleSeconds, idleApiTotal() / pools / idleSeconds * 60, idleLoad);
+            System.out.println("      " + perPool(idleApi, pools));
+        }
+
+        private static String perPool(Map<String, Double> counts, int pools) {
+            return counts.entrySet().stream()
+                    .sorted(Comparator.comparing((Map.Entry<String, Double> e) -> -e.getValue()))
+                    .map(e -> String.format("%s %.2f", e.getKey(), e.getValue() / pools))
+                    .collect(Collectors.joining(", "));
+        }
+    }
+
+    /** A driver-side watch counting the objects whose status says Ready=True. */
+    private static final class ReadyWatch<T extends io.fabric8.kubernetes.api.model.HasMetadata> {
+        private final SharedIndexInformer<T> informer;
+        private final Set<String> ready = ConcurrentHashMap.newKeySet();
+        private final Object changed = new Object();
+        private volatile long lastReadyAt;
+
+        ReadyWatch(SharedIndexInformer<T> informer, Function<T, List<dev.backstage.operator.model.Condition>> conditions) {
+            this.informer = informer;
+            informer.addEventHandler(new ResourceEventHandler<T>() {
+                @Override
+                public void onAdd(T obj) {
+                    seen(obj);
+                }
+
+                @Override
+                public void onUpdate(T oldObj, T newObj) {
+                    seen(newObj);
+                }
+
+                @Override
+                public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                    ready.remove(obj.getMetadata().getName());
+                }
+
+                private void seen(T obj) {
+                    boolean isReady = Conditions.isTrue(conditions.apply(obj), Conditions.READY);
+                    boolean change = isReady ? ready.add(obj.getMetadata().getName())
+                            : ready.remove(obj.getMetadata().getName());
+                    if (change) {
+                        if (isReady) {
+                            lastReadyAt = System.nanoTime();
+                        }
+                        synchronized (changed) {
+                            changed.notifyAll();
+                        }
+                    }
+                }
+            });
+        }
+
+        int count() {
+            return ready.size();
+        }
+
+        long lastReadyAt() {
+            return lastReadyAt;
+        }
+
+        void awaitChange(Duration atMost) throws InterruptedException {
+            synchronized (changed) {
+                changed.wait(atMost.toMillis());
+            }
+        }
+
+        void close() {
+            informer.close();
+        }
+    }
+
+    /** The operator as its image runs it: the packaged jar and lib/, in a JVM of its own. */
+    private static final class OperatorProcess {
+        private final Process process;
+        private final Path log;
+        private final int httpPort;
+        private final String leaseName;
+        private final String leaseNamespace;
+        private final String identity;
+        private final List<String> jvmOptions;
+        private final Path jar;
+
+        private OperatorProcess(Process process, Path log, int httpPort, String leaseName, String leaseNamespace,
+                String identity, List<String> jvmOptions, Path jar) {
+            this.jar = jar;
+            this.process = process;
+            this.log = log;
+            this.httpPort = httpPort;
+            this.leaseName = leaseName;
+            this.leaseNamespace = leaseNamespace;
+            this.identity = identity;
+            this.jvmOptions = jvmOptions;
+        }
+
+        static OperatorProcess start(ControlPlane cp, Path work, String system, int webhookPort, Path tls)
+                throws IOException {
+            // BENCH_OPERATOR_TARGET: another build's jar and lib/ (e.g. a copy from before a change), for before/after.
+            String other = System.getenv().getOrDefault("BENCH_OPERATOR_TARGET", "").trim();
+            Path target = other.isEmpty() ? cp.root().resolve("operator/target") : Path.of(other);
+            Path jar;
+            try (var files = Files.list(target)) {
+                jar = files.filter(p -> p.getFileName().toString().matches("operator-.*\\.jar")
+                                && !p.getFileName().toString().endsWith("-tests.jar")).findFirst()
+                        .orElseThrow(() -> new IllegalStateException("no operator jar in " + target
+                                + ": run mvn -B -ntp -pl operator -am package -DskipTests"));
+            }
+            if (!Files.isDirectory(target.resolve("lib"))) {
+                throw new IllegalStateException("no " + target.resolve("lib") + ": run mvn -B -ntp -pl operator -am package -DskipTests");
+            }
+            Path kubeconfig = work.resolve("kubeconfig");
+            Files.copy(cp.kubeconfig(), kubeconfig, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            int httpPort = freePort();
+            List<String> jvm = new ArrayList<>(CONTAINER_LIMITS);
+            String extra = System.getenv().getOrDefault("BENCH_OPERATOR_JVM_OPTS", "").trim();
+            if (!extra.isEmpty()) {
+                jvm.addAll(List.of(extra.split("\\s+")));
+            }
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(jvm);
+            command.addAll(List.of("-cp", jar + ":" + target.resolve("lib") + "/*",
+                    "dev.backstage.operator.main.OperatorMain"));
+            Path log = work.resolve("operator.log");
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            String identity = "backstage-operator-bench-0";
+            String leaseName = "backstage-operator";
+            Map<String, String> env = builder.environment();
+            env.put("KUBECONFIG", kubeconfig.toString());
+            env.put("JAVA_TOOL_OPTIONS", CHART_JAVA_TOOL_OPTIONS);
+            env.put("WATCH_NAMESPACES", "");
+            env.put("POD_NAME", identity);
+            env.put("POD_NAMESPACE", system);
+            env.put("BACKSTAGE_LEASE_NAME", leaseName);
+            env.put("BACKSTAGE_LEASE_NAMESPACE", system);
+            env.put("BACKSTAGE_HTTP_PORT", String.valueOf(httpPort));
+            env.put("WEBHOOK_TLS_DIR", tls.toString());
+            env.put("BACKSTAGE_WEBHOOK_PORT", String.valueOf(webhookPort));
+            return new OperatorProcess(builder.start(), log, httpPort, leaseName, system, identity, jvm, jar);
+        }
+
+        Path jar() {
+            return jar;
+        }
+
+        long pid() {
+            return process.pid();
+        }
+
+        Path log() {
+            return log;
+        }
+
+        List<String> jvmOptions() {
+            return jvmOptions;
+        }
+
+        boolean alive() {
+            return process.isAlive();
+        }
+
+        void awaitLeading(KubernetesClient client, HttpClient http) throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+            while (true) {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("the operator exited at start (log: " + log + ")");
+                }
+                var lease = client.leases().inNamespace(leaseNamespace).withName(leaseName).get();
+                boolean leads = lease != null && identity.equals(lease.getSpec().getHolderIdentity());
+                if (leads && status(http, "/readyz") == 200) {
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the operator did not lead and become ready within 3 min (log: " + log + ")");
+                }
+                Thread.sleep(250); // polling a condition with a deadline
+            }
+        }
+
+        private int status(HttpClient http, String path) {
+            try {
+                return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode();
+            } catch (IOException e) {
+                return -1;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
+            }
+        }
+
+        /** The sum of a metric's series in the operator's /metrics (e.g. over heap pools). */
+        double metric(HttpClient http, String name) throws IOException, InterruptedException {
+            return metric(http, name, "");
+        }
+
+        double metric(HttpClient http, String name, String labelFilter) throws IOException, InterruptedException {
+            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            double sum = 0;
+            for (String line : body.split("\n")) {
+                if ((line.startsWith(name + "{") || line.startsWith(name + " ")) && line.contains(labelFilter)) {
+                    double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                    if (v > 0) {
+                        sum += v;
+                    }
+                }
+            }
+            return sum;
+        }
+
+        Memory memory(HttpClient http) throws IOException, InterruptedException {
+            double heap = metric(http, "jvm_memory_used_bytes", "area=\"heap\"");
+            double max = metric(http, "jvm_memory_max_bytes", "area=\"heap\"");
+            long rssKb = 0;
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    rssKb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+            return new Memory(heap / 1048576, max / 1048576, rssKb / 1024.0);
+        }
+
+        /** utime + stime of the operator process, in clock ticks (USER_HZ, 100 on Linux). */
+        long cpuTicks() throws IOException {
+            String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of stat(5)
+        }
+
+        /** utime + stime per thread ("tid name" -> ticks), from /proc/PID/task. */
+        Map<String, Long> threadTicks() throws IOException {
+            Map<String, Long> ticks = new TreeMap<>();
+            try (var tasks = Files.list(Path.of("/proc/" + pid() + "/task"))) {
+                for (Path task : tasks.toList()) {
+                    try {
+                        String stat = Files.readString(task.resolve("stat"));
+                        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        ticks.put(task.getFileName() + " " + name, Long.parseLong(f[11]) + Long.parseLong(f[12]));
+                    } catch (IOException | RuntimeException ignored) {
+                        // the thread ended meanwhile
+                    }
+                }
+            }
+            return ticks;
+        }
+
+        /** Established TCP connections of the process to {@code port} (its sockets in /proc/net/tcp{,6}). */
+        int connectionsToPort(int port) throws IOException {
+            Set<String> inodes = new java.util.HashSet<>();
+            try (var fds = Files.list(Path.of("/proc/" + pid() + "/fd"))) {
+                for (Path fd : fds.toList()) {
+                    try {
+                        String target = Files.readSymbolicLink(fd).toString();
+                        if (target.startsWith("socket:[")) {
+                            inodes.add(target.substring(8, target.length() - 1));
+                        }
+                    } catch (IOException ignored) {
+                        // closed meanwhile
+                    }
+                }
+            }
+            String hexPort = String.format(":%04X", port);
+            int count = 0;
+            for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+                for (String line : Files.readAllLines(Path.of(table))) {
+                    String[] f = line.trim().split("\\s+");
+                    if (f.length > 9 && f[2].endsWith(hexPort) && "01".equals(f[3]) && inodes.contains(f[9])) {
+                        count++;
+                    }
+                }
+            }
+            return count;
+        }
+
+        void forceGc() throws IOException, InterruptedException {
+            new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    String.valueOf(pid()), "GC.run").redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(60, TimeUnit.SECONDS);
+        }
+
+        void stop() {
+            process.destroy(); // SIGTERM, as the kubelet does
+            try {
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
