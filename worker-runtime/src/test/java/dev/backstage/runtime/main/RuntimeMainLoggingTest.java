@@ -15,11 +15,6 @@ import dev.backstage.runtime.redis.RedisProvider;
 import dev.backstage.runtime.redis.RedisTestSupport;
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -151,29 +146,14 @@ class RuntimeMainLoggingTest {
 
     /** Starts the main with {@code env} on a Redis queue, runs one probe job, waits for its lines, SIGTERM. */
     private Run runJob(Map<String, String> env) throws Exception {
-        Path config = dir.resolve("runtime.yaml");
-        Files.writeString(config, """
-                provider:
-                  name: redis
-                  urlEnv: MY_REDIS
-                  prefix: %s
-                worker:
-                  queues: [orders]
-                  shutdownGraceMs: 2000
-                """.formatted(redis.prefix()));
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
+        Path config = RuntimeMainFixture.redisConfig(dir.resolve("runtime.yaml"), redis.prefix());
+        int port = RuntimeMainFixture.freePort();
         Map<String, String> all = new java.util.HashMap<>(env);
         all.put("MY_REDIS", RedisTestSupport.URL);
         all.put("BACKSTAGE_HTTP_PORT", Integer.toString(port));
         String name = "run-" + env.get("BACKSTAGE_LOG_FORMAT");
         Process process = start(all, config.toString(), name);
-        HttpClient http = HttpClient.newHttpClient();
-        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
-                HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+        RuntimeMainFixture.awaitReady(port);
         String jobId;
         try (RedisProvider provider = redis.provider()) {
             Producer producer = JobProducer.forProvider(provider);

@@ -1,19 +1,12 @@
 package dev.backstage.runtime.main;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.redis.RedisTestSupport;
 import java.io.File;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,20 +26,8 @@ class RuntimeMainProcessTest {
 
     @Test
     void givenARunningRuntime_whenItGetsSigterm_thenItDrainsAndExitsWithStatusZero() throws Exception {
-        Path config = Files.createTempFile("runtime", ".yaml");
-        Files.writeString(config, """
-                provider:
-                  name: redis
-                  urlEnv: MY_REDIS
-                  prefix: %s
-                worker:
-                  queues: [orders]
-                  shutdownGraceMs: 2000
-                """.formatted(redis.prefix()));
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
+        Path config = RuntimeMainFixture.redisConfig(Files.createTempFile("runtime", ".yaml"), redis.prefix());
+        int port = RuntimeMainFixture.freePort();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
                 RuntimeMain.class.getName(), config.toString())
@@ -54,11 +35,7 @@ class RuntimeMainProcessTest {
         builder.environment().put("MY_REDIS", RedisTestSupport.URL);
         builder.environment().put("BACKSTAGE_HTTP_PORT", Integer.toString(port));
         process = builder.start();
-        HttpClient http = HttpClient.newHttpClient();
-        System.out.println("waiting for the runtime's /readyz on :" + port);
-        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
-                HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+        RuntimeMainFixture.awaitReady(port);
 
         process.destroy(); // SIGTERM
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the runtime exits after SIGTERM");
