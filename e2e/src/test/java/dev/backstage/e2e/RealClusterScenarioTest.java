@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
@@ -160,6 +161,18 @@ class RealClusterScenarioTest {
         await("the pool to scale past its 2 replicas on backlog").atMost(Duration.ofMinutes(2)).until(() -> peak.get() >= 3);
         await("the drain").atMost(Duration.ofMinutes(3)).until(() -> drained(ns, "shop-rabbitmq-workers", declined));
         assertDeadLettersColumn(ns, "shop-rabbitmq-workers", declined);
+        // A user cleaning up: the pool first, and its pods gone (a running worker declares its queue again when it
+        // is deleted under it), then the topology switched to deletionPolicy: delete, which removes what it declared.
+        cluster.kubectl("delete", "bwp", "shop-rabbitmq-workers", "-n", ns, "--timeout=60s").orThrow();
+        await("the pool's pods gone").atMost(Duration.ofMinutes(2)).until(() -> client.pods().inNamespace(ns).list()
+                .getItems().stream().noneMatch(p -> p.getMetadata().getName().startsWith("shop-rabbitmq-workers")));
+        cluster.kubectl("patch", "btp", "shop-rabbitmq", "-n", ns, "--type", "merge", "-p",
+                "{\"spec\": {\"deletionPolicy\": \"delete\"}}").orThrow();
+        cluster.kubectl("delete", "btp", "shop-rabbitmq", "-n", ns, "--timeout=60s").orThrow();
+        RabbitMqQueues queues = new RabbitMqQueues(RABBITMQ);
+        Set<String> left = queues.names(prefix);
+        queues.deleteAll(prefix); // whatever the assertion finds, the shared broker keeps none of it
+        assertEquals(Set.of(), left, "queues of the deleted topology left on the broker");
         cluster.kubectl("delete", "namespace", ns, "--wait=false");
     }
 

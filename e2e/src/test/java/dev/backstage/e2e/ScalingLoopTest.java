@@ -116,6 +116,10 @@ class ScalingLoopTest {
             assertEquals(DECLINED, inspect.path("queues").get(0).path("deadLetters").asLong(), inspect.toString());
             log(broker, "peak " + peakReplicas.get() + " replicas; " + DECLINED + " dead letters in status and in"
                     + " `backstage inspect`; pods started " + cluster.kubelet().podsStarted());
+        } finally {
+            if (broker.name().equals("rabbitmq")) { // the cluster (operator and workers) is closed: nothing re-declares
+                new RabbitMqQueues(url).deleteAll(prefix);
+            }
         }
     }
 
