@@ -82,6 +82,9 @@ final class SharedRedisConnection {
         try {
             shared.connected.join();
         } catch (CompletionException e) {
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
             throw e.getCause() instanceof RuntimeException cause ? cause : e;
         }
         return shared;
@@ -140,15 +143,18 @@ final class SharedRedisConnection {
             });
             connection = client.connect();
             connected.complete(null);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             // Nobody may use this attempt any more: the next acquire connects afresh; the waiters get this error. A
             // client that never connected still holds its resources: release them, or every failed attempt (the
             // operator retries while a broker is down) would leak them.
             synchronized (REGISTRY) {
                 REGISTRY.remove(key, this);
             }
-            shutdown();
-            connected.completeExceptionally(e);
+            try {
+                shutdown();
+            } finally {
+                connected.completeExceptionally(e);
+            }
         }
     }
 

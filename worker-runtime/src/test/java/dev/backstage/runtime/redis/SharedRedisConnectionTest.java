@@ -2,6 +2,7 @@ package dev.backstage.runtime.redis;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.spi.BacklogReport;
@@ -70,6 +71,21 @@ class SharedRedisConnectionTest {
                 assertTrue(again.health().up(), again.health().detail());
                 assertEquals(1, connectionsNamed(redis, name), redis.redis().clientList());
             }
+        }
+    }
+
+    @Test
+    void aFailedConnectIsNotKeptSoTheNextProviderTriesAgain() throws Exception {
+        int port;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            port = socket.getLocalPort(); // closed again: nothing listens there
+        }
+        String url = "redis://127.0.0.1:" + port + "?clientName=" + UniqueNames.prefix("refused");
+        int before = SharedRedisConnection.open();
+        for (int attempt = 0; attempt < 2; attempt++) {
+            RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(RedisSettings.of(url)));
+            assertTrue(e.getMessage().contains(":" + port), e.getMessage());
+            assertEquals(before, SharedRedisConnection.open(), "a failed attempt leaves no shared connection behind");
         }
     }
 
