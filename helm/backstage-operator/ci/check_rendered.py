@@ -211,6 +211,9 @@ def main():
     java_options = env.get("JAVA_TOOL_OPTIONS", {}).get("value", "")
     c.expect(java_options == values["javaToolOptions"], "JAVA_TOOL_OPTIONS is javaToolOptions as given",
              java_options)
+    arenas = values.get("mallocArenaMax")
+    c.expect(env.get("MALLOC_ARENA_MAX", {}).get("value") == (None if arenas is None else str(arenas)),
+             f"MALLOC_ARENA_MAX = {arenas} (absent when null)", str(env.get("MALLOC_ARENA_MAX")))
     c.expect("simpleLogger" not in json.dumps(docs, default=str), "no slf4j-simple system property anywhere (logback reads env)")
     # The operator's log and the workers' (passed on by the operator): BACKSTAGE_LOG_* and BACKSTAGE_WORKER_LOG_*,
     # LEVELS as logger=level joined by ',' in logger order, left out when empty. Written out here, not read from

@@ -65,11 +65,20 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
      */
     public BacklogMonitors(KubernetesClient client, EventRecorder events, Clock clock, AutoscalerSettings settings,
             Function<ProviderSettings, Provider> opener) {
+        this(client, new ConnectionSecrets(client), events, clock, settings, opener);
+    }
+
+    /**
+     * @param secrets the operator's one Secret read path (shared with the topology reconciler)
+     * @param opener  creates providers by name, normally {@code Providers::create}
+     */
+    public BacklogMonitors(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events, Clock clock,
+            AutoscalerSettings settings, Function<ProviderSettings, Provider> opener) {
         super(Void.class, NAME);
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.providers = new ProbeProviders(new ConnectionSecrets(client), opener, clock, settings.secretRefresh(),
+        this.providers = new ProbeProviders(secrets, opener, clock, settings.secretRefresh(),
                 settings.reconnectDelay());
         this.measurer = new BacklogMeasurer(providers, clock);
         this.startups = new PodStartupMeter(client, clock, STARTUP_REFRESH);
@@ -77,9 +86,9 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
         this.scheduler = Executors.newScheduledThreadPool(settings.threads(), threads());
     }
 
-    public static BacklogMonitors create(KubernetesClient client, EventRecorder events, Clock clock,
-            AutoscalerSettings settings) {
-        return new BacklogMonitors(client, events, clock, settings, Providers::create);
+    public static BacklogMonitors create(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events,
+            Clock clock, AutoscalerSettings settings) {
+        return new BacklogMonitors(client, secrets, events, clock, settings, Providers::create);
     }
 
     /** Starts monitoring {@code pool}, or updates what its monitor knows. Never blocks on a broker. */

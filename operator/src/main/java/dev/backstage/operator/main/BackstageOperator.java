@@ -99,16 +99,21 @@ public final class BackstageOperator implements AutoCloseable {
             Clock clock, Optional<TopologySettings> topologies, Consumer<ConfigurationServiceOverrider> overrides) {
         BackstageOperator backstage = new BackstageOperator(client, settings, metrics, overrides);
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
+        // One Secret read path for the topology reconciler, the backlog probes and the schedules: a Secret read is
+        // used for one topology poll interval by all of them.
+        ConnectionSecrets secrets = new ConnectionSecrets(client, clock,
+                topologies.map(TopologySettings::pollInterval).orElse(TopologySettings.DEFAULT_POLL_INTERVAL));
         // Stopped with the pool controller (it is one of its event sources): monitors, threads, broker connections.
-        backstage.backlogMonitors = BacklogMonitors.create(client, events, clock, AutoscalerSettings.defaults());
+        backstage.backlogMonitors = BacklogMonitors.create(client, secrets, events, clock,
+                AutoscalerSettings.defaults());
         backstage.register(new WorkerPoolReconciler(events, clock, backstage.backlogMonitors,
                 settings.workerLogging()));
         if (topologies.isPresent()) {
             // Closed by the reconciler's lifecycle event source when the operator stops.
             BrokerConnections connections = new BrokerConnections();
-            TopologyBroker broker = new TopologyBroker(new ConnectionSecrets(client), connections, Providers::create);
+            TopologyBroker broker = new TopologyBroker(secrets, connections, Providers::create);
             // Stopped with the topology controller (one of its event sources): turns, thread, broker connections.
-            ScheduleFiring schedules = ScheduleFiring.create(client, events, clock);
+            ScheduleFiring schedules = ScheduleFiring.create(client, secrets, events, clock);
             backstage.register(new TopologyReconciler(broker, connections, events, topologies.get(), clock,
                     schedules));
         }

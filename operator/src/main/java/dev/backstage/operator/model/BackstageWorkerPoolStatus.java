@@ -36,8 +36,9 @@ public class BackstageWorkerPoolStatus {
     private DeadLetterStatus deadLetters;
 
     @JsonPropertyDescription("When backlog and deadLetters were measured (RFC 3339): refreshed when a figure changes and"
-            + " at least every minute while the broker can be read; kept, with the last good figures, while it cannot"
-            + " (see the BacklogAvailable condition).")
+            + " at least every 10 minutes while the broker can be read (BacklogAvailable=True says they are measured"
+            + " every pollInterval); kept, with the last good figures, while it cannot (see the BacklogAvailable"
+            + " condition).")
     private String backlogMeasuredAt;
 
     @JsonPropertyDescription("When the autoscaler last changed desiredReplicas (RFC 3339).")

@@ -81,11 +81,16 @@ public final class ScheduleFiring extends AbstractEventSource<Void, BackstageTop
 
     public ScheduleFiring(KubernetesClient client, EventRecorder events, Clock clock, Duration period,
             Function<ProviderSettings, Provider> opener) {
+        this(client, new ConnectionSecrets(client), events, clock, period, opener);
+    }
+
+    /** @param secrets the operator's one Secret read path (shared with the topology reconciler) */
+    public ScheduleFiring(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events, Clock clock,
+            Duration period, Function<ProviderSettings, Provider> opener) {
         super(Void.class, NAME);
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.period = Objects.requireNonNull(period, "period");
-        ConnectionSecrets secrets = new ConnectionSecrets(client);
         this.providers = new ProbeProviders(secrets, opener, clock, Duration.ofMinutes(1), Duration.ofSeconds(5));
         this.dedupeProviders = new ProbeProviders(secrets, opener, clock, Duration.ofMinutes(1), Duration.ofSeconds(5));
         this.patcher = new StatusPatcher<>(client, BackstageTopology.class);
@@ -96,8 +101,9 @@ public final class ScheduleFiring extends AbstractEventSource<Void, BackstageTop
         });
     }
 
-    public static ScheduleFiring create(KubernetesClient client, EventRecorder events, Clock clock) {
-        return new ScheduleFiring(client, events, clock, PERIOD, Providers::create);
+    public static ScheduleFiring create(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events,
+            Clock clock) {
+        return new ScheduleFiring(client, secrets, events, clock, PERIOD, Providers::create);
     }
 
     /** Starts firing {@code topology}'s schedules, or hands its turn the newest copy. Never blocks on a broker. */

@@ -5,18 +5,70 @@ import dev.backstage.operator.model.TlsSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 /**
- * Reads connection URLs from Secrets with the client, on demand. The operator does not watch Secrets (that would
- * cache every Secret of the cluster in its memory); a changed Secret is picked up on the next poll.
+ * Reads connection URLs and TLS material from Secrets with the client, on demand. The operator does not watch Secrets
+ * (that would cache every Secret of the cluster in its memory); a changed Secret is picked up on the next poll.
+ *
+ * <p>One instance serves the topology reconciler, the backlog probes and the schedule firing, and keeps each Secret
+ * it read (by namespace and name, with its resourceVersion) for {@code maxAge}: topologies sharing a Secret, and the
+ * reconciler and the probes of one topology, cost one GET per {@code maxAge} instead of one per reader and poll
+ * (at 1,000 topologies: 50 GET/s). Readers asking while a GET is under way wait for it. A Secret that is absent, or
+ * a failed GET, is not kept: the next read asks again, so a Secret created after an error is seen on the next poll.
  */
 public final class ConnectionSecrets {
-    private final KubernetesClient client;
+    /** Reads one Secret; null when it does not exist. */
+    @FunctionalInterface
+    public interface SecretReader {
+        Secret read(String namespace, String name);
+    }
 
+    private record Read(CompletableFuture<Secret> secret, Instant startedAt) {
+        boolean freshAt(Instant now, Duration maxAge) {
+            return !secret.isDone() || now.isBefore(startedAt.plus(maxAge));
+        }
+    }
+
+    private final SecretReader reader;
+    private final Clock clock;
+    private final Duration maxAge;
+    private final ConcurrentMap<String, Read> reads = new ConcurrentHashMap<>();
+
+    /** Reads every Secret afresh (nothing kept). */
     public ConnectionSecrets(KubernetesClient client) {
-        this.client = Objects.requireNonNull(client, "client");
+        this(client, Clock.systemUTC(), Duration.ZERO);
+    }
+
+    /** @param maxAge how long a read Secret is used before it is read again (the topology poll interval) */
+    public ConnectionSecrets(KubernetesClient client, Clock clock, Duration maxAge) {
+        this((namespace, name) -> client.secrets().inNamespace(namespace).withName(name).get(), clock, maxAge);
+        Objects.requireNonNull(client, "client");
+    }
+
+    public ConnectionSecrets(SecretReader reader, Clock clock, Duration maxAge) {
+        this.reader = Objects.requireNonNull(reader, "reader");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.maxAge = Objects.requireNonNull(maxAge, "maxAge");
+        if (maxAge.isNegative()) {
+            throw new IllegalArgumentException("maxAge must not be negative, got " + maxAge);
+        }
+    }
+
+    /**
+     * The same Secrets read afresh every time, for what must not act on a Secret edited a moment ago (deleting a
+     * topology's broker objects with the credentials it names now).
+     */
+    public ConnectionSecrets uncached() {
+        return maxAge.isZero() ? this : new ConnectionSecrets(reader, clock, Duration.ZERO);
     }
 
     /**
@@ -30,7 +82,7 @@ public final class ConnectionSecrets {
             throw new TopologyProblem(ReadyReason.INVALID_SPEC, field + ".secretName is not set");
         }
         String key = reference.getKey() == null || reference.getKey().isBlank() ? "url" : reference.getKey();
-        Secret secret = client.secrets().inNamespace(namespace).withName(reference.getSecretName()).get();
+        Secret secret = secret(namespace, reference.getSecretName());
         if (secret == null) {
             throw new TopologyProblem(ReadyReason.SECRET_NOT_FOUND, "Secret '" + reference.getSecretName()
                     + "' (" + field + ") not found in namespace '" + namespace + "'; create it with key '" + key
@@ -77,7 +129,7 @@ public final class ConnectionSecrets {
     }
 
     private String value(String namespace, String field, String name, String key, String what) throws TopologyProblem {
-        Secret secret = client.secrets().inNamespace(namespace).withName(name).get();
+        Secret secret = secret(namespace, name);
         if (secret == null) {
             throw new TopologyProblem(ReadyReason.SECRET_NOT_FOUND, "Secret '" + name + "' (" + field
                     + ") not found in namespace '" + namespace + "'; create it with key '" + key + "' holding " + what);
@@ -93,6 +145,36 @@ public final class ConnectionSecrets {
                     + key + "' with " + what);
         }
         return value;
+    }
+
+    /**
+     * The Secret, from a read started less than {@code maxAge} ago or from a new GET; null when it does not exist.
+     * Concurrent readers of one Secret share one GET.
+     */
+    private Secret secret(String namespace, String name) {
+        String key = namespace + "/" + name;
+        Instant now = clock.instant();
+        CompletableFuture<Secret> mine = new CompletableFuture<>();
+        Read read = reads.compute(key, (k, kept) -> kept != null && kept.freshAt(now, maxAge) ? kept
+                : new Read(mine, now));
+        if (read.secret() == mine) {
+            reads.values().removeIf(kept -> !kept.freshAt(now, maxAge)); // Secrets nobody asked for in maxAge
+            try {
+                Secret secret = reader.read(namespace, name);
+                if (secret == null) {
+                    reads.remove(key, read); // absent now; whoever creates it should not wait for maxAge
+                }
+                mine.complete(secret);
+            } catch (RuntimeException e) {
+                reads.remove(key, read);
+                mine.completeExceptionally(e);
+            }
+        }
+        try {
+            return read.secret().join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
     }
 
     /**

@@ -57,7 +57,7 @@ public final class TopologyBroker {
     /** Inspects the broker and declares what is missing (all of it, the first time). */
     public Declaration declare(BackstageTopology topology) throws TopologyProblem {
         TopologyPlan plan = TopologyPlan.of(topology);
-        Connected connected = connect(topology, plan);
+        Connected connected = connect(topology, plan, secrets);
         String uid = topology.getMetadata().getUid();
         TopologyDeclarer declarer = connected.provider().declarer();
         List<DeclaredObject> objects;
@@ -85,7 +85,8 @@ public final class TopologyBroker {
     /** Deletes every object the topology names (deletionPolicy delete), then closes the connection. */
     public Declaration delete(BackstageTopology topology) throws TopologyProblem {
         TopologyPlan plan = TopologyPlan.of(topology);
-        Connected connected = connect(topology, plan);
+        // The Secret as it is now: a user who changed it and then deleted the topology means the new credentials.
+        Connected connected = connect(topology, plan, secrets.uncached());
         try {
             List<DeclaredObject> deleted = connected.provider().declarer().delete(plan.request());
             return new Declaration(plan.provider(), deleted, List.of(), List.of(), connected.scrubber());
@@ -103,7 +104,8 @@ public final class TopologyBroker {
 
     private record Connected(Provider provider, SecretScrubber scrubber) {}
 
-    private Connected connect(BackstageTopology topology, TopologyPlan plan) throws TopologyProblem {
+    private Connected connect(BackstageTopology topology, TopologyPlan plan, ConnectionSecrets secrets)
+            throws TopologyProblem {
         String namespace = topology.getMetadata().getNamespace();
         String uid = topology.getMetadata().getUid();
         ConnectionSecrets.ResolvedSecret secret = secrets.resolve(namespace, "spec.connection",

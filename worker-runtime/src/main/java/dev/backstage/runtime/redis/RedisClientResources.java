@@ -16,9 +16,9 @@ import io.netty.util.concurrent.ImmediateEventExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * lettuce's client resources for a {@link RedisProvider}: the threads (I/O event loops, computation, timer) are
- * the process's, shared by every provider; the event bus is the provider's own, so the reconnect events it reads
- * are those of its own connections.
+ * lettuce's client resources for a {@link SharedRedisConnection} (the client behind the providers of one URL): the
+ * threads (I/O event loops, computation, timer) are the process's, shared by every client; the event bus is the
+ * client's own, so the reconnect events it reads are those of its own connections.
  *
  * <p>A {@code RedisClient} created without resources starts its own set of threads. The operator opens a provider
  * per topology for declaring and another for backlog probes: with a thousand topologies that was thousands of
@@ -39,7 +39,7 @@ final class RedisClientResources {
 
     private RedisClientResources() {}
 
-    /** Resources for one provider; shut them down with its client (the shared threads stay). */
+    /** Resources for one client; shut them down with it (the shared threads stay). */
     static ClientResources create() {
         return DefaultClientResources.builder()
                 .eventLoopGroupProvider(EVENT_LOOPS)

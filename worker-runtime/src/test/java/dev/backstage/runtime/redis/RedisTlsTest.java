@@ -63,6 +63,7 @@ class RedisTlsTest {
     static void start() {
         certificates = TestCertificates.generate();
         List<String> users = List.of(WORKER_ACL, TlsRedis.workerAcl("rotating", PASSWORD, PREFIX),
+                TlsRedis.workerAcl("sharing", PASSWORD, PREFIX),
                 "admin on >admin-" + PASSWORD + " ~* &* +@all");
         good = TlsRedis.start(certificates, "server", users);
         wrongHost = TlsRedis.start(certificates, "wronghost", users);
@@ -161,6 +162,34 @@ class RedisTlsTest {
             BacklogReport report = provider.backlogProbe().measure(List.of("reports"), "backstage-workers");
             assertEquals(1, report.undelivered(), report.toString());
         }
+    }
+
+    @Test
+    void providersWithTheSameCredentialsShareAConnectionAndAChangedPasswordGetsItsOwn() {
+        RedisSettings first = RedisSettings.of(good.url("localhost", "sharing", PASSWORD)).withPrefix(PREFIX)
+                .withTls(new BrokerTls(certificates.ca(), null, null));
+        String second = "second-" + PASSWORD;
+        // The user gets a second password, as during a rotation: both are valid at once.
+        brokerState().aclSetuser("sharing", io.lettuce.core.AclSetuserArgs.Builder.addPassword(second));
+        try (RedisProvider declaring = RedisProvider.connect(first);
+                RedisProvider probing = RedisProvider.connect(first)) {
+            assertEquals(1, connectionsOf("sharing"), brokerState().clientList());
+            try (RedisProvider rotated = RedisProvider.connect(RedisSettings.of(good.url("localhost", "sharing", second))
+                    .withPrefix(PREFIX).withTls(new BrokerTls(certificates.ca(), null, null)))) {
+                assertEquals(2, connectionsOf("sharing"), brokerState().clientList());
+                assertTrue(rotated.health().up(), rotated.health().detail());
+            }
+            // The new password's connection closed with its only user; the old one still serves its two.
+            await().atMost(Duration.ofSeconds(20)).until(() -> connectionsOf("sharing") == 1);
+            assertTrue(declaring.health().up(), declaring.health().detail());
+            assertTrue(probing.health().up(), probing.health().detail());
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> connectionsOf("sharing") == 0);
+    }
+
+    /** Connections the broker has for ACL user {@code user} (CLIENT LIST). */
+    private static long connectionsOf(String user) {
+        return brokerState().clientList().lines().filter(line -> line.contains(" user=" + user + " ")).count();
     }
 
     @Test
