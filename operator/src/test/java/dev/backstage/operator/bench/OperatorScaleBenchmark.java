@@ -159,9 +159,11 @@ public final class OperatorScaleBenchmark {
             }
         }
         boolean baselines = sides.stream().anyMatch(s -> s != Side.OPERATOR);
-        String watchNamespaces = !baselines ? "" : namespaces.entrySet().stream()
-                .filter(e -> e.getKey().endsWith(" " + Side.OPERATOR.key)).map(Map.Entry::getValue)
-                .collect(Collectors.joining(","));
+        // Without an operator side, the operator (there for its webhook) watches only its own namespace, where no
+        // pool or topology is created: an empty WATCH_NAMESPACES would mean all namespaces.
+        String watchNamespaces = !baselines ? "" : !sides.contains(Side.OPERATOR) ? system
+                : namespaces.entrySet().stream().filter(e -> e.getKey().endsWith(" " + Side.OPERATOR.key))
+                        .map(Map.Entry::getValue).collect(Collectors.joining(","));
         System.out.println("sides, rotated every round:");
         for (Side side : sides) {
             System.out.println("  " + side.key + ": " + side.description);
@@ -178,8 +180,8 @@ public final class OperatorScaleBenchmark {
             System.out.printf("operator: %s, pid %d, %s%n  JAVA_TOOL_OPTIONS=%s%n  WATCH_NAMESPACES=%s%n  log %s%n",
                     operator.jar(), operator.pid(), String.join(" ", operator.jvmOptions()), CHART_JAVA_TOOL_OPTIONS,
                     watchNamespaces.isEmpty() ? "(all namespaces, the chart's default)"
-                            : watchNamespaces + " (the operator side's namespaces only: the baselines' objects are "
-                                    + "not reconciled)", operator.log());
+                            : watchNamespaces + " (no baseline's namespace: the baselines' objects are not reconciled)",
+                    operator.log());
             operator.awaitLeading(client, http);
         }
         System.out.printf("set-up (not timed): %.1f s (namespace, certificates, webhook registration, operator start "
