@@ -635,6 +635,16 @@ public final class OperatorScaleBenchmark {
         }
 
         void print() {
+            if (posts > 0) {
+                printCreates();
+            }
+            System.out.printf("      CPU over %.1f s: %s; kube-apiserver %.1f ms per create; machine load %s%n", seconds,
+                    cpuSeconds.entrySet().stream().map(e -> String.format("%s %.1f s (%.2f cores)", e.getKey(),
+                            e.getValue(), e.getValue() / seconds)).collect(Collectors.joining(", ")),
+                    apiServerCpuMsPerCreate(), load);
+        }
+
+        private void printCreates() {
             System.out.printf("      per create: %.0f ms as the driver sees it (%d threads / %.1f creates/s); the API "
                     + "server's own time %.1f ms (apiserver_request_duration_seconds, %.0f POSTs of the two kinds), of "
                     + "which the admission webhook %.1f ms (%.0f calls) and etcd %.1f ms (%.0f creates); etcd WAL "
@@ -642,10 +652,6 @@ public final class OperatorScaleBenchmark {
                     createsPerSecond(), serverMsPerCreate(), posts, webhookMsPerCall(), webhookCalls,
                     etcdCreates == 0 ? 0 : etcdSeconds * 1000 / etcdCreates, etcdCreates, fsyncs,
                     fsyncs == 0 ? 0 : fsyncSeconds * 1000 / fsyncs);
-            System.out.printf("      CPU over %.1f s: %s; kube-apiserver %.1f ms per create; machine load %s%n", seconds,
-                    cpuSeconds.entrySet().stream().map(e -> String.format("%s %.1f s (%.2f cores)", e.getKey(),
-                            e.getValue(), e.getValue() / seconds)).collect(Collectors.joining(", ")),
-                    apiServerCpuMsPerCreate(), load);
         }
     }
 
