@@ -73,7 +73,17 @@ import java.util.stream.Collectors;
  * its threads and Redis connections, and the machine's load. The round's namespace is then deleted (the operator
  * removes its finalizers) and its Redis keys too.
  *
- * <p>Args: {@code [pools=1000] [rounds=3] [idleSeconds=60] [warmups=1] [settleSeconds=30]}. Environment
+ * <p>Baselines: the same creates (the same objects, the same {@value #CREATE_THREADS} threads of the same fabric8
+ * client, the same driver watches) are made, in namespaces of their own, with the API server alone (the namespace does
+ * not match the webhook's selector, no reconciler watches it) and with the admission webhook only; the sides run in
+ * each round, their order rotated every round. With a baseline side, the operator watches only the operator side's
+ * namespaces ({@code WATCH_NAMESPACES}, named up front) instead of all. Printed per side: creates/s, the API server's
+ * own time per create (its {@code apiserver_request_duration_seconds}), the webhook's and etcd's part of it, etcd's
+ * WAL fsyncs, and the CPU of kube-apiserver, etcd, kube-controller-manager, the operator and this driver (from /proc;
+ * the control plane's pids from {@code BACKSTAGE_CLUSTER_DIR/run}).
+ *
+ * <p>Args: {@code [pools=1000] [rounds=3] [idleSeconds=60] [warmups=1] [settleSeconds=30]
+ * [sides=apiserver,webhook,operator]}. Environment
  * variable {@code BENCH_OPERATOR_JVM_OPTS}: extra JVM options for the operator (e.g. a JFR recording).
  */
 public final class OperatorScaleBenchmark {
@@ -91,6 +101,9 @@ public final class OperatorScaleBenchmark {
     private final int pools;
     private final int idleSeconds;
     private final int settleSeconds;
+    private final List<Side> sides;
+    /** kube-apiserver, etcd and kube-controller-manager by name, from bin/control-plane's pid files. */
+    private final Map<String, Long> controlPlanePids;
     private final RealApiServer api;
     private final KubernetesClient client;
     private final HttpClient http = HttpClient.newHttpClient();
@@ -101,10 +114,12 @@ public final class OperatorScaleBenchmark {
     private volatile String activeNamespace;
     private final java.util.concurrent.atomic.AtomicInteger createRetries = new java.util.concurrent.atomic.AtomicInteger();
 
-    private OperatorScaleBenchmark(int pools, int idleSeconds, int settleSeconds) {
+    private OperatorScaleBenchmark(int pools, int idleSeconds, int settleSeconds, List<Side> sides) {
         this.pools = pools;
         this.idleSeconds = idleSeconds;
         this.settleSeconds = settleSeconds;
+        this.sides = sides;
+        this.controlPlanePids = controlPlanePids();
         this.api = RealApiServer.shared();
         this.client = api.client();
     }
@@ -115,7 +130,8 @@ public final class OperatorScaleBenchmark {
         int idle = arg(args, 2, 60);
         int warmups = arg(args, 3, 1);
         int settle = arg(args, 4, 30);
-        OperatorScaleBenchmark bench = new OperatorScaleBenchmark(pools, idle, settle);
+        List<Side> sides = Side.parse(args.length > 5 ? args[5] : "apiserver,webhook,operator");
+        OperatorScaleBenchmark bench = new OperatorScaleBenchmark(pools, idle, settle, sides);
         int exit = 0;
         try {
             bench.run(warmups, rounds);
@@ -133,40 +149,153 @@ public final class OperatorScaleBenchmark {
         String system = api.namespace("backstage-system");
         systemNamespace = system;
         ControlPlane cp = api.controlPlane();
-        Path work = Files.createDirectories(cp.root().resolve("operator/target/operator-scale-bench"));
-        TestCertificates certificates = TestCertificates.generate();
-        Path tls = Files.createDirectories(work.resolve("webhook-tls"));
-        Files.copy(certificates.certificate("server"), tls.resolve("tls.crt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        Files.copy(certificates.key("server"), tls.resolve("tls.key"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        int webhookPort = freePort();
-        registerWebhook(webhookPort, Files.readAllBytes(certificates.ca()));
-        operator = OperatorProcess.start(cp, work, system, webhookPort, tls);
-        System.out.printf("operator: %s, pid %d, %s%n  JAVA_TOOL_OPTIONS=%s%n  log %s%n", operator.jar(), operator.pid(),
-                String.join(" ", operator.jvmOptions()), CHART_JAVA_TOOL_OPTIONS, operator.log());
-        operator.awaitLeading(client, http);
+        // Each side of each round has its own namespace, named up front: with baseline sides the operator watches
+        // only the operator side's namespaces (WATCH_NAMESPACES), so that no reconciler sees a baseline's objects.
+        Map<String, String> namespaces = new TreeMap<>();
+        for (int r = 1; r <= warmups + rounds; r++) {
+            for (Side side : sides) {
+                namespaces.put(r + " " + side.key, UniqueNames.prefix("scale-" + side.key + "-" + r)
+                        .toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-"));
+            }
+        }
+        boolean baselines = sides.stream().anyMatch(s -> s != Side.OPERATOR);
+        // Without an operator side, the operator (there for its webhook) watches only its own namespace, where no
+        // pool or topology is created: an empty WATCH_NAMESPACES would mean all namespaces.
+        String watchNamespaces = !baselines ? "" : !sides.contains(Side.OPERATOR) ? system
+                : namespaces.entrySet().stream().filter(e -> e.getKey().endsWith(" " + Side.OPERATOR.key))
+                        .map(Map.Entry::getValue).collect(Collectors.joining(","));
+        System.out.println("sides, rotated every round:");
+        for (Side side : sides) {
+            System.out.println("  " + side.key + ": " + side.description);
+        }
+        if (sides.contains(Side.WEBHOOK) || sides.contains(Side.OPERATOR)) {
+            Path work = Files.createDirectories(cp.root().resolve("operator/target/operator-scale-bench"));
+            TestCertificates certificates = TestCertificates.generate();
+            Path tls = Files.createDirectories(work.resolve("webhook-tls"));
+            Files.copy(certificates.certificate("server"), tls.resolve("tls.crt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(certificates.key("server"), tls.resolve("tls.key"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            int webhookPort = freePort();
+            registerWebhook(webhookPort, Files.readAllBytes(certificates.ca()));
+            operator = OperatorProcess.start(cp, work, system, webhookPort, tls, watchNamespaces);
+            System.out.printf("operator: %s, pid %d, %s%n  JAVA_TOOL_OPTIONS=%s%n  WATCH_NAMESPACES=%s%n  log %s%n",
+                    operator.jar(), operator.pid(), String.join(" ", operator.jvmOptions()), CHART_JAVA_TOOL_OPTIONS,
+                    watchNamespaces.isEmpty() ? "(all namespaces, the chart's default)"
+                            : watchNamespaces + " (no baseline's namespace: the baselines' objects are not reconciled)",
+                    operator.log());
+            operator.awaitLeading(client, http);
+        }
         System.out.printf("set-up (not timed): %.1f s (namespace, certificates, webhook registration, operator start "
                 + "until it holds its Lease and /readyz answers 200)%n", seconds(System.nanoTime() - setupStart));
-        System.out.printf("%d pools + %d topologies (Redis %s) per round, %d warm-up + %d measured rounds, idle window "
-                + "%d s after %d s settling; %d cores, load %s%n%n", pools, pools, REDIS_URL, warmups, rounds,
-                idleSeconds, settleSeconds, Runtime.getRuntime().availableProcessors(), load());
+        System.out.printf("%d pools + %d topologies (Redis %s) per round and side, created by %d threads of one fabric8 "
+                + "client (JDK HttpClient, HTTP/2; no client-side rate limit); %d warm-up + %d measured rounds, idle "
+                + "window %d s after %d s settling; control plane pids %s; %d cores, load %s%n%n", pools, pools,
+                REDIS_URL, CREATE_THREADS, warmups, rounds, idleSeconds, settleSeconds, controlPlanePids,
+                Runtime.getRuntime().availableProcessors(), load());
 
         List<RoundResult> results = new ArrayList<>();
+        Map<Side, List<Window>> creates = new java.util.EnumMap<>(Side.class);
         for (int r = 1; r <= warmups + rounds; r++) {
             boolean warmup = r <= warmups;
-            RoundResult result = round(warmup ? "warm-up " + r : "round " + (r - warmups));
-            if (!warmup) {
-                results.add(result);
+            String label = warmup ? "warm-up " + r : "round " + (r - warmups);
+            for (int i = 0; i < sides.size(); i++) {
+                Side side = sides.get((i + r - 1) % sides.size());
+                String ns = namespaces.get(r + " " + side.key);
+                Window window;
+                if (side == Side.OPERATOR) {
+                    RoundResult result = round(label + " " + side.key, ns);
+                    window = result.creates();
+                    if (!warmup) {
+                        results.add(result);
+                    }
+                } else {
+                    window = baseline(label + " " + side.key, side, ns);
+                }
+                if (!warmup) {
+                    creates.computeIfAbsent(side, k -> new ArrayList<>()).add(window);
+                }
             }
         }
         summary(results);
+        createSummary(creates);
     }
 
-    private RoundResult round(String label) throws Exception {
-        // --- set-up, not timed ---
+    /** What runs beside the API server while the driver creates a side's objects. */
+    enum Side {
+        APISERVER("apiserver", "the API server alone: the same creates, no admission webhook (the namespace does not "
+                + "match its selector), no reconciler watching the namespace"),
+        WEBHOOK("webhook", "the API server + the operator's admission webhook (the same process, idle otherwise), no "
+                + "reconciler watching the namespace"),
+        OPERATOR("operator", "the API server + webhook + the operator's reconcilers: timed until every pool is Ready");
+
+        final String key;
+        final String description;
+
+        Side(String key, String description) {
+            this.key = key;
+            this.description = description;
+        }
+
+        /** The namespace label value: the webhook's namespaceSelector matches {@code operator-scale} only. */
+        String namespaceLabel() {
+            return this == APISERVER ? "operator-scale-no-webhook" : "operator-scale";
+        }
+
+        static List<Side> parse(String csv) {
+            List<Side> sides = new ArrayList<>();
+            for (String key : csv.split(",")) {
+                Side side = java.util.Arrays.stream(values()).filter(s -> s.key.equals(key.trim())).findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException("unknown side '" + key.trim()
+                                + "': the 6th argument is a comma-separated list of apiserver, webhook, operator"));
+                if (!sides.contains(side)) {
+                    sides.add(side);
+                }
+            }
+            return sides;
+        }
+    }
+
+    /** A baseline side: the same set-up and creates as the operator side, timed until the creates have returned. */
+    private Window baseline(String label, Side side, String ns) throws Exception {
+        Round round = prepare(label, side, ns);
+        Snapshot before = snapshot();
+        createAll(round);
+        Snapshot created = snapshot();
+        // The same watches as the operator side, which must see every object (a watch event each, as there).
+        long deadline = System.nanoTime() + READY_DEADLINE.toNanos();
+        while (round.poolsReady().seen() < pools || round.topologiesReady().seen() < pools) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(label + ": the driver's watches saw only " + round.poolsReady().seen()
+                        + " pools and " + round.topologiesReady().seen() + " topologies after " + READY_DEADLINE);
+            }
+            round.poolsReady().awaitChange(Duration.ofMillis(200));
+        }
+        round.close();
+        Window window = new Window(before, created, pools);
+        System.out.printf("  %s: %d creates returned in %.1f s = %.1f creates/s%n", label, 2 * pools, window.seconds(),
+                window.createsPerSecond());
+        window.print();
+        long cleanStart = System.nanoTime();
+        deleteNamespace(ns);
+        activeNamespace = null;
+        System.out.printf("    clean-up (not timed): namespace deleted in %.1f s%n%n", seconds(System.nanoTime() - cleanStart));
+        return window;
+    }
+
+    /** A side's set-up, not timed: namespace, Secret, objects built, the driver's watches, the create threads. */
+    private record Round(String ns, String keyPrefix, List<BackstageTopology> topologies, List<BackstageWorkerPool> pools,
+            ReadyWatch<BackstageWorkerPool> poolsReady, ReadyWatch<BackstageTopology> topologiesReady,
+            ExecutorService creators) {
+        void close() {
+            creators.shutdown();
+            poolsReady.close();
+            topologiesReady.close();
+        }
+    }
+
+    private Round prepare(String label, Side side, String ns) {
         long setupStart = System.nanoTime();
-        String ns = UniqueNames.prefix("scale").toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns)
-                .addToLabels(BENCH_LABEL, "operator-scale").endMetadata().build()).create();
+                .addToLabels(BENCH_LABEL, side.namespaceLabel()).endMetadata().build()).create();
         client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("redis").endMetadata()
                 .addToStringData("url", REDIS_URL).build()).create();
         activeNamespace = ns;
@@ -182,18 +311,18 @@ public final class OperatorScaleBenchmark {
         ReadyWatch<BackstageTopology> topologiesReady = new ReadyWatch<>(client.resources(BackstageTopology.class)
                 .inNamespace(ns).inform(), t -> t.getStatus() == null ? null : t.getStatus().getConditions());
         ExecutorService creators = Executors.newFixedThreadPool(CREATE_THREADS);
-        Map<String, Double> apiBefore = apiRequests();
-        String loadBefore = load();
         System.out.printf("%s: namespace %s (set-up %.1f s, not timed; load %s)%n", label, ns,
-                seconds(System.nanoTime() - setupStart), loadBefore);
+                seconds(System.nanoTime() - setupStart), load());
+        return new Round(ns, keyPrefix, topologies, poolObjects, poolsReady, topologiesReady, creators);
+    }
 
-        // --- timed: first create -> all pools Ready ---
-        long start = System.nanoTime();
+    /** The timed creates: each thread creates a topology, then its pool; returns when every create has returned. */
+    private void createAll(Round round) throws Exception {
         List<Future<?>> creates = new ArrayList<>();
         for (int i = 0; i < pools; i++) {
-            BackstageTopology topology = topologies.get(i);
-            BackstageWorkerPool pool = poolObjects.get(i);
-            creates.add(creators.submit(() -> {
+            BackstageTopology topology = round.topologies().get(i);
+            BackstageWorkerPool pool = round.pools().get(i);
+            creates.add(round.creators().submit(() -> {
                 create(topology);
                 create(pool);
                 return null;
@@ -202,8 +331,26 @@ public final class OperatorScaleBenchmark {
         for (Future<?> f : creates) {
             f.get();
         }
-        long created = System.nanoTime();
         int retried = createRetries.getAndSet(0);
+        if (retried > 0) {
+            System.out.printf("    note: %d creates failed (e.g. the admission webhook did not answer within its 10 s "
+                    + "timeout) and were sent again%n", retried);
+        }
+    }
+
+    private RoundResult round(String label, String ns) throws Exception {
+        Round round = prepare(label, Side.OPERATOR, ns);
+        ReadyWatch<BackstageWorkerPool> poolsReady = round.poolsReady();
+        ReadyWatch<BackstageTopology> topologiesReady = round.topologiesReady();
+        String keyPrefix = round.keyPrefix();
+        Snapshot before = snapshot();
+        String loadBefore = before.load();
+
+        // --- timed: first create -> all pools Ready ---
+        long start = before.nanos();
+        createAll(round);
+        Snapshot createdSnapshot = snapshot();
+        long created = createdSnapshot.nanos();
         long lastReport = created;
         while (poolsReady.count() < pools) {
             if (System.nanoTime() - start > READY_DEADLINE.toNanos()) {
@@ -220,15 +367,15 @@ public final class OperatorScaleBenchmark {
             }
             poolsReady.awaitChange(Duration.ofMillis(200));
         }
-        long ready = System.nanoTime();
-        Map<String, Double> apiAfter = apiRequests();
-        creators.shutdown();
-        String loadAfter = load();
+        Snapshot readySnapshot = snapshot();
+        long ready = readySnapshot.nanos();
+        String loadAfter = readySnapshot.load();
+        round.creators().shutdown();
 
         // --- settle, then the idle window with every pool polling ---
         sleepSeconds(settleSeconds);
         Memory settled = operator.memory(http);
-        Map<String, Double> idleApiBefore = apiRequests();
+        Map<String, Double> idleApiBefore = apiRequests(apiMetrics());
         Map<String, Long> threadsBefore = operator.threadTicks();
         long cpuBefore = operator.cpuTicks();
         long idleStart = System.nanoTime();
@@ -237,7 +384,7 @@ public final class OperatorScaleBenchmark {
         long cpuAfter = operator.cpuTicks();
         Map<String, Long> threadsAfter = operator.threadTicks();
         double idleElapsed = seconds(System.nanoTime() - idleStart);
-        Map<String, Double> idleApiAfter = apiRequests();
+        Map<String, Double> idleApiAfter = apiRequests(apiMetrics());
         String idleLoadAfter = load();
         int threads = (int) operator.metric(http, "jvm_threads_live_threads");
         int redisConnections = operator.connectionsToPort(6379);
@@ -246,20 +393,22 @@ public final class OperatorScaleBenchmark {
         int notReady = pools - poolsReady.count();
 
         RoundResult result = new RoundResult(seconds(created - start), seconds(topologiesReady.lastReadyAt() - start),
-                seconds(ready - start), diff(apiBefore, apiAfter), diff(idleApiBefore, idleApiAfter), idleElapsed,
+                seconds(ready - start), diff(apiRequests(before.apiMetrics()), apiRequests(readySnapshot.apiMetrics())),
+                diff(idleApiBefore, idleApiAfter), idleElapsed,
                 (cpuAfter - cpuBefore) / 100.0 / idleElapsed, settled, afterGc, threads, redisConnections,
-                loadBefore + " -> " + loadAfter, idleLoadBefore + " -> " + idleLoadAfter);
+                loadBefore + " -> " + loadAfter, idleLoadBefore + " -> " + idleLoadAfter,
+                new Window(before, createdSnapshot, pools));
         result.print(label, pools);
+        System.out.printf("    the creates (first create -> all returned, %.1f creates/s):%n", result.creates().createsPerSecond());
+        result.creates().print();
+        System.out.printf("    the operator catching up (creates returned -> all pools Ready, %.1f s):%n",
+                seconds(ready - created));
+        new Window(createdSnapshot, readySnapshot, pools).print();
         System.out.println("      idle CPU by thread group (cores): " + threadCpu(threadsBefore, threadsAfter, idleElapsed));
-        if (retried > 0) {
-            System.out.printf("    note: %d creates failed (e.g. the admission webhook did not answer within its 10 s "
-                    + "timeout) and were sent again%n", retried);
-        }
         if (notReady > 0) {
             System.out.printf("    note: %d pools left Ready during the idle window%n", notReady);
         }
-        poolsReady.close();
-        topologiesReady.close();
+        round.close();
 
         // --- clean-up, not timed ---
         long cleanStart = System.nanoTime();
@@ -278,6 +427,7 @@ public final class OperatorScaleBenchmark {
         System.out.printf("summary over %d measured rounds: median [min - max]%n", results.size());
         line("time to all %d pools Ready (s)".formatted(pools), results, RoundResult::readySeconds, "%.1f");
         line("  of which creates returned (s)", results, RoundResult::createSeconds, "%.1f");
+        line("  creates/s", results, r -> r.creates().createsPerSecond(), "%.1f");
         line("API requests per pool (all clients)", results, r -> r.apiTotal() / pools, "%.1f");
         line("operator heap used after settling (MiB)", results, r -> r.settled().heapMiB(), "%.0f");
         line("operator heap after a full GC (MiB)", results, r -> r.afterGc().heapMiB(), "%.0f");
@@ -295,8 +445,7 @@ public final class OperatorScaleBenchmark {
 
     private static void line(String name, List<RoundResult> results, ToDoubleFunction<RoundResult> value, String format) {
         double[] v = results.stream().mapToDouble(value).sorted().toArray();
-        double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-        System.out.printf("  %-44s %s [%s - %s]%n", name, format.formatted(median), format.formatted(v[0]),
+        System.out.printf("  %-44s %s [%s - %s]%n", name, format.formatted(median(v)), format.formatted(v[0]),
                 format.formatted(v[v.length - 1]));
     }
 
@@ -361,7 +510,7 @@ public final class OperatorScaleBenchmark {
         client.namespaces().withName(ns).delete();
         long deadline = System.nanoTime() + GONE_DEADLINE.toNanos();
         while (client.namespaces().withName(ns).get() != null) {
-            if (!operator.alive()) {
+            if (operator != null && !operator.alive()) {
                 throw new IllegalStateException("the operator exited while namespace " + ns + " was being deleted (log: "
                         + operator.log() + ")");
             }
@@ -411,9 +560,229 @@ public final class OperatorScaleBenchmark {
     private static final Pattern REQUEST_TOTAL = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
     private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
+    /** What the window measures is taken at its two ends: time, CPU of each process, the API server's and etcd's metrics. */
+    private record Snapshot(long nanos, Map<String, Long> ticks, long driverCpuNanos, String apiMetrics,
+            String etcdMetrics, String load) {}
+
+    private Snapshot snapshot() {
+        String metrics = apiMetrics();
+        String etcd = etcdMetrics();
+        Map<String, Long> ticks = new java.util.LinkedHashMap<>();
+        controlPlanePids.forEach((name, pid) -> ticks.put(name, processTicks(pid)));
+        if (operator != null) {
+            ticks.put("operator", processTicks(operator.pid()));
+        }
+        long driver = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+        return new Snapshot(System.nanoTime(), ticks, driver, metrics, etcd, load());
+    }
+
+    /**
+     * Between two snapshots: the creates' rate, the API server's own time per create and what it was spent on (its
+     * request, admission-webhook and etcd-client histograms), etcd's WAL fsyncs, and each process's CPU.
+     */
+    record Window(double seconds, int creates, Map<String, Double> cpuSeconds, double postSeconds, double posts,
+            double webhookSeconds, double webhookCalls, double etcdSeconds, double etcdCreates, double fsyncSeconds,
+            double fsyncs, String load) {
+        Window(Snapshot a, Snapshot b, int pools) {
+            this(OperatorScaleBenchmark.seconds(b.nanos() - a.nanos()), 2 * pools, cpu(a, b),
+                    delta(a, b, "apiserver_request_duration_seconds_sum", CREATE_REQUEST),
+                    delta(a, b, "apiserver_request_duration_seconds_count", CREATE_REQUEST),
+                    delta(a, b, "apiserver_admission_webhook_admission_duration_seconds_sum", WEBHOOK_CREATE),
+                    delta(a, b, "apiserver_admission_webhook_admission_duration_seconds_count", WEBHOOK_CREATE),
+                    delta(a, b, "etcd_request_duration_seconds_sum", ETCD_CREATE),
+                    delta(a, b, "etcd_request_duration_seconds_count", ETCD_CREATE),
+                    metricSum(b.etcdMetrics(), "etcd_disk_wal_fsync_duration_seconds_sum", l -> true)
+                            - metricSum(a.etcdMetrics(), "etcd_disk_wal_fsync_duration_seconds_sum", l -> true),
+                    metricSum(b.etcdMetrics(), "etcd_disk_wal_fsync_duration_seconds_count", l -> true)
+                            - metricSum(a.etcdMetrics(), "etcd_disk_wal_fsync_duration_seconds_count", l -> true),
+                    a.load() + " -> " + b.load());
+        }
+
+        private static Map<String, Double> cpu(Snapshot a, Snapshot b) {
+            Map<String, Double> cpu = new java.util.LinkedHashMap<>();
+            b.ticks().forEach((name, ticks) -> {
+                Long start = a.ticks().get(name);
+                if (start != null && start >= 0 && ticks >= 0) {
+                    cpu.put(name, (ticks - start) / 100.0);
+                }
+            });
+            cpu.put("driver (this JVM)", (b.driverCpuNanos() - a.driverCpuNanos()) / 1e9);
+            return cpu;
+        }
+
+        private static double delta(Snapshot a, Snapshot b, String series,
+                java.util.function.Predicate<Map<String, String>> labels) {
+            return metricSum(b.apiMetrics(), series, labels) - metricSum(a.apiMetrics(), series, labels);
+        }
+
+        double createsPerSecond() {
+            return creates / seconds;
+        }
+
+        /** kube-apiserver's CPU per create, in ms (all its work in the window, divided by the creates). */
+        double apiServerCpuMsPerCreate() {
+            return cpuSeconds.getOrDefault("kube-apiserver", Double.NaN) * 1000 / creates;
+        }
+
+        /** The API server's own mean time per create request (POST of our kinds), in ms. */
+        double serverMsPerCreate() {
+            return posts == 0 ? Double.NaN : postSeconds * 1000 / posts;
+        }
+
+        double webhookMsPerCall() {
+            return webhookCalls == 0 ? 0 : webhookSeconds * 1000 / webhookCalls;
+        }
+
+        void print() {
+            if (posts > 0) {
+                printCreates();
+            }
+            System.out.printf("      CPU over %.1f s: %s; kube-apiserver %.1f ms per create; machine load %s%n", seconds,
+                    cpuSeconds.entrySet().stream().map(e -> String.format("%s %.1f s (%.2f cores)", e.getKey(),
+                            e.getValue(), e.getValue() / seconds)).collect(Collectors.joining(", ")),
+                    apiServerCpuMsPerCreate(), load);
+        }
+
+        private void printCreates() {
+            System.out.printf("      per create: %.0f ms as the driver sees it (%d threads / %.1f creates/s); the API "
+                    + "server's own time %.1f ms (apiserver_request_duration_seconds, %.0f POSTs of the two kinds), of "
+                    + "which the admission webhook %.1f ms (%.0f calls) and etcd %.1f ms (%.0f creates); etcd WAL "
+                    + "fsyncs %.0f (%.2f ms mean)%n", CREATE_THREADS * 1000 / createsPerSecond(), CREATE_THREADS,
+                    createsPerSecond(), serverMsPerCreate(), posts, webhookMsPerCall(), webhookCalls,
+                    etcdCreates == 0 ? 0 : etcdSeconds * 1000 / etcdCreates, etcdCreates, fsyncs,
+                    fsyncs == 0 ? 0 : fsyncSeconds * 1000 / fsyncs);
+        }
+    }
+
+    private static final java.util.function.Predicate<Map<String, String>> CREATE_REQUEST =
+            l -> "POST".equals(l.get("verb")) && "backstage.dev".equals(l.get("group"));
+    private static final java.util.function.Predicate<Map<String, String>> WEBHOOK_CREATE =
+            l -> "CREATE".equals(l.get("operation"));
+    private static final java.util.function.Predicate<Map<String, String>> ETCD_CREATE =
+            l -> "create".equals(l.get("operation")) && "backstage.dev".equals(l.get("group"));
+
+    /** The sum of a Prometheus text series over the label sets {@code labels} accepts. */
+    static double metricSum(String metrics, String series, java.util.function.Predicate<Map<String, String>> labels) {
+        double sum = 0;
+        for (String line : metrics.split("\n")) {
+            if (!line.startsWith(series)) {
+                continue;
+            }
+            String rest = line.substring(series.length());
+            Map<String, String> parsed = new TreeMap<>();
+            if (rest.startsWith("{")) {
+                Matcher l = LABEL.matcher(rest.substring(0, rest.lastIndexOf('}')));
+                while (l.find()) {
+                    parsed.put(l.group(1), l.group(2));
+                }
+            } else if (!rest.startsWith(" ")) {
+                continue; // another series with this one's name as a prefix
+            }
+            if (labels.test(parsed)) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    /** etcd's /metrics (its client port, as bin/control-plane starts it), or empty when it does not answer. */
+    private String etcdMetrics() {
+        String port = System.getenv().getOrDefault("BACKSTAGE_ETCD_PORT", "32379");
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    /** The control plane's processes from bin/control-plane's pid files (BACKSTAGE_CLUSTER_DIR/run/NAME.pid). */
+    private static Map<String, Long> controlPlanePids() {
+        String dir = System.getenv().getOrDefault("BACKSTAGE_CLUSTER_DIR",
+                System.getProperty("user.home") + "/.cache/backstage/cluster");
+        Map<String, Long> pids = new java.util.LinkedHashMap<>();
+        for (String name : List.of("kube-apiserver", "etcd", "kube-controller-manager")) {
+            try {
+                pids.put(name, Long.parseLong(Files.readString(Path.of(dir, "run", name + ".pid")).trim()));
+            } catch (IOException | NumberFormatException e) {
+                System.out.println("no pid file for " + name + " in " + dir + "/run: its CPU is not measured");
+            }
+        }
+        return pids;
+    }
+
+    /** utime + stime of a process, in clock ticks (USER_HZ, 100 on Linux); -1 when it cannot be read. */
+    static long processTicks(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of stat(5)
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private void createSummary(Map<Side, List<Window>> creates) {
+        if (creates.isEmpty()) {
+            return;
+        }
+        System.out.printf("%nthe creates (%d objects by %d threads), per side, median [min - max] over the measured "
+                + "rounds:%n", 2 * pools, CREATE_THREADS);
+        for (Side side : sides) {
+            List<Window> w = creates.get(side);
+            if (w == null) {
+                continue;
+            }
+            System.out.println("  " + side.key + ":");
+            spread("creates/s", w, Window::createsPerSecond, "%.1f");
+            spread("creates window (s)", w, Window::seconds, "%.1f");
+            spread("API server's own time per create (ms)", w, Window::serverMsPerCreate, "%.1f");
+            spread("  of which the admission webhook (ms)", w, Window::webhookMsPerCall, "%.1f");
+            spread("kube-apiserver CPU per create (ms)", w, Window::apiServerCpuMsPerCreate, "%.1f");
+            for (String process : w.get(0).cpuSeconds().keySet()) {
+                spread(process + " CPU in the window (cores)", w,
+                        x -> x.cpuSeconds().getOrDefault(process, Double.NaN) / x.seconds(), "%.2f");
+            }
+        }
+        List<Window> alone = creates.get(Side.APISERVER);
+        if (alone != null) {
+            double base = median(alone.stream().mapToDouble(Window::createsPerSecond).toArray());
+            for (Side side : sides) {
+                if (side != Side.APISERVER && creates.containsKey(side)) {
+                    double other = median(creates.get(side).stream().mapToDouble(Window::createsPerSecond).toArray());
+                    System.out.printf("  creates/s with %s ÷ API server alone: %.1f ÷ %.1f = %.2f%n", side.key, other,
+                            base, other / base);
+                }
+            }
+        }
+        System.out.println("  load per side and round: " + sides.stream().filter(creates::containsKey)
+                .map(side -> side.key + " " + creates.get(side).stream().map(Window::load)
+                        .collect(Collectors.joining(", "))).collect(Collectors.joining(" | ")));
+    }
+
+    private static <T> void spread(String name, List<T> values, ToDoubleFunction<T> value, String format) {
+        double[] v = values.stream().mapToDouble(value).sorted().toArray();
+        System.out.printf("    %-44s %s [%s - %s]%n", name, format.formatted(median(v)), format.formatted(v[0]),
+                format.formatted(v[v.length - 1]));
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        java.util.Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** The API server's /metrics. */
+    private String apiMetrics() {
+        return api.controlPlane().kubectl("get", "--raw", "/metrics").orThrow().out();
+    }
+
     /** The API server's own request counters, summed by verb and resource[/subresource]. */
-    private Map<String, Double> apiRequests() {
-        String metrics = api.controlPlane().kubectl("get", "--raw", "/metrics").orThrow().out();
+    private static Map<String, Double> apiRequests(String metrics) {
         Map<String, Double> byKey = new TreeMap<>();
         for (String line : metrics.split("\n")) {
             Matcher m = REQUEST_TOTAL.matcher(line);
@@ -514,7 +883,8 @@ public final class OperatorScaleBenchmark {
 
     record RoundResult(double createSeconds, double topologiesReadySeconds, double readySeconds,
             Map<String, Double> api, Map<String, Double> idleApi, double idleSeconds, double idleCores,
-            Memory settled, Memory afterGc, int threads, int redisConnections, String load, String idleLoad) {
+            Memory settled, Memory afterGc, int threads, int redisConnections, String load, String idleLoad,
+            Window creates) {
         double apiTotal() {
             return api.values().stream().mapToDouble(Double::doubleValue).sum();
         }
@@ -551,6 +921,7 @@ public final class OperatorScaleBenchmark {
     private static final class ReadyWatch<T extends io.fabric8.kubernetes.api.model.HasMetadata> {
         private final SharedIndexInformer<T> informer;
         private final Set<String> ready = ConcurrentHashMap.newKeySet();
+        private final Set<String> seen = ConcurrentHashMap.newKeySet();
         private final Object changed = new Object();
         private volatile long lastReadyAt;
 
@@ -573,6 +944,11 @@ public final class OperatorScaleBenchmark {
                 }
 
                 private void seen(T obj) {
+                    if (seen.add(obj.getMetadata().getName()) && seen.size() % 100 == 0) {
+                        synchronized (changed) {
+                            changed.notifyAll();
+                        }
+                    }
                     boolean isReady = Conditions.isTrue(conditions.apply(obj), Conditions.READY);
                     boolean change = isReady ? ready.add(obj.getMetadata().getName())
                             : ready.remove(obj.getMetadata().getName());
@@ -590,6 +966,11 @@ public final class OperatorScaleBenchmark {
 
         int count() {
             return ready.size();
+        }
+
+        /** Objects this watch has seen (added), Ready or not. */
+        int seen() {
+            return seen.size();
         }
 
         long lastReadyAt() {
@@ -630,8 +1011,8 @@ public final class OperatorScaleBenchmark {
             this.jvmOptions = jvmOptions;
         }
 
-        static OperatorProcess start(ControlPlane cp, Path work, String system, int webhookPort, Path tls)
-                throws IOException {
+        static OperatorProcess start(ControlPlane cp, Path work, String system, int webhookPort, Path tls,
+                String watchNamespaces) throws IOException {
             // BENCH_OPERATOR_TARGET: another build's jar and lib/ (e.g. a copy from before a change), for before/after.
             String other = System.getenv().getOrDefault("BENCH_OPERATOR_TARGET", "").trim();
             Path target = other.isEmpty() ? cp.root().resolve("operator/target") : Path.of(other);
@@ -665,7 +1046,7 @@ public final class OperatorScaleBenchmark {
             Map<String, String> env = builder.environment();
             env.put("KUBECONFIG", kubeconfig.toString());
             env.put("JAVA_TOOL_OPTIONS", CHART_JAVA_TOOL_OPTIONS);
-            env.put("WATCH_NAMESPACES", "");
+            env.put("WATCH_NAMESPACES", watchNamespaces);
             env.put("POD_NAME", identity);
             env.put("POD_NAMESPACE", system);
             env.put("BACKSTAGE_LEASE_NAME", leaseName);
@@ -760,9 +1141,7 @@ public final class OperatorScaleBenchmark {
 
         /** utime + stime of the operator process, in clock ticks (USER_HZ, 100 on Linux). */
         long cpuTicks() throws IOException {
-            String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of stat(5)
+            return processTicks(pid());
         }
 
         /** utime + stime per thread ("tid name" -> ticks), from /proc/PID/task. */
