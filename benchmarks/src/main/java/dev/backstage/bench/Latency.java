@@ -110,7 +110,7 @@ final class Latency {
             Histogram h = total[i].getIntervalHistogram();
             Histogram s = sendCall[i];
             System.out.printf(Locale.ROOT, "  %-30s p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms (target p99 < 5 ms);"
-                    + " of which the enqueue call: p50 %.2f ms, p99 %.2f ms%n", targets.get(i).name(),
+                    + " the enqueue call alone (until acked): p50 %.2f ms, p99 %.2f ms%n", targets.get(i).name(),
                     h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0,
                     h.getValueAtPercentile(99.9) / 1000.0, h.getMaxValue() / 1000.0,
                     s.getValueAtPercentile(50) / 1000.0, s.getValueAtPercentile(99) / 1000.0);
