@@ -83,9 +83,15 @@ public final class KafkaBenchmark {
             // One partition, as the Worker's own topic gets with KafkaSettings.of (the development default).
             admin.createTopics(List.of(new NewTopic(rawLatencyTopic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
-        Latency.measure("Kafka", List.of(
-                Latency.worker("Worker", Worker.builder().provider(KafkaProvider.connect(KafkaSettings.of(bootstrap)
-                        .withPrefix(latencyPrefix).withGroup("latency"))).delays(delays(latencyPrefix)).queues("default")
+        // -Dbench.kafka.lingerMs=<n>: both producers with that linger (the Worker's through its client.* option).
+        String linger = System.getProperty("bench.kafka.lingerMs");
+        KafkaSettings latencySettings = KafkaSettings.of(bootstrap).withPrefix(latencyPrefix).withGroup("latency");
+        if (linger != null) {
+            latencySettings = latencySettings.withClientProperties(Map.of("linger.ms", linger));
+        }
+        Latency.measure("Kafka" + (linger == null ? "" : ", linger.ms " + linger), List.of(
+                Latency.worker("Worker", Worker.builder().provider(KafkaProvider.connect(latencySettings))
+                        .delays(delays(latencyPrefix)).queues("default")
                         .concurrency(concurrency).prefetch(prefetch).build()),
                 new RawLatency(rawLatencyTopic)), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
         System.exit(0);
@@ -283,7 +289,8 @@ public final class KafkaBenchmark {
         public void start(Latency.Handled handled) throws Exception {
             producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                     ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                    ProducerConfig.LINGER_MS_CONFIG, 1), new ByteArraySerializer(), new ByteArraySerializer());
+                    ProducerConfig.LINGER_MS_CONFIG, Integer.getInteger("bench.kafka.lingerMs", 1)), new ByteArraySerializer(),
+                    new ByteArraySerializer());
             java.util.concurrent.CountDownLatch assigned = new java.util.concurrent.CountDownLatch(1);
             thread = new Thread(() -> {
                 try (var consumer = new KafkaConsumer<>(consumerConfig(group("raw-latency"), prefetch),
