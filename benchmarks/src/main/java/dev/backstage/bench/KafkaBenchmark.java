@@ -73,12 +73,27 @@ public final class KafkaBenchmark {
                 RedisBenchmark.side("raw kafka-clients, same work", j -> raw(topic, j, true)),
                 RedisBenchmark.side("bare kafka-clients ceiling (no decode/hand-off)", j -> raw(topic, j, false)),
                 RedisBenchmark.side("Spring ConcurrentMessageListenerContainer", j -> spring(topic, j)));
-        Rounds.run(String.format("Kafka, %d partitions, concurrency %d, in-flight allowance %d", partitions, concurrency,
-                prefetch), sides, jobs, warmups, rounds);
+        if (rounds > 0) {
+            Rounds.run(String.format("Kafka, %d partitions, concurrency %d, in-flight allowance %d", partitions, concurrency,
+                    prefetch), sides, jobs, warmups, rounds);
+        }
         String latencyPrefix = "bench15-latency-" + System.nanoTime();
-        Latency.measure("Kafka", Worker.builder().provider(KafkaProvider.connect(KafkaSettings.of(bootstrap)
-                        .withPrefix(latencyPrefix).withGroup("latency"))).delays(delays(latencyPrefix)).queues("default").concurrency(concurrency)
-                        .prefetch(prefetch).build(), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
+        String rawLatencyTopic = latencyPrefix + ".raw";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            // One partition, as the Worker's own topic gets with KafkaSettings.of (the development default).
+            admin.createTopics(List.of(new NewTopic(rawLatencyTopic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        // -Dbench.kafka.lingerMs=<n>: both producers with that linger (the Worker's through its client.* option).
+        String linger = System.getProperty("bench.kafka.lingerMs");
+        KafkaSettings latencySettings = KafkaSettings.of(bootstrap).withPrefix(latencyPrefix).withGroup("latency");
+        if (linger != null) {
+            latencySettings = latencySettings.withClientProperties(Map.of("linger.ms", linger));
+        }
+        Latency.measure("Kafka" + (linger == null ? "" : ", linger.ms " + linger), List.of(
+                Latency.worker("Worker", Worker.builder().provider(KafkaProvider.connect(latencySettings))
+                        .delays(delays(latencyPrefix)).queues("default")
+                        .concurrency(concurrency).prefetch(prefetch).build()),
+                new RawLatency(rawLatencyTopic)), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
         System.exit(0);
     }
 
@@ -245,6 +260,87 @@ public final class KafkaBenchmark {
             return window.await("Spring");
         } finally {
             container.stop();
+        }
+    }
+
+    /**
+     * The latency baseline doing the Worker's work by hand: the Worker's producer settings (acks=all, idempotence,
+     * linger 1 ms) and a send waited on as {@code enqueue} waits; one consumer (poll timeout 100 ms, max.poll.records =
+     * allowance), each value decoded with Jackson in one pass, handed to {@code concurrency} handler threads, offsets
+     * committed asynchronously every 100 ms.
+     */
+    static final class RawLatency implements Latency.Target {
+        private final String topic;
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final Handoff handoff = new Handoff("raw-latency", concurrency, prefetch);
+        private KafkaProducer<byte[], byte[]> producer;
+        private Thread thread;
+
+        RawLatency(String topic) {
+            this.topic = topic;
+        }
+
+        @Override
+        public String name() {
+            return "raw kafka-clients, same work";
+        }
+
+        @Override
+        public void start(Latency.Handled handled) throws Exception {
+            producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                    ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                    ProducerConfig.LINGER_MS_CONFIG, Integer.getInteger("bench.kafka.lingerMs", 1)), new ByteArraySerializer(),
+                    new ByteArraySerializer());
+            java.util.concurrent.CountDownLatch assigned = new java.util.concurrent.CountDownLatch(1);
+            thread = new Thread(() -> {
+                try (var consumer = new KafkaConsumer<>(consumerConfig(group("raw-latency"), prefetch),
+                        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                    consumer.subscribe(List.of(topic));
+                    long nextCommit = 0;
+                    while (!stop.get()) {
+                        ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
+                        if (!consumer.assignment().isEmpty()) {
+                            assigned.countDown();
+                        }
+                        for (ConsumerRecord<byte[], byte[]> r : records) {
+                            PingEnvelope job = JSON.readValue(r.value(), PingEnvelope.class);
+                            handoff.room.acquire();
+                            handoff.pool.execute(() -> {
+                                handled.handled(job.payload().sentNanos());
+                                handoff.room.release();
+                            });
+                        }
+                        long now = System.nanoTime();
+                        if (now - nextCommit >= 0) {
+                            consumer.commitAsync();
+                            nextCommit = now + TimeUnit.MILLISECONDS.toNanos(100);
+                        }
+                    }
+                } catch (Exception e) {
+                    if (!(e instanceof InterruptedException)) {
+                        e.printStackTrace();
+                    }
+                }
+            }, "raw-latency-poll");
+            thread.start();
+            if (!assigned.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the raw latency consumer got no partition in 60 s");
+            }
+        }
+
+        @Override
+        public void send(long sentNanos) throws Exception {
+            producer.send(new ProducerRecord<>(topic, ("{\"taskName\":\"ping\",\"payload\":{\"sentNanos\":" + sentNanos
+                    + "},\"enqueuedAt\":" + System.currentTimeMillis() + ",\"meta\":{},\"deliveryCount\":1,\"jobId\":\""
+                    + java.util.UUID.randomUUID() + "\"}").getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() throws Exception {
+            stop.set(true);
+            thread.join(10_000);
+            producer.close();
+            handoff.close();
         }
     }
 

@@ -55,6 +55,8 @@ public final class DeliveryProcessor implements DeliverySink {
     private final WorkerMetrics metrics;
     private final UnknownTaskPolicy unknownTaskPolicy;
     private final Duration defaultHardTimeout;
+    /** Binds a payload in the provider's one pass over its record, to the type registered for its task. */
+    private final PayloadTokens.Binder inlineBinder = this::bindInline;
     /** Batches with runs not yet finished (one entry per batch, not per delivery), for {@link #abandonAll()}. */
     private final Set<RunBatch> batches = ConcurrentHashMap.newKeySet();
 
@@ -73,6 +75,14 @@ public final class DeliveryProcessor implements DeliverySink {
         this.metrics = metrics;
         this.unknownTaskPolicy = unknownTaskPolicy;
         this.defaultHardTimeout = defaultHardTimeout;
+    }
+
+    private Object bindInline(String taskName, com.fasterxml.jackson.core.JsonParser parser) throws java.io.IOException {
+        RegisteredTask<?> task = registry.find(taskName).orElse(null);
+        if (task == null || com.fasterxml.jackson.databind.JsonNode.class.isAssignableFrom(task.payloadType())) {
+            return PayloadTokens.NOT_BOUND; // unknown task: never decoded; trees: decoded from the text as before
+        }
+        return codec.decodeInline(parser, task.payloadType());
     }
 
     @Override
@@ -94,8 +104,8 @@ public final class DeliveryProcessor implements DeliverySink {
         }
         Run[] runs = new Run[n];
         RunBatch batch = new RunBatch(runs);
+        gate.occupy(n);
         for (int i = 0; i < n; i++) {
-            gate.occupy();
             runs[i] = new Run(deliveries.get(i), batch);
         }
         metrics.delivered(n);
@@ -188,6 +198,8 @@ public final class DeliveryProcessor implements DeliverySink {
         /** Set once a settlement call returned its stage: from then on that stage frees the slot. */
         private volatile boolean settling;
         private TaskOptions options = TaskOptions.defaults();
+        /** The payload as the provider bound it in its one pass over the record, or {@link PayloadTokens#NOT_BOUND}. */
+        private Object bound = PayloadTokens.NOT_BOUND;
 
         Run(Delivery delivery, RunBatch batch) {
             this.delivery = delivery;
@@ -197,6 +209,9 @@ public final class DeliveryProcessor implements DeliverySink {
 
         void execute() {
             thread = Thread.currentThread();
+            if (delivery instanceof PayloadTokens oneReader) {
+                bound = oneReader.readBinding(inlineBinder); // reads the record once, before anything asks for a field
+            }
             // What every log line of this run carries (the runtime's, the handler's own): with JSON logs, fields
             // of the "mdc" object; cleared below, since the pool thread runs other jobs next.
             MDC.put(MDC_TASK, delivery.taskName());
@@ -241,13 +256,15 @@ public final class DeliveryProcessor implements DeliverySink {
                         + policy.maxFor(delivery.meta(), options) + " retries); not run again");
                 return;
             }
-            Object payload;
+            Object payload = bound;
             try {
-                Class<?> type = task.get().payloadType();
-                var tokens = delivery instanceof PayloadTokens parsed ? parsed.payloadTokens() : null;
-                ByteBuffer bytes = tokens == null ? delivery.payloadBytes() : null;
-                payload = tokens != null ? codec.decode(tokens, type, delivery::payloadJson)
-                        : bytes != null ? codec.decode(bytes, type) : codec.decode(delivery.payloadJson(), type);
+                if (payload == PayloadTokens.NOT_BOUND) {
+                    Class<?> type = task.get().payloadType();
+                    var tokens = delivery instanceof PayloadTokens parsed ? parsed.payloadTokens() : null;
+                    ByteBuffer bytes = tokens == null ? delivery.payloadBytes() : null;
+                    payload = tokens != null ? codec.decode(tokens, type, delivery::payloadJson)
+                            : bytes != null ? codec.decode(bytes, type) : codec.decode(delivery.payloadJson(), type);
+                }
             } catch (PayloadCodec.MalformedPayloadException e) {
                 deadLetterNow(e.getMessage());
                 return;

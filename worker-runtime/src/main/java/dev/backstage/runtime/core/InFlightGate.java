@@ -90,6 +90,11 @@ public final class InFlightGate implements FlowControl {
         inFlight.incrementAndGet();
     }
 
+    /** A batch handed out at once: one atomic add, not one per delivery. */
+    void occupy(int n) {
+        inFlight.addAndGet(n);
+    }
+
     void release() {
         int now = inFlight.decrementAndGet();
         if (now <= wakeAtInFlight) {

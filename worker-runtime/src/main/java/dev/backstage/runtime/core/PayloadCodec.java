@@ -20,6 +20,8 @@ public final class PayloadCodec {
      * deserializer on every call, about a sixth of a small payload's decode.
      */
     private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
+    /** The same without the trailing-token check, for a payload bound in the middle of its record. */
+    private final Map<Class<?>, ObjectReader> inlineReaders = new ConcurrentHashMap<>();
 
     public PayloadCodec(ObjectMapper mapper) {
         this.mapper = mapper;
@@ -104,6 +106,15 @@ public final class PayloadCodec {
         } catch (IOException e) {
             return decode(text.get(), type); // throws, with the reason
         }
+    }
+
+    /**
+     * Binds one value from {@code parser} (positioned on its first token, inside a larger document: what follows
+     * is not checked) to {@code type}, leaving the parser on the value's last token. The null rule is
+     * {@link #decode(String, Class)}'s; a failure throws and may leave the parser anywhere.
+     */
+    public <T> T decodeInline(com.fasterxml.jackson.core.JsonParser parser, Class<T> type) throws IOException {
+        return notNull(inlineReaders.computeIfAbsent(type, mapper::readerFor).readValue(parser), type, false);
     }
 
     private ObjectReader readerFor(Class<?> type) {

@@ -173,7 +173,7 @@ final class AssignedPartitions {
                 // Stays unsettled: the commit cannot pass it, so it is redelivered after a restart or rebalance.
             }
             case REDELIVER -> queue.redeliverAt(System.nanoTime() + s.after().toNanos(), state, s.record(),
-                    s.redeliveries());
+                    s.nextRedeliveries());
         }
     }
 

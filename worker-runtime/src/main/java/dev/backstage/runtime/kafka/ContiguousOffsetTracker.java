@@ -200,7 +200,7 @@ public final class ContiguousOffsetTracker<A> {
                 pass(offsets[head], attachments[head]);
                 attachments[head] = null;
             }
-            head = (head + 1) % offsets.length;
+            head = head + 1 == offsets.length ? 0 : head + 1; // no division on the hot path
             size--;
         }
     }

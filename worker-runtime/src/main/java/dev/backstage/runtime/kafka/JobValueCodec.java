@@ -4,9 +4,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.backstage.runtime.spi.Backoff;
-import dev.backstage.runtime.spi.JobMeta;
 import com.fasterxml.jackson.databind.util.TokenBuffer;
+import dev.backstage.runtime.core.PayloadTokens;
 import dev.backstage.runtime.spi.Backoff;
 import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
@@ -49,6 +48,14 @@ public final class JobValueCodec {
         /** The payload's tokens, read in the envelope's pass (a new parser per call); null when it carried none. */
         public JsonParser payloadTokens() {
             return fields.payloadTokens == null ? null : fields.payloadTokens.asParser();
+        }
+
+        /**
+         * The payload as the binder given to {@link #decode(byte[], PayloadTokens.Binder)} bound it in the pass, or
+         * {@link PayloadTokens#NOT_BOUND} (also when the task name changed after the payload was bound).
+         */
+        public Object boundPayload() {
+            return fields.boundFor != null && fields.boundFor.equals(fields.taskName) ? fields.bound : PayloadTokens.NOT_BOUND;
         }
 
         /** The payload's bytes within the record value (a read-only view, no copy); null when it carried none. */
@@ -122,12 +129,26 @@ public final class JobValueCodec {
     }
 
     public Decoded decode(byte[] value) {
+        return decode(value, null);
+    }
+
+    /**
+     * As {@link #decode(byte[])}, and when the task name comes before the payload (as this codec writes it), the
+     * payload is bound in the same pass by {@code binder} ({@link Valid#boundPayload()}) instead of being kept as
+     * tokens. If binding fails the value is read again without it, so the failure is reported where an unbound
+     * payload's would be.
+     */
+    public Decoded decode(byte[] value, PayloadTokens.Binder binder) {
         if (value == null) {
             return new Malformed("record has no value (a tombstone), not a job", "");
         }
         Fields f;
         try {
-            f = parse(value, true);
+            try {
+                f = parse(value, true, binder);
+            } catch (BindFailed e) {
+                f = parse(value, true, null);
+            }
         } catch (IOException | RuntimeException e) {
             return new Malformed("record value is not a JSON job: " + firstLine(e.getMessage()), text(value));
         }
@@ -144,7 +165,7 @@ public final class JobValueCodec {
         byte[] bytes = value == null ? new byte[0] : value;
         Fields f;
         try {
-            f = parse(bytes, false);
+            f = parse(bytes, false, null);
         } catch (IOException | RuntimeException e) {
             f = null; // not JSON at all: shown below as raw text, with a reason
         }
@@ -231,8 +252,11 @@ public final class JobValueCodec {
     private static final class Fields {
         String taskName;
         String payloadJson;
-        /** Only for job values read for running (not dead-letter values): the payload's tokens. */
+        /** Only for job values read for running (not dead-letter values): the payload's tokens, unless bound. */
         TokenBuffer payloadTokens;
+        /** The payload bound in the pass, for the task named {@link #boundFor} (null: not bound). */
+        Object bound;
+        String boundFor;
         int payloadOffset = -1;
         int payloadLength = -1;
         Long enqueuedAt;
@@ -257,7 +281,7 @@ public final class JobValueCodec {
      * One streaming pass over the bytes (no tree, no whole-value String: this runs once per delivery).
      * Null when the value is JSON but not an object.
      */
-    private Fields parse(byte[] value, boolean keepTokens) throws IOException {
+    private Fields parse(byte[] value, boolean keepTokens, PayloadTokens.Binder binder) throws IOException {
         try (JsonParser p = json.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
@@ -268,7 +292,7 @@ public final class JobValueCodec {
                 JsonToken token = p.nextToken();
                 switch (name) {
                     case "taskName" -> f.taskName = token == JsonToken.VALUE_STRING ? p.getText() : null;
-                    case "payload" -> rawPayload(p, value, f, keepTokens);
+                    case "payload" -> rawPayload(p, value, f, keepTokens, binder);
                     case "enqueuedAt" -> f.enqueuedAt = longOrNull(p, token);
                     case "deliveryCount" -> {
                         Long n = longOrNull(p, token);
@@ -288,10 +312,23 @@ public final class JobValueCodec {
     }
 
     /** The current value's bytes exactly as they appear in {@code value}: its range, and as text. */
-    private static void rawPayload(JsonParser p, byte[] value, Fields f, boolean keepTokens) throws IOException {
+    private static void rawPayload(JsonParser p, byte[] value, Fields f, boolean keepTokens, PayloadTokens.Binder binder)
+            throws IOException {
         int start = (int) p.currentTokenLocation().getByteOffset();
+        Object bound = PayloadTokens.NOT_BOUND;
+        if (binder != null && f.taskName != null) {
+            try {
+                bound = binder.bind(f.taskName, p); // on the payload's first token; ends on its last
+            } catch (IOException | RuntimeException e) {
+                throw new BindFailed();
+            }
+        }
         p.finishToken(); // strings are read lazily: move the location past their end
-        if (keepTokens) {
+        if (bound != PayloadTokens.NOT_BOUND) {
+            f.bound = bound;
+            f.boundFor = f.taskName;
+            f.payloadTokens = null;
+        } else if (keepTokens) {
             // Kept as tokens while passing over them anyway: the core binds them to the task's type without a
             // second parser over the bytes.
             TokenBuffer tokens = new TokenBuffer(p, null);
@@ -306,6 +343,13 @@ public final class JobValueCodec {
         }
         f.payloadOffset = start;
         f.payloadLength = end - start; // the text is cut out only when asked for (Valid.job)
+    }
+
+    /** The binder failed part-way through a payload: the value is read again without it. */
+    private static final class BindFailed extends RuntimeException {
+        BindFailed() {
+            super(null, null, false, false); // control flow only: no stack trace
+        }
     }
 
     private static boolean isJsonWhitespace(byte b) {

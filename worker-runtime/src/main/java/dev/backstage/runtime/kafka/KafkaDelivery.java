@@ -52,6 +52,17 @@ final class KafkaDelivery implements Delivery, PayloadTokens {
         return d;
     }
 
+    /** The first read of the record, on the handler thread: the payload is bound in the same pass when it can be. */
+    @Override
+    public Object readBinding(PayloadTokens.Binder binder) {
+        if (decoded != null) {
+            return PayloadTokens.NOT_BOUND;
+        }
+        JobValueCodec.Decoded d = jobs.codec().decode(record.value(), binder);
+        decoded = d;
+        return d instanceof JobValueCodec.Valid valid ? valid.boundPayload() : PayloadTokens.NOT_BOUND;
+    }
+
     private JobValue job() {
         return decoded() instanceof JobValueCodec.Valid valid ? valid.job() : null;
     }

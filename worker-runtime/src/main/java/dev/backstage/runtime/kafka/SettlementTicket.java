@@ -1,5 +1,6 @@
 package dev.backstage.runtime.kafka;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -8,9 +9,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 /**
  * The handle a delivery uses to report the fate of its record to the poll loop. Any thread may call
  * it; the loop applies it on its own thread (a KafkaConsumer is single-threaded). Exactly one call
- * counts; later ones are ignored.
+ * counts; later ones are ignored. The call's outcome is written into the ticket, which then goes to the loop as
+ * the {@link Settlement} itself (the queue hand-off publishes the fields).
  */
-final class SettlementTicket {
+final class SettlementTicket implements Settlement {
     private final KafkaPollLoop loop;
     private final PartitionState state;
     private final ConsumerRecord<byte[], byte[]> record;
@@ -19,6 +21,9 @@ final class SettlementTicket {
             AtomicIntegerFieldUpdater.newUpdater(SettlementTicket.class, "used");
     private volatile int used;
     private final int redeliveries;
+    // The outcome, written by the one call that used the ticket, before it is submitted.
+    private Kind kind;
+    private CompletableFuture<Void> untilCommitted;
 
     SettlementTicket(KafkaPollLoop loop, PartitionState state, ConsumerRecord<byte[], byte[]> record, int redeliveries) {
         this.loop = loop;
@@ -48,12 +53,14 @@ final class SettlementTicket {
         if (!use()) {
             return DONE;
         }
+        kind = Kind.SETTLED;
         if (!untilCommitted) {
-            loop.submit(Settlement.settled(state, record, null));
+            loop.submit(this);
             return DONE;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
-        loop.submit(Settlement.settled(state, record, done));
+        this.untilCommitted = done;
+        loop.submit(this);
         return done;
     }
 
@@ -63,7 +70,8 @@ final class SettlementTicket {
     /** Leave the record unsettled: it is redelivered after a restart or a rebalance, never lost. */
     void abandon() {
         if (use()) {
-            loop.submit(Settlement.abandoned(state, record));
+            kind = Kind.ABANDONED;
+            loop.submit(this);
         }
     }
 
@@ -73,7 +81,38 @@ final class SettlementTicket {
      */
     void redeliverLater() {
         if (use()) {
-            loop.submit(Settlement.redeliver(state, record, KafkaPollLoop.REDELIVERY_PAUSE, redeliveries + 1));
+            kind = Kind.REDELIVER;
+            loop.submit(this);
         }
+    }
+
+    @Override
+    public Kind kind() {
+        return kind;
+    }
+
+    @Override
+    public PartitionState state() {
+        return state;
+    }
+
+    @Override
+    public ConsumerRecord<byte[], byte[]> record() {
+        return record;
+    }
+
+    @Override
+    public CompletableFuture<Void> untilCommitted() {
+        return untilCommitted;
+    }
+
+    @Override
+    public Duration after() {
+        return KafkaPollLoop.REDELIVERY_PAUSE;
+    }
+
+    @Override
+    public int nextRedeliveries() {
+        return redeliveries + 1;
     }
 }

@@ -68,6 +68,22 @@ class PayloadTokensTest {
     }
 
     @Test
+    void givenAProviderThatBindsInItsOnePass_whenProcessed_thenItIsAskedWithTheTaskNameAndItsValueIsUsed() throws Exception {
+        BindingDelivery d = new BindingDelivery("d4", "{\"n\":1}", "{\"n\":2}", "{\"n\":3}", "{\"n\":4}");
+        processor.accept(d);
+        assertEquals(new Point(4), handled.poll(30, TimeUnit.SECONDS));
+        assertEquals("d4", acked.poll(30, TimeUnit.SECONDS));
+        assertEquals("point", d.askedFor);
+    }
+
+    @Test
+    void givenAProviderWhoseOnePassDidNotBind_whenProcessed_thenItsTokensAreBoundAsBefore() throws Exception {
+        processor.accept(new BindingDelivery("d5", "{\"n\":1}", "{\"n\":2}", "{\"n\":3}", null));
+        assertEquals(new Point(3), handled.poll(30, TimeUnit.SECONDS));
+        assertEquals("d5", acked.poll(30, TimeUnit.SECONDS));
+    }
+
+    @Test
     void givenBytesButNoTokens_whenProcessed_thenTheBytesAreBound() throws Exception {
         processor.accept(new TextDelivery("d2", "{\"n\":1}", "{\"n\":2}"));
         assertEquals(new Point(2), handled.poll(30, TimeUnit.SECONDS));
@@ -161,7 +177,7 @@ class PayloadTokensTest {
         }
     }
 
-    private final class TokenDelivery extends TextDelivery implements PayloadTokens {
+    private class TokenDelivery extends TextDelivery implements PayloadTokens {
         private final String tokens;
 
         TokenDelivery(String id, String text, String bytes, String tokens) {
@@ -173,6 +189,31 @@ class PayloadTokensTest {
         public JsonParser payloadTokens() {
             try {
                 return codec.mapper().getFactory().createParser(tokens); // unpositioned, as TokenBuffer.asParser()
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** Reads its "record" once through the core's binder (null {@code inPass}: the pass binds nothing). */
+    private final class BindingDelivery extends TokenDelivery {
+        private final String inPass;
+        volatile String askedFor;
+
+        BindingDelivery(String id, String text, String bytes, String tokens, String inPass) {
+            super(id, text, bytes, tokens);
+            this.inPass = inPass;
+        }
+
+        @Override
+        public Object readBinding(Binder binder) {
+            if (inPass == null) {
+                return NOT_BOUND;
+            }
+            askedFor = taskName();
+            try (JsonParser p = codec.mapper().getFactory().createParser(inPass)) {
+                p.nextToken(); // on the payload's first token, as the provider's pass is
+                return binder.bind(taskName(), p);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

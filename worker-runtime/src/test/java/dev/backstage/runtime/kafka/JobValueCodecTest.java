@@ -117,4 +117,65 @@ class JobValueCodecTest {
         assertEquals("garbage", raw.rawValue());
         assertEquals("not a job", raw.error());
     }
+
+    /** A payload type for the one-pass binding tests. */
+    record Order(String id, int qty) {}
+
+    private final dev.backstage.runtime.core.PayloadCodec payloads = dev.backstage.runtime.core.PayloadCodec.defaults();
+
+    private JobValueCodec.Valid decodeBinding(String json, dev.backstage.runtime.core.PayloadTokens.Binder binder) {
+        return assertInstanceOf(JobValueCodec.Valid.class, codec.decode(json.getBytes(StandardCharsets.UTF_8), binder));
+    }
+
+    @Test
+    void givenTheTaskNameBeforeThePayload_whenDecodedWithABinder_thenThePayloadIsBoundInThePassAndTheRestIsRead() {
+        JobValueCodec.Valid v = decodeBinding("{\"taskName\":\"order\",\"payload\":{\"id\":\"o-1\",\"qty\":3},"
+                + "\"enqueuedAt\":5,\"meta\":{\"attempts\":2},\"deliveryCount\":4,\"jobId\":\"j-1\"}",
+                (task, parser) -> payloads.decodeInline(parser, Order.class));
+        assertEquals(new Order("o-1", 3), v.boundPayload());
+        assertNull(v.payloadTokens(), "a bound payload keeps no token copy");
+        assertEquals("{\"id\":\"o-1\",\"qty\":3}", v.job().payloadJson(), "the payload's bytes are still cut out exactly");
+        assertEquals(5L, v.enqueuedAtMs());
+        assertEquals(2, v.meta().attempts());
+        assertEquals(4, v.deliveryCount());
+        assertEquals("j-1", v.jobId());
+    }
+
+    @Test
+    void givenAPayloadOfTheWrongShape_whenTheBinderFails_thenTheValueIsReadAgainWithTokensAndNothingIsBound() {
+        JobValueCodec.Valid v = decodeBinding("{\"taskName\":\"order\",\"payload\":{\"id\":[1,2],\"qty\":\"x\"},"
+                + "\"jobId\":\"j-2\"}", (task, parser) -> payloads.decodeInline(parser, Order.class));
+        assertSame(dev.backstage.runtime.core.PayloadTokens.NOT_BOUND, v.boundPayload());
+        assertEquals("j-2", v.jobId(), "fields after the payload are read in the second pass");
+        assertThrows(dev.backstage.runtime.core.PayloadCodec.MalformedPayloadException.class,
+                () -> payloads.decode(v.payloadTokens(), Order.class, () -> v.job().payloadJson()),
+                "the core then reports the wrong shape as it does for any payload");
+    }
+
+    @Test
+    void givenThePayloadBeforeTheTaskName_whenDecodedWithABinder_thenTheBinderIsNotAskedAndTokensAreKept() {
+        JobValueCodec.Valid v = decodeBinding("{\"payload\":{\"id\":\"o-3\",\"qty\":1},\"taskName\":\"order\"}",
+                (task, parser) -> {
+                    throw new AssertionError("no task name is known when the payload comes first");
+                });
+        assertSame(dev.backstage.runtime.core.PayloadTokens.NOT_BOUND, v.boundPayload());
+        assertEquals(new Order("o-3", 1), payloads.decode(v.payloadTokens(), Order.class, () -> v.job().payloadJson()));
+    }
+
+    @Test
+    void givenABinderThatDeclines_whenDecoded_thenThePayloadIsKeptAsTokens() {
+        JobValueCodec.Valid v = decodeBinding("{\"taskName\":\"unknown\",\"payload\":[1,2],\"jobId\":\"j-4\"}",
+                (task, parser) -> dev.backstage.runtime.core.PayloadTokens.NOT_BOUND);
+        assertSame(dev.backstage.runtime.core.PayloadTokens.NOT_BOUND, v.boundPayload());
+        assertEquals("[1,2]", v.job().payloadJson());
+        assertEquals("j-4", v.jobId());
+    }
+
+    @Test
+    void givenANullPayloadForATypeThatNeedsOne_whenBound_thenItIsNotBoundAndTheCoreReportsIt() {
+        JobValueCodec.Valid v = decodeBinding("{\"taskName\":\"order\",\"payload\":null,\"jobId\":\"j-5\"}",
+                (task, parser) -> payloads.decodeInline(parser, Order.class));
+        assertSame(dev.backstage.runtime.core.PayloadTokens.NOT_BOUND, v.boundPayload());
+        assertEquals("j-5", v.jobId());
+    }
 }
