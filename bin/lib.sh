@@ -6,12 +6,25 @@ MVN="mvn -B -ntp"
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# Runs a command that leaves a daemon behind without the caller's open files above stderr. A broker started from
+# `flock /tmp/backstage-bench.lock bin/bench ...` otherwise keeps the lock's descriptor for its whole life, and
+# every later benchmark waits on the lock forever.
+without_inherited_fds() {
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+    "$@"
+  )
+}
+
 ensure_redis() {
   if port_open 6379; then return 0; fi
   command -v redis-server >/dev/null || { echo "redis-server missing: installing it" >&2; apt-get update -qq && apt-get install -y -qq redis-server >/dev/null; }
   echo "starting Redis on 127.0.0.1:6379" >&2
   mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
-  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null
+  without_inherited_fds redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null
   for _ in $(seq 1 50); do port_open 6379 && return 0; sleep 0.2; done
   echo "Redis did not start on 127.0.0.1:6379" >&2; return 1
 }
@@ -39,7 +52,7 @@ start_rabbitmq_node() {
   local env="RABBITMQ_MNESIA_BASE=$RABBITMQ_DATA/mnesia RABBITMQ_LOG_BASE=$RABBITMQ_DATA/log"
   if [ "$(id -u)" != 0 ]; then
     # Not root: the packaged wrapper decides who runs the node; the data directory stays the package's.
-    rabbitmq-server -detached >/dev/null 2>&1 || true
+    without_inherited_fds rabbitmq-server -detached >/dev/null 2>&1 || true
     return 0
   fi
   # A node of an earlier start that never came to listen (its port is closed) is stopped first.
@@ -52,7 +65,7 @@ start_rabbitmq_node() {
   mkdir -p "$RABBITMQ_DATA/mnesia" "$RABBITMQ_DATA/log"
   chown -R rabbitmq:rabbitmq "$RABBITMQ_DATA"
   # su gives the node the PAM soft limit of 1,024 open files; raise it to the hard limit first.
-  su rabbitmq -s /bin/sh -c "ulimit -n \$(ulimit -Hn); cd /var/lib/rabbitmq; export HOME=/var/lib/rabbitmq $env; /usr/lib/rabbitmq/bin/rabbitmq-server -detached" >/dev/null 2>&1 || true
+  without_inherited_fds su rabbitmq -s /bin/sh -c "ulimit -n \$(ulimit -Hn); cd /var/lib/rabbitmq; export HOME=/var/lib/rabbitmq $env; /usr/lib/rabbitmq/bin/rabbitmq-server -detached" >/dev/null 2>&1 || true
 }
 
 # Builds the jars and their lib/ folders unless they are newer than every source file.
