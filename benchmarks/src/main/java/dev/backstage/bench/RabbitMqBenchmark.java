@@ -48,10 +48,16 @@ public final class RabbitMqBenchmark {
         prefetch = RedisBenchmark.arg(args, 4, 256);
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUri(URL);
+        // The broker shares these cores: its CPU per job is printed beside ours (its Erlang node, if local).
+        ProcessHandle.allProcesses().filter(p -> p.info().command().orElse("").endsWith("beam.smp")).findFirst()
+                .ifPresent(p -> TimedWindow.brokerPid = p.pid());
+        System.out.println(TimedWindow.brokerPid == 0 ? "broker process: not found on this machine"
+                : "broker process: beam.smp pid " + TimedWindow.brokerPid);
         try (Connection admin = factory.newConnection("bench15-admin")) {
             List<Side> sides = List.of(RedisBenchmark.side("Worker", j -> worker(admin, j)),
                     RedisBenchmark.side("raw amqp-client, same work", j -> raw(factory, admin, j, true)),
                     RedisBenchmark.side("bare amqp-client ceiling (no decode/hand-off)", j -> raw(factory, admin, j, false)),
+                    RedisBenchmark.side("bare ceiling, multiple acks every 32", j -> bareMultiple(factory, admin, j)),
                     RedisBenchmark.side("Spring DirectMessageListenerContainer", j -> spring(admin, j, true)),
                     RedisBenchmark.side("Spring SimpleMessageListenerContainer", j -> spring(admin, j, false)));
             Rounds.run(String.format("RabbitMQ, concurrency %d, in-flight allowance (unacked) %d", concurrency, prefetch),
@@ -163,6 +169,34 @@ public final class RabbitMqBenchmark {
             return measured;
         } finally {
             handoff.close();
+            delete(admin, prefix);
+        }
+    }
+
+    /**
+     * The bare ceiling with the acks coalesced: {@code basic.ack(tag, multiple=true)} every 32nd delivery and at the
+     * last one, from the delivery callback (tags on the fresh channel run 1..jobs, in order) — what the broker does
+     * when the consumer side costs nothing and sends a 32nd of the ack frames.
+     */
+    static TimedWindow.Measured bareMultiple(ConnectionFactory factory, Connection admin, int jobs) throws Exception {
+        String prefix = preload(admin, "bare-multiple", jobs);
+        TimedWindow window = new TimedWindow(jobs);
+        try (Connection connection = factory.newConnection("bench15-bare-multiple")) {
+            Channel ch = connection.createChannel();
+            ch.basicQos(prefetch, true);
+            ch.basicConsume(prefix + ".default", false, new DefaultConsumer(ch) {
+                @Override
+                public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
+                        throws IOException {
+                    long deliveryTag = envelope.getDeliveryTag();
+                    if (deliveryTag % 32 == 0 || deliveryTag == jobs) {
+                        ch.basicAck(deliveryTag, true);
+                    }
+                    window.handled();
+                }
+            });
+            return window.await("bare, multiple acks");
+        } finally {
             delete(admin, prefix);
         }
     }

@@ -35,8 +35,8 @@ final class Rounds {
                 if (!warm) {
                     results.get(side.name()).add(m);
                 }
-                line.append(String.format(Locale.ROOT, "%n    %-46s %,10.0f jobs/s %6.2f us CPU/job", side.name(),
-                        m.jobsPerSecond(), m.cpuMicrosPerJob()));
+                line.append(String.format(Locale.ROOT, "%n    %-46s %,10.0f jobs/s %6.2f us CPU/job%s", side.name(),
+                        m.jobsPerSecond(), m.cpuMicrosPerJob(), broker(m.brokerCpuMicrosPerJob())));
             }
             double after = Load.now();
             if (!warm) {
@@ -52,8 +52,9 @@ final class Rounds {
         for (var e : results.entrySet()) {
             List<Double> rate = e.getValue().stream().map(TimedWindow.Measured::jobsPerSecond).toList();
             List<Double> cpu = e.getValue().stream().map(TimedWindow.Measured::cpuMicrosPerJob).toList();
-            System.out.printf(Locale.ROOT, "  %-46s %,10.0f jobs/s [%,.0f-%,.0f]  %6.2f us CPU/job [%.2f-%.2f]%n", e.getKey(),
-                    median(rate), min(rate), max(rate), median(cpu), min(cpu), max(cpu));
+            List<Double> brokerCpu = e.getValue().stream().map(TimedWindow.Measured::brokerCpuMicrosPerJob).toList();
+            System.out.printf(Locale.ROOT, "  %-46s %,10.0f jobs/s [%,.0f-%,.0f]  %6.2f us CPU/job [%.2f-%.2f]%s%n", e.getKey(),
+                    median(rate), min(rate), max(rate), median(cpu), min(cpu), max(cpu), broker(median(brokerCpu)));
         }
         String primary = sides.get(0).name();
         List<TimedWindow.Measured> mine = results.get(primary);
@@ -68,6 +69,11 @@ final class Rounds {
             System.out.printf(Locale.ROOT, "  RATIO %s / %s = %,.0f / %,.0f = %.2f (per round %.2f-%.2f)%n", primary,
                     sides.get(i).name(), a, b, a / b, min(perRound), max(perRound));
         }
+    }
+
+    /** The broker's CPU per job, where the benchmark knows the broker's process. */
+    private static String broker(double micros) {
+        return Double.isNaN(micros) ? "" : String.format(Locale.ROOT, "  broker %6.2f us CPU/job", micros);
     }
 
     static double median(List<Double> values) {
