@@ -13,15 +13,16 @@ import java.util.BitSet;
  * broker still holds as unacked, and never covers a tag that is not settled: a message that is to be requeued is
  * requeued by its own frame before it counts as settled.
  *
- * <p>One flusher at a time: {@code acked}/{@code framed} return true when the caller must flush (nothing was
- * flushing); the flusher then writes what {@link #next} returns until it returns null, which releases the role.
- * Others only record. So at low load every ack goes out at once, and under load the acks that arrive while a
- * frame is being written go out together in the next one — no timer, no added latency.
+ * <p>When to write: at once when every delivery so far is settled ({@link #delivered} tells the highest tag
+ * delivered), so at low load every ack goes out at once; while others are still being handled, once {@code batch}
+ * acks are owed (one of those jobs finishing last writes the rest). One flusher at a time: {@code acked}/{@code
+ * framed} return true when the caller must flush; the flusher then writes what {@link #next} returns until it
+ * returns null, which releases the role. Others only record.
  *
  * <p>Owed acks above a gap (a tag still being handled) wait for the gap to close, but never hold the broker's
  * prefetch window hostage to one slow job: once {@code spillAt} of them wait, {@code next} hands them out as
  * individual acks, and {@link #stuck} (called on the channel's supervision tick) hands them out when the prefix has
- * not moved since the previous tick. {@link #drain} hands out every owed ack (before the channel closes).
+ * not moved since the previous tick, and owed acks waiting for a batch when no flush ran since the previous tick. {@link #drain} hands out every owed ack (before the channel closes).
  *
  * <p>Thread-safe. One instance per channel epoch, starting after the epoch's first tag minus one ({@code start}:
  * 0 on a new channel; amqp-client's recovered channel numbers on from the highest tag it had seen).
@@ -51,7 +52,13 @@ final class AckWatermark {
     private static final long DRAIN_WAIT_MS = 5_000;
 
     private final int spillAt;
+    private final int batch;
     private final long start;
+    private volatile long lastDelivered;
+    /** Owed tags within the prefix not yet handed to a flusher. */
+    private int owedInPrefix;
+    private long flushedAtTick;
+    private long flushes;
     /** Every tag up to {@code base} is settled. */
     private long base;
     private long baseAtTick;
@@ -71,11 +78,23 @@ final class AckWatermark {
      * @param spillAt how many owed acks may wait above a gap before they go out one by one (at least 1)
      */
     AckWatermark(long start, int spillAt) {
+        this(start, spillAt, 1);
+    }
+
+    /** @param batch how many owed acks wait for one frame while deliveries are still being handled (at least 1) */
+    AckWatermark(long start, int spillAt, int batch) {
+        this.batch = Math.max(1, batch);
         this.start = start;
+        this.lastDelivered = start;
         this.base = start;
         this.baseAtTick = start;
         this.offset = start + 1;
         this.spillAt = Math.max(1, spillAt);
+    }
+
+    /** The channel's consumer got {@code tag} (called by the one delivering thread, before the tag is handled). */
+    void delivered(long tag) {
+        lastDelivered = tag;
     }
 
     /** True when {@code tag} was delivered before this epoch began (by a channel incarnation since closed). */
@@ -106,7 +125,8 @@ final class AckWatermark {
         if (tag == base + 1) {
             advance();
         }
-        if (flushing || (owedUpTo == 0 && blocked < spillAt)) {
+        boolean due = owedUpTo != 0 && (owedInPrefix >= batch || base >= lastDelivered);
+        if (flushing || (!due && blocked < spillAt)) {
             return false;
         }
         flushing = true;
@@ -121,6 +141,7 @@ final class AckWatermark {
             owedUpTo = offset + lastOwed;
             for (int i = owed.nextSetBit(from); i >= 0 && i < end; i = owed.nextSetBit(i + 1)) {
                 blocked--;
+                owedInPrefix++;
             }
             owed.clear(from, end);
         }
@@ -141,6 +162,8 @@ final class AckWatermark {
         long[] singles = blocked >= spillAt ? takeBlocked() : NONE;
         long upTo = owedUpTo;
         owedUpTo = 0;
+        owedInPrefix = 0;
+        flushes++;
         if (upTo == 0 && singles.length == 0) {
             flushing = false;
             if (draining) {
@@ -152,18 +175,23 @@ final class AckWatermark {
     }
 
     /**
-     * On the supervision tick: the owed acks above a gap that has not closed since the previous tick, as
-     * individual acks, and the flusher role with them (write, then {@link #next} until null); null when there are
-     * none or a flush is running (it is then moving).
+     * On the supervision tick: the owed acks above a gap that has not closed since the previous tick, as individual
+     * acks, and the owed prefix if no flush ran since the previous tick, with the flusher role (write, then {@link
+     * #next} until null); null when there is nothing such or a flush is running.
      */
     synchronized Flush stuck() {
         boolean still = base == baseAtTick;
+        boolean idle = flushes == flushedAtTick;
         baseAtTick = base;
-        if (!still || blocked == 0 || flushing) {
+        flushedAtTick = flushes;
+        if (flushing || !((still && blocked > 0) || (idle && owedUpTo > 0))) {
             return null;
         }
         flushing = true;
-        return new Flush(takeBlocked(), 0);
+        long upTo = owedUpTo;
+        owedUpTo = 0;
+        owedInPrefix = 0;
+        return new Flush(still && blocked > 0 ? takeBlocked() : NONE, upTo);
     }
 
     /**
@@ -181,6 +209,7 @@ final class AckWatermark {
         long[] singles = blocked > 0 ? takeBlocked() : NONE;
         long upTo = owedUpTo;
         owedUpTo = 0;
+        owedInPrefix = 0;
         return upTo == 0 && singles.length == 0 ? null : new Flush(singles, upTo);
     }
 

@@ -150,7 +150,7 @@ final class SupervisedChannel implements AutoCloseable {
             Epoch current = epoch.get();
             if (current.acks() == null && subscriptions.stream().anyMatch(s -> !s.active)
                     && !epoch.compareAndSet(current, new Epoch(current.number(), ch,
-                            new AckWatermark(lastTagBefore(ch), prefetch / 2)))) {
+                            new AckWatermark(lastTagBefore(ch), prefetch / 2, Math.min(32, prefetch / 8))))) {
                 return; // closed meanwhile: the next round subscribes in the new epoch
             }
             for (Subscription subscription : subscriptions) {
@@ -223,7 +223,11 @@ final class SupervisedChannel implements AutoCloseable {
             @Override
             public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
                     throws IOException {
-                handler.handle(epoch.get().number(), tag, envelope, properties, body);
+                Epoch current = epoch.get();
+                if (current.acks() != null) {
+                    current.acks().delivered(envelope.getDeliveryTag());
+                }
+                handler.handle(current.number(), tag, envelope, properties, body);
             }
 
             @Override

@@ -116,6 +116,32 @@ class AckWatermarkTest {
     }
 
     @Test
+    void givenDeliveriesStillBeingHandled_thenAcksWaitForABatchOfThree_andTheLastOneSettledWritesTheRest() {
+        AckWatermark watermark = new AckWatermark(0, 100, 3);
+        for (long tag = 1; tag <= 5; tag++) {
+            watermark.delivered(tag);
+        }
+        assertFalse(watermark.acked(1), "4 deliveries still being handled, 1 owed of a batch of 3");
+        assertFalse(watermark.acked(2));
+        assertTrue(watermark.acked(3), "3 owed: a batch");
+        assertEquals(new AckWatermark.Flush(new long[0], 3), watermark.next());
+        assertNull(watermark.next());
+        assertFalse(watermark.acked(4));
+        assertTrue(watermark.acked(5), "every delivery settled: written at once, not held for a batch");
+        assertEquals(new AckWatermark.Flush(new long[0], 5), watermark.next());
+    }
+
+    @Test
+    void givenAcksWaitingForABatchAndNoFlushSinceTheLastTick_thenTheTickWritesThem() {
+        AckWatermark watermark = new AckWatermark(0, 100, 3);
+        watermark.delivered(2);
+        assertFalse(watermark.acked(1), "2 is still being handled");
+        assertEquals(new AckWatermark.Flush(new long[0], 1), watermark.stuck());
+        assertNull(watermark.next());
+        assertNull(watermark.stuck(), "nothing owed");
+    }
+
+    @Test
     void givenARecoveredChannelNumberingOnFrom100_thenOlderTagsAreBeforeTheEpochAndTheFirstNewOneFlushes() {
         AckWatermark watermark = new AckWatermark(100, 8);
         assertTrue(watermark.before(100));
