@@ -9,13 +9,15 @@ import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
+import com.rabbitmq.client.impl.recovery.AutorecoveringChannel;
+import com.rabbitmq.client.impl.recovery.RecoveryAwareChannelN;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * <p>Every close of the channel starts a new <em>epoch</em>. A delivery remembers the epoch it arrived
  * in; once the epoch has moved on, the broker has already requeued that delivery, so it must be neither
  * acked nor copied ({@link #ack} fails with {@link StaleDeliveryException}).
+ *
+ * <p>Acks are coalesced per epoch ({@link AckWatermark}): {@link #ack} records the tag, and whichever thread
+ * finds no flush running writes one {@code basic.ack(multiple=true)} up to the highest acked tag below which every
+ * tag is settled. A requeue writes its own {@code basic.reject} before its tag counts as settled, so a multiple
+ * ack never covers a message that is to go back to the queue.
  */
 final class SupervisedChannel implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SupervisedChannel.class);
@@ -70,7 +77,10 @@ final class SupervisedChannel implements AutoCloseable {
     private final DeliveryHandler handler;
     private final ScheduledExecutorService supervisor;
     private final Duration interval;
-    private final AtomicLong epoch = new AtomicLong();
+    /** The epoch number, the channel it belongs to and its acks (null until it subscribes). */
+    private record Epoch(long number, Channel channel, AckWatermark acks) {}
+
+    private final AtomicReference<Epoch> epoch = new AtomicReference<>(new Epoch(0, null, null));
     private final Object lock = new Object();
     private volatile Channel channel;
     private volatile boolean reopen;
@@ -101,12 +111,21 @@ final class SupervisedChannel implements AutoCloseable {
     }
 
     long epoch() {
-        return epoch.get();
+        return epoch.get().number();
     }
 
     private void supervise() {
         if (stopped) {
             return;
+        }
+        try {
+            Epoch current = epoch.get();
+            if (current.acks() != null) {
+                flush(current, current.acks().stuck());
+            }
+        } catch (IOException | RuntimeException e) {
+            log.debug("{}: writing acks held behind an unsettled delivery failed: {}", name,
+                    RabbitMqConnections.describe(e));
         }
         try {
             ensureSubscribed();
@@ -127,6 +146,12 @@ final class SupervisedChannel implements AutoCloseable {
             Channel ch = channel;
             if (!ch.isOpen()) {
                 return; // reopened by amqp-client's recovery shortly
+            }
+            Epoch current = epoch.get();
+            if (current.acks() == null && subscriptions.stream().anyMatch(s -> !s.active)
+                    && !epoch.compareAndSet(current, new Epoch(current.number(), ch,
+                            new AckWatermark(lastTagBefore(ch), prefetch / 2, Math.min(32, prefetch / 8))))) {
+                return; // closed meanwhile: the next round subscribes in the new epoch
             }
             for (Subscription subscription : subscriptions) {
                 if (!subscription.active) {
@@ -159,14 +184,27 @@ final class SupervisedChannel implements AutoCloseable {
         subscriptions.forEach(s -> s.active = false);
         channel = ch;
         reopen = !ch.isOpen(); // closed before it was ours to watch: the listener ignored it, so reopen here
-        epoch.incrementAndGet();
+        epoch.updateAndGet(e -> new Epoch(e.number() + 1, ch, null));
+    }
+
+    /**
+     * The delivery tag before the channel's next delivery: 0 on a new channel; amqp-client's automatic recovery
+     * keeps the channel object and numbers the recovered channel's deliveries on from the highest tag it had
+     * seen (its active offset), so an ack of an older tag is never mistaken for a new one.
+     */
+    private static long lastTagBefore(Channel ch) {
+        if (ch instanceof AutorecoveringChannel recovering
+                && recovering.getDelegate() instanceof RecoveryAwareChannelN delegate) {
+            return delegate.getActiveDeliveryTagOffset();
+        }
+        return 0;
     }
 
     private void closed(Channel ch, ShutdownSignalException cause) {
         if (ch != channel) {
             return;
         }
-        epoch.incrementAndGet();
+        epoch.updateAndGet(e -> new Epoch(e.number() + 1, ch, null));
         subscriptions.forEach(s -> s.active = false);
         if (cause.isInitiatedByApplication() || stopped) {
             return;
@@ -185,7 +223,11 @@ final class SupervisedChannel implements AutoCloseable {
             @Override
             public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
                     throws IOException {
-                handler.handle(epoch.get(), tag, envelope, properties, body);
+                Epoch current = epoch.get();
+                if (current.acks() != null) {
+                    current.acks().delivered(envelope.getDeliveryTag());
+                }
+                handler.handle(current.number(), tag, envelope, properties, body);
             }
 
             @Override
@@ -211,27 +253,57 @@ final class SupervisedChannel implements AutoCloseable {
         };
     }
 
-    /** Acks on the channel the delivery came from, unless that channel has closed since. */
+    /**
+     * Acks on the channel the delivery came from, unless that channel has closed since: records the ack, and
+     * writes it (with every other ack recorded meanwhile) unless another thread is writing acks right now, which
+     * then writes this one too before it stops.
+     */
     void ack(long deliveryEpoch, long deliveryTag) throws IOException {
-        channelFor(deliveryEpoch, deliveryTag).basicAck(deliveryTag, false);
+        Epoch current = live(deliveryEpoch, deliveryTag);
+        if (current.acks().acked(deliveryTag)) {
+            flush(current, current.acks().next());
+        }
     }
 
     /** Puts a delivery back at the head of its queue at once (for another consumer, or later). */
     void requeue(long deliveryEpoch, long deliveryTag) throws IOException {
-        channelFor(deliveryEpoch, deliveryTag).basicReject(deliveryTag, true);
+        Epoch current = live(deliveryEpoch, deliveryTag);
+        current.channel().basicReject(deliveryTag, true);
+        if (current.acks().framed(deliveryTag)) { // only now: the reject is on the wire before any multiple ack
+            flush(current, current.acks().next());
+        }
     }
 
     void checkCurrent(long deliveryEpoch, long deliveryTag) {
-        channelFor(deliveryEpoch, deliveryTag);
+        live(deliveryEpoch, deliveryTag);
     }
 
-    private Channel channelFor(long deliveryEpoch, long deliveryTag) {
-        Channel ch = channel;
-        if (deliveryEpoch != epoch.get() || ch == null || !ch.isOpen()) {
+    /** Writes {@code first} and what the watermark hands out after it, as the one flusher of the epoch. */
+    private static void flush(Epoch current, AckWatermark.Flush first) throws IOException {
+        try {
+            for (AckWatermark.Flush f = first; f != null; f = current.acks().next()) {
+                for (long single : f.singles()) {
+                    current.channel().basicAck(single, false);
+                }
+                if (f.multipleUpTo() > 0) {
+                    current.channel().basicAck(f.multipleUpTo(), true);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            current.acks().abandon(); // the channel is gone: the broker redelivers what it still held
+            throw e;
+        }
+    }
+
+    private Epoch live(long deliveryEpoch, long deliveryTag) {
+        Epoch current = epoch.get();
+        Channel ch = current.channel();
+        if (deliveryEpoch != current.number() || current.acks() == null || current.acks().before(deliveryTag)
+                || ch == null || !ch.isOpen()) {
             throw new StaleDeliveryException(name + ": the channel that carried delivery " + deliveryTag
                     + " closed; the broker redelivers it");
         }
-        return ch;
+        return current;
     }
 
     /** Stops new deliveries; settling those already handed out keeps working. */
@@ -262,6 +334,17 @@ final class SupervisedChannel implements AutoCloseable {
                 supervision.cancel(false);
             }
             Channel ch = channel;
+            Epoch current = epoch.get();
+            if (current.acks() != null && ch != null && ch.isOpen()) {
+                try {
+                    flush(current, current.acks().drain()); // owed acks go out before the channel closes
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (IOException | RuntimeException e) {
+                    log.warn("{}: writing the last acks failed; the broker redelivers those messages: {}", name,
+                            RabbitMqConnections.describe(e));
+                }
+            }
             if (ch != null) {
                 BrokerAdmin.closeChannel(ch);
             }
