@@ -62,7 +62,6 @@ class RabbitMqAckCoalescingTest {
     void givenOneSlowJob_thenTheAcksOfTheJobsHandledAfterItAreNotHeldBehindIt() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch slowStarted = new CountDownLatch(1);
-        Set<Integer> handled = ConcurrentHashMap.newKeySet();
         // Prefetch 64: acks above a gap spill one by one at 32; 10 stay below that, so the supervision tick
         // (recovery interval, 1 s) is what writes them.
         Worker worker = broker.own(broker.worker("w").concurrency(4).prefetch(64).build());
@@ -73,20 +72,7 @@ class RabbitMqAckCoalescingTest {
             }
             return Next.done();
         });
-        worker.register("fast", Integer.class, (ctx, n) -> {
-            handled.add(n);
-            return Next.done();
-        });
-        worker.start();
-        worker.enqueue("slow", 0);
-        if (!slowStarted.await(30, TimeUnit.SECONDS)) {
-            throw new AssertionError("the slow job never started");
-        }
-        for (int n = 1; n <= 10; n++) {
-            worker.enqueue("fast", n);
-        }
-
-        await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() == 10);
+        startSlowThenTenFast(worker, slowStarted);
         await("rabbitmqctl: only the slow job unacked").atMost(Duration.ofSeconds(30))
                 .untilAsserted(() -> assertEquals(new RabbitMqCtl.QueueRow(0, 1), row()));
         release.countDown();
@@ -100,7 +86,6 @@ class RabbitMqAckCoalescingTest {
     void givenAcksHeldBehindAJobStillRunningAtClose_thenCloseWritesThemAndOnlyThatJobGoesBack() throws Exception {
         CountDownLatch slowStarted = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
-        Set<Integer> handled = ConcurrentHashMap.newKeySet();
         // A long recovery interval: no supervision tick writes the held acks before the close does.
         Worker worker = broker.own(broker.worker("w", java.util.Map.of(RabbitMqSettings.OPTION_RECOVERY_INTERVAL_MS,
                 "600000")).concurrency(4).prefetch(64).shutdownGrace(Duration.ofMillis(500)).build());
@@ -109,6 +94,16 @@ class RabbitMqAckCoalescingTest {
             never.await(); // interrupted at close
             return Next.done();
         });
+        startSlowThenTenFast(worker, slowStarted);
+        assertEquals(new RabbitMqCtl.QueueRow(0, 11), row(), "the 10 acks wait behind the slow job's tag");
+
+        worker.close();
+        assertEquals(new RabbitMqCtl.QueueRow(1, 0), row(), "only the slow job went back to the queue");
+    }
+
+    /** Starts the worker, runs the registered "slow" task once and, while it runs, 10 "fast" jobs to completion. */
+    private static void startSlowThenTenFast(Worker worker, CountDownLatch slowStarted) throws InterruptedException {
+        Set<Integer> handled = ConcurrentHashMap.newKeySet();
         worker.register("fast", Integer.class, (ctx, n) -> {
             handled.add(n);
             return Next.done();
@@ -122,9 +117,5 @@ class RabbitMqAckCoalescingTest {
             worker.enqueue("fast", n);
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() == 10);
-        assertEquals(new RabbitMqCtl.QueueRow(0, 11), row(), "the 10 acks wait behind the slow job's tag");
-
-        worker.close();
-        assertEquals(new RabbitMqCtl.QueueRow(1, 0), row(), "only the slow job went back to the queue");
     }
 }
