@@ -52,6 +52,8 @@ final class BacklogMonitor {
     private final ScheduledExecutorService scheduler;
     private final Clock clock;
     private final Duration statusRefresh;
+    /** Polls in a row whose copy of the pool showed no reconciler status (only the monitor thread touches it). */
+    private int unreconciledPolls;
 
     private volatile Snapshot snapshot;
     private SampleHistory history = SampleHistory.empty();
@@ -147,15 +149,25 @@ final class BacklogMonitor {
         SampleHistory decidedOn = history;
         Duration pollInterval = PoolScalingPolicy.pollInterval(pool);
         Instant now = clock.instant();
-        if (!reconciledOnce(snapshot.pool())) {
+        BackstageWorkerPool base = snapshot.pool(); // the newest copy: the informer's may have come in meanwhile
+        if (!reconciledOnce(base)) {
             // The reconciler's first status write adds the whole status object and would replace ours; its later
             // writes are per-field diffs. Measure now (the history keeps it), write once it has written.
-            LOG.debug("pool {}: not reconciled yet; status written from the next poll", key);
-            return;
+            BackstageWorkerPool read = unreconciledPolls++ == 0 ? null : patcher.read(pool);
+            if (read == null || !reconciledOnce(read)) {
+                LOG.debug("pool {}: not reconciled yet; status written from the next poll", key);
+                return;
+            }
+            // The copy a reconcile hands over is the one it started from: one that started before its own first
+            // status write can arrive after the informer's newer copy, and no event replaces it while nothing
+            // changes. From the second poll on, the pool is read instead of waiting for an event.
+            updatePool(read);
+            base = read;
         }
+        unreconciledPolls = 0;
 
         Duration measuredStartup = startups.startup(pool).map(PodStartupTimes.Measured::startup).orElse(null);
-        var written = patcher.update(pool, fresh -> {
+        var written = patcher.update(base, fresh -> {
             ScalingPolicy policy = policyOrNull(fresh, seen.topology(), measurement);
             ScalingDecision decision = policy == null ? null
                     : decider.decide(policy, DeploymentReplicas.of(fresh), decidedOn);

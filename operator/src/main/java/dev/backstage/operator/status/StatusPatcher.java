@@ -20,12 +20,14 @@ import org.slf4j.LoggerFactory;
  * only when the change is not empty, and only the status fields that changed, so the fields its reconciler owns are
  * left alone. Used by the writers that run beside a reconciler: the autoscaler (a pool's backlog and scaling fields)
  * and the schedule firing ({@code status.schedules} of a topology). The patch carries the {@code resourceVersion} it
- * was computed from: if anyone wrote the resource in between, the API server answers 409 and the change is recomputed from a fresh read. The first attempt starts from the
- * caller's copy (the informer's), sparing a GET per poll.
+ * was computed from: if anyone wrote the resource in between, the API server answers 409 (or 422, when the copy is
+ * old enough that the patch no longer applies) and the change is recomputed from a fresh read. The first attempt
+ * starts from the caller's copy (the informer's), sparing a GET per poll.
  */
 public final class StatusPatcher<R extends CustomResource<?, ?>> {
     private static final Logger LOG = LoggerFactory.getLogger(StatusPatcher.class);
     static final int ATTEMPTS = 4;
+    private static final int UNPROCESSABLE = 422;
 
     private final KubernetesClient client;
     private final Class<R> type;
@@ -33,6 +35,12 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
     public StatusPatcher(KubernetesClient client, Class<R> type) {
         this.client = Objects.requireNonNull(client, "client");
         this.type = Objects.requireNonNull(type, "type");
+    }
+
+    /** The resource as the API server has it now; null when it no longer exists. */
+    public R read(R known) {
+        return client.resources(type).inNamespace(known.getMetadata().getNamespace())
+                .withName(known.getMetadata().getName()).get();
     }
 
     /** The change's result and the resource as written ({@code null} when nothing needed writing). */
@@ -51,6 +59,7 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
         String name = known.getMetadata().getName();
         var resource = client.resources(type).inNamespace(namespace).withName(name);
         R base = known;
+        KubernetesClientException last = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             if (base == null) {
                 return Optional.empty(); // deleted
@@ -75,16 +84,22 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
                 if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
                     return Optional.empty();
                 }
-                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT && e.getCode() != UNPROCESSABLE) {
                     throw e;
                 }
-                // Someone wrote the resource since our copy: recompute from what is there now.
-                LOG.debug("status of {} {}/{} changed underneath (attempt {}); re-reading", type.getSimpleName(), namespace, name, attempt);
+                // 409: someone wrote the resource since our copy. 422: our copy is so old that the patch does not
+                // apply (it removes a member that is gone, or adds under a status the server does not have yet);
+                // the API server says so before it compares resourceVersions. Either way, recompute from what is
+                // there now; a copy that stays stale would otherwise fail the same way at every poll.
+                LOG.debug("status of {} {}/{} changed underneath (attempt {}, HTTP {}); re-reading", type.getSimpleName(),
+                        namespace, name, attempt, e.getCode());
+                last = e;
                 base = resource.get();
             }
         }
-        LOG.info("status of {} {}/{} not written: {} write conflicts in a row; the next poll tries again", type.getSimpleName(),
-                namespace, name, ATTEMPTS);
+        LOG.info("status of {} {}/{} not written: {} attempts from fresh reads failed, the last with HTTP {}: {}; the "
+                + "next poll tries again", type.getSimpleName(), namespace, name, ATTEMPTS, last.getCode(),
+                last.getMessage());
         return Optional.empty();
     }
 }

@@ -29,6 +29,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -297,9 +298,18 @@ class BacklogAutoscalingTest {
         return client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(name).get();
     }
 
+    /** Waits for the pool's status to meet {@code condition}; a timeout says what the status and the monitor held. */
     private static BackstageWorkerPoolStatus awaitStatus(String ns, String name,
             Predicate<BackstageWorkerPoolStatus> condition) {
-        return await().atMost(WAIT).until(() -> pool(ns, name).getStatus(), s -> s != null && condition.test(s));
+        AtomicReference<BackstageWorkerPoolStatus> seen = new AtomicReference<>();
+        await().atMost(WAIT).untilAsserted(() -> {
+            BackstageWorkerPoolStatus status = pool(ns, name).getStatus();
+            seen.set(status);
+            assertTrue(status != null && condition.test(status), () -> "pool " + ns + "/" + name + " status: "
+                    + Serialization.asJson(status) + "; monitors: " + harness.operator().backlogMonitors().size()
+                    + ", probe connections: " + harness.operator().backlogMonitors().openConnections());
+        });
+        return seen.get();
     }
 
     private static Optional<Condition> backlogCondition(BackstageWorkerPoolStatus status) {

@@ -19,6 +19,9 @@ import dev.backstage.operator.model.ScheduleStatus;
 import dev.backstage.operator.testing.RealApiServer;
 import dev.backstage.testsupport.UniqueNames;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
@@ -86,15 +89,18 @@ class TopologyScheduleOnApiServerTest {
 
         try {
             await("three ticks fired and recorded").atMost(WAIT).untilAsserted(() -> {
-                assertTrue(redis.xlen(prefix + ":orders") >= 3);
-                ScheduleStatus status = get(client, ns, "orders").getStatus().getSchedules().get(0);
+                BackstageTopology now = get(client, ns, "orders");
+                long fired = redis.xlen(prefix + ":orders");
+                assertTrue(fired >= 3 && now.getStatus() != null && now.getStatus().getSchedules() != null,
+                        () -> fired + " jobs fired; topology status: " + Serialization.asJson(now.getStatus()));
+                ScheduleStatus status = now.getStatus().getSchedules().get(0);
                 assertEquals("heartbeat", status.getName());
                 assertTrue(status.getLastFiredTick() != null && status.getNextTick() != null, status.getNextTick());
             });
             // Every job was claimed first: one claim key per enqueued job, and no tick twice.
-            BackstageTopology suspended = get(client, ns, "orders");
-            suspended.getSpec().getSchedules().get(0).setSuspend(true);
-            client.resource(suspended).update();
+            // Spec edits as JSON patches without a resourceVersion: the firing writes the status every second, so
+            // a read-modify-update of the whole object would meet a conflict.
+            patchSpec("[{\"op\":\"add\",\"path\":\"/spec/schedules/0/suspend\",\"value\":true}]");
             await("suspended: no next tick").atMost(WAIT).until(() ->
                     get(client, ns, "orders").getStatus().getSchedules().get(0).getNextTick() == null);
             long jobs = redis.xlen(prefix + ":orders");
@@ -109,9 +115,7 @@ class TopologyScheduleOnApiServerTest {
                     .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())),
                     "the reconciler's Ready condition stands beside the firing's fields");
 
-            BackstageTopology none = get(client, ns, "orders");
-            none.getSpec().setSchedules(null);
-            client.resource(none).update();
+            patchSpec("[{\"op\":\"remove\",\"path\":\"/spec/schedules\"}]");
             await("schedule status cleared").atMost(WAIT).until(() ->
                     get(client, ns, "orders").getStatus().getSchedules() == null);
         } finally {
@@ -121,5 +125,10 @@ class TopologyScheduleOnApiServerTest {
                 redis.del(keys.toArray(String[]::new));
             }
         }
+    }
+
+    private static void patchSpec(String jsonPatch) {
+        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders")
+                .patch(PatchContext.of(PatchType.JSON), jsonPatch);
     }
 }
