@@ -20,6 +20,7 @@ import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
 import dev.backstage.testsupport.ControlPlane;
 import dev.backstage.testsupport.EmbeddedKafka;
+import dev.backstage.testsupport.RabbitMqQueues;
 import dev.backstage.testsupport.UniqueNames;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;

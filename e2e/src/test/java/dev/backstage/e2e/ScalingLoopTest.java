@@ -18,6 +18,7 @@ import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
 import dev.backstage.testsupport.EmbeddedKafka;
+import dev.backstage.testsupport.RabbitMqQueues;
 import dev.backstage.testsupport.UniqueNames;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

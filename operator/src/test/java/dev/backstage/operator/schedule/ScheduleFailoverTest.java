@@ -18,6 +18,7 @@ import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.operator.testing.RealApiServer;
 import dev.backstage.runtime.spi.Providers;
 import dev.backstage.testsupport.ControlPlane;
+import dev.backstage.testsupport.RabbitMqQueues;
 import dev.backstage.testsupport.SimulatedClock;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
@@ -229,8 +230,8 @@ class ScheduleFailoverTest {
                 // The claims live in the supplied Redis, under the topology's prefix: one per tick.
                 assertEquals(10, connection.sync().keys(prefix + ":dedupe:cron:every-minute:*").size());
             } finally {
-                channel.queueDelete(queue);
-                channel.queueDelete(queue + ".dead-letter"); // declared by the enqueueing producer
+                // The queue, and what the enqueueing producer declared (its dead-letter and delay-level queues).
+                new RabbitMqQueues(rabbitUrl).deleteQueuesAndExchanges(prefix);
             }
         }
     }

@@ -1,4 +1,4 @@
-package dev.backstage.e2e;
+package dev.backstage.testsupport;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,37 +15,53 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Reads and removes a prefix's queues on the test RabbitMQ through its management API (port 15672, the AMQP URL's
- * credentials), so a test can assert what the broker holds and leave nothing behind on a long-lived broker.
+ * Reads and removes a prefix's queues and exchanges on the test RabbitMQ through its management API (port 15672, the
+ * AMQP URL's credentials), so a test can assert what the broker holds and leave nothing behind on a long-lived broker
+ * (the one {@code bin/lib.sh} starts serves every run until the machine restarts).
  */
-final class RabbitMqQueues {
+public final class RabbitMqQueues {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private final String authorization;
-    private final String base;
+    private final String api;
 
     /** @param amqpUrl {@code amqp://user:pass@host:5672}; the management API is taken to be on the same host */
-    RabbitMqQueues(String amqpUrl) {
+    public RabbitMqQueues(String amqpUrl) {
         URI uri = URI.create(amqpUrl);
         String userInfo = uri.getRawUserInfo() == null ? "guest:guest" : uri.getRawUserInfo();
         String[] parts = userInfo.split(":", 2);
         String credentials = URLDecoder.decode(parts[0], StandardCharsets.UTF_8) + ":"
                 + (parts.length > 1 ? URLDecoder.decode(parts[1], StandardCharsets.UTF_8) : "");
         this.authorization = "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8));
-        this.base = "http://" + uri.getHost() + ":15672/api/queues/%2F";
+        this.api = "http://" + uri.getHost() + ":15672/api/";
     }
 
     /** The names of the queues in vhost {@code /} that start with {@code prefix + "."}. */
-    Set<String> names(String prefix) throws IOException, InterruptedException {
-        HttpResponse<String> response = HTTP.send(request(base + "?columns=name").GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+    public Set<String> names(String prefix) throws IOException, InterruptedException {
+        return names("queues", prefix);
+    }
+
+    /** Deletes every queue of the prefix; returns how many there were. */
+    public int deleteAll(String prefix) throws IOException, InterruptedException {
+        return delete("queues", prefix);
+    }
+
+    /** Deletes every queue and exchange of the prefix. */
+    public void deleteQueuesAndExchanges(String prefix) throws IOException, InterruptedException {
+        delete("queues", prefix);
+        delete("exchanges", prefix);
+    }
+
+    private Set<String> names(String kind, String prefix) throws IOException, InterruptedException {
+        String url = api + kind + "/%2F?columns=name";
+        HttpResponse<String> response = HTTP.send(request(url).GET().build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
-            throw new IOException("GET " + base + " answered " + response.statusCode() + ": " + response.body());
+            throw new IOException("GET " + url + " answered " + response.statusCode() + ": " + response.body());
         }
         Set<String> out = new TreeSet<>();
-        for (JsonNode queue : JSON.readTree(response.body())) {
-            String name = queue.path("name").asText();
+        for (JsonNode item : JSON.readTree(response.body())) {
+            String name = item.path("name").asText();
             if (name.startsWith(prefix + ".")) {
                 out.add(name);
             }
@@ -53,17 +69,16 @@ final class RabbitMqQueues {
         return out;
     }
 
-    /** Deletes every queue of the prefix; returns how many there were. */
-    int deleteAll(String prefix) throws IOException, InterruptedException {
-        Set<String> queues = names(prefix);
-        for (String queue : queues) {
-            String url = base + "/" + URLEncoder.encode(queue, StandardCharsets.UTF_8).replace("+", "%20");
+    private int delete(String kind, String prefix) throws IOException, InterruptedException {
+        Set<String> names = names(kind, prefix);
+        for (String name : names) {
+            String url = api + kind + "/%2F/" + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
             HttpResponse<String> response = HTTP.send(request(url).DELETE().build(), HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 204 && response.statusCode() != 404) {
                 throw new IOException("DELETE " + url + " answered " + response.statusCode() + ": " + response.body());
             }
         }
-        return queues.size();
+        return names.size();
     }
 
     private HttpRequest.Builder request(String url) {
