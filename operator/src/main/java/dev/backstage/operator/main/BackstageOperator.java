@@ -1,5 +1,6 @@
 package dev.backstage.operator.main;
 
+import dev.backstage.operator.admission.TopologyLookup;
 import dev.backstage.operator.autoscaler.AutoscalerSettings;
 import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
@@ -54,6 +55,7 @@ public final class BackstageOperator implements AutoCloseable {
     private final OperatorSettings settings;
     private final AtomicBoolean stopping = new AtomicBoolean();
     private BacklogMonitors backlogMonitors;
+    private WorkerPoolReconciler pools;
 
     private BackstageOperator(KubernetesClient client, OperatorSettings settings, Metrics metrics,
             Consumer<ConfigurationServiceOverrider> overrides) {
@@ -106,8 +108,8 @@ public final class BackstageOperator implements AutoCloseable {
         // Stopped with the pool controller (it is one of its event sources): monitors, threads, broker connections.
         backstage.backlogMonitors = BacklogMonitors.create(client, secrets, events, clock,
                 AutoscalerSettings.defaults());
-        backstage.register(new WorkerPoolReconciler(events, clock, backstage.backlogMonitors,
-                settings.workerLogging()));
+        backstage.pools = new WorkerPoolReconciler(events, clock, backstage.backlogMonitors, settings.workerLogging());
+        backstage.register(backstage.pools);
         if (topologies.isPresent()) {
             // Closed by the reconciler's lifecycle event source when the operator stops.
             BrokerConnections connections = new BrokerConnections();
@@ -132,6 +134,15 @@ public final class BackstageOperator implements AutoCloseable {
     /** The per-pool backlog monitors and autoscalers. */
     public BacklogMonitors backlogMonitors() {
         return backlogMonitors;
+    }
+
+    /**
+     * The topologies as the pool controller's informer caches them, for the admission webhook: informers run on
+     * every replica from {@link #start()} on, leader or not, so a standby replica answers admission from its cache
+     * too. Empty until then (the webhook reads from the API server meanwhile).
+     */
+    public TopologyLookup cachedTopologies() {
+        return pools::cachedTopology;
     }
 
     /** Registers a reconciler on the configured namespaces. */
