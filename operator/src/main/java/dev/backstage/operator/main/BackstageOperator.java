@@ -56,6 +56,7 @@ public final class BackstageOperator implements AutoCloseable {
     private final AtomicBoolean stopping = new AtomicBoolean();
     private BacklogMonitors backlogMonitors;
     private WorkerPoolReconciler pools;
+    private EventRecorder events;
 
     private BackstageOperator(KubernetesClient client, OperatorSettings settings, Metrics metrics,
             Consumer<ConfigurationServiceOverrider> overrides) {
@@ -101,6 +102,7 @@ public final class BackstageOperator implements AutoCloseable {
             Clock clock, Optional<TopologySettings> topologies, Consumer<ConfigurationServiceOverrider> overrides) {
         BackstageOperator backstage = new BackstageOperator(client, settings, metrics, overrides);
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
+        backstage.events = events;
         // One Secret read path for the topology reconciler, the backlog probes and the schedules: a Secret read is
         // used for one topology poll interval by all of them.
         ConnectionSecrets secrets = new ConnectionSecrets(client, clock,
@@ -165,6 +167,7 @@ public final class BackstageOperator implements AutoCloseable {
     public void stop() {
         stopping.set(true);
         operator.stop();
+        events.close(); // after the reconcilers: the Events they recorded last are written
     }
 
     @Override
