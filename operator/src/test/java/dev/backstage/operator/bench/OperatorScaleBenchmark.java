@@ -348,6 +348,8 @@ public final class OperatorScaleBenchmark {
         ReadyWatch<BackstageWorkerPool> poolsReady = round.poolsReady();
         ReadyWatch<BackstageTopology> topologiesReady = round.topologiesReady();
         String keyPrefix = round.keyPrefix();
+        double topologyReconcilesBefore = operator.reconciles(http, "BackstageTopology");
+        double poolReconcilesBefore = operator.reconciles(http, "BackstageWorkerPool");
         Snapshot before = snapshot();
         String loadBefore = before.load();
 
@@ -376,6 +378,10 @@ public final class OperatorScaleBenchmark {
         long ready = readySnapshot.nanos();
         String loadAfter = readySnapshot.load();
         round.creators().shutdown();
+        System.out.printf("    reconciles started in the timed window, per object: topology %.2f, pool %.2f (the operator's"
+                + " operator_sdk_reconciliations_started_total)%n",
+                (operator.reconciles(http, "BackstageTopology") - topologyReconcilesBefore) / pools,
+                (operator.reconciles(http, "BackstageWorkerPool") - poolReconcilesBefore) / pools);
 
         // --- settle, then the idle window with every pool polling ---
         sleepSeconds(settleSeconds);
@@ -1175,6 +1181,11 @@ public final class OperatorScaleBenchmark {
                 }
             }
             return sum;
+        }
+
+        /** Reconciliations JOSDK started for one kind, retries included. */
+        double reconciles(HttpClient http, String kind) throws IOException, InterruptedException {
+            return metric(http, "operator_sdk_reconciliations_started_total", "kind=\"" + kind + "\"");
         }
 
         Memory memory(HttpClient http) throws IOException, InterruptedException {
