@@ -21,6 +21,13 @@ public final class Verdict {
         return this;
     }
 
+    /** Adds another verdict's denials and warnings to this one. */
+    public Verdict include(Verdict other) {
+        denials.addAll(other.denials);
+        warnings.addAll(other.warnings);
+        return this;
+    }
+
     public boolean allowed() {
         return denials.isEmpty();
     }

@@ -36,7 +36,7 @@ public final class WebhookServer implements AutoCloseable {
     /**
      * @param address  where to listen (port 0 picks a free one)
      * @param tlsDir   directory holding {@code tls.crt} and {@code tls.key} (PEM)
-     * @param client   for looking up a pool's topology, and the CR-aware serialization
+     * @param client   for looking up a pool's topology (every time: no cache), and the CR-aware serialization
      */
     public WebhookServer(InetSocketAddress address, Path tlsDir, KubernetesClient client)
             throws IOException, GeneralSecurityException {
@@ -49,6 +49,15 @@ public final class WebhookServer implements AutoCloseable {
      */
     public WebhookServer(InetSocketAddress address, Path tlsDir, KubernetesClient client, WebhookLimits limits)
             throws IOException, GeneralSecurityException {
+        this(address, tlsDir, client, limits, TopologyLookup.NONE);
+    }
+
+    /**
+     * @param topologies the operator's cached topologies, so that admitting a pool reads no topology from the API
+     *                   server in the common case ({@link WorkerPoolValidator})
+     */
+    public WebhookServer(InetSocketAddress address, Path tlsDir, KubernetesClient client, WebhookLimits limits,
+            TopologyLookup topologies) throws IOException, GeneralSecurityException {
         SSLContext tls = SSLContext.getInstance("TLS");
         tls.init(new KeyManager[] {
             new ReloadingKeyManager(tlsDir.resolve(CERTIFICATE_FILE), tlsDir.resolve(KEY_FILE))}, null, null);
@@ -64,7 +73,7 @@ public final class WebhookServer implements AutoCloseable {
                 BackstageTopology.class, "BackstageTopology", new TopologyValidator()),
                 client.getKubernetesSerialization()));
         server.createContext(POOL_PATH, new AdmissionEndpoint(new ValidatingRequestHandler<>(
-                BackstageWorkerPool.class, "BackstageWorkerPool", new WorkerPoolValidator(client)),
+                BackstageWorkerPool.class, "BackstageWorkerPool", new WorkerPoolValidator(client, topologies)),
                 client.getKubernetesSerialization()));
     }
 

@@ -24,15 +24,28 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Admission rules for BackstageWorkerPool: its topology must exist (looked up with the client) and declare what the
- * pool consumes and needs; counts and durations must be positive; autoscaling bounds must be ordered. Warns about
- * legal settings that waste resources (replicas beyond Kafka partitions, prefetch below concurrency).
+ * Admission rules for BackstageWorkerPool: its topology must exist and declare what the pool consumes and needs;
+ * counts and durations must be positive; autoscaling bounds must be ordered. Warns about legal settings that waste
+ * resources (replicas beyond Kafka partitions, prefetch below concurrency).
+ *
+ * <p>The topology comes from the operator's informer cache ({@link TopologyLookup}) when the cached copy lets the pool
+ * through, so the common admission call makes no API request and never waits on the API server it serves. A pool the
+ * cached copy would deny, or whose topology the cache does not hold, is judged on a fresh read instead: a topology
+ * created or changed a moment before its pool (one {@code kubectl apply -f} of both) may not have reached the cache.
  */
 public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorkerPool> {
     private final KubernetesClient client;
+    private final TopologyLookup cache;
 
+    /** Reads every pool's topology from the API server. */
     public WorkerPoolValidator(KubernetesClient client) {
+        this(client, TopologyLookup.NONE);
+    }
+
+    /** @param cache the operator's cached topologies, tried before the API server */
+    public WorkerPoolValidator(KubernetesClient client, TopologyLookup cache) {
         this.client = Objects.requireNonNull(client, "client");
+        this.cache = Objects.requireNonNull(cache, "cache");
     }
 
     @Override
@@ -126,6 +139,15 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
             verdict.deny(invalid.get());
             return;
         }
+        Optional<BackstageTopology> cached = cache.cached(namespace, name);
+        if (cached.isPresent() && cached.get().getSpec() != null) {
+            Verdict fromCache = new Verdict();
+            fits(fromCache, spec, name, cached.get().getSpec());
+            if (fromCache.allowed()) {
+                verdict.include(fromCache);
+                return;
+            }
+        }
         BackstageTopology topology;
         try {
             topology = client.resources(BackstageTopology.class).inNamespace(namespace).withName(name).get();
@@ -139,7 +161,11 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
                     + "'; create it first, or fix spec.topologyRef.name");
             return;
         }
-        BackstageTopologySpec broker = topology.getSpec();
+        fits(verdict, spec, name, topology.getSpec());
+    }
+
+    /** Whether the topology {@code name} declares what the pool consumes and supplies what it needs. */
+    private static void fits(Verdict verdict, BackstageWorkerPoolSpec spec, String name, BackstageTopologySpec broker) {
         queues(verdict, spec, name, broker);
         topics(verdict, spec, name, broker);
         if (broker.getProvider() != null && !ProviderCapabilities.hasDelays(broker)) {

@@ -1,5 +1,6 @@
 package dev.backstage.operator.main;
 
+import dev.backstage.operator.admission.TopologyLookup;
 import dev.backstage.operator.autoscaler.AutoscalerSettings;
 import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
@@ -54,6 +55,8 @@ public final class BackstageOperator implements AutoCloseable {
     private final OperatorSettings settings;
     private final AtomicBoolean stopping = new AtomicBoolean();
     private BacklogMonitors backlogMonitors;
+    private WorkerPoolReconciler pools;
+    private EventRecorder events;
 
     private BackstageOperator(KubernetesClient client, OperatorSettings settings, Metrics metrics,
             Consumer<ConfigurationServiceOverrider> overrides) {
@@ -99,6 +102,7 @@ public final class BackstageOperator implements AutoCloseable {
             Clock clock, Optional<TopologySettings> topologies, Consumer<ConfigurationServiceOverrider> overrides) {
         BackstageOperator backstage = new BackstageOperator(client, settings, metrics, overrides);
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
+        backstage.events = events;
         // One Secret read path for the topology reconciler, the backlog probes and the schedules: a Secret read is
         // used for one topology poll interval by all of them.
         ConnectionSecrets secrets = new ConnectionSecrets(client, clock,
@@ -106,8 +110,8 @@ public final class BackstageOperator implements AutoCloseable {
         // Stopped with the pool controller (it is one of its event sources): monitors, threads, broker connections.
         backstage.backlogMonitors = BacklogMonitors.create(client, secrets, events, clock,
                 AutoscalerSettings.defaults());
-        backstage.register(new WorkerPoolReconciler(events, clock, backstage.backlogMonitors,
-                settings.workerLogging()));
+        backstage.pools = new WorkerPoolReconciler(events, clock, backstage.backlogMonitors, settings.workerLogging());
+        backstage.register(backstage.pools);
         if (topologies.isPresent()) {
             // Closed by the reconciler's lifecycle event source when the operator stops.
             BrokerConnections connections = new BrokerConnections();
@@ -134,6 +138,15 @@ public final class BackstageOperator implements AutoCloseable {
         return backlogMonitors;
     }
 
+    /**
+     * The topologies as the pool controller's informer caches them, for the admission webhook: informers run on
+     * every replica from {@link #start()} on, leader or not, so a standby replica answers admission from its cache
+     * too. Empty until then (the webhook reads from the API server meanwhile).
+     */
+    public TopologyLookup cachedTopologies() {
+        return pools::cachedTopology;
+    }
+
     /** Registers a reconciler on the configured namespaces. */
     public <P extends HasMetadata> void register(Reconciler<P> reconciler) {
         Consumer<ControllerConfigurationOverrider<P>> namespaces = settings.watchesAllNamespaces()
@@ -154,6 +167,7 @@ public final class BackstageOperator implements AutoCloseable {
     public void stop() {
         stopping.set(true);
         operator.stop();
+        events.close(); // after the reconcilers: the Events they recorded last are written
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.backstage.operator.main;
 
+import dev.backstage.operator.admission.WebhookLimits;
 import dev.backstage.operator.admission.WebhookServer;
 import dev.backstage.operator.admission.WebhookSettings;
 import dev.backstage.runtime.logging.LogBackend;
@@ -37,6 +38,7 @@ public final class OperatorMain {
         if (System.getProperty("sun.net.httpserver.nodelay") == null) {
             System.setProperty("sun.net.httpserver.nodelay", "true");
         }
+        CommonPool.sizeForAsyncCompletions();
         LogBackend.configureFromEnvOrExit(System.getenv());
         OperatorSettings settings;
         try {
@@ -65,22 +67,23 @@ public final class OperatorMain {
                 () -> operatorRef.get() == null ? null : operatorRef.get().operator().getRuntimeInfo(), registry);
         health.start();
 
-        // The webhook answers admission on every replica (the Service spreads calls), leader or not.
+        BackstageOperator operator = BackstageOperator.create(client, settings, BackstageOperator.metrics(registry),
+                Clock.systemUTC());
+        operatorRef.set(operator);
+
+        // The webhook answers admission on every replica (the Service spreads calls), leader or not, reading pools'
+        // topologies from the operator's informer cache (running on every replica once the operator starts).
         WebhookSettings webhookSettings = WebhookSettings.fromEnv(System.getenv());
         Optional<WebhookServer> webhook = Optional.empty();
         if (webhookSettings.tlsDir().isPresent()) {
             WebhookServer server = new WebhookServer(new InetSocketAddress(webhookSettings.port()),
-                    webhookSettings.tlsDir().get(), client);
+                    webhookSettings.tlsDir().get(), client, WebhookLimits.DEFAULT, operator.cachedTopologies());
             server.start();
             webhook = Optional.of(server);
         } else {
             LOG.warn("WEBHOOK_TLS_DIR is not set: the admission webhook is off (the CRD schema and CEL rules still apply)");
         }
         Optional<WebhookServer> webhookToClose = webhook;
-
-        BackstageOperator operator = BackstageOperator.create(client, settings, BackstageOperator.metrics(registry),
-                Clock.systemUTC());
-        operatorRef.set(operator);
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -5,12 +5,14 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.Matcher;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 
 /** The pool's rendered {@code runtime.yaml}, mounted into the workers. Owned by the pool. */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolResources.MANAGED_SELECTOR))
 public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<ConfigMap, BackstageWorkerPool> {
+    private final MatchMemo<ConfigMap> matched = new MatchMemo<>(d -> new ConfigMapBuilder(d).build());
 
     public PoolConfigMapDependent() {
         super(ConfigMap.class);
@@ -28,6 +30,13 @@ public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<Conf
                 .endMetadata()
                 .addToData(WorkerContainer.CONFIG_FILE, plan.runtimeYaml())
                 .build();
+    }
+
+    /** Skips the server-side-apply matcher when neither the ConfigMap nor its desired state changed ({@link MatchMemo}). */
+    @Override
+    public Matcher.Result<ConfigMap> match(ConfigMap actual, ConfigMap desired, BackstageWorkerPool pool,
+            Context<BackstageWorkerPool> context) {
+        return matched.match(actual, desired, () -> super.match(actual, desired, pool, context));
     }
 
     @Override

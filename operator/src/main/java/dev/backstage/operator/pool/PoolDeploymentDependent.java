@@ -31,6 +31,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.Matcher;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import java.util.ArrayList;
@@ -46,6 +47,7 @@ import java.util.Objects;
  */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolResources.MANAGED_SELECTOR))
 public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Deployment, BackstageWorkerPool> {
+    private final MatchMemo<Deployment> matched = new MatchMemo<>(d -> new DeploymentBuilder(d).build());
     static final String CONFIG_VOLUME = "runtime-config";
     static final String TMP_VOLUME = "tmp";
 
@@ -282,6 +284,13 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
                 .withTimeoutSeconds(2)
                 .withFailureThreshold(failureThreshold)
                 .build();
+    }
+
+    /** Skips the server-side-apply matcher when neither the Deployment nor its desired state changed ({@link MatchMemo}). */
+    @Override
+    public Matcher.Result<Deployment> match(Deployment actual, Deployment desired, BackstageWorkerPool pool,
+            Context<BackstageWorkerPool> context) {
+        return matched.match(actual, desired, () -> super.match(actual, desired, pool, context));
     }
 
     @Override

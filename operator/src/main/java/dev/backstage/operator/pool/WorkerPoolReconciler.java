@@ -18,7 +18,9 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -63,6 +65,8 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     private final Clock clock;
     private final BacklogMonitors backlog;
     private final LogSettings workerLogging;
+    /** The topologies the pools name, as this controller's informer has them; set when its event sources are made. */
+    private volatile InformerEventSource<BackstageTopology, BackstageWorkerPool> topologies;
 
     /** @param workerLogging the workers' log level and format, unless a pool's env sets them */
     public WorkerPoolReconciler(EventRecorder events, Clock clock, BacklogMonitors backlog, LogSettings workerLogging) {
@@ -74,7 +78,18 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
 
     @Override
     public List<EventSource<?, BackstageWorkerPool>> prepareEventSources(EventSourceContext<BackstageWorkerPool> context) {
-        return List.of(TopologyEventSource.create(context), backlog);
+        topologies = TopologyEventSource.create(context);
+        return List.of(topologies, backlog);
+    }
+
+    /**
+     * A topology from this controller's informer cache, without an API request (admission reads pools' topologies
+     * here); empty when the cache does not hold it or its informer is not running. The object is the cache's own:
+     * callers must not change it.
+     */
+    public Optional<BackstageTopology> cachedTopology(String namespace, String name) {
+        InformerEventSource<BackstageTopology, BackstageWorkerPool> source = topologies;
+        return source == null || !source.isRunning() ? Optional.empty() : source.get(new ResourceID(name, namespace));
     }
 
     @Override

@@ -51,7 +51,8 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
      *
      * @param known  the newest copy the caller has (not modified)
      * @param change mutates the copy's status; its result is handed back (it may depend on the copy's state,
-     *               e.g. the replicas the decision starts from, so it is re-run on every attempt)
+     *               e.g. the replicas the decision starts from, so it is re-run on every attempt). The copy's status
+     *               is its own; its metadata and spec are {@code known}'s, for reading only
      * @return empty when the pool no longer exists or every attempt met a conflict
      */
     public <T> Optional<Written<R, T>> update(R known, Function<R, T> change) {
@@ -64,8 +65,8 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
             if (base == null) {
                 return Optional.empty(); // deleted
             }
-            R copy = Serialization.clone(base);
-            JsonNode before = Serialization.jsonMapper().valueToTree(copy.getStatus());
+            JsonNode before = Serialization.jsonMapper().valueToTree(base.getStatus());
+            R copy = statusCopy(base, before);
             T result = change.apply(copy);
             JsonNode after = Serialization.jsonMapper().valueToTree(copy.getStatus());
             if (before.isNull()) {
@@ -101,5 +102,32 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
                 + "next poll tries again", type.getSimpleName(), namespace, name, ATTEMPTS, last.getCode(),
                 last.getMessage());
         return Optional.empty();
+    }
+
+    /**
+     * A resource whose status is a copy of {@code base}'s ({@code status}, its JSON) and whose metadata and spec are
+     * {@code base}'s own. Copying only the status spares a serialization round trip of the metadata (managed fields
+     * included) and spec on every poll: at 1,000 pools polled every 5 s, whole-object clones were the largest part of
+     * the autoscaler's CPU ({@code bin/bench operator-scale}, JFR).
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private R statusCopy(R base, JsonNode status) {
+        R copy;
+        try {
+            copy = type.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(type + " needs a public no-argument constructor", e);
+        }
+        copy.setMetadata(base.getMetadata());
+        ((CustomResource) copy).setSpec(base.getSpec());
+        if (base.getStatus() != null) {
+            try {
+                ((CustomResource) copy).setStatus(Serialization.jsonMapper().treeToValue(status,
+                        base.getStatus().getClass()));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException("cannot copy the status of " + type.getSimpleName(), e);
+            }
+        }
+        return copy;
     }
 }

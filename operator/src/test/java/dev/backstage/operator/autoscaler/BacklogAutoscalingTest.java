@@ -110,8 +110,9 @@ class BacklogAutoscalingTest {
         QueueBacklogStatus orders = up.getBacklog().getQueues().get(0);
         assertEquals("orders", orders.getQueue());
         assertNotNull(orders.getOldestEnqueuedAt(), "Redis can tell the oldest job's enqueue time");
-        assertTrue(eventMessages(ns, "Autoscaled").stream().anyMatch(m -> m.startsWith("desired replicas 0 -> 3: ")),
-                () -> "events: " + eventMessages(ns, "Autoscaled"));
+        // Events are written in the background: wait for it.
+        await().atMost(WAIT).untilAsserted(() -> assertTrue(eventMessages(ns, "Autoscaled").stream()
+                .anyMatch(m -> m.startsWith("desired replicas 0 -> 3: ")), () -> "events: " + eventMessages(ns, "Autoscaled")));
 
         assertEquals(6, broker.readWithoutAck("orders", 6));
         awaitStatus(ns, "workers", s -> s.getBacklog().getInFlight() == 6 && s.getBacklog().getUndelivered() == 0);
@@ -172,14 +173,14 @@ class BacklogAutoscalingTest {
                         && backlogCondition(s).map(c -> Conditions.FALSE.equals(c.getStatus())).orElse(false);
             });
             assertTrue(Instant.parse(down.getBacklogMeasuredAt()).compareTo(Instant.parse(before.getBacklogMeasuredAt())) >= 0);
-            assertTrue(eventMessages(ns, "BacklogUnavailable").stream().anyMatch(m -> m.startsWith("BrokerUnreachable: ")),
-                    () -> "events: " + eventMessages(ns, "BacklogUnavailable"));
+            await().atMost(WAIT).untilAsserted(() -> assertTrue(eventMessages(ns, "BacklogUnavailable").stream()
+                    .anyMatch(m -> m.startsWith("BrokerUnreachable: ")), () -> "events: " + eventMessages(ns, "BacklogUnavailable")));
 
             proxy.start();
             System.out.println("broker back; waiting for the figures and the scale-down to minReplicas 1");
             awaitStatus(ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 0);
             await().atMost(WAIT).untilAsserted(() -> assertEquals(1, deploymentReplicas(ns, "workers")));
-            assertTrue(eventMessages(ns, "BacklogAvailable").size() >= 1, "recovery is announced");
+            await("recovery is announced").atMost(WAIT).until(() -> !eventMessages(ns, "BacklogAvailable").isEmpty());
         }
     }
 

@@ -92,6 +92,8 @@ public final class OperatorScaleBenchmark {
     private static final String BENCH_LABEL = "backstage.dev/bench";
     private static final String REDIS_URL = "redis://127.0.0.1:6379";
     private static final int CREATE_THREADS = 8;
+    /** The operator's ServiceAccount in the system namespace (the chart's name). */
+    private static final String OPERATOR_ACCOUNT = "backstage-operator";
     /** The chart's javaToolOptions with its default logLevel (values.yaml). */
     private static final String CHART_JAVA_TOOL_OPTIONS =
             "-XX:MaxRAMPercentage=60 -XX:+ExitOnOutOfMemoryError -Dorg.slf4j.simpleLogger.defaultLogLevel=info";
@@ -176,9 +178,12 @@ public final class OperatorScaleBenchmark {
             Files.copy(certificates.key("server"), tls.resolve("tls.key"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             int webhookPort = freePort();
             registerWebhook(webhookPort, Files.readAllBytes(certificates.ca()));
-            operator = OperatorProcess.start(cp, work, system, webhookPort, tls, watchNamespaces);
-            System.out.printf("operator: %s, pid %d, %s%n  JAVA_TOOL_OPTIONS=%s%n  WATCH_NAMESPACES=%s%n  log %s%n",
+            Path kubeconfig = podCredentials(cp, work, system);
+            operator = OperatorProcess.start(cp, work, kubeconfig, system, webhookPort, tls, watchNamespaces);
+            System.out.printf("operator: %s, pid %d, %s%n  JAVA_TOOL_OPTIONS=%s%n  credentials: ServiceAccount %s/%s"
+                    + " token (as in its pod), bound to ClusterRole cluster-admin%n  WATCH_NAMESPACES=%s%n  log %s%n",
                     operator.jar(), operator.pid(), String.join(" ", operator.jvmOptions()), CHART_JAVA_TOOL_OPTIONS,
+                    system, OPERATOR_ACCOUNT,
                     watchNamespaces.isEmpty() ? "(all namespaces, the chart's default)"
                             : watchNamespaces + " (no baseline's namespace: the baselines' objects are not reconciled)",
                     operator.log());
@@ -343,6 +348,8 @@ public final class OperatorScaleBenchmark {
         ReadyWatch<BackstageWorkerPool> poolsReady = round.poolsReady();
         ReadyWatch<BackstageTopology> topologiesReady = round.topologiesReady();
         String keyPrefix = round.keyPrefix();
+        double topologyReconcilesBefore = operator.reconciles(http, "BackstageTopology");
+        double poolReconcilesBefore = operator.reconciles(http, "BackstageWorkerPool");
         Snapshot before = snapshot();
         String loadBefore = before.load();
 
@@ -371,6 +378,10 @@ public final class OperatorScaleBenchmark {
         long ready = readySnapshot.nanos();
         String loadAfter = readySnapshot.load();
         round.creators().shutdown();
+        System.out.printf("    reconciles started in the timed window, per object: topology %.2f, pool %.2f (the operator's"
+                + " operator_sdk_reconciliations_started_total)%n",
+                (operator.reconciles(http, "BackstageTopology") - topologyReconcilesBefore) / pools,
+                (operator.reconciles(http, "BackstageWorkerPool") - poolReconcilesBefore) / pools);
 
         // --- settle, then the idle window with every pool polling ---
         sleepSeconds(settleSeconds);
@@ -468,6 +479,52 @@ public final class OperatorScaleBenchmark {
         return pool;
     }
 
+    /**
+     * A kubeconfig for the operator that authenticates as in its pod: a ServiceAccount's bearer token (a TokenRequest,
+     * valid for the run), not the control plane's admin client certificate. It matters for what is measured: with a
+     * certificate and no token, the fabric8 client's token refresh re-reads and parses the kubeconfig on every request
+     * once the client is a minute old (12 % of the reconcile threads' CPU in a JFR profile), which a pod, whose token
+     * it re-reads once a minute, never does. The account is bound to cluster-admin here, not to the chart's narrower
+     * ClusterRole (authorizing either is a lookup of the same bindings).
+     */
+    private Path podCredentials(ControlPlane cp, Path work, String system) throws IOException {
+        client.serviceAccounts().inNamespace(system).resource(new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                .withNewMetadata().withName(OPERATOR_ACCOUNT).endMetadata().build()).create();
+        client.rbac().clusterRoleBindings().resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+                .withNewMetadata().withName(runId + "-operator").addToLabels(BENCH_LABEL, "operator-scale").endMetadata()
+                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole")
+                .withName("cluster-admin").endRoleRef()
+                .addNewSubject().withKind("ServiceAccount").withName(OPERATOR_ACCOUNT).withNamespace(system).endSubject()
+                .build()).create();
+        String token = client.serviceAccounts().inNamespace(system).withName(OPERATOR_ACCOUNT)
+                .tokenRequest(new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
+                        .withNewSpec().withExpirationSeconds(24 * 3600L).endSpec().build())
+                .getStatus().getToken();
+        io.fabric8.kubernetes.client.Config admin = io.fabric8.kubernetes.client.Config.fromKubeconfig(
+                Files.readString(cp.kubeconfig()));
+        Path kubeconfig = work.resolve("kubeconfig");
+        Files.writeString(kubeconfig, String.join("\n",
+                "apiVersion: v1",
+                "kind: Config",
+                "clusters:",
+                "- name: bench",
+                "  cluster:",
+                "    server: " + admin.getMasterUrl(),
+                "    certificate-authority: " + admin.getCaCertFile(),
+                "users:",
+                "- name: " + OPERATOR_ACCOUNT,
+                "  user:",
+                "    token: " + token,
+                "contexts:",
+                "- name: bench",
+                "  context:",
+                "    cluster: bench",
+                "    user: " + OPERATOR_ACCOUNT,
+                "current-context: bench",
+                ""));
+        return kubeconfig;
+    }
+
     /** The chart's ValidatingWebhookConfiguration for both kinds, pointed at the operator's URL. */
     private void registerWebhook(int port, byte[] ca) {
         ValidatingWebhookConfigurationBuilder builder = new ValidatingWebhookConfigurationBuilder()
@@ -537,6 +594,7 @@ public final class OperatorScaleBenchmark {
             operator.stop();
         }
         client.resources(ValidatingWebhookConfiguration.class).withName(runId + "-webhook").delete();
+        client.rbac().clusterRoleBindings().withName(runId + "-operator").delete();
         if (ns != null) {
             // No operator to remove its finalizers (it failed): remove them, so the namespace can go.
             System.out.println("removing the finalizers of the topologies in " + ns + " and deleting it");
@@ -1011,8 +1069,8 @@ public final class OperatorScaleBenchmark {
             this.jvmOptions = jvmOptions;
         }
 
-        static OperatorProcess start(ControlPlane cp, Path work, String system, int webhookPort, Path tls,
-                String watchNamespaces) throws IOException {
+        static OperatorProcess start(ControlPlane cp, Path work, Path kubeconfig, String system, int webhookPort,
+                Path tls, String watchNamespaces) throws IOException {
             // BENCH_OPERATOR_TARGET: another build's jar and lib/ (e.g. a copy from before a change), for before/after.
             String other = System.getenv().getOrDefault("BENCH_OPERATOR_TARGET", "").trim();
             Path target = other.isEmpty() ? cp.root().resolve("operator/target") : Path.of(other);
@@ -1026,8 +1084,6 @@ public final class OperatorScaleBenchmark {
             if (!Files.isDirectory(target.resolve("lib"))) {
                 throw new IllegalStateException("no " + target.resolve("lib") + ": run mvn -B -ntp -pl operator -am package -DskipTests");
             }
-            Path kubeconfig = work.resolve("kubeconfig");
-            Files.copy(cp.kubeconfig(), kubeconfig, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             int httpPort = freePort();
             List<String> jvm = new ArrayList<>(CONTAINER_LIMITS);
             String extra = System.getenv().getOrDefault("BENCH_OPERATOR_JVM_OPTS", "").trim();
@@ -1125,6 +1181,11 @@ public final class OperatorScaleBenchmark {
                 }
             }
             return sum;
+        }
+
+        /** Reconciliations JOSDK started for one kind, retries included. */
+        double reconciles(HttpClient http, String kind) throws IOException, InterruptedException {
+            return metric(http, "operator_sdk_reconciliations_started_total", "kind=\"" + kind + "\"");
         }
 
         Memory memory(HttpClient http) throws IOException, InterruptedException {

@@ -1,18 +1,21 @@
 package dev.backstage.operator.events;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.operator.testing.MockKubernetes;
 import io.fabric8.kubernetes.api.model.Event;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 class EventRecorderTest {
+    private static final Duration FLUSH = Duration.ofSeconds(30);
     private static MockKubernetes mock;
     private static EventRecorder recorder;
 
@@ -28,10 +31,11 @@ class EventRecorderTest {
     }
 
     @Test
-    void anEventNamesItsObjectReasonAndReporter() {
+    void anEventNamesItsObjectReasonAndReporter() throws InterruptedException {
         BackstageWorkerPool pool = mock.client().resource(BackstageFixtures.pool("events-a", "p", "t", "q")).create();
 
         recorder.warning(pool, "TopologyNotFound", "BackstageTopology 't' not found");
+        assertTrue(recorder.flush(FLUSH), "written in the background");
 
         List<Event> events = mock.client().v1().events().inNamespace("events-a").list().getItems();
         assertEquals(1, events.size());
@@ -47,17 +51,34 @@ class EventRecorderTest {
     }
 
     @Test
-    void aRepeatBumpsTheCountInsteadOfAddingAnEvent() {
+    void aRepeatBumpsTheCountInsteadOfAddingAnEvent() throws InterruptedException {
         BackstageWorkerPool pool = mock.client().resource(BackstageFixtures.pool("events-b", "p", "t", "q")).create();
 
         recorder.warning(pool, "ReconcileFailed", "boom");
         recorder.warning(pool, "ReconcileFailed", "boom");
         recorder.warning(pool, "ReconcileFailed", "boom");
         recorder.normal(pool, "PoolReady", "2/2 replicas ready");
+        assertTrue(recorder.flush(FLUSH), "written in the background");
 
         List<Event> events = mock.client().v1().events().inNamespace("events-b").list().getItems();
         assertEquals(2, events.size());
         Event failed = events.stream().filter(e -> e.getReason().equals("ReconcileFailed")).findFirst().orElseThrow();
         assertEquals(3, failed.getCount());
+    }
+
+    @Test
+    void closeWritesWhatIsQueuedAndLaterEventsAreDropped() {
+        BackstageWorkerPool pool = mock.client().resource(BackstageFixtures.pool("events-c", "p", "t", "q")).create();
+        EventRecorder closing = new EventRecorder(mock.client(), "backstage-operator", "test-1", Clock.systemUTC());
+        closing.normal(pool, "ConfigCreated", "one");
+        closing.normal(pool, "DeploymentCreated", "two");
+        closing.normal(pool, "PoolReady", "three");
+
+        closing.close();
+        closing.normal(pool, "Scaled", "after close");
+
+        List<String> reasons = mock.client().v1().events().inNamespace("events-c").list().getItems().stream()
+                .map(Event::getReason).sorted().toList();
+        assertEquals(List.of("ConfigCreated", "DeploymentCreated", "PoolReady"), reasons);
     }
 }

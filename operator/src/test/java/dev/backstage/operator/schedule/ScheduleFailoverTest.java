@@ -177,6 +177,11 @@ class ScheduleFailoverTest {
         String statuses = cp.kubectl("get", "btp", "orders", "-n", namespace, "-o",
                 "jsonpath={range .status.schedules[*]}{.name}{'\\t'}lastFired={.lastFiredTick}{'\\t'}next={.nextTick}"
                         + "{'\\t'}missed={.missedTicks}{'\\t'}lastSkipped={.lastSkippedTick}{'\\n'}{end}").orThrow().out();
+        // Events are written in the background: wait for the two this test is about.
+        org.awaitility.Awaitility.await("the Events TicksMissed and TickSkipped").atMost(Duration.ofSeconds(30))
+                .until(() -> client.v1().events().inNamespace(namespace).list().getItems().stream()
+                .map(io.fabric8.kubernetes.api.model.Event::getReason).toList()
+                .containsAll(List.of("TicksMissed", "TickSkipped")));
         String events = cp.kubectl("get", "events", "-n", namespace, "--sort-by=.lastTimestamp", "-o",
                 "custom-columns=TYPE:.type,REASON:.reason,COUNT:.count,FROM:.reportingInstance,MESSAGE:.message")
                 .orThrow().out();

@@ -140,7 +140,7 @@ class KafkaTopologyReconcilerTest {
 
         await().atMost(WAIT).untilAsserted(() -> assertNull(get(client, ns, "orders")));
         await("topics deleted").atMost(WAIT).untilAsserted(() -> assertEquals(Set.of(), topics(prefix)));
-        assertTrue(eventReasons(client, ns).contains("BrokerObjectsDeleted"));
+        await().atMost(WAIT).until(() -> eventReasons(client, ns).contains("BrokerObjectsDeleted"));
     }
 
     @Test

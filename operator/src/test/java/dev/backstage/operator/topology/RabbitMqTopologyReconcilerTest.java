@@ -2,6 +2,7 @@ package dev.backstage.operator.topology;
 
 import static dev.backstage.operator.topology.TopologyTestSupport.FAST;
 import static dev.backstage.operator.topology.TopologyTestSupport.WAIT;
+import static dev.backstage.operator.topology.TopologyTestSupport.awaitEvent;
 import static dev.backstage.operator.topology.TopologyTestSupport.awaitReady;
 import static dev.backstage.operator.topology.TopologyTestSupport.closedPort;
 import static dev.backstage.operator.topology.TopologyTestSupport.eventReasons;
@@ -193,6 +194,7 @@ class RabbitMqTopologyReconcilerTest {
         client.resource(topology(ns, "orders", ProviderType.RABBITMQ, prefix, "amqp-url", "orders")).create();
 
         awaitReady(client, ns, "orders", ReadyReason.BROKER_UNREACHABLE);
+        awaitEvent(client, ns, ReadyReason.BROKER_UNREACHABLE);
         assertFalse(visibleText(client, ns, "orders").contains(password));
 
         secret(client, ns, "amqp-url", AMQP);
@@ -210,6 +212,7 @@ class RabbitMqTopologyReconcilerTest {
                 "orders")).create();
 
         awaitReady(client, ns, "orders", ReadyReason.AUTHENTICATION_FAILED);
+        awaitEvent(client, ns, ReadyReason.AUTHENTICATION_FAILED);
         assertFalse(visibleText(client, ns, "orders").contains(password));
     }
 

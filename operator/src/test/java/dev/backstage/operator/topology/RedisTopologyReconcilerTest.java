@@ -2,6 +2,7 @@ package dev.backstage.operator.topology;
 
 import static dev.backstage.operator.topology.TopologyTestSupport.FAST;
 import static dev.backstage.operator.topology.TopologyTestSupport.WAIT;
+import static dev.backstage.operator.topology.TopologyTestSupport.awaitEvent;
 import static dev.backstage.operator.topology.TopologyTestSupport.awaitReady;
 import static dev.backstage.operator.topology.TopologyTestSupport.closedPort;
 import static dev.backstage.operator.topology.TopologyTestSupport.eventReasons;
@@ -141,6 +142,7 @@ class RedisTopologyReconcilerTest {
 
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
         assertEquals(List.of("backstage-workers"), groups(prefix + ":orders"));
+        awaitEvent(client, ns, "TopologyReady");
         assertFalse(visibleText(client, ns, "orders").contains(password));
     }
 
@@ -154,6 +156,7 @@ class RedisTopologyReconcilerTest {
 
         Condition failed = awaitReady(client, ns, "orders", ReadyReason.AUTHENTICATION_FAILED);
         assertEquals(Conditions.FALSE, failed.getStatus());
+        awaitEvent(client, ns, ReadyReason.AUTHENTICATION_FAILED);
         assertFalse(visibleText(client, ns, "orders").contains(password));
     }
 
@@ -196,7 +199,7 @@ class RedisTopologyReconcilerTest {
 
         await().atMost(WAIT).untilAsserted(() -> assertNull(get(client, ns, "orders")));
         assertEquals(Set.of(prefix + ":orders", prefix + ":orders:dead-letter"), keys(prefix));
-        assertTrue(eventReasons(client, ns).contains("BrokerObjectsRetained"));
+        await().atMost(WAIT).until(() -> eventReasons(client, ns).contains("BrokerObjectsRetained"));
         redis.del(prefix + ":orders", prefix + ":orders:dead-letter");
     }
 
@@ -215,7 +218,7 @@ class RedisTopologyReconcilerTest {
 
         await().atMost(WAIT).untilAsserted(() -> assertNull(get(client, ns, "orders")));
         assertEquals(Set.of(), keys(prefix));
-        assertTrue(eventReasons(client, ns).contains("BrokerObjectsDeleted"));
+        await().atMost(WAIT).until(() -> eventReasons(client, ns).contains("BrokerObjectsDeleted"));
     }
 
     @Test
@@ -233,9 +236,8 @@ class RedisTopologyReconcilerTest {
 
         await("finalizer released after " + FAST.cleanupAttempts() + " attempts").atMost(WAIT)
                 .untilAsserted(() -> assertNull(get(client, ns, "orders")));
-        List<String> reasons = eventReasons(client, ns);
-        assertTrue(reasons.contains("CleanupFailed"), reasons.toString());
-        assertTrue(reasons.contains("CleanupAbandoned"), reasons.toString());
+        await().atMost(WAIT).until(() -> eventReasons(client, ns).containsAll(List.of("CleanupFailed",
+                "CleanupAbandoned")));
         assertEquals(Set.of(prefix + ":orders", prefix + ":orders:dead-letter"), keys(prefix),
                 "nothing could be deleted; the Event tells the user to do it by hand");
         redis.del(prefix + ":orders", prefix + ":orders:dead-letter");

@@ -2,6 +2,7 @@ package dev.backstage.operator.topology;
 
 import static dev.backstage.operator.topology.TopologyTestSupport.FAST;
 import static dev.backstage.operator.topology.TopologyTestSupport.WAIT;
+import static dev.backstage.operator.topology.TopologyTestSupport.awaitEvent;
 import static dev.backstage.operator.topology.TopologyTestSupport.awaitReady;
 import static dev.backstage.operator.topology.TopologyTestSupport.secret;
 import static dev.backstage.operator.topology.TopologyTestSupport.topology;
@@ -185,6 +186,7 @@ class TlsTopologyReconcilerTest {
 
         // The leak check: status, Events, the ConfigMap, the Deployment, metric names and labels, and the log.
         List<String> secrets = secretValues();
+        awaitEvent(client, ns, "TopologyReady"); // the topology's last Event: every earlier one is written too
         StringBuilder outputs = new StringBuilder(visibleText(client, ns, "orders"));
         outputs.append(io.fabric8.kubernetes.client.utils.Serialization.asJson(deployment));
         outputs.append(io.fabric8.kubernetes.client.utils.Serialization.asJson(config));

@@ -83,6 +83,15 @@ final class TopologyTestSupport {
         return events(client, namespace).stream().map(Event::getReason).toList();
     }
 
+    /**
+     * Waits for an Event with {@code reason} in the namespace. The operator writes Events in the background, one
+     * object's in the order they were recorded: once the last one is there, every earlier one is too.
+     */
+    static void awaitEvent(KubernetesClient client, String namespace, String reason) {
+        await("Event " + reason + " in " + namespace).atMost(WAIT)
+                .until(() -> eventReasons(client, namespace).contains(reason));
+    }
+
     /** Everything a user can read about the topology: its status JSON and every Event message in its namespace. */
     static String visibleText(KubernetesClient client, String namespace, String name) {
         StringBuilder out = new StringBuilder(Serialization.asJson(get(client, namespace, name)));
