@@ -57,7 +57,7 @@ import java.util.stream.Collectors;
  *
  * <p>The operator is its packaged build ({@code operator/target/operator-*.jar} and {@code target/lib/*}, what the
  * image holds) in a JVM of its own, started with the chart's defaults: its {@code JAVA_TOOL_OPTIONS}
- * ({@code -XX:MaxRAMPercentage=60 -XX:+ExitOnOutOfMemoryError}, log level info) and its container limits emulated
+ * ({@code -XX:MaxRAMPercentage=50 -XX:+ExitOnOutOfMemoryError}, log level info) and its container limits emulated
  * ({@code -XX:MaxRAM=512m} for the 512Mi memory limit, {@code -XX:ActiveProcessorCount=1} for the 1-CPU limit; the
  * JVM then sizes its heap and GC as in the pod), leader election on, watching all namespaces, and the admission
  * webhook in the path: a ValidatingWebhookConfiguration as the chart's (CREATE/UPDATE of both kinds,
@@ -96,7 +96,7 @@ public final class OperatorScaleBenchmark {
     private static final String OPERATOR_ACCOUNT = "backstage-operator";
     /** The chart's javaToolOptions with its default logLevel (values.yaml). */
     private static final String CHART_JAVA_TOOL_OPTIONS =
-            "-XX:MaxRAMPercentage=60 -XX:+ExitOnOutOfMemoryError -Dorg.slf4j.simpleLogger.defaultLogLevel=info";
+            "-XX:MaxRAMPercentage=50 -XX:+ExitOnOutOfMemoryError -Dorg.slf4j.simpleLogger.defaultLogLevel=info";
     /** The chart's container limits (values.yaml resources.limits: memory 512Mi, cpu 1) as the JVM sees them. */
     private static final List<String> CONTAINER_LIMITS = List.of("-XX:MaxRAM=512m", "-XX:ActiveProcessorCount=1");
 
