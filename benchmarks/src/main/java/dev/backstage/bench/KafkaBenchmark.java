@@ -93,7 +93,7 @@ public final class KafkaBenchmark {
                 Latency.worker("Worker", Worker.builder().provider(KafkaProvider.connect(latencySettings))
                         .delays(delays(latencyPrefix)).queues("default")
                         .concurrency(concurrency).prefetch(prefetch).build()),
-                new RawLatency(rawLatencyTopic)), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
+                new RawLatency(rawLatencyTopic, Integer.getInteger("bench.kafka.lingerMs", 1))), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
         System.exit(0);
     }
 
@@ -271,13 +271,15 @@ public final class KafkaBenchmark {
      */
     static final class RawLatency implements Latency.Target {
         private final String topic;
+        private final int lingerMs;
         private final AtomicBoolean stop = new AtomicBoolean();
         private final Handoff handoff = new Handoff("raw-latency", concurrency, prefetch);
         private KafkaProducer<byte[], byte[]> producer;
         private Thread thread;
 
-        RawLatency(String topic) {
+        RawLatency(String topic, int lingerMs) {
             this.topic = topic;
+            this.lingerMs = lingerMs;
         }
 
         @Override
@@ -289,7 +291,7 @@ public final class KafkaBenchmark {
         public void start(Latency.Handled handled) throws Exception {
             producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                     ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                    ProducerConfig.LINGER_MS_CONFIG, Integer.getInteger("bench.kafka.lingerMs", 1)), new ByteArraySerializer(),
+                    ProducerConfig.LINGER_MS_CONFIG, lingerMs), new ByteArraySerializer(),
                     new ByteArraySerializer());
             java.util.concurrent.CountDownLatch assigned = new java.util.concurrent.CountDownLatch(1);
             thread = new Thread(() -> {
