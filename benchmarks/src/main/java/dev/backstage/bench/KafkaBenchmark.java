@@ -83,7 +83,8 @@ public final class KafkaBenchmark {
             // One partition, as the Worker's own topic gets with KafkaSettings.of (the development default).
             admin.createTopics(List.of(new NewTopic(rawLatencyTopic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
-        // -Dbench.kafka.lingerMs=<n>: both producers with that linger (the Worker's through its client.* option).
+        // -Dbench.kafka.lingerMs=<n>: both producers with that linger (the Worker's through its client.* option);
+        // without it both use the runtime's default, 0.
         String linger = System.getProperty("bench.kafka.lingerMs");
         KafkaSettings latencySettings = KafkaSettings.of(bootstrap).withPrefix(latencyPrefix).withGroup("latency");
         if (linger != null) {
@@ -93,7 +94,7 @@ public final class KafkaBenchmark {
                 Latency.worker("Worker", Worker.builder().provider(KafkaProvider.connect(latencySettings))
                         .delays(delays(latencyPrefix)).queues("default")
                         .concurrency(concurrency).prefetch(prefetch).build()),
-                new RawLatency(rawLatencyTopic, Integer.getInteger("bench.kafka.lingerMs", 1))), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
+                new RawLatency(rawLatencyTopic, Integer.getInteger("bench.kafka.lingerMs", 0))), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
         System.exit(0);
     }
 
@@ -265,7 +266,7 @@ public final class KafkaBenchmark {
 
     /**
      * The latency baseline doing the Worker's work by hand: the Worker's producer settings (acks=all, idempotence,
-     * linger 1 ms) and a send waited on as {@code enqueue} waits; one consumer (poll timeout 100 ms, max.poll.records =
+     * the same linger.ms, 0 unless -Dbench.kafka.lingerMs says otherwise) and a send waited on as {@code enqueue} waits; one consumer (poll timeout 100 ms, max.poll.records =
      * allowance), each value decoded with Jackson in one pass, handed to {@code concurrency} handler threads, offsets
      * committed asynchronously every 100 ms.
      */
