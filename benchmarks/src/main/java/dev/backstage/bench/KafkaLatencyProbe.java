@@ -178,10 +178,11 @@ public final class KafkaLatencyProbe {
         };
     }
 
+    /** A raw send with the Worker's producer settings (acks=all, idempotence, linger.ms 0) into a topic nobody consumes. */
     static Latency.Target rawProducerOnly(String topic) {
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
                 KafkaBenchmark.bootstrap, ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.LINGER_MS_CONFIG, 1), new ByteArraySerializer(), new ByteArraySerializer());
+                ProducerConfig.LINGER_MS_CONFIG, 0), new ByteArraySerializer(), new ByteArraySerializer());
         return new Latency.Target() {
             Latency.Handled handled;
 
