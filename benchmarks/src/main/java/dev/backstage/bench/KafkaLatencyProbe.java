@@ -22,10 +22,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * Diagnosis of the Kafka latency benchmark (not part of {@code bin/bench kafka}): sides chosen by name, alternating
  * every second as {@link Latency} does, after its warm-up. {@code worker} / {@code raw}: the benchmark's two sides;
- * {@code worker0} / {@code raw0}: the same with {@code linger.ms} 0; {@code wprod} / {@code rprod}: the Worker's
+ * {@code worker1} / {@code raw1}: the same with {@code linger.ms} 1 (the old default); {@code wprod} / {@code rprod}: the Worker's
  * enqueue and a raw send into a topic nobody consumes (the producer alone). With {@code -Dprobe.threads} it instead runs
  * {@code worker} and {@code raw} each alone and prints, per thread, context switches and CPU per job.
- * Run: {@code KafkaLatencyProbe [jobs per side] [sides, e.g. worker,raw,worker0,raw0]} with the broker of
+ * Run: {@code KafkaLatencyProbe [jobs per side] [sides, e.g. worker,raw,worker1,raw1]} with the broker of
  * {@code bin/bench kafka} ({@code -Dbench.kafka.bootstrap}).
  */
 public final class KafkaLatencyProbe {
@@ -48,12 +48,12 @@ public final class KafkaLatencyProbe {
                             .provider(KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap).withPrefix(prefix)
                                     .withGroup("latency"))).delays(KafkaBenchmark.delays(prefix)).queues("default")
                             .concurrency(4).prefetch(2048).build());
-                    case "raw" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw"), 1);
-                    case "raw0" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw0"), 0);
-                    case "worker0" -> Latency.worker("Worker linger 0", Worker.builder()
-                            .provider(KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap).withPrefix(prefix + "0")
-                                    .withGroup("latency0").withClientProperties(Map.of("linger.ms", "0"))))
-                            .delays(KafkaBenchmark.delays(prefix + "0")).queues("default")
+                    case "raw" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw"), 0);
+                    case "raw1" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw1"), 1);
+                    case "worker1" -> Latency.worker("Worker linger 1", Worker.builder()
+                            .provider(KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap).withPrefix(prefix + "1")
+                                    .withGroup("latency1").withClientProperties(Map.of("linger.ms", "1"))))
+                            .delays(KafkaBenchmark.delays(prefix + "1")).queues("default")
                             .concurrency(4).prefetch(2048).build());
                     case "wprod" -> workerProducerOnly(prefix + "-wp");
                     case "rprod" -> rawProducerOnly(topic(prefix + ".rp"));
@@ -75,7 +75,7 @@ public final class KafkaLatencyProbe {
                             .provider(KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap).withPrefix(prefix)
                                     .withGroup("latency"))).delays(KafkaBenchmark.delays(prefix)).queues("default")
                             .concurrency(4).prefetch(2048).build());
-                    case "raw" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw"), 1);
+                    case "raw" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw"), 0);
                     default -> throw new IllegalArgumentException(s);
                 };
                 java.util.concurrent.atomic.AtomicInteger handled = new java.util.concurrent.atomic.AtomicInteger();
