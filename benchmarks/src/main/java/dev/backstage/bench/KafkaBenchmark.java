@@ -83,7 +83,8 @@ public final class KafkaBenchmark {
             // One partition, as the Worker's own topic gets with KafkaSettings.of (the development default).
             admin.createTopics(List.of(new NewTopic(rawLatencyTopic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
-        // -Dbench.kafka.lingerMs=<n>: both producers with that linger (the Worker's through its client.* option).
+        // -Dbench.kafka.lingerMs=<n>: both producers with that linger (the Worker's through its client.* option);
+        // without it both use the runtime's default, 0.
         String linger = System.getProperty("bench.kafka.lingerMs");
         KafkaSettings latencySettings = KafkaSettings.of(bootstrap).withPrefix(latencyPrefix).withGroup("latency");
         if (linger != null) {
@@ -93,7 +94,7 @@ public final class KafkaBenchmark {
                 Latency.worker("Worker", Worker.builder().provider(KafkaProvider.connect(latencySettings))
                         .delays(delays(latencyPrefix)).queues("default")
                         .concurrency(concurrency).prefetch(prefetch).build()),
-                new RawLatency(rawLatencyTopic)), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
+                new RawLatency(rawLatencyTopic, Integer.getInteger("bench.kafka.lingerMs", 0))), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
         System.exit(0);
     }
 
@@ -265,19 +266,22 @@ public final class KafkaBenchmark {
 
     /**
      * The latency baseline doing the Worker's work by hand: the Worker's producer settings (acks=all, idempotence,
-     * linger 1 ms) and a send waited on as {@code enqueue} waits; one consumer (poll timeout 100 ms, max.poll.records =
+     * the same linger.ms, 0 unless -Dbench.kafka.lingerMs says otherwise) and a send waited on as {@code enqueue} waits; one consumer (poll timeout 100 ms, max.poll.records =
      * allowance), each value decoded with Jackson in one pass, handed to {@code concurrency} handler threads, offsets
-     * committed asynchronously every 100 ms.
+     * committed asynchronously at most every 100 ms and only when records came since the last commit (as the Worker
+     * commits only what changed).
      */
     static final class RawLatency implements Latency.Target {
         private final String topic;
+        private final int lingerMs;
         private final AtomicBoolean stop = new AtomicBoolean();
         private final Handoff handoff = new Handoff("raw-latency", concurrency, prefetch);
         private KafkaProducer<byte[], byte[]> producer;
         private Thread thread;
 
-        RawLatency(String topic) {
+        RawLatency(String topic, int lingerMs) {
             this.topic = topic;
+            this.lingerMs = lingerMs;
         }
 
         @Override
@@ -289,7 +293,7 @@ public final class KafkaBenchmark {
         public void start(Latency.Handled handled) throws Exception {
             producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                     ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                    ProducerConfig.LINGER_MS_CONFIG, Integer.getInteger("bench.kafka.lingerMs", 1)), new ByteArraySerializer(),
+                    ProducerConfig.LINGER_MS_CONFIG, lingerMs), new ByteArraySerializer(),
                     new ByteArraySerializer());
             java.util.concurrent.CountDownLatch assigned = new java.util.concurrent.CountDownLatch(1);
             thread = new Thread(() -> {
@@ -297,11 +301,13 @@ public final class KafkaBenchmark {
                         new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
                     consumer.subscribe(List.of(topic));
                     long nextCommit = 0;
+                    boolean uncommitted = false;
                     while (!stop.get()) {
                         ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
                         if (!consumer.assignment().isEmpty()) {
                             assigned.countDown();
                         }
+                        uncommitted |= !records.isEmpty();
                         for (ConsumerRecord<byte[], byte[]> r : records) {
                             PingEnvelope job = JSON.readValue(r.value(), PingEnvelope.class);
                             handoff.room.acquire();
@@ -311,8 +317,10 @@ public final class KafkaBenchmark {
                             });
                         }
                         long now = System.nanoTime();
-                        if (now - nextCommit >= 0) {
+                        if (uncommitted && now - nextCommit >= 0) {
+                            // As the Worker: a commit only when there is something new to commit.
                             consumer.commitAsync();
+                            uncommitted = false;
                             nextCommit = now + TimeUnit.MILLISECONDS.toNanos(100);
                         }
                     }
