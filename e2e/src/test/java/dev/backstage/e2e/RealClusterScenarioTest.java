@@ -172,7 +172,7 @@ class RealClusterScenarioTest {
         cluster.kubectl("delete", "btp", "shop-rabbitmq", "-n", ns, "--timeout=60s").orThrow();
         RabbitMqQueues queues = new RabbitMqQueues(RABBITMQ);
         Set<String> left = queues.names(prefix);
-        queues.deleteAll(prefix); // whatever the assertion finds, the shared broker keeps none of it
+        queues.deleteQueuesAndExchanges(prefix); // whatever the assertion finds, the shared broker keeps none of it
         assertEquals(Set.of(), left, "queues of the deleted topology left on the broker");
         cluster.kubectl("delete", "namespace", ns, "--wait=false");
     }

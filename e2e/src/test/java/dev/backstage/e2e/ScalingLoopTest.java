@@ -119,7 +119,7 @@ class ScalingLoopTest {
                     + " `backstage inspect`; pods started " + cluster.kubelet().podsStarted());
         } finally {
             if (broker.name().equals("rabbitmq")) { // the cluster (operator and workers) is closed: nothing re-declares
-                new RabbitMqQueues(url).deleteAll(prefix);
+                new RabbitMqQueues(url).deleteQueuesAndExchanges(prefix);
             }
         }
     }

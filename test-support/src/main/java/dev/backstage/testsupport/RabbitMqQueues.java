@@ -42,11 +42,6 @@ public final class RabbitMqQueues {
         return names("queues", prefix);
     }
 
-    /** Deletes every queue of the prefix; returns how many there were. */
-    public int deleteAll(String prefix) throws IOException, InterruptedException {
-        return delete("queues", prefix);
-    }
-
     /** Deletes every queue and exchange of the prefix. */
     public void deleteQueuesAndExchanges(String prefix) throws IOException, InterruptedException {
         delete("queues", prefix);
@@ -69,7 +64,7 @@ public final class RabbitMqQueues {
         return out;
     }
 
-    private int delete(String kind, String prefix) throws IOException, InterruptedException {
+    private void delete(String kind, String prefix) throws IOException, InterruptedException {
         Set<String> names = names(kind, prefix);
         for (String name : names) {
             String url = api + kind + "/%2F/" + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
@@ -78,7 +73,6 @@ public final class RabbitMqQueues {
                 throw new IOException("DELETE " + url + " answered " + response.statusCode() + ": " + response.body());
             }
         }
-        return names.size();
     }
 
     private HttpRequest.Builder request(String url) {
