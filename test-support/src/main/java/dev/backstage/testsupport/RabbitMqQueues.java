@@ -42,6 +42,11 @@ public final class RabbitMqQueues {
         return names("queues", prefix);
     }
 
+    /** The names of the exchanges in vhost {@code /} that start with {@code prefix + "."}. */
+    public Set<String> exchangeNames(String prefix) throws IOException, InterruptedException {
+        return names("exchanges", prefix);
+    }
+
     /** Deletes every queue and exchange of the prefix. */
     public void deleteQueuesAndExchanges(String prefix) throws IOException, InterruptedException {
         delete("queues", prefix);

@@ -46,8 +46,7 @@ class StatusPatcherOnApiServerTest {
     @Test
     void givenAnOldCopyHoldingAFieldSomeoneRemoved_whenTheChangeRemovesItToo_thenWrittenFromAFreshRead() {
         BackstageWorkerPool stored = createWithStatus("removed", "scaled by the test", 1);
-        BackstageWorkerPool old = client.resource(stored).get();
-        client.resource(old).subresource("status").patch(PatchContext.of(PatchType.JSON),
+        BackstageWorkerPool old = copyThenAnotherWriter(stored,
                 "[{\"op\":\"remove\",\"path\":\"/status/lastScaleReason\"}]");
 
         Optional<StatusPatcher.Written<BackstageWorkerPool, String>> written = patcher.update(old, copy -> {
@@ -66,7 +65,8 @@ class StatusPatcherOnApiServerTest {
 
     @Test
     void givenACopyWithAStatusTheServerDoesNotHaveYet_thenNothingIsWritten_andTheReconcilerWritesTheFirstStatus() {
-        BackstageWorkerPool stored = client.resource(BackstageFixtures.pool(ns, "unreconciled", "jobs", "orders")).create();
+        BackstageWorkerPool stored =
+                client.resource(BackstageFixtures.pool(ns, "unreconciled", "jobs", "orders")).create();
         BackstageWorkerPool inMemory = client.resource(stored).get();
         inMemory.setStatus(new BackstageWorkerPoolStatus()); // as a reconcile holds it before JOSDK writes it
         inMemory.getStatus().setObservedGeneration(1L);
@@ -86,8 +86,7 @@ class StatusPatcherOnApiServerTest {
     @Test
     void givenAnOldCopyAndAnotherWritersField_whenTheChangeIsWritten_thenBothFieldsStand() {
         BackstageWorkerPool stored = createWithStatus("conflict", "first reason", 1);
-        BackstageWorkerPool old = client.resource(stored).get();
-        client.resource(old).subresource("status").patch(PatchContext.of(PatchType.JSON),
+        BackstageWorkerPool old = copyThenAnotherWriter(stored,
                 "[{\"op\":\"add\",\"path\":\"/status/readyReplicas\",\"value\":2}]");
 
         Optional<StatusPatcher.Written<BackstageWorkerPool, String>> written = patcher.update(old, copy -> {
@@ -100,6 +99,13 @@ class StatusPatcherOnApiServerTest {
         assertEquals(4, now.getDesiredReplicas());
         assertEquals(2, now.getReadyReplicas(), "the other writer's field is kept");
         assertEquals("first reason", now.getLastScaleReason());
+    }
+
+    /** A copy of the pool as read now, then {@code statusPatch} written by someone else: the copy is old. */
+    private static BackstageWorkerPool copyThenAnotherWriter(BackstageWorkerPool stored, String statusPatch) {
+        BackstageWorkerPool old = client.resource(stored).get();
+        client.resource(old).subresource("status").patch(PatchContext.of(PatchType.JSON), statusPatch);
+        return old;
     }
 
     private static BackstageWorkerPool createWithStatus(String name, String reason, int desired) {

@@ -43,7 +43,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -218,14 +217,15 @@ class RabbitMqTopologyReconcilerTest {
 
     /** Names of the queues or exchanges in vhost / that start with the prefix, from the management API. */
     private static Set<String> names(String type, String prefix) {
-        Set<String> out = new TreeSet<>();
-        for (JsonNode item : management("/api/" + type + "/%2F?columns=name,durable")) {
-            String name = item.path("name").asText();
-            if (name.startsWith(prefix + ".")) {
-                out.add(name);
-            }
+        RabbitMqQueues broker = new RabbitMqQueues(AMQP);
+        try {
+            return type.equals("queues") ? broker.names(prefix) : broker.exchangeNames(prefix);
+        } catch (IOException e) {
+            throw new AssertionError("reading the " + type + " of " + prefix, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("reading the " + type + " of " + prefix, e);
         }
-        return out;
     }
 
     private static boolean durable(String type, String name) {

@@ -12,6 +12,7 @@ import com.rabbitmq.client.GetResponse;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.Backoff;
 import dev.backstage.runtime.spi.ProviderSettings;
+import dev.backstage.testsupport.RabbitMqQueues;
 import dev.backstage.testsupport.UniqueNames;
 import java.io.IOException;
 import java.net.URI;
@@ -225,20 +226,9 @@ final class RabbitMqTestBroker implements AutoCloseable {
         for (String policy : policies) {
             send("DELETE", "/api/policies/%2F/" + enc(policy), null);
         }
-        Channel ch = channel();
-        for (JsonNode queue : get("/api/queues/%2F?columns=name")) {
-            String name = queue.get("name").asText();
-            if (name.startsWith(prefix + ".")) {
-                ch.queueDelete(name);
-            }
+        new RabbitMqQueues(URL).deleteQueuesAndExchanges(prefix);
+        if (raw != null) {
+            raw.close();
         }
-        for (JsonNode exchange : get("/api/exchanges/%2F?columns=name")) {
-            String name = exchange.get("name").asText();
-            if (name.startsWith(prefix + ".")) {
-                ch.exchangeDelete(name);
-            }
-        }
-        ch.close();
-        raw.close();
     }
 }
