@@ -87,7 +87,7 @@ class RealClusterScenarioTest {
 
     @Test
     @Order(2)
-    void givenTheWebhookWhenABadPoolIsAppliedThenTheApiServerDeniesItWithTheFixAndWarnsOnAWastefulOne() {
+    void givenTheWebhookWhenABadPoolIsAppliedThenTheApiServerDeniesItWithTheFixWarnsOnAWastefulOneAndLetsSpecKeepingUpdatesThrough() {
         String ns = namespace("webhook");
         apply(ns, topologyYaml("orders", "redis", "webhook", "delete"));
         ControlPlane.Result denied = cluster.kubectlWithInput(poolYaml("bad", "orders", "[default, emails]", ""),
@@ -99,6 +99,18 @@ class RealClusterScenarioTest {
                 "concurrency: 8\n  prefetch: 2"), "apply", "-n", ns, "-f", "-");
         assertEquals(0, warned.exit(), warned.err());
         assertTrue(warned.err().contains("Warning: spec.prefetch (2) is below spec.concurrency (8)"), warned.err());
+
+        // Its topology gone, the pool's spec no longer fits: a spec change is denied, but an update that keeps the
+        // spec (a label here; a finalizer, a GitOps tool's annotation) does not reach the webhook (matchConditions).
+        cluster.kubectl("delete", "bt", "orders", "-n", ns, "--timeout=60s").orThrow();
+        ControlPlane.Result specChange = cluster.kubectl("patch", "bwp", "wasteful", "-n", ns, "--type", "merge",
+                "-p", "{\"spec\": {\"concurrency\": 4}}");
+        assertNotEquals(0, specChange.exit(), specChange.out());
+        assertTrue(specChange.err().contains("BackstageTopology 'orders' not found"), specChange.err());
+        ControlPlane.Result label = cluster.kubectl("label", "bwp", "wasteful", "-n", ns, "team=search");
+        assertEquals(0, label.exit(), label.err());
+        assertEquals("search", cluster.kubectl("get", "bwp", "wasteful", "-n", ns, "-o",
+                "jsonpath={.metadata.labels.team}").orThrow().out().trim());
         cluster.kubectl("delete", "namespace", ns, "--wait=false");
     }
 

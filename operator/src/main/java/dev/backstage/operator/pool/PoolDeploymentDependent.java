@@ -43,9 +43,11 @@ import java.util.Objects;
 /**
  * The pool's workers: a Deployment of the pool's image running the runtime main (the image's own entrypoint),
  * reading the mounted {@code runtime.yaml} and connection URLs from Secrets. Owned by the pool; drift is
- * overwritten on the next reconcile.
+ * overwritten on the next reconcile. Updates that change nothing the pool reads start no reconcile
+ * ({@link DeploymentChangeFilter}).
  */
-@KubernetesDependent(informer = @Informer(labelSelector = PoolResources.MANAGED_SELECTOR))
+@KubernetesDependent(informer = @Informer(labelSelector = PoolResources.MANAGED_SELECTOR,
+        onUpdateFilter = DeploymentChangeFilter.class))
 public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Deployment, BackstageWorkerPool> {
     private final MatchMemo<Deployment> matched = new MatchMemo<>(d -> new DeploymentBuilder(d).build());
     static final String CONFIG_VOLUME = "runtime-config";

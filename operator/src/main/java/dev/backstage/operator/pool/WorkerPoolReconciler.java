@@ -23,6 +23,8 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -108,6 +110,12 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
                     .reconcileManagedWorkflow()
                     .throwAggregateExceptionIfErrorsPresent();
             readiness = PoolReadiness.of(topology.get(), context.getSecondaryResource(Deployment.class), plan.replicas());
+            if (awaitsFirstTopologyVerdict(pool, topology.get(), clock.instant())) {
+                // Created with its topology, whose first reconcile has not written a verdict yet: that write starts
+                // this pool's next reconcile. Saying TopologyNotReady (a status write and a Warning) would be a
+                // false alarm on every pool applied with its topology.
+                return UpdateControl.<BackstageWorkerPool>noUpdate().rescheduleAfter(ROLLOUT_RECHECK);
+            }
         }
         Optional<Deployment> deployment = context.getSecondaryResource(Deployment.class);
         BackstageWorkerPoolStatus owned = new BackstageWorkerPoolStatus();
@@ -130,6 +138,29 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
      * into that reconcile (seen once in a full-suite run).
      */
     static final Duration ROLLOUT_RECHECK = Duration.ofSeconds(10);
+
+    /** How long a new pool waits for its topology's first verdict before it reports TopologyNotReady itself. */
+    static final Duration FIRST_TOPOLOGY_VERDICT_WAIT = Duration.ofSeconds(30);
+
+    /**
+     * True for a pool without status, younger than {@link #FIRST_TOPOLOGY_VERDICT_WAIT}, whose topology has no Ready
+     * condition yet (nobody has reconciled it): the pool's first status would only say "wait for the topology".
+     */
+    static boolean awaitsFirstTopologyVerdict(BackstageWorkerPool pool, BackstageTopology topology, Instant now) {
+        if (pool.getStatus() != null || (topology.getStatus() != null
+                && Conditions.find(topology.getStatus().getConditions(), Conditions.READY).isPresent())) {
+            return false;
+        }
+        String created = pool.getMetadata().getCreationTimestamp();
+        if (created == null) {
+            return false;
+        }
+        try {
+            return Instant.parse(created).plus(FIRST_TOPOLOGY_VERDICT_WAIT).isAfter(now);
+        } catch (DateTimeParseException e) {
+            return false;
+        }
+    }
 
     @Override
     public ErrorStatusUpdateControl<BackstageWorkerPool> updateErrorStatus(BackstageWorkerPool pool,
@@ -205,7 +236,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         status.setObservedGeneration(owned.getObservedGeneration());
         Condition ready = owned.getConditions().get(0);
         Conditions.set(status.getConditions(), ready.getType(), ready.getStatus(), ready.getReason(), ready.getMessage(),
-                ready.getObservedGeneration(), java.time.Instant.parse(ready.getLastTransitionTime()));
+                ready.getObservedGeneration(), Instant.parse(ready.getLastTransitionTime()));
         return pool;
     }
 

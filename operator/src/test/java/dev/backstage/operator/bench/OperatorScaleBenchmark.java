@@ -525,6 +525,10 @@ public final class OperatorScaleBenchmark {
         return kubeconfig;
     }
 
+    /** The chart's match condition: UPDATEs that keep the spec (the operator's finalizer) do not call the webhook. */
+    private static final String SPEC_CREATED_OR_CHANGED =
+            "request.operation != 'UPDATE' || !has(object.spec) || !has(oldObject.spec) || object.spec != oldObject.spec";
+
     /** The chart's ValidatingWebhookConfiguration for both kinds, pointed at the operator's URL. */
     private void registerWebhook(int port, byte[] ca) {
         ValidatingWebhookConfigurationBuilder builder = new ValidatingWebhookConfigurationBuilder()
@@ -539,6 +543,8 @@ public final class OperatorScaleBenchmark {
                     .withCaBundle(Base64.getEncoder().encodeToString(ca)).endClientConfig()
                     .addNewRule().withApiGroups("backstage.dev").withApiVersions("*").withResources(kind[1])
                     .withOperations("CREATE", "UPDATE").withScope("Namespaced").endRule()
+                    .addNewMatchCondition().withName("spec-created-or-changed").withExpression(SPEC_CREATED_OR_CHANGED)
+                    .endMatchCondition()
                     .withNewNamespaceSelector().addToMatchLabels(BENCH_LABEL, "operator-scale").endNamespaceSelector()
                     .build());
         }
