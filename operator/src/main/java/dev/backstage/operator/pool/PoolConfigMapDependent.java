@@ -39,14 +39,7 @@ public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<Conf
         return matched.match(actual, desired, () -> super.match(actual, desired, pool, context));
     }
 
-    @Override
-    public ConfigMap create(ConfigMap desired, BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
-        ConfigMap created = super.create(desired, pool, context);
-        PoolPlan plan = PoolPlan.from(context);
-        plan.events().normal(pool, "ConfigCreated",
-                "Created ConfigMap " + desired.getMetadata().getName() + " (config " + plan.configHash() + ")");
-        return created;
-    }
+    // No Event of its own on create: the ConfigMap is created with the Deployment, whose DeploymentCreated names it.
 
     @Override
     public ConfigMap update(ConfigMap actual, ConfigMap desired, BackstageWorkerPool pool,

@@ -300,7 +300,8 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
         Deployment created = super.create(desired, pool, context);
         PoolPlan plan = PoolPlan.from(context);
         plan.events().normal(pool, "DeploymentCreated", "Created Deployment " + desired.getMetadata().getName()
-                + " with " + plan.replicas() + " replica(s), config " + plan.configHash());
+                + " with " + plan.replicas() + " replica(s), config " + plan.configHash() + " in ConfigMap "
+                + PoolResources.configMapName(pool));
         return created;
     }
 

@@ -12,8 +12,9 @@ import java.util.stream.Collectors;
 
 /**
  * Watches BackstageTopologies for the pool reconciler: a pool's topology is its secondary resource (by
- * {@code spec.topologyRef.name} in the pool's namespace), and any change to a topology, its status included,
- * re-reconciles every pool that names it. That is how a pool notices its topology appear or become Ready.
+ * {@code spec.topologyRef.name} in the pool's namespace), and a change of a topology's spec or Ready condition
+ * re-reconciles every pool that names it ({@link TopologyChangeFilter}). That is how a pool notices its topology
+ * appear or become Ready.
  */
 public final class TopologyEventSource {
     public static final String NAME = "topology";
@@ -30,6 +31,7 @@ public final class TopologyEventSource {
         var configuration = InformerEventSourceConfiguration.from(BackstageTopology.class, BackstageWorkerPool.class)
                 .withName(NAME)
                 .withNamespacesInheritedFromController()
+                .withOnUpdateFilter(new TopologyChangeFilter())
                 .withSecondaryToPrimaryMapper((BackstageTopology topology) -> context.getPrimaryCache()
                         .byIndex(POOLS_BY_TOPOLOGY,
                                 key(topology.getMetadata().getNamespace(), topology.getMetadata().getName()))
