@@ -110,10 +110,11 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
                     .reconcileManagedWorkflow()
                     .throwAggregateExceptionIfErrorsPresent();
             readiness = PoolReadiness.of(topology.get(), context.getSecondaryResource(Deployment.class), plan.replicas());
-            if (awaitsFirstTopologyVerdict(pool, topology.get(), clock.instant())) {
-                // Created with its topology, whose first reconcile has not written a verdict yet: that write starts
-                // this pool's next reconcile. Saying TopologyNotReady (a status write and a Warning) would be a
-                // false alarm on every pool applied with its topology.
+            if (firstStatusWaits(pool, topology.get(), readiness, clock.instant())) {
+                // A new pool waiting only on what finishes by itself: its topology's first verdict, or the Deployment
+                // controller's first look at the Deployment. Either writes an object this controller watches, which
+                // starts the pool's next reconcile. Saying TopologyNotReady or RolloutInProgress first would be a
+                // status write (and for the topology a Warning) on every pool applied with its topology.
                 return UpdateControl.<BackstageWorkerPool>noUpdate().rescheduleAfter(ROLLOUT_RECHECK);
             }
         }
@@ -139,16 +140,22 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
      */
     static final Duration ROLLOUT_RECHECK = Duration.ofSeconds(10);
 
-    /** How long a new pool waits for its topology's first verdict before it reports TopologyNotReady itself. */
-    static final Duration FIRST_TOPOLOGY_VERDICT_WAIT = Duration.ofSeconds(30);
+    /** How long a new pool may go without a status while it waits on what finishes by itself. */
+    static final Duration FIRST_STATUS_WAIT = Duration.ofSeconds(30);
 
     /**
-     * True for a pool without status, younger than {@link #FIRST_TOPOLOGY_VERDICT_WAIT}, whose topology has no Ready
-     * condition yet (nobody has reconciled it): the pool's first status would only say "wait for the topology".
+     * True for a pool without status, younger than {@link #FIRST_STATUS_WAIT}, whose topology has no Ready condition
+     * yet (nobody has reconciled it) or whose Deployment the Deployment controller has not rolled out yet: its first
+     * status would only say "wait". It is written when the pool is Ready, has another reason, or is 30 s old.
      */
-    static boolean awaitsFirstTopologyVerdict(BackstageWorkerPool pool, BackstageTopology topology, Instant now) {
-        if (pool.getStatus() != null || (topology.getStatus() != null
-                && Conditions.find(topology.getStatus().getConditions(), Conditions.READY).isPresent())) {
+    static boolean firstStatusWaits(BackstageWorkerPool pool, BackstageTopology topology, PoolReadiness readiness,
+            Instant now) {
+        if (pool.getStatus() != null) {
+            return false;
+        }
+        boolean noVerdict = topology.getStatus() == null
+                || Conditions.find(topology.getStatus().getConditions(), Conditions.READY).isEmpty();
+        if (!noVerdict && !PoolReadiness.ROLLOUT_IN_PROGRESS.equals(readiness.reason())) {
             return false;
         }
         String created = pool.getMetadata().getCreationTimestamp();
@@ -156,7 +163,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
             return false;
         }
         try {
-            return Instant.parse(created).plus(FIRST_TOPOLOGY_VERDICT_WAIT).isAfter(now);
+            return Instant.parse(created).plus(FIRST_STATUS_WAIT).isAfter(now);
         } catch (DateTimeParseException e) {
             return false;
         }

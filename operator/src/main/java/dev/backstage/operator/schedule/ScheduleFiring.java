@@ -146,9 +146,21 @@ public final class ScheduleFiring extends AbstractEventSource<Void, BackstageTop
     private void turnSafely(ResourceID id) {
         try {
             Tracked entry = tracked.get(id);
-            if (entry != null) {
-                entry.topology = turn(entry.topology).orElse(entry.topology);
+            if (entry == null) {
+                return;
             }
+            BackstageTopology topology = entry.topology;
+            if (topology.getStatus() == null) {
+                // The reconcile hands its copy over before it writes the first status, and that write starts no
+                // reconcile (the controller is generation-aware): read the topology instead of waiting for the next
+                // poll to hand over a newer copy (30 s, during which no tick would fire).
+                BackstageTopology read = patcher.read(topology);
+                if (read == null) {
+                    return;
+                }
+                topology = read;
+            }
+            entry.topology = turn(topology).orElse(topology);
         } catch (RuntimeException e) {
             LOG.warn("schedule turn of topology {} failed; next turn in {}: {}", id, period, e.toString());
         }

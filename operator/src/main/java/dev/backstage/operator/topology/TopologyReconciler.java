@@ -96,6 +96,7 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
         boolean declaredBefore = status.getObjects() != null && !status.getObjects().isEmpty();
 
         Readiness readiness;
+        boolean announcedCreation = false;
         try {
             TopologyBroker.Declaration declaration = broker.declare(topology);
             Set<String> created = status.getObjects() == null ? Set.of() : status.getObjects().stream()
@@ -104,14 +105,14 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
             status.setObjects(declaration.objects().stream()
                     .map(o -> objectStatus(o, declaration.scrubber(), created)).toList());
             status.setCapabilities(declaration.capabilities());
-            announceDeclared(topology, declaration, declaredBefore);
+            announcedCreation = announceDeclared(topology, declaration, declaredBefore);
             readiness = readiness(topology, declaration);
         } catch (TopologyProblem problem) {
             // Objects and capabilities stay as last seen: an unreachable broker says nothing new about them.
             readiness = new Readiness(Conditions.FALSE, problem.reason(), problem.getMessage());
         }
         status.setObservedGeneration(topology.getMetadata().getGeneration());
-        setReady(topology, readiness);
+        setReady(topology, readiness, announcedCreation);
 
         if (schedules != null) {
             schedules.track(topology);
@@ -143,7 +144,7 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
         if (topology.getStatus() == null) {
             topology.setStatus(new BackstageTopologyStatus());
         }
-        setReady(topology, new Readiness(Conditions.FALSE, ReadyReason.DECLARATION_FAILED, message));
+        setReady(topology, new Readiness(Conditions.FALSE, ReadyReason.DECLARATION_FAILED, message), false);
         return ErrorStatusUpdateControl.patchStatus(topology);
     }
 
@@ -222,11 +223,12 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
                 + " broker objects exist on " + declaration.provider());
     }
 
-    private void announceDeclared(BackstageTopology topology, TopologyBroker.Declaration declaration,
+    /** @return true when it announced a first declaration ({@code BrokerObjectsCreated}) */
+    private boolean announceDeclared(BackstageTopology topology, TopologyBroker.Declaration declaration,
             boolean declaredBefore) {
         List<DeclaredObject> created = declaration.redeclared();
         if (created.isEmpty()) {
-            return;
+            return false;
         }
         if (declaredBefore) {
             LOG.info("topology {}/{}: re-declared {} objects missing on the broker: {}",
@@ -234,14 +236,18 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
                     names(created));
             events.warning(topology, "BrokerObjectsRedeclared", "missing on " + declaration.provider()
                     + " and declared again: " + names(created));
-        } else {
-            events.normal(topology, "BrokerObjectsCreated", "created on " + declaration.provider() + ": "
-                    + names(created));
+            return false;
         }
+        events.normal(topology, "BrokerObjectsCreated", "created on " + declaration.provider() + ": "
+                + names(created));
+        return true;
     }
 
-    /** Sets Ready; tells the user through an Event and the log when the reason or message changes. */
-    private void setReady(BackstageTopology topology, Readiness readiness) {
+    /**
+     * Sets Ready; tells the user through an Event and the log when the reason or message changes. A new topology's
+     * first Ready gets no Event of its own when {@code announcedCreation}: its BrokerObjectsCreated says it.
+     */
+    private void setReady(BackstageTopology topology, Readiness readiness, boolean announcedCreation) {
         List<Condition> conditions = topology.getStatus().getConditions();
         Optional<Condition> previous = Conditions.find(conditions, Conditions.READY)
                 .map(c -> new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(), null, null));
@@ -253,7 +259,9 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
             if (!sameReason) {
                 LOG.info("topology {}/{} is Ready: {}", topology.getMetadata().getNamespace(),
                         topology.getMetadata().getName(), readiness.message());
-                events.normal(topology, "TopologyReady", readiness.message());
+                if (!(announcedCreation && previous.isEmpty())) {
+                    events.normal(topology, "TopologyReady", readiness.message());
+                }
             }
         } else if (!sameReason || !sameMessage) {
             LOG.warn("topology {}/{} is not Ready ({}): {}", topology.getMetadata().getNamespace(),
