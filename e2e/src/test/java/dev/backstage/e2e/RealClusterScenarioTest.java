@@ -102,7 +102,7 @@ class RealClusterScenarioTest {
 
         // Its topology gone, the pool's spec no longer fits: a spec change is denied, but an update that keeps the
         // spec (a label here; a finalizer, a GitOps tool's annotation) does not reach the webhook (matchConditions).
-        cluster.kubectl("delete", "bt", "orders", "-n", ns, "--timeout=60s").orThrow();
+        cluster.kubectl("delete", "btp", "orders", "-n", ns, "--timeout=60s").orThrow();
         ControlPlane.Result specChange = cluster.kubectl("patch", "bwp", "wasteful", "-n", ns, "--type", "merge",
                 "-p", "{\"spec\": {\"concurrency\": 4}}");
         assertNotEquals(0, specChange.exit(), specChange.out());
