@@ -6,7 +6,7 @@ import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
-import dev.backstage.operator.topology.SecretScrubber;
+import dev.backstage.operator.broker.SecretScrubber;
 import dev.backstage.runtime.spi.BacklogReport;
 import dev.backstage.runtime.spi.BacklogUnavailableException;
 import io.fabric8.kubernetes.client.KubernetesClientException;

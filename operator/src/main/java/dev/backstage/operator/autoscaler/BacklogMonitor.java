@@ -4,7 +4,7 @@ import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.Conditions;
-import dev.backstage.operator.pool.DeploymentReplicas;
+import dev.backstage.operator.workload.DeploymentReplicas;
 import dev.backstage.operator.scaling.BacklogSample;
 import dev.backstage.operator.scaling.PodStartupTimes;
 import dev.backstage.operator.scaling.SampleHistory;

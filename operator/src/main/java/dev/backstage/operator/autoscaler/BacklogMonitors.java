@@ -6,7 +6,7 @@ import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.scaling.ScalingDecider;
 import dev.backstage.operator.status.StatusPatcher;
-import dev.backstage.operator.topology.ConnectionSecrets;
+import dev.backstage.operator.broker.ConnectionSecrets;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;

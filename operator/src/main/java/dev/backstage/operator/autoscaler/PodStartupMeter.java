@@ -1,7 +1,7 @@
 package dev.backstage.operator.autoscaler;
 
 import dev.backstage.operator.model.BackstageWorkerPool;
-import dev.backstage.operator.pool.PoolResources;
+import dev.backstage.operator.workload.PoolResources;
 import dev.backstage.operator.scaling.PodStartupTimes;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;

@@ -1,11 +1,11 @@
 package dev.backstage.operator.broker;
 
 import dev.backstage.operator.model.BackstageTopology;
-import dev.backstage.operator.topology.ConnectionSecrets;
-import dev.backstage.operator.topology.SecretScrubber;
-import dev.backstage.operator.topology.TlsFiles;
+import dev.backstage.operator.broker.ConnectionSecrets;
+import dev.backstage.operator.broker.SecretScrubber;
+import dev.backstage.operator.broker.TlsFiles;
 import dev.backstage.runtime.spi.ConnectionFailure;
-import dev.backstage.operator.topology.TopologyProblem;
+import dev.backstage.operator.broker.TopologyProblem;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;

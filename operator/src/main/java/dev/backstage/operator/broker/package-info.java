@@ -1,8 +1,10 @@
 /**
- * The operator's connections to the brokers topologies name, for reading backlog: one
- * {@link dev.backstage.runtime.spi.Provider} per topology shared by all its pools ({@link
- * dev.backstage.operator.broker.ProbeProviders}), built from the topology as the workers' runtime.yaml is. The
- * Secret is read and errors scrubbed with the topology reconciler's {@code ConnectionSecrets} and
- * {@code SecretScrubber}; its {@code BrokerConnections} serves one user per topology at a time, these serve many.
+ * Broker access shared by every controller: a topology's connection Secrets ({@link
+ * dev.backstage.operator.broker.ConnectionSecrets}), its TLS material written to files ({@link
+ * dev.backstage.operator.broker.TlsFiles}), the scrubbing of secrets out of broker messages ({@link
+ * dev.backstage.operator.broker.SecretScrubber}), broker errors mapped to condition reasons ({@link
+ * dev.backstage.operator.broker.BrokerFailures}) and the probe connections that read backlog, one per topology
+ * shared by all its pools ({@link dev.backstage.operator.broker.ProbeProviders}). It sits below the topology, pool,
+ * autoscaler and schedule packages and sees only {@code model} and {@code workload}.
  */
 package dev.backstage.operator.broker;

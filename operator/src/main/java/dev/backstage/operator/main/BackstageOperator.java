@@ -7,7 +7,7 @@ import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.pool.WorkerPoolReconciler;
 import dev.backstage.operator.schedule.ScheduleFiring;
 import dev.backstage.operator.topology.BrokerConnections;
-import dev.backstage.operator.topology.ConnectionSecrets;
+import dev.backstage.operator.broker.ConnectionSecrets;
 import dev.backstage.operator.topology.TopologyBroker;
 import dev.backstage.operator.topology.TopologyReconciler;
 import dev.backstage.operator.topology.TopologySettings;

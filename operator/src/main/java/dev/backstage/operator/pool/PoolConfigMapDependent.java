@@ -1,5 +1,7 @@
 package dev.backstage.operator.pool;
 
+import dev.backstage.operator.workload.PoolResources;
+import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;

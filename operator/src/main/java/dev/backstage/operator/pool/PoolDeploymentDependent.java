@@ -1,5 +1,7 @@
 package dev.backstage.operator.pool;
 
+import dev.backstage.operator.workload.PoolResources;
+import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.operator.model.BackstageTopologySpec;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolSpec;

@@ -1,5 +1,6 @@
 package dev.backstage.operator.pool;
 
+import dev.backstage.operator.workload.DeploymentReplicas;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;

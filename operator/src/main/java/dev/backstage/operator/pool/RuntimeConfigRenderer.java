@@ -1,5 +1,6 @@
 package dev.backstage.operator.pool;
 
+import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologySpec;
 import dev.backstage.operator.model.BackstageWorkerPool;

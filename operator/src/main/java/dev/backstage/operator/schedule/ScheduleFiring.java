@@ -9,7 +9,7 @@ import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.ScheduleSpec;
 import dev.backstage.operator.model.ScheduleStatus;
 import dev.backstage.operator.status.StatusPatcher;
-import dev.backstage.operator.topology.ConnectionSecrets;
+import dev.backstage.operator.broker.ConnectionSecrets;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;

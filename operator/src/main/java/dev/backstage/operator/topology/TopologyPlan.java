@@ -1,5 +1,8 @@
 package dev.backstage.operator.topology;
 
+import dev.backstage.operator.model.ReadyReason;
+import dev.backstage.operator.broker.ConnectionSecrets;
+import dev.backstage.operator.broker.TopologyProblem;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologySpec;
 import dev.backstage.operator.model.ProviderType;

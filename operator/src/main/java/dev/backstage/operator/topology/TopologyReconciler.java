@@ -1,5 +1,9 @@
 package dev.backstage.operator.topology;
 
+import dev.backstage.operator.model.ReadyReason;
+import dev.backstage.operator.broker.SecretScrubber;
+import dev.backstage.operator.broker.BrokerFailures;
+import dev.backstage.operator.broker.TopologyProblem;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;

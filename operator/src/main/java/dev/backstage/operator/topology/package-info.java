@@ -8,8 +8,8 @@
  * version and the settings), checks its health, inspects, and declares only when something is missing. It then
  * reschedules itself after {@code BACKSTAGE_TOPOLOGY_POLL_INTERVAL} (30 s): that poll is what re-declares objects
  * deleted on the broker and what notices a fixed Secret or a returning broker. Failures are outcomes:
- * {@code Ready=False} with a reason from {@link dev.backstage.operator.topology.ReadyReason} and the broker's own
- * message, passed through {@link dev.backstage.operator.topology.SecretScrubber} before it reaches status, Events or
+ * {@code Ready=False} with a reason from {@link dev.backstage.operator.model.ReadyReason} and the broker's own
+ * message, passed through {@link dev.backstage.operator.broker.SecretScrubber} before it reaches status, Events or
  * logs. Status is patched only when it changed. Deletion goes through JOSDK's Cleaner: {@code retain} releases at
  * once, {@code delete} deletes the objects and gives up after a bounded number of attempts (counted in annotations)
  * with a Warning Event, so a dead broker never holds a namespace.

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolStatus;
-import dev.backstage.operator.pool.PoolResources;
+import dev.backstage.operator.workload.PoolResources;
 import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.operator.testing.MockKubernetes;
 import java.time.Clock;

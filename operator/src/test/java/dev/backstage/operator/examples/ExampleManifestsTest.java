@@ -17,7 +17,7 @@ import dev.backstage.operator.model.CapabilityBackend;
 import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.model.QueueSpec;
 import dev.backstage.operator.model.SecretKeyReference;
-import dev.backstage.operator.pool.WorkerContainer;
+import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.operator.testing.OperatorTestHarness;
 import dev.backstage.runtime.config.Durations;
 import dev.backstage.runtime.config.RuntimeConfig;

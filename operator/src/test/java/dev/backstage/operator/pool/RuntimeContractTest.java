@@ -1,5 +1,6 @@
 package dev.backstage.operator.pool;
 
+import dev.backstage.operator.workload.WorkerContainer;
 import static dev.backstage.operator.testing.BackstageFixtures.pool;
 import static dev.backstage.operator.testing.BackstageFixtures.redisTopology;
 import static org.awaitility.Awaitility.await;

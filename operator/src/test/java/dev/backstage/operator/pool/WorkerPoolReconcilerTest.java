@@ -1,5 +1,6 @@
 package dev.backstage.operator.pool;
 
+import dev.backstage.operator.workload.PoolResources;
 import static dev.backstage.operator.testing.BackstageFixtures.createReadyTopology;
 import static dev.backstage.operator.testing.BackstageFixtures.pool;
 import static dev.backstage.operator.testing.BackstageFixtures.redisTopology;

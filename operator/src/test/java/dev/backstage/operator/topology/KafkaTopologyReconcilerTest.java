@@ -1,5 +1,6 @@
 package dev.backstage.operator.topology;
 
+import dev.backstage.operator.model.ReadyReason;
 import static dev.backstage.operator.topology.TopologyTestSupport.FAST;
 import static dev.backstage.operator.topology.TopologyTestSupport.WAIT;
 import static dev.backstage.operator.topology.TopologyTestSupport.awaitReady;

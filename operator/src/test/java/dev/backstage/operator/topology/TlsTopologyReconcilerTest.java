@@ -1,5 +1,6 @@
 package dev.backstage.operator.topology;
 
+import dev.backstage.operator.model.ReadyReason;
 import static dev.backstage.operator.topology.TopologyTestSupport.FAST;
 import static dev.backstage.operator.topology.TopologyTestSupport.WAIT;
 import static dev.backstage.operator.topology.TopologyTestSupport.awaitEvent;
@@ -18,8 +19,8 @@ import dev.backstage.operator.model.CaBundleReference;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.TlsSpec;
-import dev.backstage.operator.pool.PoolResources;
-import dev.backstage.operator.pool.WorkerContainer;
+import dev.backstage.operator.workload.PoolResources;
+import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.operator.testing.OperatorTestHarness;
 import dev.backstage.testsupport.TestCertificates;

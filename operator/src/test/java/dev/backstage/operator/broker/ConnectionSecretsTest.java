@@ -1,5 +1,6 @@
-package dev.backstage.operator.topology;
+package dev.backstage.operator.broker;
 
+import dev.backstage.operator.model.ReadyReason;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;

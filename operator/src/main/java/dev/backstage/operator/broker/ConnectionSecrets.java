@@ -1,5 +1,6 @@
-package dev.backstage.operator.topology;
+package dev.backstage.operator.broker;
 
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.model.SecretKeyReference;
 import dev.backstage.operator.model.TlsSpec;
 import io.fabric8.kubernetes.api.model.Secret;

@@ -1,5 +1,6 @@
-package dev.backstage.operator.topology;
+package dev.backstage.operator.broker;
 
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.runtime.spi.ConnectionFailure;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;

@@ -1,4 +1,4 @@
-package dev.backstage.operator.pool;
+package dev.backstage.operator.workload;
 
 import dev.backstage.operator.model.BackstageWorkerPool;
 import io.fabric8.kubernetes.api.model.OwnerReference;

@@ -1,4 +1,4 @@
-package dev.backstage.operator.pool;
+package dev.backstage.operator.workload;
 
 import static dev.backstage.operator.testing.BackstageFixtures.pool;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,8 +1,8 @@
-package dev.backstage.operator.topology;
+package dev.backstage.operator.broker;
 
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.TlsSpec;
-import dev.backstage.operator.pool.WorkerContainer;
+import dev.backstage.operator.workload.WorkerContainer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.backstage.operator.topology;
+package dev.backstage.operator.model;
 
 import dev.backstage.runtime.spi.ConnectionFailure;
 

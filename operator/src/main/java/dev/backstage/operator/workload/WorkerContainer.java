@@ -1,4 +1,4 @@
-package dev.backstage.operator.pool;
+package dev.backstage.operator.workload;
 
 /**
  * The operator's side of the runtime container contract: where the config file is mounted, which env vars

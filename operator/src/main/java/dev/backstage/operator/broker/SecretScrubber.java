@@ -1,4 +1,4 @@
-package dev.backstage.operator.topology;
+package dev.backstage.operator.broker;
 
 import java.net.URI;
 import java.net.URLDecoder;

@@ -1,4 +1,4 @@
-package dev.backstage.operator.topology;
+package dev.backstage.operator.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
