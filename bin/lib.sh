@@ -29,6 +29,115 @@ ensure_redis() {
   echo "Redis did not start on 127.0.0.1:6379" >&2; return 1
 }
 
+# A disposable 6-node Redis Cluster on loopback (issue 23): primaries and replicas on 7000-7005 (3 + 3), node
+# timeout 2 s so a killed primary is replaced within seconds, nothing saved, data and nodes.conf under
+# $REDIS_CLUSTER_DIR/<port>. Reused when every node answers and the cluster is ok; a node that does not answer
+# (a failover test killed it) is started again from its redis.conf and rejoins as a replica.
+REDIS_CLUSTER_DIR="${BACKSTAGE_REDIS_CLUSTER_DIR:-/tmp/backstage-redis-cluster}"
+REDIS_CLUSTER_PORTS="7000 7001 7002 7003 7004 7005"
+ensure_redis_cluster() {
+  ensure_redis_binaries
+  local port started=0
+  for port in $REDIS_CLUSTER_PORTS; do
+    port_open "$port" && continue
+    mkdir -p "$REDIS_CLUSTER_DIR/$port"
+    cat >"$REDIS_CLUSTER_DIR/$port/redis.conf" <<CONF
+port $port
+bind 127.0.0.1
+daemonize yes
+dir $REDIS_CLUSTER_DIR/$port
+pidfile $REDIS_CLUSTER_DIR/$port/redis.pid
+logfile $REDIS_CLUSTER_DIR/$port/redis.log
+cluster-enabled yes
+cluster-config-file nodes.conf
+cluster-node-timeout 2000
+cluster-replica-validity-factor 0
+save ""
+appendonly no
+CONF
+    without_inherited_fds redis-server "$REDIS_CLUSTER_DIR/$port/redis.conf" >/dev/null
+    started=1
+  done
+  for port in $REDIS_CLUSTER_PORTS; do
+    for _ in $(seq 1 50); do port_open "$port" && break; sleep 0.2; done
+    port_open "$port" || { echo "Redis Cluster node did not start on 127.0.0.1:$port: see $REDIS_CLUSTER_DIR/$port/redis.log" >&2; return 1; }
+  done
+  if [ "$(redis-cli -p 7000 cluster info | tr -d '\r' | sed -n 's/^cluster_slots_assigned://p')" != 16384 ]; then
+    echo "creating the Redis Cluster on 127.0.0.1:7000-7005 (3 primaries, 3 replicas)" >&2
+    local nodes=""; for port in $REDIS_CLUSTER_PORTS; do nodes="$nodes 127.0.0.1:$port"; done
+    # shellcheck disable=SC2086
+    redis-cli --cluster create $nodes --cluster-replicas 1 --cluster-yes >/dev/null
+  elif [ "$started" = 1 ]; then
+    echo "Redis Cluster on 127.0.0.1:7000-7005: restarted the nodes that did not answer" >&2
+  fi
+  for _ in $(seq 1 150); do
+    if redis-cli -p 7000 cluster info | grep -q '^cluster_state:ok' \
+       && [ "$(redis-cli --cluster check 127.0.0.1:7000 2>/dev/null | grep -c '^S: ')" = 3 ]; then
+      return 0
+    fi
+    sleep 0.2
+  done
+  echo "Redis Cluster on 127.0.0.1:7000-7005 is not ok within 30 s: redis-cli --cluster check 127.0.0.1:7000" >&2; return 1
+}
+
+# A disposable Sentinel group on loopback (issue 23): primary 6380, replicas 6381-6382, sentinels 26379-26381
+# watching master name "backstage" (quorum 2, down after 2 s). Reused when it answers; a node that does not answer
+# is started again (a restarted old primary is turned into a replica by the sentinels).
+REDIS_SENTINEL_DIR="${BACKSTAGE_REDIS_SENTINEL_DIR:-/tmp/backstage-redis-sentinel}"
+ensure_redis_sentinel() {
+  ensure_redis_binaries
+  local port
+  for port in 6380 6381 6382; do
+    port_open "$port" && continue
+    mkdir -p "$REDIS_SENTINEL_DIR/$port"
+    if [ ! -f "$REDIS_SENTINEL_DIR/$port/redis.conf" ]; then
+      {
+        printf 'port %s\nbind 127.0.0.1\ndaemonize yes\ndir %s\n' "$port" "$REDIS_SENTINEL_DIR/$port"
+        printf 'pidfile %s/redis.pid\nlogfile %s/redis.log\nsave ""\nappendonly no\n' "$REDIS_SENTINEL_DIR/$port" "$REDIS_SENTINEL_DIR/$port"
+        [ "$port" = 6380 ] || printf 'replicaof 127.0.0.1 6380\n'
+      } >"$REDIS_SENTINEL_DIR/$port/redis.conf"
+    fi
+    without_inherited_fds redis-server "$REDIS_SENTINEL_DIR/$port/redis.conf" >/dev/null
+  done
+  for port in 26379 26380 26381; do
+    port_open "$port" && continue
+    mkdir -p "$REDIS_SENTINEL_DIR/$port"
+    # Sentinel rewrites its own file (who is primary now): written once, kept across restarts.
+    if [ ! -f "$REDIS_SENTINEL_DIR/$port/sentinel.conf" ]; then
+      {
+        printf 'port %s\nbind 127.0.0.1\ndaemonize yes\ndir %s\n' "$port" "$REDIS_SENTINEL_DIR/$port"
+        printf 'pidfile %s/sentinel.pid\nlogfile %s/sentinel.log\n' "$REDIS_SENTINEL_DIR/$port" "$REDIS_SENTINEL_DIR/$port"
+        printf 'sentinel monitor backstage 127.0.0.1 6380 2\nsentinel down-after-milliseconds backstage 2000\n'
+        printf 'sentinel failover-timeout backstage 10000\nsentinel parallel-syncs backstage 2\n'
+      } >"$REDIS_SENTINEL_DIR/$port/sentinel.conf"
+    fi
+    without_inherited_fds redis-server "$REDIS_SENTINEL_DIR/$port/sentinel.conf" --sentinel >/dev/null
+  done
+  for port in 6380 6381 6382 26379 26380 26381; do
+    for _ in $(seq 1 50); do port_open "$port" && break; sleep 0.2; done
+    port_open "$port" || { echo "Redis Sentinel group: nothing listens on 127.0.0.1:$port: see $REDIS_SENTINEL_DIR/$port" >&2; return 1; }
+  done
+  local primary
+  for _ in $(seq 1 150); do
+    primary=$(redis-cli -p 26379 sentinel get-master-addr-by-name backstage 2>/dev/null | sed -n 2p)
+    if [ -n "$primary" ] && [ "$(redis-cli -p "$primary" info replication | tr -d '\r' | sed -n 's/^connected_slaves://p')" = 2 ] \
+       && [ "$(redis-cli -p 26379 sentinel master backstage | grep -A1 '^num-other-sentinels$' | tail -1)" = 2 ]; then
+      return 0
+    fi
+    sleep 0.2
+  done
+  echo "Redis Sentinel group is not ready within 30 s (2 replicas, 3 sentinels): redis-cli -p 26379 sentinel master backstage" >&2; return 1
+}
+
+# redis-server and redis-sentinel from Debian, installed when missing.
+ensure_redis_binaries() {
+  if ! command -v redis-server >/dev/null || ! command -v redis-sentinel >/dev/null; then
+    echo "redis-server/redis-sentinel missing: installing them" >&2
+    apt-get install -y -qq redis-server redis-sentinel >/dev/null 2>&1 \
+      || { apt-get update -qq && apt-get install -y -qq redis-server redis-sentinel >/dev/null; }
+  fi
+}
+
 # The RabbitMQ these scripts start is disposable, like the Redis above (which keeps nothing on disk): its data
 # directory is emptied at every start. A node recovering a data directory full of queues left by earlier runs
 # can take minutes to listen, and under the 1,024 open files `su rabbitmq` gives it, never does.
