@@ -123,7 +123,8 @@ final class AckBatcher implements AutoCloseable {
         CompletableFuture<?> done;
         try {
             var acked = provider.async().xack(stream, group, ids);
-            done = (deleteOnAck ? acked.thenCompose(n -> provider.async().xdel(stream, ids)) : acked).toCompletableFuture();
+            done = (deleteOnAck ? acked.thenCompose(n -> provider.async().xdel(stream, ids)) : acked)
+                    .thenCompose(n -> provider.awaitReplicasAsync(stream)).toCompletableFuture();
         } catch (RuntimeException e) {
             done = CompletableFuture.failedFuture(e);
         }

@@ -10,7 +10,7 @@ import io.lettuce.core.Range;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.StreamMessage;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.models.stream.PendingMessages;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -75,7 +75,7 @@ final class RedisBacklogProbe implements BacklogProbe {
         final RedisFuture<List<Object>> streamInfo;
         final RedisFuture<List<Object>> groups;
 
-        Replies(String queue, RedisAsyncCommands<String, String> redis) {
+        Replies(String queue, RedisClusterAsyncCommands<String, String> redis) {
             this.queue = queue;
             this.stream = provider.keys().stream(queue);
             this.deadLetters = redis.xlen(provider.keys().deadLetter(queue));

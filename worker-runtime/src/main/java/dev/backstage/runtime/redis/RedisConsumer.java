@@ -8,9 +8,7 @@ import io.lettuce.core.Consumer;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XGroupCreateArgs;
-import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -103,11 +101,11 @@ final class RedisConsumer implements JobConsumer {
     }
 
     private void fetchUntilStopped() {
-        StatefulRedisConnection<String, String> connection = null;
+        RedisLink connection = null;
         long backoffMs = 100;
-        @SuppressWarnings("unchecked")
-        StreamOffset<String>[] offsets = queueByStream.keySet().stream()
-                .map(StreamOffset::lastConsumed).toArray(StreamOffset[]::new);
+        List<StreamOffset<String>[]> bySlot = SlotReads.offsetsBySlot(queueByStream.keySet());
+        SlotReads reads = new SlotReads(bySlot, redis.blockTimeout());
+        int streams = queueByStream.size();
         while (fetching) {
             try {
                 if (connection == null) {
@@ -124,9 +122,8 @@ final class RedisConsumer implements JobConsumer {
                 }
                 int wanted = Math.min(batch, free);
                 // COUNT applies per stream: split the allowance so one read never exceeds it.
-                int perStream = Math.max(1, (wanted + offsets.length - 1) / offsets.length);
-                List<StreamMessage<String, String>> messages = connection.sync().xreadgroup(me,
-                        XReadArgs.Builder.count(perStream).block(redis.blockTimeout()), offsets);
+                int perStream = Math.max(1, (wanted + streams - 1) / streams);
+                List<StreamMessage<String, String>> messages = reads.read(connection, me, perStream);
                 backoffMs = 100;
                 List<RedisDelivery> deliveries = new ArrayList<>(messages.size());
                 for (StreamMessage<String, String> message : messages) {

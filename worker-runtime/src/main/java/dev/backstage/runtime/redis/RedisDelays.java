@@ -66,7 +66,13 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
     @Override
     public String schedule(OutgoingJob job, Instant runAt) {
         long at = runAt.toEpochMilli();
-        provider.sync().zadd(provider.keys().scheduled(), at, DelayMember.encode(job, provider.keys()));
+        RedisKeys keys = provider.keys();
+        String set = keys.scheduled(job.queue());
+        if (keys.queueTags()) {
+            provider.sync().sadd(keys.delayedQueues(), job.queue()); // first: the promoter never misses the set
+        }
+        provider.sync().zadd(set, at, DelayMember.encode(job, keys));
+        provider.awaitReplicas(set);
         return "scheduled:" + at;
     }
 
@@ -76,6 +82,17 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
      */
     @Override
     public Optional<List<DelayedBacklog>> delayed(List<String> queues) {
+        if (provider.keys().queueTags()) {
+            List<DelayedBacklog> result = new ArrayList<>();
+            for (String queue : queues) {
+                String set = provider.keys().scheduled(queue);
+                long count = provider.sync().zcard(set);
+                List<ScoredValue<String>> first = provider.sync().zrangeWithScores(set, 0, 0);
+                result.add(new DelayedBacklog(queue, count,
+                        first.isEmpty() ? null : Instant.ofEpochMilli((long) first.get(0).getScore()), null));
+            }
+            return Optional.of(result);
+        }
         Map<String, long[]> byQueue = new HashMap<>(); // queue -> {count, lowest score}
         for (String queue : queues) {
             byQueue.put(queue, new long[] {0, Long.MAX_VALUE});
@@ -140,18 +157,43 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
         }
     }
 
-    /** One pass of the atomic promotion script; returns how many members moved. */
+    /** The delayed-job sets and their claim sets: the one shared pair, or with per-queue tags each queue's. */
+    private List<String[]> sets() {
+        RedisKeys keys = provider.keys();
+        if (!keys.queueTags()) {
+            return List.<String[]>of(new String[] {keys.scheduled(), keys.scheduledClaimed()});
+        }
+        List<String[]> out = new ArrayList<>();
+        for (String queue : provider.sync().smembers(keys.delayedQueues())) {
+            out.add(new String[] {keys.scheduled(queue), keys.scheduledClaimed(queue)});
+        }
+        return out;
+    }
+
+    /** One pass of the atomic promotion script over every set; returns how many members moved. */
     long promoteOntoStreams() {
+        long total = 0;
+        for (String[] set : sets()) {
+            total += promoteOntoStreams(set[0]);
+        }
+        return total;
+    }
+
+    /**
+     * Promotes the due members of one set. In a cluster each queue's set shares its stream's hash tag, so the
+     * script's keys (the set, the stream the member names) are in one slot.
+     */
+    private long promoteOntoStreams(String set) {
         long total = 0;
         while (true) {
             List<Long> result = provider.sync().eval(RedisScripts.PROMOTE, ScriptOutputType.MULTI,
-                    new String[] {provider.keys().scheduled()}, Long.toString(System.currentTimeMillis()),
+                    new String[] {set}, Long.toString(System.currentTimeMillis()),
                     provider.keys().prefix(), Integer.toString(provider.settings().promotionBatch()));
             long promoted = result.get(0);
             long skipped = result.get(1);
             if (skipped > 0) {
                 log.warn("{} delayed members in {} cannot be promoted (not valid job JSON); they stay in place",
-                        skipped, provider.keys().scheduled());
+                        skipped, set);
             }
             total += promoted;
             if (promoted + skipped < provider.settings().promotionBatch() || promoted == 0) {
@@ -162,18 +204,26 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
 
     /** Claim → publish → remove, for a foreign jobs provider. */
     long promoteInto(JobsCapability target) {
+        long published = 0;
+        for (String[] set : sets()) {
+            published += promoteInto(target, set[0], set[1]);
+        }
+        return published;
+    }
+
+    private long promoteInto(JobsCapability target, String scheduled, String claimed) {
         long now = System.currentTimeMillis();
         List<String> members = provider.sync().eval(RedisScripts.CLAIM_DUE, ScriptOutputType.MULTI,
-                new String[] {provider.keys().scheduled(), provider.keys().scheduledClaimed()}, Long.toString(now),
+                new String[] {scheduled, claimed}, Long.toString(now),
                 Integer.toString(provider.settings().promotionBatch()),
                 Long.toString(now - ABANDONED_CLAIM_AGE.toMillis()));
         long published = 0;
         for (String member : members) {
             OutgoingJob job = DelayMember.decode(member, provider.keys());
             if (job == null || job.taskName().isEmpty()) {
-                log.error("delayed member is not a job; moved to {}:invalid: {}", provider.keys().scheduled(), member);
-                provider.sync().zadd(provider.keys().scheduled() + ":invalid", now, member);
-                provider.sync().zrem(provider.keys().scheduledClaimed(), member);
+                log.error("delayed member is not a job; moved to {}:invalid: {}", scheduled, member);
+                provider.sync().zadd(scheduled + ":invalid", now, member);
+                provider.sync().zrem(claimed, member);
                 continue;
             }
             try {
@@ -181,12 +231,12 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
             } catch (IllegalArgumentException rejected) {
                 // The jobs provider refuses this job itself (e.g. a payload that is not JSON): retrying cannot help.
                 log.error("delayed job rejected by {}; moved to {}:invalid: {}", target.getClass().getSimpleName(),
-                        provider.keys().scheduled(), rejected.getMessage());
-                provider.sync().zadd(provider.keys().scheduled() + ":invalid", now, member);
-                provider.sync().zrem(provider.keys().scheduledClaimed(), member);
+                        scheduled, rejected.getMessage());
+                provider.sync().zadd(scheduled + ":invalid", now, member);
+                provider.sync().zrem(claimed, member);
                 continue;
             }
-            provider.sync().zrem(provider.keys().scheduledClaimed(), member);
+            provider.sync().zrem(claimed, member);
             published++;
         }
         return published;

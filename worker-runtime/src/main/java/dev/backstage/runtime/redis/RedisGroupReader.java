@@ -10,7 +10,6 @@ import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XClaimArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -120,7 +119,7 @@ final class RedisGroupReader implements TopicConsumer {
 
     private void readUntilClosed() {
         long nextHousekeeping = System.nanoTime();
-        try (StatefulRedisConnection<String, String> connection = provider.dedicatedConnection()) {
+        try (RedisLink connection = provider.dedicatedConnection()) {
             while (running) {
                 if (housekeeping != null && System.nanoTime() - nextHousekeeping >= 0) {
                     nextHousekeeping = System.nanoTime() + housekeeping.interval().toNanos();

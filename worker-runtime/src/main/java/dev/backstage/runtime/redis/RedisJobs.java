@@ -26,8 +26,11 @@ final class RedisJobs implements JobsCapability {
 
     @Override
     public String publish(OutgoingJob job) {
-        return provider.sync().xadd(provider.keys().stream(job.queue()),
+        String stream = provider.keys().stream(job.queue());
+        String id = provider.sync().xadd(stream,
                 JobEntryCodec.fields(job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta()));
+        provider.awaitReplicas(stream);
+        return id;
     }
 
     @Override

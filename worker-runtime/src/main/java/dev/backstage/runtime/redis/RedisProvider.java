@@ -12,9 +12,8 @@ import dev.backstage.runtime.spi.TopicsCapability;
 import dev.backstage.runtime.spi.TopologyDeclarer;
 import dev.backstage.runtime.spi.ConnectionFailure;
 import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -30,7 +29,7 @@ public final class RedisProvider implements Provider {
     private final RedisSettings settings;
     private final RedisKeys keys;
     private final SharedRedisConnection shared;
-    private final StatefulRedisConnection<String, String> connection;
+    private final RedisLink connection;
     private final RedisJobs jobs;
     private final RedisDelays delays;
     private final RedisDedupe dedupe;
@@ -40,7 +39,7 @@ public final class RedisProvider implements Provider {
 
     private RedisProvider(RedisSettings settings) {
         this.settings = settings;
-        this.keys = new RedisKeys(settings.prefix());
+        this.keys = RedisKeys.of(settings.prefix(), settings.mode());
         try {
             this.shared = SharedRedisConnection.acquire(settings);
         } catch (RuntimeException e) {
@@ -75,29 +74,57 @@ public final class RedisProvider implements Provider {
         return keys;
     }
 
-    RedisCommands<String, String> sync() {
+    RedisClusterCommands<String, String> sync() {
         return open().sync();
     }
 
-    RedisAsyncCommands<String, String> async() {
+    RedisClusterAsyncCommands<String, String> async() {
         return open().async();
     }
 
     /** The connection, unless this provider is closed: other providers may still share it, this one may not use it. */
-    private StatefulRedisConnection<String, String> open() {
+    private RedisLink open() {
         if (closed.get()) {
             throw new IllegalStateException("this redis provider is closed");
         }
         return connection;
     }
 
+    /**
+     * With {@link ReplicaWait} on, blocks until the writes made so far to {@code key}'s node are on the asked number
+     * of replicas; fewer within the timeout is an error, so the caller does not report the write done.
+     */
+    void awaitReplicas(String key) {
+        ReplicaWait wait = settings.replicaWait();
+        if (wait.on()) {
+            check(key, open().waitForReplicas(key, wait), wait);
+        }
+    }
+
+    /** {@link #awaitReplicas} for a settlement that completes asynchronously. */
+    java.util.concurrent.CompletionStage<Void> awaitReplicasAsync(String key) {
+        ReplicaWait wait = settings.replicaWait();
+        if (!wait.on()) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        return open().waitForReplicasAsync(key, wait).thenAccept(acked -> check(key, acked, wait));
+    }
+
+    private static void check(String key, Long acked, ReplicaWait wait) {
+        if (acked == null || acked < wait.replicas()) {
+            throw new ReplicaWait.ReplicaWaitException("redis write to " + key + " reached " + acked + " of "
+                    + wait.replicas() + " replicas within " + wait.timeout().toMillis() + " ms: a failover now could"
+                    + " lose it; it is retried (or lower waitReplicas, raise waitTimeoutMs)");
+        }
+    }
+
     /** How long a command may take before it fails (the connection's timeout, as the sync API uses). */
     java.time.Duration commandTimeout() {
-        return connection.getTimeout();
+        return connection.timeout();
     }
 
     /** A fresh connection for a blocking loop; the caller closes it. */
-    StatefulRedisConnection<String, String> dedicatedConnection() {
+    RedisLink dedicatedConnection() {
         open();
         return shared.dedicatedConnection();
     }

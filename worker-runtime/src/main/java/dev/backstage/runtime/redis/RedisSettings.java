@@ -22,21 +22,26 @@ import java.util.Set;
  *                           tlsKeyFile); null for the JDK's default roots and no client certificate
  * @param deadWorkerTimeout  a Java worker that has not written its heartbeat for this long is dead: its
  *                           pending entries are taken at once instead of after {@code idleTimeout}
+ * @param mode               standalone, cluster or sentinel ({@link RedisMode}); null = what the URL's scheme says
+ * @param replicaWait        replicas that must hold an enqueue or settlement before it is done (options
+ *                           waitReplicas, waitTimeoutMs; {@link ReplicaWait})
  */
 public record RedisSettings(
         String uri, String prefix, String consumerGroup, Duration idleTimeout, Duration reclaimInterval,
         Duration blockTimeout, boolean deleteOnAck, int ackBatchSize, Duration ackFlushInterval,
-        Duration promotionInterval, int promotionBatch, Duration deadWorkerTimeout, BrokerTls tls) {
+        Duration promotionInterval, int promotionBatch, Duration deadWorkerTimeout, BrokerTls tls, RedisMode mode,
+        ReplicaWait replicaWait) {
 
     private static final Set<String> OPTIONS = Set.of("idleTimeoutMs", "reclaimIntervalMs", "blockTimeoutMs",
-            "deleteOnAck", "ackBatchSize", "ackFlushIntervalMs", "promotionIntervalMs", "promotionBatch", "deadWorkerTimeoutMs",
+            "deleteOnAck", "ackBatchSize", "ackFlushIntervalMs", "promotionIntervalMs", "promotionBatch", "deadWorkerTimeoutMs", "mode", "waitReplicas", "waitTimeoutMs",
             BrokerTls.OPT_CA_FILE, BrokerTls.OPT_CERT_FILE, BrokerTls.OPT_KEY_FILE);
 
     public RedisSettings {
-        if (!uri.startsWith("redis://") && !uri.startsWith("rediss://")) {
-            throw new ConfigurationException("a Redis URL starts with redis:// or rediss://, e.g. redis://127.0.0.1:6379");
+        mode = RedisMode.resolve(uri, mode);
+        if (replicaWait == null) {
+            replicaWait = ReplicaWait.OFF;
         }
-        if (tls != null && !uri.startsWith("rediss://")) {
+        if (tls != null && !uri.startsWith("rediss")) {
             throw new ConfigurationException("TLS files are set but the Redis URL is not rediss://; use rediss://host:port");
         }
         positive(idleTimeout, "idleTimeout");
@@ -59,7 +64,7 @@ public record RedisSettings(
     public static RedisSettings of(String uri) {
         return new RedisSettings(uri, ProviderSettings.DEFAULT_PREFIX, ProviderSettings.DEFAULT_GROUP,
                 Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofSeconds(1), false, 100,
-                Duration.ofMillis(50), Duration.ofMillis(100), 500, Duration.ofSeconds(10), null);
+                Duration.ofMillis(50), Duration.ofMillis(100), 500, Duration.ofSeconds(10), null, null, ReplicaWait.OFF);
     }
 
     public static RedisSettings from(ProviderSettings settings) {
@@ -76,7 +81,18 @@ public record RedisSettings(
                 Integer.parseInt(o.getOrDefault("ackBatchSize", "100")), ms(o, "ackFlushIntervalMs", d.ackFlushInterval),
                 ms(o, "promotionIntervalMs", d.promotionInterval),
                 Integer.parseInt(o.getOrDefault("promotionBatch", "500")),
-                ms(o, "deadWorkerTimeoutMs", d.deadWorkerTimeout), BrokerTls.from(o).orElse(null));
+                ms(o, "deadWorkerTimeoutMs", d.deadWorkerTimeout), BrokerTls.from(o).orElse(null),
+                o.containsKey("mode") ? RedisMode.parse(o.get("mode")) : null,
+                new ReplicaWait(integer(o, "waitReplicas", 0), ms(o, "waitTimeoutMs", Duration.ofSeconds(1))));
+    }
+
+    private static int integer(Map<String, String> options, String key, int fallback) {
+        String value = options.get(key);
+        try {
+            return value == null ? fallback : Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigurationException("redis option " + key + " must be a whole number, got '" + value + "'");
+        }
     }
 
     private static Duration ms(Map<String, String> options, String key, Duration fallback) {
@@ -90,42 +106,54 @@ public record RedisSettings(
 
     public RedisSettings withPrefix(String value) {
         return new RedisSettings(uri, value, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
     }
 
     public RedisSettings withGroup(String value) {
         return new RedisSettings(uri, prefix, value, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
     }
 
     public RedisSettings withIdleTimeout(Duration value) {
         return new RedisSettings(uri, prefix, consumerGroup, value, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
     }
 
     public RedisSettings withReclaimInterval(Duration value) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, value, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
     }
 
     public RedisSettings withDeleteOnAck(boolean value) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, value,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
     }
 
     public RedisSettings withAckBatching(int batchSize, Duration flushInterval) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                batchSize, flushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls);
+                batchSize, flushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
     }
 
     public RedisSettings withTls(BrokerTls value) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, value);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, value, mode, replicaWait);
     }
 
     public RedisSettings withDeadWorkerTimeout(Duration value) {
         return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, value, tls);
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, value, tls, mode, replicaWait);
+    }
+
+    public RedisSettings withMode(RedisMode value) {
+        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, value,
+                replicaWait);
+    }
+
+    public RedisSettings withReplicaWait(int replicas, Duration timeout) {
+        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
+                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode,
+                new ReplicaWait(replicas, timeout));
     }
 
     public String redactedUri() {

@@ -129,8 +129,8 @@ final class RedisSettler implements AutoCloseable {
         awaitingRetry.put(id, Boolean.TRUE);
         release(id);
         CompletionStage<Void> recorded = error == null ? CompletableFuture.completedFuture(null)
-                : provider.async().set(provider.keys().error(id), error, SetArgs.Builder.ex(ERROR_TTL_SECONDS))
-                        .thenApply(ok -> null);
+                : provider.async().set(provider.keys().error(delivery.stream(), id), error, SetArgs.Builder.ex(ERROR_TTL_SECONDS))
+                        .thenCompose(ok -> provider.awaitReplicasAsync(delivery.stream()));
         timers.schedule(() -> claimBack(delivery, delay), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
         return recorded;
     }
@@ -178,9 +178,10 @@ final class RedisSettler implements AutoCloseable {
             args.add(v);
         });
         String queue = delivery.queue() != null ? delivery.queue() : provider.keys().queueOf(delivery.stream());
-        String[] keys = {provider.keys().deadLetter(queue), delivery.stream(), provider.keys().error(id)};
+        String[] keys = {provider.keys().deadLetter(queue), delivery.stream(), provider.keys().error(delivery.stream(), id)};
         return provider.async().<String>eval(RedisScripts.DEAD_LETTER, ScriptOutputType.VALUE, keys,
-                args.toArray(String[]::new)).thenApply(dlId -> {
+                args.toArray(String[]::new)).thenCompose(dlId -> provider.awaitReplicasAsync(delivery.stream()))
+                .thenApply(done -> {
                     release(id);
                     return (Void) null;
                 });

@@ -6,7 +6,10 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import io.lettuce.core.resource.ClientResources;
@@ -18,6 +21,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -42,14 +46,15 @@ import java.util.concurrent.TimeUnit;
  */
 final class SharedRedisConnection {
     private static final Map<String, SharedRedisConnection> REGISTRY = new HashMap<>();
+    static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(5);
 
     private final String key;
     private final CompletableFuture<Void> connected = new CompletableFuture<>();
     /** Guarded by {@link #REGISTRY}. */
     private int users;
     private ClientResources resources;
-    private RedisClient client;
-    private StatefulRedisConnection<String, String> connection;
+    private AbstractRedisClient client;
+    private RedisLink connection;
     private reactor.core.Disposable reconnectEvents;
     /** Why lettuce's last reconnect attempt failed, until a connection is active again (for health). */
     private volatile Throwable reconnectFailure;
@@ -97,13 +102,14 @@ final class SharedRedisConnection {
         }
     }
 
-    StatefulRedisConnection<String, String> connection() {
+    RedisLink connection() {
         return connection;
     }
 
     /** A fresh connection for a blocking loop, from the shared client; the caller closes it. */
-    StatefulRedisConnection<String, String> dedicatedConnection() {
-        return client.connect();
+    RedisLink dedicatedConnection() {
+        return client instanceof RedisClusterClient cluster ? RedisLink.of(cluster.connect())
+                : RedisLink.of(((RedisClient) client).connect());
     }
 
     Throwable reconnectFailure() {
@@ -123,15 +129,24 @@ final class SharedRedisConnection {
 
     private void connect(RedisSettings settings) {
         try {
-            RedisURI uri = RedisURI.create(settings.uri());
-            uri.setTimeout(Duration.ofSeconds(10));
+            List<RedisURI> uris = RedisEndpoints.of(settings.uri(), settings.mode());
+            uris.forEach(uri -> uri.setTimeout(Duration.ofSeconds(10)));
             resources = RedisClientResources.create();
-            client = RedisClient.create(resources, uri);
-            ClientOptions.Builder options = ClientOptions.builder().autoReconnect(true);
-            if (settings.tls() != null) {
-                options.sslOptions(sslOptions(settings.tls()));
+            SslOptions ssl = settings.tls() == null ? null : sslOptions(settings.tls());
+            if (settings.mode() == RedisMode.CLUSTER) {
+                RedisClusterClient cluster = RedisClusterClient.create(resources, uris);
+                client = cluster;
+                cluster.setOptions(clusterOptions(ssl));
+            } else {
+                // Standalone, or Sentinel: lettuce asks the sentinels for the primary at every (re)connect.
+                RedisClient single = RedisClient.create(resources, uris.get(0));
+                client = single;
+                ClientOptions.Builder options = ClientOptions.builder().autoReconnect(true);
+                if (ssl != null) {
+                    options.sslOptions(ssl);
+                }
+                single.setOptions(options.build());
             }
-            client.setOptions(options.build());
             // A reconnect that fails (a rotated password, a certificate the CA bundle no longer trusts) is only
             // visible in lettuce's events: commands just wait. Keep the cause, so /readyz says what is wrong.
             reconnectEvents = resources.eventBus().get().subscribe(event -> {
@@ -141,7 +156,7 @@ final class SharedRedisConnection {
                     reconnectFailure = null;
                 }
             });
-            connection = client.connect();
+            connection = dedicatedConnection();
             connected.complete(null);
         } catch (RuntimeException | Error e) {
             // Nobody may use this attempt any more: the next acquire connects afresh; the waiters get this error. A
@@ -174,6 +189,25 @@ final class SharedRedisConnection {
     }
 
     /**
+     * A cluster client follows the cluster's changes: the topology is read again every {@link #TOPOLOGY_REFRESH}
+     * and at once on a MOVED/ASK redirect, a persistent reconnect or an uncovered slot (a failover), so a promoted
+     * replica takes the writes as soon as the cluster agrees on it.
+     */
+    private static ClusterClientOptions clusterOptions(SslOptions ssl) {
+        ClusterClientOptions.Builder options = ClusterClientOptions.builder().autoReconnect(true)
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+                        .enableAllAdaptiveRefreshTriggers()
+                        .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+                        .refreshTriggersReconnectAttempts(2)
+                        .build());
+        if (ssl != null) {
+            options.sslOptions(ssl);
+        }
+        return options.build();
+    }
+
+    /**
      * The CA bundle and client certificate, read when lettuce builds each connection's TLS context: lettuce keeps
      * the factories, so a reconnect after a rotation reads the new files.
      */
@@ -189,11 +223,11 @@ final class SharedRedisConnection {
     private static String key(RedisSettings settings) {
         BrokerTls tls = settings.tls();
         if (tls == null) {
-            return settings.uri();
+            return settings.mode() + " " + settings.uri();
         }
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            StringBuilder key = new StringBuilder(settings.uri());
+            StringBuilder key = new StringBuilder(settings.mode() + " " + settings.uri());
             for (Path file : new Path[] {tls.caFile(), tls.certFile(), tls.keyFile()}) {
                 key.append('\n').append(file);
                 if (file != null) {
