@@ -27,14 +27,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The delivery model on the real local Redis. */
+/**
+ * The delivery model on the real local Redis, in each connection mode: one node, the 6-node cluster (per-queue hash
+ * tags) and the Sentinel group; the assertions read the keys of the mode's own layout.
+ */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
 class RedisWorkerTest {
     record Order(String orderId) {}
 
     record Receipt(String orderId) {}
 
-    private final RedisTestSupport redis = new RedisTestSupport();
+    private final RedisTestSupport redis;
+
+    RedisWorkerTest(RedisMode mode) {
+        this.redis = new RedisTestSupport(mode);
+    }
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
 
     @AfterEach
@@ -54,7 +65,7 @@ class RedisWorkerTest {
     }
 
     private String stream() {
-        return redis.prefix() + ":default";
+        return redis.keys().stream("default");
     }
 
     private long pending(String stream) {
@@ -119,7 +130,7 @@ class RedisWorkerTest {
         worker.start();
         worker.enqueue("processOrder", new Order("o-2"));
 
-        String dlq = redis.prefix() + ":default:dead-letter";
+        String dlq = redis.keys().deadLetter("default");
         await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 1);
         assertEquals(2, runs.get(), "ran once, retried once, then dead-lettered (max 1 retry)");
         String error = redis.redis().xrange(dlq, Range.create("-", "+")).get(0).getBody().get("error");
@@ -139,7 +150,7 @@ class RedisWorkerTest {
         worker.start();
         EnqueueResult result = worker.enqueue("flaky", new Order("o-3"));
 
-        String dlq = redis.prefix() + ":default:dead-letter";
+        String dlq = redis.keys().deadLetter("default");
         await().atMost(Duration.ofSeconds(15)).until(() -> redis.redis().xlen(dlq) == 1);
         assertEquals(List.of(1, 2, 3, 4), counts, "max 3 retries: 4 runs with counts 1..4");
         assertEquals(Set.of(result.id()), jobIds, "the job id is stable across retries");
@@ -151,7 +162,7 @@ class RedisWorkerTest {
         assertEquals("IllegalStateException: payment gateway said no", dead.get("error"));
         assertNotNull(dead.get("deadLetteredAt"));
         await().atMost(Duration.ofSeconds(5)).until(() -> pending(stream()) == 0);
-        assertEquals(0, redis.redis().exists(redis.prefix() + ":error:" + result.id()), "failure record removed");
+        assertEquals(0, redis.redis().exists(redis.keys().error(stream(), result.id())), "failure record removed");
     }
 
     @Test
@@ -248,7 +259,7 @@ class RedisWorkerTest {
         assertTrue(tookMs < 30_000, "rescued in " + tookMs + " ms, well before the 60 s idle threshold");
         await().atMost(Duration.ofSeconds(5)).until(() -> pending(stream()) == 0);
         await().atMost(Duration.ofSeconds(5)).until(() ->
-                !redis.redis().hexists(redis.prefix() + ":workers:backstage-workers", "victim"));
+                !redis.redis().hexists(redis.keys().workers("backstage-workers"), "victim"));
         victim.close();
     }
 
@@ -269,7 +280,7 @@ class RedisWorkerTest {
         long lateness = ranAt.get(0) - due;
         assertTrue(lateness >= 0, "never early: " + lateness + " ms");
         System.out.printf("scheduled job promoted %d ms after due%n", lateness);
-        assertEquals(0, redis.redis().zcard(redis.prefix() + ":scheduled"));
+        assertEquals(0, redis.redis().zcard(redis.keys().scheduled("default")));
     }
 
     @Test
@@ -282,7 +293,7 @@ class RedisWorkerTest {
         assertFalse(first.deduplicated());
         assertTrue(second.deduplicated());
         assertEquals(1, redis.redis().xlen(stream()));
-        long ttl = redis.redis().ttl(redis.prefix() + ":dedupe:order-42");
+        long ttl = redis.redis().ttl(redis.keys().dedupe("order-42"));
         assertTrue(ttl > 0 && ttl <= 30, "ttl " + ttl);
     }
 
@@ -344,7 +355,7 @@ class RedisWorkerTest {
         worker.start();
         worker.enqueue("nobodyHandlesThis", new Order("o-6"));
 
-        String dlq = redis.prefix() + ":default:dead-letter";
+        String dlq = redis.keys().deadLetter("default");
         await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 1);
         assertEquals("unknown task 'nobodyHandlesThis'",
                 redis.redis().xrange(dlq, Range.create("-", "+")).get(0).getBody().get("error"));
@@ -362,7 +373,7 @@ class RedisWorkerTest {
         redis.redis().xadd(stream(), "taskName", "processOrder", "payload", "{not json", "enqueuedAt", "1718900000000");
         redis.redis().xadd(stream(), "taskName", "processOrder", "payload", "[1,2]", "enqueuedAt", "1718900000000");
 
-        String dlq = redis.prefix() + ":default:dead-letter";
+        String dlq = redis.keys().deadLetter("default");
         await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 2);
         List<StreamMessage<String, String>> dead = redis.redis().xrange(dlq, Range.create("-", "+"));
         Map<String, String> notJson = dead.stream().filter(m -> m.getBody().get("payload").equals("{not json"))
@@ -392,7 +403,7 @@ class RedisWorkerTest {
         worker.start();
         worker.enqueue("hangs", new Order("o-7"));
 
-        String dlq = redis.prefix() + ":default:dead-letter";
+        String dlq = redis.keys().deadLetter("default");
         await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 1);
         assertTrue(redis.redis().xrange(dlq, Range.create("-", "+")).get(0).getBody().get("error")
                 .startsWith("hard timeout"));
@@ -411,7 +422,7 @@ class RedisWorkerTest {
         for (int i = 0; i < 5; i++) {
             failing.enqueue("fix-me", Map.of("n", i), EnqueueOptions.defaults().attempts(1));
         }
-        String dlq = redis.prefix() + ":default:dead-letter";
+        String dlq = redis.keys().deadLetter("default");
         await().atMost(Duration.ofSeconds(15)).until(() -> redis.redis().xlen(dlq) == 5);
         failing.close();
 
