@@ -326,7 +326,8 @@ def main():
     check_network_policy(c, docs, values, name, pod_labels, ports)
 
     pdbs = of_kind("PodDisruptionBudget")
-    c.expect(len(pdbs) == (1 if values["podDisruptionBudget"]["enabled"] else 0), "PodDisruptionBudget follows its switch")
+    want_pdb = values["podDisruptionBudget"]["enabled"] and int(values["replicas"]) > 1
+    c.expect(len(pdbs) == (1 if want_pdb else 0), "PodDisruptionBudget follows its switch (from 2 replicas on)")
     c.expect((f"{name}-metrics" in services) == values["metrics"]["service"]["enabled"], "metrics Service follows its switch")
     return finish(c)
 
