@@ -572,7 +572,8 @@ def check_network_policy(c, docs, values, name, pod_labels, ports):
             got[p["port"]] = rule.get("from", [])
     want = {"http": np_values["metricsFrom"]}
     if "webhook" in ports:
-        want["webhook"] = np_values["webhookFrom"]
+        want["webhook"] = [{"ipBlock": {"cidr": cidr}} for cidr in np_values.get("apiServerCidrs", [])] + np_values["webhookFrom"]
+        c.expect(len(want["webhook"]) > 0, "NetworkPolicy admits the webhook port from named sources only (never any pod)")
     c.expect(got == want, "NetworkPolicy admits the webhook and http ports from the given sources only", str(got))
     c.expect(set(got) <= set(ports), "NetworkPolicy names only ports the container has")
     if np_values["egress"]:
