@@ -326,7 +326,8 @@ def main():
     check_network_policy(c, docs, values, name, pod_labels, ports)
 
     pdbs = of_kind("PodDisruptionBudget")
-    c.expect(len(pdbs) == (1 if values["podDisruptionBudget"]["enabled"] else 0), "PodDisruptionBudget follows its switch")
+    want_pdb = values["podDisruptionBudget"]["enabled"] and int(values["replicas"]) > 1
+    c.expect(len(pdbs) == (1 if want_pdb else 0), "PodDisruptionBudget follows its switch (from 2 replicas on)")
     c.expect((f"{name}-metrics" in services) == values["metrics"]["service"]["enabled"], "metrics Service follows its switch")
     return finish(c)
 
@@ -571,7 +572,8 @@ def check_network_policy(c, docs, values, name, pod_labels, ports):
             got[p["port"]] = rule.get("from", [])
     want = {"http": np_values["metricsFrom"]}
     if "webhook" in ports:
-        want["webhook"] = np_values["webhookFrom"]
+        want["webhook"] = [{"ipBlock": {"cidr": cidr}} for cidr in np_values.get("apiServerCidrs", [])] + np_values["webhookFrom"]
+        c.expect(len(want["webhook"]) > 0, "NetworkPolicy admits the webhook port from named sources only (never any pod)")
     c.expect(got == want, "NetworkPolicy admits the webhook and http ports from the given sources only", str(got))
     c.expect(set(got) <= set(ports), "NetworkPolicy names only ports the container has")
     if np_values["egress"]:

@@ -302,9 +302,10 @@ class RealClusterScenarioTest {
         long pid = Long.parseLong(id.substring(NodeAgent.CONTAINER_ID_SCHEME.length()));
         assertTrue(ProcessHandle.of(pid).map(ProcessHandle::destroyForcibly).orElse(false), "SIGKILL to pid " + pid);
         int restarts = restarts(before);
+        String name = before.getMetadata().getName();
         await("the operator's container to restart and be Ready").atMost(Duration.ofMinutes(2)).until(() -> {
-            Pod now = operatorPod();
-            return restarts(now) > restarts && Conditions.TRUE.equals(ready(now));
+            Pod now = client.pods().inNamespace(RealSandbox.OPERATOR_NAMESPACE).withName(name).get();
+            return now != null && restarts(now) > restarts && Conditions.TRUE.equals(ready(now));
         });
     }
 
@@ -359,12 +360,16 @@ class RealClusterScenarioTest {
         return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0 : d.getStatus().getReadyReplicas();
     }
 
+    /** The operator pod that leads (holds the Lease). */
     private static Pod operatorPod() {
         List<Pod> pods = new ArrayList<>(client.pods().inNamespace(RealSandbox.OPERATOR_NAMESPACE)
                 .withLabel("app.kubernetes.io/name", "backstage-operator").list().getItems());
         pods.removeIf(p -> p.getMetadata().getDeletionTimestamp() != null);
-        assertEquals(1, pods.size(), "one operator pod");
-        return pods.get(0);
+        // The chart runs two replicas; the one holding the Lease reconciles (and is the one to kill).
+        var lease = client.leases().inNamespace(RealSandbox.OPERATOR_NAMESPACE).withName(RealSandbox.RELEASE + "-leader").get();
+        String holder = lease == null ? null : lease.getSpec().getHolderIdentity();
+        return pods.stream().filter(p -> p.getMetadata().getName().equals(holder)).findFirst()
+                .orElseThrow(() -> new AssertionError("no operator pod holds the Lease (holder " + holder + ")"));
     }
 
     private static String ready(Pod pod) {

@@ -86,7 +86,7 @@ public final class NodeAgent implements AutoCloseable {
     private final Map<String, PodState> pods = new ConcurrentHashMap<>();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "node-agent"));
     private final ExecutorService workers = Executors.newCachedThreadPool(r -> daemon(r, "node-agent-work"));
-    private final ServiceProxy proxy = new ServiceProxy(this::endpoint);
+    private final ServiceProxy proxy = new ServiceProxy(this::endpoints);
     private SharedIndexInformer<Pod> podInformer;
     private SharedIndexInformer<Service> serviceInformer;
     private long lastLeaseRenewNanos;
@@ -585,11 +585,11 @@ public final class NodeAgent implements AutoCloseable {
         return state.ports.getOrDefault(containerPort, containerPort);
     }
 
-    /** A ready endpoint of a Service port: the local port a ready pod of its selector serves it on. */
-    private Optional<Integer> endpoint(Service service, ServicePort servicePort) {
+    /** The ready endpoints of a Service port (the local ports its ready pods serve it on), from a random one on. */
+    private List<Integer> endpoints(Service service, ServicePort servicePort) {
         Map<String, String> selector = service.getSpec().getSelector();
         if (selector == null || selector.isEmpty()) {
-            return Optional.empty();
+            return List.of();
         }
         List<Integer> ready = new ArrayList<>();
         for (Pod pod : podInformer.getStore().list()) {
@@ -604,7 +604,8 @@ public final class NodeAgent implements AutoCloseable {
                     : servicePort.getTargetPort();
             ready.add(localPort(pod.getSpec().getContainers().get(0), target, state));
         }
-        return ready.isEmpty() ? Optional.empty() : Optional.of(ready.get((int) (System.nanoTime() % ready.size())));
+        java.util.Collections.rotate(ready, ready.isEmpty() ? 0 : (int) (System.nanoTime() % ready.size()));
+        return ready;
     }
 
     // --- status and events ------------------------------------------------------------------------------------

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
 final class ServiceProxy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceProxy.class);
 
-    /** service key (namespace/name) and port → the local port of a ready endpoint, if any. */
-    private final BiFunction<Service, ServicePort, Optional<Integer>> endpoints;
+    /** service and port → the local ports of its ready endpoints, in the order to try them. */
+    private final BiFunction<Service, ServicePort, List<Integer>> endpoints;
     private final Map<String, ServerSocket> listeners = new ConcurrentHashMap<>();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "service-proxy");
@@ -39,7 +39,7 @@ final class ServiceProxy implements AutoCloseable {
         return t;
     });
 
-    ServiceProxy(BiFunction<Service, ServicePort, Optional<Integer>> endpoints) {
+    ServiceProxy(BiFunction<Service, ServicePort, List<Integer>> endpoints) {
         this.endpoints = endpoints;
     }
 
@@ -87,20 +87,35 @@ final class ServiceProxy implements AutoCloseable {
         while (!server.isClosed()) {
             try {
                 Socket client = server.accept();
-                Optional<Integer> target = endpoints.apply(service, port);
-                if (target.isEmpty()) {
-                    client.close(); // no ready endpoint: connection refused, as with an empty Service
+                Optional<Socket> upstream = connect(endpoints.apply(service, port));
+                if (upstream.isEmpty()) {
+                    client.close(); // no ready endpoint answers: connection refused, as with an empty Service
                     continue;
                 }
-                Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target.get());
-                threads.submit(() -> pump(client, upstream));
-                threads.submit(() -> pump(upstream, client));
+                threads.submit(() -> pump(client, upstream.get()));
+                threads.submit(() -> pump(upstream.get(), client));
             } catch (IOException e) {
                 if (!server.isClosed()) {
                     LOG.debug("service proxy accept failed: {}", e.toString());
                 }
             }
         }
+    }
+
+    /**
+     * A connection to the first endpoint that accepts one. An endpoint whose process just died (killed, not yet seen
+     * by the node agent) refuses, and the next one is tried, as kube-proxy's user-space mode did: the caller never
+     * sees a connection to a dead pod.
+     */
+    private static Optional<Socket> connect(List<Integer> ports) {
+        for (int port : ports) {
+            try {
+                return Optional.of(new Socket(InetAddress.getLoopbackAddress(), port));
+            } catch (IOException e) {
+                LOG.debug("endpoint port {} refused ({}); trying the next", port, e.toString());
+            }
+        }
+        return Optional.empty();
     }
 
     private static void pump(Socket from, Socket to) {

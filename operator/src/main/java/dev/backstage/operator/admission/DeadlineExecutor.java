@@ -32,11 +32,15 @@ final class DeadlineExecutor implements Executor, AutoCloseable {
 
     DeadlineExecutor(WebhookLimits limits) {
         AtomicInteger threads = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(limits.threads(), limits.threads(), 0, TimeUnit.MILLISECONDS,
+        this.pool = new ThreadPoolExecutor(limits.threads(), limits.threads(),
+                WebhookLimits.IDLE_THREAD_LIFETIME.toMillis(), TimeUnit.MILLISECONDS,
                 limits.queued() == 0 ? new SynchronousQueue<>()
                         : new ArrayBlockingQueue<>(limits.queued()),
                 r -> daemon(r, "admission-webhook-" + threads.incrementAndGet()),
                 new ThreadPoolExecutor.AbortPolicy());
+        // Threads start as exchanges arrive (one per exchange up to the limit, before any waits in the queue) and
+        // end when idle, so the limit costs nothing while the webhook is quiet.
+        pool.allowCoreThreadTimeOut(true);
         this.alarms = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "admission-webhook-deadline"));
         this.deadlineNanos = limits.requestDeadline().toNanos();
     }

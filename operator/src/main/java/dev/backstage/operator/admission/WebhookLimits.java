@@ -13,8 +13,16 @@ import java.util.Objects;
  * @param requestDeadline longest time one exchange may take, from its first byte to its answer
  */
 public record WebhookLimits(int threads, int queued, Duration requestDeadline) {
-    /** 16 threads: eight stalled clients still leave half of them for the API server. */
-    public static final WebhookLimits DEFAULT = new WebhookLimits(16, 64, Duration.ofSeconds(15));
+    /**
+     * 128 threads, so that 64 stalled or reconnecting clients hold at most half of them and a review from the API
+     * server finds a free thread at once (with 16 threads and a 15 s deadline, 64 stalled clients made a review wait
+     * 56 s); a thread idle for {@link #IDLE_THREAD_LIFETIME} ends, so a quiet webhook keeps few. The deadline, 5 s,
+     * is half the chart's webhook timeout (10 s): an exchange cut off there has not yet made the API server give up.
+     */
+    public static final WebhookLimits DEFAULT = new WebhookLimits(128, 64, Duration.ofSeconds(5));
+
+    /** How long an idle webhook thread lives before it ends. */
+    public static final Duration IDLE_THREAD_LIFETIME = Duration.ofSeconds(30);
 
     public WebhookLimits {
         Objects.requireNonNull(requestDeadline, "requestDeadline");

@@ -4,6 +4,7 @@ import dev.backstage.operator.admission.TopologyLookup;
 import dev.backstage.operator.autoscaler.AutoscalerSettings;
 import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
+import dev.backstage.operator.pool.StatusHeartbeat;
 import dev.backstage.operator.pool.WorkerPoolReconciler;
 import dev.backstage.operator.schedule.ScheduleFiring;
 import dev.backstage.operator.topology.BrokerConnections;
@@ -110,7 +111,8 @@ public final class BackstageOperator implements AutoCloseable {
         // Stopped with the pool controller (it is one of its event sources): monitors, threads, broker connections.
         backstage.backlogMonitors = BacklogMonitors.create(client, secrets, events, clock,
                 AutoscalerSettings.defaults());
-        backstage.pools = new WorkerPoolReconciler(events, clock, backstage.backlogMonitors, settings.workerLogging());
+        backstage.pools = new WorkerPoolReconciler(events, clock, backstage.backlogMonitors, settings.workerLogging(),
+                StatusHeartbeat.fromEnv(System.getenv(), clock));
         backstage.register(backstage.pools);
         if (topologies.isPresent()) {
             // Closed by the reconciler's lifecycle event source when the operator stops.

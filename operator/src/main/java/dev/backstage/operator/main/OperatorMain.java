@@ -3,6 +3,7 @@ package dev.backstage.operator.main;
 import dev.backstage.operator.admission.WebhookLimits;
 import dev.backstage.operator.admission.WebhookServer;
 import dev.backstage.operator.admission.WebhookSettings;
+import dev.backstage.operator.pool.StatusHeartbeat;
 import dev.backstage.runtime.logging.LogBackend;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -43,6 +44,7 @@ public final class OperatorMain {
         OperatorSettings settings;
         try {
             settings = OperatorSettings.fromEnv(System.getenv());
+            StatusHeartbeat.fromEnv(System.getenv(), Clock.systemUTC()); // read again where it is used
         } catch (IllegalArgumentException e) {
             LOG.error("bad setting: {}", e.getMessage()); // one line: the variable, what it must be, what it was
             System.exit(2);

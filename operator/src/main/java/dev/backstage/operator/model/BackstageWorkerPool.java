@@ -22,6 +22,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
         type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "DeadLetters", jsonPath = ".status.deadLetters.total",
         type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Heartbeat", jsonPath = ".status.heartbeatTime",
+        type = AdditionalPrinterColumn.Type.DATE)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class BackstageWorkerPool extends CustomResource<BackstageWorkerPoolSpec, BackstageWorkerPoolStatus>
         implements Namespaced {}

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * What the operator last observed of a pool. One writer per field: the pool reconciler owns observedGeneration,
- * replicas, readyReplicas, the Ready condition, and desiredReplicas while autoscaling is off (= spec.replicas); the
+ * heartbeatTime, replicas, readyReplicas, the Ready condition, and desiredReplicas while autoscaling is off (= spec.replicas); the
  * autoscaler owns desiredReplicas while autoscaling is on, backlog, deadLetters, backlogMeasuredAt, the scale
  * fields and its own conditions. Conditions are a list-map keyed by type, so server-side apply keeps each
  * condition's owner.
@@ -40,6 +40,11 @@ public class BackstageWorkerPoolStatus {
             + " every pollInterval); kept, with the last good figures, while it cannot (see the BacklogAvailable"
             + " condition).")
     private String backlogMeasuredAt;
+
+    @JsonPropertyDescription("When the operator last wrote this pool's status (RFC 3339): with every write, and at least"
+            + " every heartbeat interval (2 minutes by default) while nothing changes. Older than two intervals = no"
+            + " operator is reconciling the pool and the rest of the status may be stale.")
+    private String heartbeatTime;
 
     @JsonPropertyDescription("When the autoscaler last changed desiredReplicas (RFC 3339).")
     private String lastScaleTime;
@@ -114,6 +119,14 @@ public class BackstageWorkerPoolStatus {
 
     public void setBacklogMeasuredAt(String backlogMeasuredAt) {
         this.backlogMeasuredAt = backlogMeasuredAt;
+    }
+
+    public String getHeartbeatTime() {
+        return heartbeatTime;
+    }
+
+    public void setHeartbeatTime(String heartbeatTime) {
+        this.heartbeatTime = heartbeatTime;
     }
 
     public String getLastScaleTime() {

@@ -68,11 +68,19 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     private final Clock clock;
     private final BacklogMonitors backlog;
     private final LogSettings workerLogging;
+    private final StatusHeartbeat heartbeat;
     /** The topologies the pools name, as this controller's informer has them; set when its event sources are made. */
     private volatile InformerEventSource<BackstageTopology, BackstageWorkerPool> topologies;
 
     /** @param workerLogging the workers' log level and format, unless a pool's env sets them */
     public WorkerPoolReconciler(EventRecorder events, Clock clock, BacklogMonitors backlog, LogSettings workerLogging) {
+        this(events, clock, backlog, workerLogging, new StatusHeartbeat(StatusHeartbeat.DEFAULT_INTERVAL, clock));
+    }
+
+    /** @param heartbeat how often an unchanged status is written again, so a stale one shows (status.heartbeatTime) */
+    public WorkerPoolReconciler(EventRecorder events, Clock clock, BacklogMonitors backlog, LogSettings workerLogging,
+            StatusHeartbeat heartbeat) {
+        this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.backlog = Objects.requireNonNull(backlog, "backlog");
@@ -128,9 +136,12 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         }
         owned.setObservedGeneration(pool.getMetadata().getGeneration());
         owned.setConditions(readyCondition(pool, readiness));
-        UpdateControl<BackstageWorkerPool> control = changed(pool, owned)
+        boolean write = changed(pool, owned) || heartbeat.due(pool.getStatus());
+        owned.setHeartbeatTime(write ? heartbeat.now() : null);
+        UpdateControl<BackstageWorkerPool> control = write
                 ? UpdateControl.patchStatus(withOwnedStatus(pool, owned, context)) : UpdateControl.noUpdate();
-        return readiness.awaitsRollout() ? control.rescheduleAfter(ROLLOUT_RECHECK) : control;
+        Duration next = write ? heartbeat.interval() : heartbeat.untilDue(pool.getStatus());
+        return control.rescheduleAfter(readiness.awaitsRollout() && ROLLOUT_RECHECK.compareTo(next) < 0 ? ROLLOUT_RECHECK : next);
     }
 
     /**
@@ -197,6 +208,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         owned.setDesiredReplicas(autoscaled(pool) ? null : current.getDesiredReplicas());
         owned.setObservedGeneration(current.getObservedGeneration());
         owned.setConditions(readyCondition(pool, failed));
+        owned.setHeartbeatTime(heartbeat.now());
         return ErrorStatusUpdateControl.patchStatus(withOwnedStatus(pool, owned, context));
     }
 
@@ -242,6 +254,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
             status.setDesiredReplicas(owned.getDesiredReplicas());
         }
         status.setObservedGeneration(owned.getObservedGeneration());
+        status.setHeartbeatTime(owned.getHeartbeatTime());
         Condition ready = owned.getConditions().get(0);
         Conditions.set(status.getConditions(), ready.getType(), ready.getStatus(), ready.getReason(), ready.getMessage(),
                 ready.getObservedGeneration(), Instant.parse(ready.getLastTransitionTime()));

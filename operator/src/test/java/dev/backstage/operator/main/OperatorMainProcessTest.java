@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.testing.RealApiServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,6 +24,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.util.HashMap;
 import java.util.List;
@@ -107,6 +109,39 @@ class OperatorMainProcessTest {
     }
 
     @Test
+    void givenAnUnchangedPoolItsHeartbeatAdvancesWhileTheOperatorRunsAndKubectlShowsItsAge(@TempDir Path dir)
+            throws Exception {
+        int port = freePort();
+        Process process = startOperator(dir, port, "heartbeat-lease", Map.of("BACKSTAGE_STATUS_HEARTBEAT", "5s"));
+        boolean exited = false;
+        try {
+            awaitHolder("heartbeat-lease", "backstage-operator-0");
+            createReadyTopology(client, redisTopology(shop, "beats", "orders"));
+            client.resource(pool(shop, "beating", "beats", "orders")).create();
+            String first = await("a first heartbeat in status").atMost(WAIT).until(() -> heartbeat("beating"),
+                    h -> h != null);
+            Long generation = client.resources(BackstageWorkerPool.class).inNamespace(shop).withName("beating").get()
+                    .getMetadata().getGeneration();
+            // Nothing about the pool changes: only the heartbeat moves the status on.
+            String later = await("a later heartbeat with the pool unchanged").atMost(WAIT).until(() -> heartbeat("beating"),
+                    h -> h != null && Instant.parse(h).isAfter(Instant.parse(first)));
+            assertEquals(generation, client.resources(BackstageWorkerPool.class).inNamespace(shop).withName("beating")
+                    .get().getMetadata().getGeneration(), "the spec did not change");
+            String table = api.controlPlane().kubectl("get", "bwp", "beating", "-n", shop).orThrow().out();
+            assertTrue(table.lines().findFirst().orElseThrow().contains("HEARTBEAT"), table);
+            System.out.println("heartbeats " + first + " then " + later + "\n" + table);
+            client.resources(BackstageWorkerPool.class).inNamespace(shop).withName("beating").delete();
+        } finally {
+            finish(process, dir, exited);
+        }
+    }
+
+    private static String heartbeat(String pool) {
+        BackstageWorkerPool p = client.resources(BackstageWorkerPool.class).inNamespace(shop).withName(pool).get();
+        return p == null || p.getStatus() == null ? null : p.getStatus().getHeartbeatTime();
+    }
+
+    @Test
     void givenABadLogOrWorkerLogValue_whenStarted_thenOneLineNamesTheAllowedValuesAndItExitsWithStatusTwo(
             @TempDir Path dir) throws Exception {
         Process badFormat = startOperator(dir, freePort(), "unused-lease", Map.of("BACKSTAGE_LOG_FORMAT", "xml"));
@@ -123,6 +158,15 @@ class OperatorMainProcessTest {
         assertEquals(1, lines.size(), "one line: " + lines);
         assertEquals("bad setting: BACKSTAGE_WORKER_LOG_LEVEL must be one of trace, debug, info, warn, error, off,"
                 + " got 'loud'", JSON.readTree(lines.get(0)).get("message").asText());
+
+        Process badHeartbeat = startOperator(dir, freePort(), "unused-lease",
+                Map.of("BACKSTAGE_LOG_FORMAT", "json", "BACKSTAGE_STATUS_HEARTBEAT", "1s"));
+        assertTrue(badHeartbeat.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(2, badHeartbeat.exitValue());
+        List<String> heartbeatLines = Files.readAllLines(dir.resolve("operator.log"));
+        assertEquals(1, heartbeatLines.size(), "one line: " + heartbeatLines);
+        assertEquals("bad setting: BACKSTAGE_STATUS_HEARTBEAT must be at least 5s, got 1s",
+                JSON.readTree(heartbeatLines.get(0)).get("message").asText());
     }
 
     @Test

@@ -370,6 +370,8 @@ class WorkerPoolReconcilerTest {
         assertEquals(Map.of("Ready", "True", "Replicas", "2", "Desired", "2", "Backlog", "15", "DeadLetters", "4"),
                 withoutAge(columns));
         assertFalse(columns.get("Age").isEmpty());
+        assertEquals(getPool(ns, "workers").getStatus().getHeartbeatTime(), columns.get("Heartbeat"));
+        assertNotNull(columns.get("Heartbeat"), "the reconciler writes a heartbeat with the status");
 
         BackstageTopology topology = client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").get();
         // The schedule columns show what the schedule firing wrote; write it as it would.
@@ -383,7 +385,7 @@ class WorkerPoolReconcilerTest {
     }
 
     private static Map<String, String> withoutAge(Map<String, String> columns) {
-        return columns.entrySet().stream().filter(e -> !e.getKey().equals("Age"))
+        return columns.entrySet().stream().filter(e -> !e.getKey().equals("Age") && !e.getKey().equals("Heartbeat"))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
