@@ -26,6 +26,10 @@ public class BackstageWorkerPoolStatus {
     @JsonPropertyDescription("Ready worker pods (from the Deployment).")
     private Integer readyReplicas;
 
+    @JsonPropertyDescription("Rollout progress: worker pods running the pool's current pod template (the Deployment's"
+            + " updatedReplicas). Below replicas while a change of image, env or settings rolls out.")
+    private Integer updatedReplicas;
+
     @JsonPropertyDescription("Replicas the pool should run: spec.replicas, or the autoscaler's decision.")
     private Integer desiredReplicas;
 
@@ -87,6 +91,14 @@ public class BackstageWorkerPoolStatus {
 
     public void setReadyReplicas(Integer readyReplicas) {
         this.readyReplicas = readyReplicas;
+    }
+
+    public Integer getUpdatedReplicas() {
+        return updatedReplicas;
+    }
+
+    public void setUpdatedReplicas(Integer updatedReplicas) {
+        this.updatedReplicas = updatedReplicas;
     }
 
     public Integer getDesiredReplicas() {

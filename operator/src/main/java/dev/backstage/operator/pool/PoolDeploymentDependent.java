@@ -85,6 +85,7 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
                 .endMetadata()
                 .withNewSpec()
                 .withReplicas(plan.replicas())
+                .withStrategy(RolloutStrategy.rollingUpdate())
                 .withNewSelector().withMatchLabels(PoolResources.selector(pool)).endSelector()
                 .withNewTemplate()
                 .withNewMetadata().withLabels(podLabels).withAnnotations(podAnnotations).endMetadata()

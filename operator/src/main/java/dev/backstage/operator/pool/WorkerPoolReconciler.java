@@ -131,6 +131,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         BackstageWorkerPoolStatus owned = new BackstageWorkerPoolStatus();
         owned.setReplicas(deployment.map(WorkerPoolReconciler::podCount).orElse(0));
         owned.setReadyReplicas(deployment.map(WorkerPoolReconciler::readyCount).orElse(0));
+        owned.setUpdatedReplicas(deployment.map(WorkerPoolReconciler::updatedCount).orElse(0));
         if (!autoscaled(pool)) {
             owned.setDesiredReplicas(desired); // with autoscaling on, the autoscaler owns it
         }
@@ -205,6 +206,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         BackstageWorkerPoolStatus owned = new BackstageWorkerPoolStatus();
         owned.setReplicas(current.getReplicas());
         owned.setReadyReplicas(current.getReadyReplicas());
+        owned.setUpdatedReplicas(current.getUpdatedReplicas());
         owned.setDesiredReplicas(autoscaled(pool) ? null : current.getDesiredReplicas());
         owned.setObservedGeneration(current.getObservedGeneration());
         owned.setConditions(readyCondition(pool, failed));
@@ -224,6 +226,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         }
         return !Objects.equals(current.getReplicas(), owned.getReplicas())
                 || !Objects.equals(current.getReadyReplicas(), owned.getReadyReplicas())
+                || !Objects.equals(current.getUpdatedReplicas(), owned.getUpdatedReplicas())
                 || (owned.getDesiredReplicas() != null && !Objects.equals(current.getDesiredReplicas(), owned.getDesiredReplicas()))
                 || !Objects.equals(current.getObservedGeneration(), owned.getObservedGeneration())
                 || !Conditions.find(current.getConditions(), Conditions.READY)
@@ -250,6 +253,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         BackstageWorkerPoolStatus status = pool.getStatus();
         status.setReplicas(owned.getReplicas());
         status.setReadyReplicas(owned.getReadyReplicas());
+        status.setUpdatedReplicas(owned.getUpdatedReplicas());
         if (owned.getDesiredReplicas() != null) {
             status.setDesiredReplicas(owned.getDesiredReplicas());
         }
@@ -290,6 +294,11 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     private static int podCount(Deployment deployment) {
         return deployment.getStatus() == null || deployment.getStatus().getReplicas() == null ? 0
                 : deployment.getStatus().getReplicas();
+    }
+
+    private static int updatedCount(Deployment deployment) {
+        return deployment.getStatus() == null || deployment.getStatus().getUpdatedReplicas() == null ? 0
+                : deployment.getStatus().getUpdatedReplicas();
     }
 
     private static int readyCount(Deployment deployment) {
