@@ -1,6 +1,6 @@
 package dev.backstage.runtime.redis;
 
-/** The key map of WIRE.md §1.1/§2, in one place. */
+/** The key map of docs/wire-format.md, in one place. */
 public record RedisKeys(String prefix) {
     public String stream(String queue) {
         return prefix + ":" + queue;
@@ -44,7 +44,7 @@ public record RedisKeys(String prefix) {
         return topic(topic) + ":" + group + ":dead-letter";
     }
 
-    /** The broadcast stream (WIRE.md §1.13); the seed master listeners read it only under the prefix {@code backstage}. */
+    /** The broadcast stream (docs/wire-format.md); the seed master listeners read it only under the prefix {@code backstage}. */
     public String broadcast() {
         return prefix + ":broadcast";
     }
