@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.Map;
 
 /**
- * A whole job as the RabbitMQ body and the Kafka value carry it (WIRE.md): what a hand-written consumer or a
+ * A whole job as the RabbitMQ body and the Kafka value carry it (docs/wire-format.md): what a hand-written consumer or a
  * Spring listener decodes in one Jackson pass, envelope and payload together.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)

@@ -98,7 +98,7 @@ public final class KafkaBenchmark {
         System.exit(0);
     }
 
-    /** Values as the Worker's producer writes them (WIRE.md §4). */
+    /** Values as the Worker's producer writes them (docs/wire-format.md). */
     static void produce(String topic, int jobs) throws Exception {
         Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 20,

@@ -2,7 +2,7 @@ package dev.backstage.operator.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 
-/** Retry back-off shape (WIRE.md §5.1). */
+/** Retry back-off shape (docs/wire-format.md). */
 public enum BackoffType {
     @JsonProperty("fixed")
     FIXED("fixed"),

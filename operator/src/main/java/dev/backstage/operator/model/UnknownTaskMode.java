@@ -2,7 +2,7 @@ package dev.backstage.operator.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 
-/** What a worker does with a job whose task it has no handler for (WIRE.md §8). */
+/** What a worker does with a job whose task it has no handler for (docs/wire-format.md). */
 public enum UnknownTaskMode {
     @JsonProperty("dead-letter")
     DEAD_LETTER("dead-letter"),

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every command in the README's shell code blocks (and the chart README's) either carries a marker that says why
+ * Every command in the shell code blocks of the README, the other top-level Markdown files, the chart README and
+ * every page under {@code docs/} either carries a marker that says why
  * it cannot run here ({@link ReadmeCommands#MARKERS}), or is one of the cheap, side-effect-free commands this test
  * runs ({@link ReadmeCommands#runnable}) and exits 0; an unmarked command of any other kind fails without running. The files are read at test time, so
  * README text merged later is checked too. Commands run from the repository root with bin/ and the fetched helm
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>{@code -Dbackstage.readmes=a.md,b.md} checks other files (paths from the repository root), e.g. a proposal.
  */
 class ReadmeCommandsTest {
-    private static final List<String> DEFAULT_FILES = List.of("README.md", "helm/backstage-operator/README.md");
+    private static final List<String> FIXED_FILES = List.of("README.md", "CONTRIBUTING.md", "CHANGELOG.md",
+            "helm/backstage-operator/README.md");
     private static final long TIMEOUT_SECONDS = 300;
 
     @TempDir
@@ -42,7 +44,7 @@ class ReadmeCommandsTest {
     void everyReadmeCommandRunsOrIsMarked() throws Exception {
         Path root = ControlPlane.repoRoot();
         String configured = System.getProperty("backstage.readmes");
-        List<String> files = configured == null || configured.isBlank() ? DEFAULT_FILES : List.of(configured.split(","));
+        List<String> files = configured == null || configured.isBlank() ? defaultFiles(root) : List.of(configured.split(","));
         List<ReadmeCommands.Command> commands = new ArrayList<>();
         for (String file : files) {
             Path path = root.resolve(file.strip());
@@ -88,6 +90,19 @@ class ReadmeCommandsTest {
                 + failures.size() + " failed; files " + files);
         assertTrue(failures.isEmpty(), failures.size() + " README command(s) failed or are not understood:\n"
                 + String.join("\n", failures));
+    }
+
+    /** The fixed files and every Markdown page under docs/, as paths from the repository root. */
+    static List<String> defaultFiles(Path root) throws IOException {
+        List<String> files = new ArrayList<>(FIXED_FILES);
+        Path docs = root.resolve("docs");
+        if (Files.isDirectory(docs)) {
+            try (java.util.stream.Stream<Path> pages = Files.walk(docs)) {
+                pages.filter(p -> p.toString().endsWith(".md")).map(p -> root.relativize(p).toString().replace('\\', '/'))
+                        .sorted().forEach(files::add);
+            }
+        }
+        return files;
     }
 
     /** What the commands see: bin/ and helm/kubectl on PATH, the CLI classes, no broker and no cluster. */

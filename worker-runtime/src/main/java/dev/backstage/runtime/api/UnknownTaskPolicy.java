@@ -2,7 +2,7 @@ package dev.backstage.runtime.api;
 
 /**
  * What to do with a delivery whose task name no handler is registered for. The seed SDKs ack and
- * lose it; we never drop silently (WIRE.md §8).
+ * lose it; we never drop silently (docs/wire-format.md).
  */
 public enum UnknownTaskPolicy {
     /** Dead-letter it with the error {@code unknown task '<name>'} (the default). */

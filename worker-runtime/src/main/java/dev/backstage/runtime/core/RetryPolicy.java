@@ -6,7 +6,7 @@ import dev.backstage.runtime.spi.JobMeta;
 import java.time.Duration;
 
 /**
- * The one place that decides what a failed delivery becomes (WIRE.md §8).
+ * The one place that decides what a failed delivery becomes (docs/wire-format.md).
  *
  * <p>{@code max = attempts (job, if > 0) ?? maxDeliveries (task) ?? maxDeliveries (worker)}; a
  * failure at {@code deliveryCount > max} is dead-lettered, otherwise retried after

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Settlement of one subscription's topic messages (and of one broadcast task's messages, {@code kind}
- * "broadcast"), by the rule jobs follow ({@link RetryPolicy}, WIRE.md §8):
+ * "broadcast"), by the rule jobs follow ({@link RetryPolicy}, docs/wire-format.md):
  * success → ack; failure or hard timeout → retry after the back-off while {@code deliveryCount <= max}, else
  * drop with the reason (logged and counted as a dead letter; kept with the reason where the provider has a
  * dead-letter destination for topics, {@link TopicDelivery#deadLetterDestination()}); an

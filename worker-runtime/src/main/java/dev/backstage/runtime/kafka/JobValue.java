@@ -4,7 +4,7 @@ import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 
 /**
- * A job as a Kafka record value carries it (WIRE.md §4):
+ * A job as a Kafka record value carries it (docs/wire-format.md):
  * {@code {"taskName","payload":<JSON>,"enqueuedAt":ms,"meta":{…},"deliveryCount":n,"jobId"?}}.
  *
  * @param payloadJson  the payload's JSON text, byte for byte as it appeared in the value

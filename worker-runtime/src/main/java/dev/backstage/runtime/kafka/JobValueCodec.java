@@ -16,7 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Reads and writes Kafka job values and dead-letter values (WIRE.md §4, §8).
+ * Reads and writes Kafka job values and dead-letter values (docs/wire-format.md).
  *
  * <p>Reading streams through the JSON once and cuts the payload out of the text as it is, so the handler
  * gets the producer's bytes (no re-serialisation, no float rounding). It accepts what the seed SDKs write:
@@ -413,7 +413,7 @@ public final class JobValueCodec {
             }
         }
         Backoff.Type parsed = type == null ? null : Backoff.Type.fromWire(type);
-        // The seed waits 0 for an unknown backoff type (WIRE.md §5.1): a fixed zero wait says the same.
+        // The seed waits 0 for an unknown backoff type (docs/wire-format.md): a fixed zero wait says the same.
         return parsed == null ? new Backoff(Backoff.Type.FIXED, 0, 0) : new Backoff(parsed, delayMs, maxMs);
     }
 

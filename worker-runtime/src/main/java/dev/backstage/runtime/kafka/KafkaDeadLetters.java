@@ -213,7 +213,7 @@ final class KafkaDeadLetters implements DeadLetterQueue {
         if (job == null) {
             return v.rawValue() == null ? new byte[0] : v.rawValue().getBytes(StandardCharsets.UTF_8);
         }
-        // WIRE.md §8: a value without jobId is known by its first delivery's id (originalId).
+        // docs/wire-format.md: a value without jobId is known by its first delivery's id (originalId).
         String jobId = job.jobId() != null ? job.jobId()
                 : v.originalId() != null ? v.originalId() : r.topic() + ":" + r.partition() + ":" + r.offset();
         OutgoingJob fresh = new OutgoingJob(queue, job.taskName(), job.payloadJson(),

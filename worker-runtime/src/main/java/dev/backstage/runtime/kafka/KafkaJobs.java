@@ -20,7 +20,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
- * Jobs on Kafka (WIRE.md §4): queue {@code q} is topic {@code {p}.{q}}, read by the worker's consumer
+ * Jobs on Kafka (docs/wire-format.md): queue {@code q} is topic {@code {p}.{q}}, read by the worker's consumer
  * group from the earliest offset with manual commits. Kafka keeps no per-message delay, so a retry with a
  * delay needs a delays capability ({@link #retryNeedsDelays()}); the worker refuses to start without one.
  *

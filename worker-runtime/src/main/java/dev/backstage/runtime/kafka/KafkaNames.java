@@ -3,7 +3,7 @@ package dev.backstage.runtime.kafka;
 import java.util.regex.Pattern;
 
 /**
- * Topic and group names (WIRE.md §4): jobs on {@code {p}.{q}}, dead letters on {@code {p}.{q}.dead-letter},
+ * Topic and group names (docs/wire-format.md): jobs on {@code {p}.{q}}, dead letters on {@code {p}.{q}.dead-letter},
  * topics on {@code {p}.topic.{t}} read by groups {@code {p}.sub.{consumerId}} (fan-out) or
  * {@code {p}.grp.{group}} (shared), each such group's topic retries on {@code {p}.topic.{t}.{g}.retry} and its
  * dead-lettered topic messages on {@code {p}.topic.{t}.{g}.dead-letter} (where {@code g} is the group id without

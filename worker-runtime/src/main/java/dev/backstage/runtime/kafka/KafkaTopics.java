@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publish/subscribe on Kafka (WIRE.md §4): topic {@code t} is Kafka topic {@code {p}.topic.{t}}; a fan-out
+ * Publish/subscribe on Kafka (docs/wire-format.md): topic {@code t} is Kafka topic {@code {p}.topic.{t}}; a fan-out
  * subscriber reads with its own group {@code {p}.sub.{consumerId}}, a shared subscription with
  * {@code {p}.grp.{group}}. A new group starts at the earliest or latest offset as the subscription asks.
  *

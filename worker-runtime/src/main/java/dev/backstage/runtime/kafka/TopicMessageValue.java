@@ -10,7 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A topic message as a Kafka record value carries it (WIRE.md §4):
+ * A topic message as a Kafka record value carries it (docs/wire-format.md):
  * {@code {"payload":<JSON>,"publishedAt":ms,"deliveryCount":n}}.
  *
  * @param payloadJson the payload's JSON text as it appeared in the value

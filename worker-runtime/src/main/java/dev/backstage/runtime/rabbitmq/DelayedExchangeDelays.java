@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Delays through the {@code rabbitmq_delayed_message_exchange} plugin (WIRE.md §3): exchange
+ * Delays through the {@code rabbitmq_delayed_message_exchange} plugin (docs/wire-format.md): exchange
  * {@code {p}.delayed} of type {@code x-delayed-message} ({@code x-delayed-type=direct}); each work queue
  * bound with its bare queue name as routing key; the job body published with header {@code x-delay: <ms>}.
  *

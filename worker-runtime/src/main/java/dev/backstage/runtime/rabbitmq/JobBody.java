@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.backstage.runtime.spi.JobMeta;
 
 /**
- * A job message as read from a queue (WIRE.md §3): {@code queue, taskName, payload, enqueuedAt, meta,
- * deliveryCount}, plus our optional {@code jobId} (WIRE.md §8) and, in dead-letter bodies, {@code error,
+ * A job message as read from a queue (docs/wire-format.md): {@code queue, taskName, payload, enqueuedAt, meta,
+ * deliveryCount}, plus our optional {@code jobId} (docs/wire-format.md) and, in dead-letter bodies, {@code error,
  * originalId, deadLetteredAt}.
  *
  * @param fields          every field as read (payload kept as raw JSON); null when the body is not an object

@@ -13,7 +13,7 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * Writes and reads job bodies (WIRE.md §3, §8).
+ * Writes and reads job bodies (docs/wire-format.md).
  *
  * <p>Writing: {@code {"queue","taskName","payload":<embedded JSON>,"enqueuedAt","meta":{…},"deliveryCount",
  * "jobId"}}; {@code meta} holds {@code attempts}, {@code backoff} (with an explicit positive {@code maxDelay})
@@ -126,7 +126,7 @@ final class JobBodyCodec {
         long maxDelay = Math.max(0, longOr(field(node, "maxDelay"), 0));
         Backoff.Type type = Backoff.Type.fromWire(textOrNull(field(node, "type")));
         if (type == null) {
-            // The seed computes a wait of 0 for any other type (WIRE.md §5.1): retry at once.
+            // The seed computes a wait of 0 for any other type (docs/wire-format.md): retry at once.
             return new Backoff(Backoff.Type.FIXED, 0, 0);
         }
         return new Backoff(type, delay, maxDelay);
@@ -134,7 +134,7 @@ final class JobBodyCodec {
 
     /**
      * The dead-letter body: the original body plus {@code error, originalId, deliveryCount, deadLetteredAt}
-     * and {@code jobId} (WIRE.md §3, §8). A body that was not a JSON object is kept as text in
+     * and {@code jobId} (docs/wire-format.md). A body that was not a JSON object is kept as text in
      * {@code rawBody}.
      */
     byte[] deadLetter(JobBody original, String error, String originalId, int deliveryCount, String jobId,

@@ -10,7 +10,7 @@ import java.util.concurrent.CompletionStage;
  * One delivery from a RabbitMQ work queue.
  *
  * <p>Delivery count: the body's {@code deliveryCount}, plus one when the broker flags a redelivery
- * (WIRE.md §3). Job id: the body's {@code jobId}; a body without one (a seed producer) takes the message's
+ * (docs/wire-format.md). Job id: the body's {@code jobId}; a body without one (a seed producer) takes the message's
  * AMQP {@code message-id} when its producer set one (kept on the dead letter, so a redrive restores it), else
  * its {@code originalId}, else the id of this delivery. That fallback is {@code <consumer tag>:<delivery tag>},
  * not the bare tag, because tags restart on every channel; a retry copy carries it on as {@code jobId}.

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * Jobs on RabbitMQ (WIRE.md §3): durable queue {@code {p}.{q}} with its dead-letter queue
+ * Jobs on RabbitMQ (docs/wire-format.md): durable queue {@code {p}.{q}} with its dead-letter queue
  * {@code {p}.{q}.dead-letter}; persistent JSON messages published on the default exchange with publisher
  * confirms; manual acks; prefetch from the worker's in-flight allowance.
  */
@@ -51,7 +51,7 @@ final class RabbitMqJobs implements JobsCapability {
         return withId.jobId();
     }
 
-    /** A brand-new job gets its stable id here (WIRE.md §8 "Job id"); copies keep theirs. */
+    /** A brand-new job gets its stable id here (docs/wire-format.md, job fields); copies keep theirs. */
     OutgoingJob withJobId(OutgoingJob job) {
         if (job.jobId() != null) {
             return job;

@@ -1,7 +1,7 @@
 package dev.backstage.runtime.rabbitmq;
 
 /**
- * Every broker-side name the provider uses, in one place (WIRE.md §3). Names are dot-separated under
+ * Every broker-side name the provider uses, in one place (docs/wire-format.md). Names are dot-separated under
  * the prefix {@code {p}}:
  *
  * <ul>

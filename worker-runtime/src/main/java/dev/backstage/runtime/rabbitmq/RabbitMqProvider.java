@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The RabbitMQ provider (WIRE.md §3, §8): jobs, delays (plugin, TTL-ladder fallback, or none when
+ * The RabbitMQ provider (docs/wire-format.md): jobs, delays (plugin, TTL-ladder fallback, or none when
  * supplied elsewhere), topics, broadcast, the declarer, the backlog probe and the dead-letter queue.
  *
  * <pre>{@code

@@ -14,7 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
 /**
- * Publish/subscribe on RabbitMQ (WIRE.md §3): a durable topic exchange {@code {p}.topics}, routing key =
+ * Publish/subscribe on RabbitMQ (docs/wire-format.md): a durable topic exchange {@code {p}.topics}, routing key =
  * topic name, body {@code {"payload","publishedAt","deliveryCount"}}, published persistent with a confirm.
  *
  * <ul>

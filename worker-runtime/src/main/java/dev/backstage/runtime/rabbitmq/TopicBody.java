@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.util.RawValue;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A topic message (WIRE.md §3): {@code {"payload":<embedded JSON>,"publishedAt":<ms>,"deliveryCount":n}}.
+ * A topic message (docs/wire-format.md): {@code {"payload":<embedded JSON>,"publishedAt":<ms>,"deliveryCount":n}}.
  *
  * @param payloadJson the payload's exact JSON text (null when absent)
  * @param malformedReason why the body is not a topic message, or null

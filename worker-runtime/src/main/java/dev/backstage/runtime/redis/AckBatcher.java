@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Batches XACKs per stream (WIRE.md §1.6): flushed every {@code flushInterval}, or at once when
+ * Batches XACKs per stream (docs/wire-format.md): flushed every {@code flushInterval}, or at once when
  * {@code batchSize} ids wait for one stream. Each ack's future completes when its batch is acked.
  *
  * <p>A batch that fails (the connection dropped, a command timed out during an outage) is sent again with a

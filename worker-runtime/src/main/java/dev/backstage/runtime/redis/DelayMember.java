@@ -7,7 +7,7 @@ import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 
 /**
- * The member JSON of {@code {p}:scheduled} (WIRE.md §1.10/§8): no nulls, {@code payload} and
+ * The member JSON of {@code {p}:scheduled} (docs/wire-format.md): no nulls, {@code payload} and
  * {@code backoff} as strings, numbers as numbers, {@code streamKey = {p}:{q}}, {@code priority = q}.
  * Optional {@code deliveryCount} and {@code jobId} carry a retry copy for a foreign jobs provider; the
  * seed's promotion scripts ignore them.

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Stream entry fields ↔ job, exactly as WIRE.md §1.4/§8: {@code taskName}, {@code payload} (JSON text),
+ * Stream entry fields ↔ job, exactly as docs/wire-format.md: {@code taskName}, {@code payload} (JSON text),
  * {@code enqueuedAt} (ms), then {@code attempts} and {@code timeout} only when > 0 and {@code backoff} as
  * JSON text with an explicit positive {@code maxDelay}. Readers accept every seed variant.
  */

@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Broadcast on Redis, the seed's format (WIRE.md §1.13): stream {@code {p}:broadcast}, entries with the job's
+ * Broadcast on Redis, the seed's format (docs/wire-format.md): stream {@code {p}:broadcast}, entries with the job's
  * three fields {@code taskName}, {@code payload} (JSON text), {@code enqueuedAt} (ms), so a seed
  * {@code Broadcast.send} / {@code Client.Broadcast} reaches a Java worker and the reverse. Each worker reads in
  * its own group {@code broadcast-{consumerId}} as consumer {@code consumerId}, and acks each entry once its
@@ -114,7 +114,7 @@ final class RedisBroadcast implements BroadcastCapability {
         }
     }
 
-    /** A seed reader skips an entry without a task name, or with the {@code _init} guard field (WIRE.md §2). */
+    /** A seed reader skips an entry without a task name, or with the {@code _init} guard field (docs/wire-format.md). */
     private static Optional<String> malformed(java.util.Map<String, String> body) {
         if (body.containsKey("_init")) {
             return Optional.of("entry carries an _init field (never a broadcast)");

@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One worker's consumer on a set of streams (WIRE.md §1.5, §8): the fetch loop, on its own connection, reads
+ * One worker's consumer on a set of streams (docs/wire-format.md): the fetch loop, on its own connection, reads
  * (XREADGROUP) at most the free in-flight allowance and hands each read to the core in one hand-off. Settling
  * what it handed out (ack, retry, dead-letter, abandon) is {@link RedisSettler}'s; recovery (heartbeat, own
  * leftovers, dead-worker takeover, idle reclaim) is {@link RedisReclaimer}'s.
@@ -178,7 +178,7 @@ final class RedisConsumer implements JobConsumer {
         String stream = message.getStream();
         Map<String, String> body = message.getBody();
         if (body != null && body.containsKey("_init")) {
-            settler.skip(stream, message.getId()); // WIRE.md §8: never written by anyone
+            settler.skip(stream, message.getId()); // docs/wire-format.md: never written by anyone
             return null;
         }
         settler.track(stream, message.getId());

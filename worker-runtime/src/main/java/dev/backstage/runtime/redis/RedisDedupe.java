@@ -5,7 +5,7 @@ import io.lettuce.core.SetArgs;
 import java.time.Duration;
 
 /**
- * Dedupe with {@code SET {p}:dedupe:{key} 1 NX EX max(1, ceil(ttl/1000))} (WIRE.md §8). Like the seed,
+ * Dedupe with {@code SET {p}:dedupe:{key} 1 NX EX max(1, ceil(ttl/1000))} (docs/wire-format.md). Like the seed,
  * the marker is not removed if the enqueue after it fails: a failed enqueue must be retried with a new key
  * or after the TTL. {@link #release} (DEL) is for callers that retry the same key themselves (cron ticks).
  */

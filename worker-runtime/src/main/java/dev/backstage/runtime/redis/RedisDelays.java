@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delays in the sorted set {@code {p}:scheduled} (WIRE.md §1.10, §8).
+ * Delays in the sorted set {@code {p}:scheduled} (docs/wire-format.md).
  *
  * <p>Two promotion modes: under Redis jobs, an atomic script moves due members straight onto their
  * streams (the seed's behaviour, so seed workers and Java workers can promote each other's jobs). Under a

@@ -257,7 +257,7 @@ final class RedisGroupReader implements TopicConsumer {
                 return ack();
             }
             reclaimer.settled(id);
-            // The job dead-letter's fields (WIRE.md §8) on the entry's own fields, plus the topic and the group.
+            // The job dead-letter's fields (docs/wire-format.md) on the entry's own fields, plus the topic and the group.
             List<String> args = new ArrayList<>(List.of(me.getGroup(), id, "0")); // never XDEL: other groups read it
             Map<String, String> fields = new LinkedHashMap<>(body == null ? Map.of() : body);
             fields.put("topic", String.valueOf(topic()));

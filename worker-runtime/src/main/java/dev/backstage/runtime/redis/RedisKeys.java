@@ -1,7 +1,7 @@
 package dev.backstage.runtime.redis;
 
 /**
- * The key map of WIRE.md §1.1/§2, in one place, in one of two layouts:
+ * The key map of docs/wire-format.md, in one place, in one of two layouts:
  *
  * <ul>
  *   <li><b>shared</b> ({@code queueTags = false}): the seed SDKs' keys byte for byte ({@code {p}:{q}},

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Redis Streams provider (the default): jobs, delays, dedupe, topics and broadcast on one Redis, wire-compatible
- * with the seed TS/Go SDKs (WIRE.md §8).
+ * with the seed TS/Go SDKs (docs/wire-format.md).
  *
  * <p>One connection carries every non-blocking command (lettuce pipelines them); it is the process's
  * {@link SharedRedisConnection} for this URL and TLS material, shared with every other provider on the same broker

@@ -112,7 +112,7 @@ final class RedisScripts {
             """;
 
     /**
-     * The seed's broadcast cleanup (WIRE.md §1.13), atomically: every other group on the stream whose name starts
+     * The seed's broadcast cleanup (docs/wire-format.md), atomically: every other group on the stream whose name starts
      * with ARGV[3] and whose consumers have all been idle for at least ARGV[2] ms is destroyed. A group with no
      * consumer at all is kept while nothing in the stream is newer than what it last read: Redis creates a
      * reader's consumer only when a read returns entries, so a live seed listener has none until the first

@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Settles the deliveries of one {@link RedisConsumer} (WIRE.md §1.6–§1.9, §8) and keeps track of the entries
+ * Settles the deliveries of one {@link RedisConsumer} (docs/wire-format.md) and keeps track of the entries
  * it holds until then:
  * <ul>
  *   <li>ack: batched XACK ({@link AckBatcher}), retried after a connection loss;
@@ -72,7 +72,7 @@ final class RedisSettler implements AutoCloseable {
         inFlight.put(id, new InFlight(stream, System.nanoTime()));
     }
 
-    /** An entry nobody runs ({@code _init}, WIRE.md §8): acked so it cannot sit pending forever. */
+    /** An entry nobody runs ({@code _init}, docs/wire-format.md): acked so it cannot sit pending forever. */
     void skip(String stream, String id) {
         acks.ack(stream, id);
         release(id);

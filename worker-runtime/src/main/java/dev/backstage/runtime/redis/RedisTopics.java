@@ -13,7 +13,7 @@ import io.lettuce.core.XReadArgs.StreamOffset;
 import java.util.Optional;
 
 /**
- * Topics on Redis Streams, the provider-version format (WIRE.md §2): {@code XADD {p}:topic:{t} MAXLEN ~
+ * Topics on Redis Streams, the provider-version format (docs/wire-format.md): {@code XADD {p}:topic:{t} MAXLEN ~
  * 10000}; fan-out subscribers use group {@code sub:{consumerId}}, shared ones {@code grp:{name}}, created
  * at {@code $} (latest) or {@code 0} (earliest). The reading and settlement mechanics are
  * {@link RedisGroupReader}'s: a retry leaves the entry pending in this subscription's group and claims it back

@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * Retry back-off, wire-compatible with the seed's {@code {"type","delay","maxDelay"}} object.
  *
- * <p>The formula is the seed's provider version (WIRE.md §5.1, §8): fixed waits {@code delay};
+ * <p>The formula is the seed's provider version (docs/wire-format.md): fixed waits {@code delay};
  * exponential waits {@code delay × 2^max(0, d−2)} capped at {@code maxDelay} (or one hour when
  * {@code maxDelay} ≤ 0), where {@code d} is the delivery count that just failed.
  */
@@ -66,7 +66,7 @@ public record Backoff(Type type, long delayMs, long maxDelayMs) {
         return Math.min(delayMs << exponent, cap);
     }
 
-    /** The cap producers write: always an explicit positive value (WIRE.md §6.6). */
+    /** The cap producers write: always an explicit positive value (docs/wire-format.md). */
     public long wireMaxDelayMs() {
         return maxDelayMs > 0 ? maxDelayMs : DEFAULT_CAP_MS;
     }

@@ -6,7 +6,7 @@ package dev.backstage.runtime.spi;
  * message to the handler registered for its task name.
  *
  * <p>A broadcast is its own capability, not a kind of topic: on Redis it is the seed SDKs' stream
- * {@code {p}:broadcast} with job-shaped entries (WIRE.md §1.13), which no topics backend writes or reads.
+ * {@code {p}:broadcast} with job-shaped entries (docs/wire-format.md), which no topics backend writes or reads.
  *
  * <p>Deliveries handed to the sink are {@link TopicDelivery topic deliveries} whose {@link TopicDelivery#topic()}
  * is the broadcast's <em>task name</em>; settlement is the core's, by the topic rule. {@code retry} must

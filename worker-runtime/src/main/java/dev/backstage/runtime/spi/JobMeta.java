@@ -5,7 +5,7 @@ import java.util.Optional;
 /**
  * Per-job options carried on the wire: the producer's {@code attempts}, {@code backoff} and
  * {@code timeout}. Absent values are {@code null}; zero or negative values count as absent
- * (WIRE.md §8: "attempts and timeout only when > 0").
+ * (docs/wire-format.md: "attempts and timeout only when > 0").
  */
 public record JobMeta(Integer attempts, Backoff backoff, Long timeoutMs) {
     public static final JobMeta NONE = new JobMeta(null, null, null);

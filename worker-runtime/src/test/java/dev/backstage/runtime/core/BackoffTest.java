@@ -8,7 +8,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class BackoffTest {
-    @ParameterizedTest(name = "exponential 1000 ms, no cap: delivery {0} waits {1} ms (WIRE.md §5.1 provider row)")
+    @ParameterizedTest(name = "exponential 1000 ms, no cap: delivery {0} waits {1} ms (docs/wire-format.md, retry rule)")
     @CsvSource({"1,1000", "2,1000", "3,2000", "4,4000", "5,8000", "6,16000"})
     void exponentialMatchesTheProviderFormula(int deliveryCount, long expected) {
         assertEquals(expected, new Backoff(Backoff.Type.EXPONENTIAL, 1000, 0).delayFor(deliveryCount));

@@ -84,7 +84,7 @@ class KafkaDeadLettersTest {
             assertEquals(1718900000000L, v.get("enqueuedAt").asLong());
             jobIds.add(v.get("jobId").asText());
         }
-        // Entries without a jobId take their first delivery's id (originalId), WIRE.md §8.
+        // Entries without a jobId take their first delivery's id (originalId), docs/wire-format.md
         assertEquals(new TreeSet<>(List.of("job-0", "x.emails:0:1", "job-2", "x.emails:0:3", "job-4")), jobIds);
         // The moved records were deleted from the dead-letter topic, so other tools stop seeing them too.
         await().atMost(Duration.ofSeconds(10)).until(() -> kafka.readAll(dlq, 0).isEmpty());

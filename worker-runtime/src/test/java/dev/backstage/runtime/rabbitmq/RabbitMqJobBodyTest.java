@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The job body format of WIRE.md §3/§8, without a broker. */
+/** The job body format of docs/wire-format.md, without a broker. */
 class RabbitMqJobBodyTest {
     private final ObjectMapper mapper = new ObjectMapper();
     private final JobBodyCodec codec = new JobBodyCodec(mapper);

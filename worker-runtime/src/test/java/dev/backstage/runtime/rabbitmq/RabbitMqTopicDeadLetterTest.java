@@ -81,7 +81,7 @@ class RabbitMqTopicDeadLetterTest {
         GetResponse dead = get.basicGet(deadA, true);
         get.close();
         assertNotNull(dead);
-        // Delivery 2 was the retry copy, whose body carries the next delivery count (WIRE.md §3); the rest of the
+        // Delivery 2 was the retry copy, whose body carries the next delivery count (docs/wire-format.md); the rest of the
         // body, the payload's text among it, is the original's.
         assertEquals(new String(original, StandardCharsets.UTF_8).replace("\"deliveryCount\":1", "\"deliveryCount\":2"),
                 new String(dead.getBody(), StandardCharsets.UTF_8), "the failing delivery's body");

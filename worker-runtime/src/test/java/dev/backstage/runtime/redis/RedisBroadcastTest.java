@@ -31,7 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Broadcast on Redis: the contract, plus the seed wire format (WIRE.md §1.13) both ways and the broker's own state
+ * Broadcast on Redis: the contract, plus the seed wire format (docs/wire-format.md) both ways and the broker's own state
  * ({@code XINFO GROUPS}, {@code XPENDING}) read with the real {@code redis-cli}.
  */
 class RedisBroadcastTest extends BroadcastContract {
@@ -88,7 +88,7 @@ class RedisBroadcastTest extends BroadcastContract {
 
     @Test
     void givenASeedListenerGroupThenItReadsAJavaBroadcastAsTheSeedParsesIt() {
-        // What a seed master listener does (WIRE.md §1.13): its own group created at 0 with MKSTREAM, XREADGROUP '>'.
+        // What a seed master listener does (docs/wire-format.md): its own group created at 0 with MKSTREAM, XREADGROUP '>'.
         cli.run("XGROUP", "CREATE", stream(), "broadcast-seed-go", "0", "MKSTREAM");
         Worker worker = builder().consumerId("sender").build();
         workers.add(worker);
@@ -112,7 +112,7 @@ class RedisBroadcastTest extends BroadcastContract {
                 (ctx, p) -> seen.add(ctx.task() + " " + p.get("key") + " " + ctx.sentAt().toEpochMilli() + " "
                         + ctx.messageId().matches("\\d+-\\d+")));
         worker.start();
-        // The TS golden line of WIRE.md §1.13, byte for byte, through the real redis-cli.
+        // The TS golden line of docs/wire-format.md, byte for byte, through the real redis-cli.
         cli.run("XADD", stream(), "*", "taskName", "cache.invalidate", "payload", "{\"key\":\"user:1\"}",
                 "enqueuedAt", "1718900000000");
         // The Go producer: map order, so any field order.

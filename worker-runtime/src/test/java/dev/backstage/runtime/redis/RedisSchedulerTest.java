@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Cron schedules on the real Redis: every tick enqueued once across schedulers (counted on the stream), the cron
- * entry against WIRE.md's golden record, and the missed-tick policy across a scheduler restart.
+ * entry against docs/wire-format.md's golden record, and the missed-tick policy across a scheduler restart.
  */
 class RedisSchedulerTest {
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00.500Z");
@@ -126,7 +126,7 @@ class RedisSchedulerTest {
         String record = entry.getBody().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining(" "));
         System.out.println("golden cron record: XADD " + redis.prefix() + ":reports * " + record);
-        // WIRE.md §1.14 / §8: taskName, payload = {"taskName":…,"args":[…]}, enqueuedAt, in the TS order.
+        // docs/wire-format.md: taskName, payload = {"taskName":…,"args":[…]}, enqueuedAt, in the TS order.
         assertEquals("taskName=report.build payload={\"taskName\":\"report.build\",\"args\":[{\"full\":true}]}"
                 + " enqueuedAt=1767232801000", record);
         String claim = redis.prefix() + ":dedupe:cron:nightly-report:" + Instant.parse("2026-01-01T02:00:00Z")
@@ -154,7 +154,7 @@ class RedisSchedulerTest {
                 "[{\"full\":true}]", null));
         clock.set(Instant.parse("2026-01-01T02:00:00Z"));
         scheduler.runDue();
-        // What the TS seed scheduler writes (WIRE.md §1.14), and the Go seed's {} payload.
+        // What the TS seed scheduler writes (docs/wire-format.md), and the Go seed's {} payload.
         redis.redis().xadd(redis.prefix() + ":reports", "taskName", "report.build", "payload",
                 "{\"taskName\":\"report.build\",\"args\":[]}", "enqueuedAt", "1718900000000");
         redis.redis().xadd(redis.prefix() + ":reports", "taskName", "report.build", "payload", "{}", "enqueuedAt",

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The golden records of WIRE.md, written by the Java producer exactly as specified, and seed-written
+ * The golden records of docs/wire-format.md, written by the Java producer exactly as specified, and seed-written
  * records (TS and Go variants) read back correctly.
  */
 class RedisWireFormatTest {
@@ -113,7 +113,7 @@ class RedisWireFormatTest {
             return Next.done();
         });
         worker.start();
-        // TS golden line (WIRE.md §1.4)
+        // TS golden line (docs/wire-format.md)
         redis.redis().xadd(redis.prefix() + ":urgent", "taskName", "order.process", "payload", "{\"orderId\":\"o2\"}",
                 "enqueuedAt", "1718900000000", "attempts", "3", "backoff",
                 "{\"type\":\"exponential\",\"delay\":1000,\"maxDelay\":30000}", "timeout", "10000");

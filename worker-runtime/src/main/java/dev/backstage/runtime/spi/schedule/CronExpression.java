@@ -13,7 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A cron expression in the seeds' syntax (WIRE.md §1.14), parsed and evaluated by cron-utils: five fields
+ * A cron expression in the seeds' syntax (docs/wire-format.md), parsed and evaluated by cron-utils: five fields
  * {@code minute hour day-of-month month day-of-week} ({@code *}, lists, ranges, {@code /step}; day of week 0-7 with
  * 0 and 7 = Sunday), optionally a sixth leading {@code second} field, or a nickname ({@code @yearly},
  * {@code @annually}, {@code @monthly}, {@code @weekly}, {@code @daily}, {@code @midnight}, {@code @hourly}).

@@ -12,8 +12,8 @@ import java.time.Instant;
 
 /**
  * Fires one tick of a schedule exactly once across any number of schedulers (Java runtimes, operators): claim the
- * per-tick dedupe key {@code cron:{schedule}:{tickEpochMs}} (on Redis {@code {p}:dedupe:cron:…}, WIRE.md §8), and
- * only the claimer publishes the job. The job is what the TS seed scheduler writes (§1.14): {@code taskName},
+ * per-tick dedupe key {@code cron:{schedule}:{tickEpochMs}} (on Redis {@code {p}:dedupe:cron:…}, docs/wire-format.md), and
+ * only the claimer publishes the job. The job is what the TS seed scheduler writes: {@code taskName},
  * {@code enqueuedAt} and {@code payload = {"taskName":…,"args":…}}, so seed workers run it unchanged.
  *
  * <p>The claim outlives every attempt another scheduler can make on the same tick (the starting deadline, plus an

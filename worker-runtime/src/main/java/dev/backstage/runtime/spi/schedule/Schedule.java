@@ -11,7 +11,7 @@ import java.util.Objects;
 
 /**
  * One cron schedule: at every tick of {@code cron} in {@code zone}, one job {@code task} on {@code queue} whose payload
- * is the seeds' cron envelope {@code {"taskName":task,"args":args}} (WIRE.md §1.14 and §8). Shared by the runtime's
+ * is the seeds' cron envelope {@code {"taskName":task,"args":args}} (docs/wire-format.md). Shared by the runtime's
  * {@code Scheduler} and the operator's schedule firing, so both compute the same ticks and the same per-tick dedupe
  * key ({@link CronTick}).
  *
