@@ -51,6 +51,10 @@ public final class LogBackend {
     public static void configure(LogSettings settings, Target target) {
         LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
         context.reset();
+        WireDumpFilter wireDumps = new WireDumpFilter();
+        wireDumps.setContext(context);
+        wireDumps.start();
+        context.addTurboFilter(wireDumps);
         Encoder<ILoggingEvent> encoder;
         if (settings.format() == LogFormat.JSON) {
             encoder = new JsonLinesEncoder();

@@ -1,6 +1,8 @@
 package dev.backstage.runtime.redis;
 
 import dev.backstage.runtime.spi.BrokerTls;
+import dev.backstage.runtime.spi.BrokerUrl;
+import dev.backstage.runtime.spi.Redaction;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.ProviderSettings;
 import java.time.Duration;
@@ -33,10 +35,11 @@ public record RedisSettings(
             BrokerTls.OPT_CA_FILE, BrokerTls.OPT_CERT_FILE, BrokerTls.OPT_KEY_FILE);
 
     public RedisSettings {
-        if (!uri.startsWith("redis://") && !uri.startsWith("rediss://")) {
-            throw new ConfigurationException("a Redis URL starts with redis:// or rediss://, e.g. redis://127.0.0.1:6379");
+        BrokerUrl parsed = BrokerUrl.parse(uri, BrokerUrl.REDIS);
+        if (!parsed.path().isEmpty() && !parsed.path().matches("/[0-9]{0,2}")) {
+            throw new ConfigurationException("the redis URL's path must be a database number, e.g. redis://host:6379/0");
         }
-        if (tls != null && !uri.startsWith("rediss://")) {
+        if (tls != null && !parsed.scheme().equals("rediss")) {
             throw new ConfigurationException("TLS files are set but the Redis URL is not rediss://; use rediss://host:port");
         }
         positive(idleTimeout, "idleTimeout");
@@ -129,6 +132,6 @@ public record RedisSettings(
     }
 
     public String redactedUri() {
-        return uri.replaceAll("//[^/@]*@", "//***@");
+        return Redaction.url(uri);
     }
 }

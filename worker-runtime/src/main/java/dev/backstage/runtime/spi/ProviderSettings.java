@@ -48,6 +48,6 @@ public record ProviderSettings(
 
     /** Safe for logs: the URL with any user-info replaced. */
     public String redactedUrl() {
-        return url.replaceAll("//[^/@]*@", "//***@");
+        return Redaction.url(url);
     }
 }
