@@ -23,6 +23,8 @@ public record ProviderSettings(
         Objects.requireNonNull(url, "url");
         prefix = prefix == null || prefix.isBlank() ? DEFAULT_PREFIX : prefix;
         consumerGroup = consumerGroup == null || consumerGroup.isBlank() ? DEFAULT_GROUP : consumerGroup;
+        BrokerNames.requirePrefix("key prefix", prefix);
+        BrokerNames.requireGroup("consumer group", consumerGroup);
         options = options == null ? Map.of() : Map.copyOf(options);
     }
 
