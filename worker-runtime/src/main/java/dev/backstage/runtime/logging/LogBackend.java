@@ -55,6 +55,10 @@ public final class LogBackend {
         wireDumps.setContext(context);
         wireDumps.start();
         context.addTurboFilter(wireDumps);
+        RepeatThrottleFilter repeats = new RepeatThrottleFilter();
+        repeats.setContext(context);
+        repeats.start();
+        context.addTurboFilter(repeats);
         Encoder<ILoggingEvent> encoder;
         if (settings.format() == LogFormat.JSON) {
             encoder = new JsonLinesEncoder();
@@ -73,8 +77,10 @@ public final class LogBackend {
         console.setEncoder(encoder);
         console.start();
         Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-        root.setLevel(Level.toLevel(settings.level()));
+        root.setLevel(Level.toLevel(settings.effectiveLibraryLevel()));
         root.addAppender(console);
+        context.getLogger(LogSettings.PROJECT_LOGGER).setLevel(Level.toLevel(settings.level()));
+        context.getLogger("uncaught").setLevel(Level.toLevel(settings.level()));
         settings.loggers().forEach((name, level) -> context.getLogger(name).setLevel(Level.toLevel(level)));
         Thread.setDefaultUncaughtExceptionHandler((thread, e) -> LoggerFactory.getLogger("uncaught")
                 .error("uncaught exception in thread {}", thread.getName(), e));

@@ -105,11 +105,16 @@ public final class BrokerNames {
      * {@code \\uXXXX}), at most 40 characters and the length.
      */
     static String shown(String value) {
+        return shown(value, SHOWN);
+    }
+
+    /** {@link #shown(String)} with at most {@code limit} characters: a value quoted safely in any message. */
+    public static String shown(String value, int limit) {
         if (value == null) {
             return "(missing)";
         }
         StringBuilder out = new StringBuilder("'");
-        int end = Math.min(value.length(), SHOWN);
+        int end = Math.min(value.length(), limit);
         for (int i = 0; i < end; i++) {
             char c = value.charAt(i);
             if (c >= 0x20 && c < 0x7f && c != '\\') {
@@ -119,7 +124,7 @@ public final class BrokerNames {
             }
         }
         out.append('\'');
-        if (value.length() > SHOWN) {
+        if (value.length() > limit) {
             out.append("… (").append(value.length()).append(" characters)");
         }
         return out.toString();
