@@ -13,6 +13,7 @@ import dev.backstage.operator.model.SecretKeyReference;
 import dev.backstage.operator.model.SuppliedCapabilities;
 import dev.backstage.operator.model.TopicSpec;
 import dev.backstage.operator.schedule.ScheduleSpecs;
+import dev.backstage.runtime.spi.BrokerNames;
 import dev.backstage.runtime.spi.schedule.InvalidScheduleException;
 import io.javaoperatorsdk.webhook.admission.Operation;
 import java.util.HashSet;
@@ -36,6 +37,12 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             verdict.deny("spec.provider is required: set it to redis, rabbitmq or kafka");
         }
         connection(verdict, "spec.connection", spec.getConnection());
+        if (spec.getKeyPrefix() != null) {
+            BrokerNames.prefixProblem("spec.keyPrefix", spec.getKeyPrefix()).ifPresent(verdict::deny);
+        }
+        if (spec.getConsumerGroup() != null) {
+            BrokerNames.groupProblem("spec.consumerGroup", spec.getConsumerGroup()).ifPresent(verdict::deny);
+        }
         queues(verdict, spec);
         topics(verdict, spec);
         schedules(verdict, spec);
@@ -81,6 +88,7 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
                 verdict.deny(field + ".name is required");
                 continue;
             }
+            BrokerNames.queueProblem(field + ".name", queue.getName()).ifPresent(verdict::deny);
             if (!seen.add(queue.getName())) {
                 verdict.deny(field + ": queue '" + queue.getName() + "' is declared twice; queue names must be unique");
             }
@@ -105,6 +113,7 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
                 verdict.deny(field + ".name is required");
                 continue;
             }
+            BrokerNames.queueProblem(field + ".name", topic.getName()).ifPresent(verdict::deny);
             if (!seen.add(topic.getName())) {
                 verdict.deny(field + ": topic '" + topic.getName() + "' is declared twice; topic names must be unique");
             }

@@ -88,6 +88,25 @@ class AdmissionWebhookTest {
     }
 
     @Test
+    void givenUnsafeOrCollidingBrokerNamesTheTopologyIsDeniedWithTheSharedRulesFixIt() {
+        BackstageTopology prefix = redis("orders");
+        prefix.getSpec().setKeyPrefix("hy.a");
+        WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, prefix, null));
+        assertFalse(answer.allowed());
+        assertTrue(answer.message().contains("spec.keyPrefix 'hy.a' is not a valid key prefix"), answer.message());
+        assertTrue(answer.message().contains("no '.' or ':'"), answer.message());
+
+        BackstageTopology queue = BackstageFixtures.redisTopology(ns, "names", "a.dead-letter");
+        queue.getSpec().setConsumerGroup("\u202Eevil\n");
+        answer = webhook.send(TOPOLOGY, review("CREATE", ns, queue, null));
+        assertFalse(answer.allowed());
+        assertTrue(answer.message().contains("spec.queues[0].name 'a.dead-letter' is reserved"), answer.message());
+        assertTrue(answer.message().contains("spec.consumerGroup '\\u202Eevil\\u000A' is not a valid consumer group"),
+                answer.message());
+        assertFalse(answer.message().contains("\u202E"), answer.message());
+    }
+
+    @Test
     void givenKafkaTopologyWithoutDelays_whenCreated_thenDeniedSayingToSetCapabilitiesDelays() {
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, kafka("jobs", null), null));
         assertFalse(answer.allowed());

@@ -1,6 +1,7 @@
 package dev.backstage.runtime.api;
 
 import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.BrokerNames;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.JobMeta;
 import java.time.Duration;
@@ -29,14 +30,11 @@ public record EnqueueOptions(
             throw new ConfigurationException("delay must be at most " + MAX_DELAY.toDays() + " days (10 years), got "
                     + delay.toDays() + " days");
         }
-        if (!queue.matches("[A-Za-z0-9_.\\-]+")) {
-            throw new ConfigurationException(
-                    "queue name '" + queue + "' may only contain letters, digits, '_', '.' and '-'");
-        }
         if (queue.equals(RESERVED_BROADCAST)) {
             throw new ConfigurationException("queue name 'broadcast' is reserved: broadcasts use the stream/topic"
                     + " {prefix}:broadcast (Redis) and {prefix}.broadcast (Kafka); choose another queue name");
         }
+        BrokerNames.requireQueue("queue name", queue);
         dedupeTtl = dedupeTtl == null ? DEFAULT_DEDUPE_TTL : dedupeTtl;
     }
 

@@ -36,6 +36,7 @@ public final class BackstageCli implements Runnable {
 
     public static int execute(String... args) {
         CommandLine cli = new CommandLine(new BackstageCli());
+        cli.setExpandAtFiles(false); // @path is a payload file (JsonPayloadConverter), not picocli's argument file
         cli.setParameterExceptionHandler(BackstageCli::badCommandLine);
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             PrintWriter err = line.getErr();

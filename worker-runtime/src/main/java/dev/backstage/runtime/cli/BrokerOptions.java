@@ -7,6 +7,7 @@ import dev.backstage.runtime.api.CapabilityMissingException;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
+import dev.backstage.runtime.spi.Redaction;
 import dev.backstage.runtime.spi.Providers;
 import java.util.Map;
 import picocli.CommandLine.Option;
@@ -106,8 +107,9 @@ final class BrokerOptions {
 
     private static BrokerFailure failure(ProviderSettings settings, Exception e) {
         String where = settings.redactedUrl();
-        String message = e.getMessage() != null && e.getMessage().contains(where) ? e.getMessage()
-                : settings.provider() + " at " + where + ": " + innermost(e);
+        String shown = Redaction.text(e.getMessage(), settings.url());
+        String message = shown != null && shown.contains(where) ? shown
+                : settings.provider() + " at " + where + ": " + Redaction.text(innermost(e), settings.url());
         return new BrokerFailure(message.replaceAll("\\s*\\R\\s*", " ") + " (check --url / --provider and that the broker is running)", e);
     }
 

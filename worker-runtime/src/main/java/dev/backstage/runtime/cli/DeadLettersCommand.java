@@ -2,6 +2,7 @@ package dev.backstage.runtime.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.runtime.spi.DeadLetterEntry;
+import dev.backstage.runtime.spi.BrokerNames;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -41,6 +42,7 @@ final class DeadLettersCommand implements Runnable {
 
         @Override
         public Integer call() {
+            BrokerNames.requireQueue("--queue", queue);
             return broker.use(provider -> {
                 List<DeadLetterEntry> entries = provider.deadLetters().list(queue, limit);
                 if (json) {
@@ -72,6 +74,7 @@ final class DeadLettersCommand implements Runnable {
 
         @Override
         public Integer call() {
+            BrokerNames.requireQueue("--queue", queue);
             return broker.use(provider -> {
                 long moved = provider.deadLetters().redrive(queue, limit);
                 System.out.println("redrove " + moved + " jobs onto " + queue);

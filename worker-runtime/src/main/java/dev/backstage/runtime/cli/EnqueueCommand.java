@@ -4,6 +4,7 @@ import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.EnqueueResult;
 import dev.backstage.runtime.api.Producer;
 import dev.backstage.runtime.core.JobProducer;
+import dev.backstage.runtime.spi.BrokerNames;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -51,6 +52,7 @@ class EnqueueCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        BrokerNames.requireTask("TASK", task);
         EnqueueOptions options = EnqueueOptions.onQueue(queue);
         if (delay != null) {
             options = options.delay(delay);

@@ -9,6 +9,7 @@ import dev.backstage.runtime.spi.QueueBacklog;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
+import dev.backstage.runtime.spi.BrokerNames;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,6 +35,9 @@ final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (queues != null) {
+            queues.forEach(queue -> BrokerNames.requireQueue("--queue", queue));
+        }
         return broker.use(provider -> {
             List<String> names = queues == null || queues.isEmpty() ? provider.jobs().defaultQueues() : queues;
             BacklogReport report = provider.backlogProbe().measure(names, broker.settings().consumerGroup());

@@ -48,6 +48,8 @@ public final class Scheduler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
     /** The loop never sleeps longer than this, so a stepped clock or a slow turn is caught up promptly. */
     static final Duration MAX_SLEEP = Duration.ofSeconds(1);
+    /** A tick whose claim or publish failed is tried again after this pause (it stays due meanwhile). */
+    static final Duration RETRY_PAUSE = Duration.ofMillis(200);
 
     private final CapabilitySet capabilities;
     private final Clock clock;
@@ -66,6 +68,7 @@ public final class Scheduler implements AutoCloseable {
         long missed;
         Instant lastFiredTick;
         String lastError;
+        Instant retryAt;
 
         Entry(Schedule schedule, Instant handledThrough) {
             this.schedule = schedule;
@@ -96,9 +99,13 @@ public final class Scheduler implements AutoCloseable {
      *
      * @return the ticks this call fired or found already fired
      */
-    public synchronized List<CronTick.Outcome> runDue() {
+    public List<CronTick.Outcome> runDue() {
+        return runDue(clock.instant());
+    }
+
+    /** One turn at {@code now}: the clock is read once per turn, by the caller. */
+    private synchronized List<CronTick.Outcome> runDue(Instant now) {
         List<CronTick.Outcome> outcomes = new ArrayList<>();
-        Instant now = clock.instant();
         for (Entry entry : entries.values()) {
             TickDecision decision = TickPolicy.decide(entry.schedule, entry.handledThrough, now);
             if (decision.fire().isEmpty()) {
@@ -113,6 +120,7 @@ public final class Scheduler implements AutoCloseable {
                 continue;
             }
             Instant tick = decision.fire().get();
+            entry.retryAt = null;
             try {
                 CronTick.Outcome outcome = CronTick.fire(entry.schedule, tick, capabilities.dedupe(),
                         capabilities.jobs(), clock);
@@ -134,10 +142,12 @@ public final class Scheduler implements AutoCloseable {
             } catch (CronTick.NotPublishedException e) {
                 // Released: the tick stays due and is tried again next turn, within the deadline.
                 entry.lastError = e.getMessage();
+                entry.retryAt = now.plus(RETRY_PAUSE);
                 LOG.warn("schedule '{}': {}", entry.schedule.name(), entry.lastError);
             } catch (RuntimeException e) {
                 // The claim itself failed (the dedupe backend is unreachable): try again next turn, within the deadline.
                 entry.lastError = "claiming tick " + tick + " failed: " + e.getMessage();
+                entry.retryAt = now.plus(RETRY_PAUSE);
                 LOG.warn("schedule '{}': {}", entry.schedule.name(), entry.lastError);
             }
         }
@@ -156,11 +166,20 @@ public final class Scheduler implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Each turn reads the clock once, fires what is due, and sleeps until the next tick as the schedules say (the
+     * tick after the last one handled, not "now plus a period"), rounded up to the millisecond so it never wakes
+     * before the boundary. A tick that is still due (a slow turn, a retry) gets a turn at once.
+     */
     private void loop() {
         while (running) {
             try {
-                runDue();
-                Thread.sleep(Math.max(1, untilNextTick().toMillis()));
+                Instant now = clock.instant();
+                runDue(now);
+                long nanos = Duration.between(now, nextWake(now)).toNanos();
+                if (nanos > 0) {
+                    Thread.sleep((nanos + 999_999) / 1_000_000);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -170,19 +189,19 @@ public final class Scheduler implements AutoCloseable {
         }
     }
 
-    private synchronized Duration untilNextTick() {
-        Instant now = clock.instant();
-        Duration wait = MAX_SLEEP;
+    /** The earliest tick not yet handled (or its retry), at most {@link #MAX_SLEEP} after {@code now}. */
+    synchronized Instant nextWake(Instant now) {
+        Instant wake = now.plus(MAX_SLEEP);
         for (Entry entry : entries.values()) {
-            Instant next = entry.schedule.cron().next(now, entry.schedule.zone()).orElse(null);
-            if (next != null) {
-                Duration until = Duration.between(now, next);
-                if (until.compareTo(wait) < 0) {
-                    wait = until;
-                }
+            Instant next = entry.schedule.cron().next(entry.handledThrough, entry.schedule.zone()).orElse(null);
+            if (next != null && entry.retryAt != null && entry.retryAt.isAfter(next)) {
+                next = entry.retryAt;
+            }
+            if (next != null && next.isBefore(wake)) {
+                wake = next;
             }
         }
-        return wait;
+        return wake;
     }
 
     public synchronized Stats stats(String scheduleName) {

@@ -1,11 +1,10 @@
 package dev.backstage.runtime.kafka;
 
 import dev.backstage.runtime.spi.BrokerTls;
+import dev.backstage.runtime.spi.BrokerUrl;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.PemKeyPair;
 import java.io.IOException;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
 import java.util.HashMap;
@@ -51,31 +50,24 @@ public record KafkaSecurity(boolean tlsEnabled, BrokerTls tls, String mechanism,
         }
         boolean tlsEnabled = tls != null || tlsOption.equals("true");
         String mechanism = options.getOrDefault(OPT_SASL_MECHANISM, "SCRAM-SHA-512");
-        int at = url.lastIndexOf('@');
-        if (at < 0) {
+        BrokerUrl parsed = BrokerUrl.parse(url, BrokerUrl.KAFKA);
+        if (parsed.username() == null) {
             return new KafkaSecurity(tlsEnabled, tls, mechanism, null, null);
         }
-        String userInfo = stripScheme(url).substring(0, stripScheme(url).lastIndexOf('@'));
-        int colon = userInfo.indexOf(':');
-        if (colon < 0) {
-            throw new ConfigurationException("Kafka URL user-info must be user:password (URL-encoded)");
+        if (parsed.password() == null) {
+            throw new ConfigurationException("the kafka URL's user-info must be user:password (percent-encoded), "
+                    + "e.g. kafka://user:password@host:9093");
         }
-        return new KafkaSecurity(tlsEnabled, tls, mechanism, decode(userInfo.substring(0, colon)),
-                decode(userInfo.substring(colon + 1)));
+        return new KafkaSecurity(tlsEnabled, tls, mechanism, parsed.username(), parsed.password());
     }
 
-    /** The bootstrap list without scheme or credentials. */
+    /** The bootstrap list without scheme or credentials; a {@link ConfigurationException} for a malformed URL. */
     static String hosts(String url) {
-        String bare = stripScheme(url.trim());
-        return bare.substring(bare.lastIndexOf('@') + 1);
-    }
-
-    private static String stripScheme(String url) {
-        return url.startsWith("kafka://") ? url.substring("kafka://".length()) : url;
-    }
-
-    private static String decode(String part) {
-        return URLDecoder.decode(part, StandardCharsets.UTF_8);
+        BrokerUrl parsed = BrokerUrl.parse(url.trim(), BrokerUrl.KAFKA);
+        if (!parsed.path().isEmpty()) {
+            throw new ConfigurationException("the kafka URL has a path or query; give host:port[,host:port…]");
+        }
+        return String.join(",", parsed.hosts());
     }
 
     /** kafka-clients properties for this security, reading the TLS files now. */

@@ -51,6 +51,14 @@ public final class LogBackend {
     public static void configure(LogSettings settings, Target target) {
         LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
         context.reset();
+        WireDumpFilter wireDumps = new WireDumpFilter();
+        wireDumps.setContext(context);
+        wireDumps.start();
+        context.addTurboFilter(wireDumps);
+        RepeatThrottleFilter repeats = new RepeatThrottleFilter();
+        repeats.setContext(context);
+        repeats.start();
+        context.addTurboFilter(repeats);
         Encoder<ILoggingEvent> encoder;
         if (settings.format() == LogFormat.JSON) {
             encoder = new JsonLinesEncoder();
@@ -69,8 +77,10 @@ public final class LogBackend {
         console.setEncoder(encoder);
         console.start();
         Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-        root.setLevel(Level.toLevel(settings.level()));
+        root.setLevel(Level.toLevel(settings.effectiveLibraryLevel()));
         root.addAppender(console);
+        context.getLogger(LogSettings.PROJECT_LOGGER).setLevel(Level.toLevel(settings.level()));
+        context.getLogger("uncaught").setLevel(Level.toLevel(settings.level()));
         settings.loggers().forEach((name, level) -> context.getLogger(name).setLevel(Level.toLevel(level)));
         Thread.setDefaultUncaughtExceptionHandler((thread, e) -> LoggerFactory.getLogger("uncaught")
                 .error("uncaught exception in thread {}", thread.getName(), e));

@@ -4,7 +4,6 @@ import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.config.RuntimeConfig;
 import dev.backstage.runtime.config.RuntimeConfigFiles;
 import dev.backstage.runtime.logging.LogBackend;
-import dev.backstage.runtime.spi.ConnectionFailure;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
@@ -48,13 +47,9 @@ public final class RuntimeMain {
         try {
             built = new WorkerFromConfig(System::getenv).build(config, WorkerFromConfig.discoverModules(), registry);
         } catch (RuntimeException e) {
-            String reason = ConnectionFailure.label(e);
-            if (reason.isEmpty() && !(e instanceof dev.backstage.runtime.spi.BackstageException)) {
-                throw e; // unexpected: the stack trace is worth having
-            }
-            // A configuration or connection problem: one line that says what to fix (the pod's termination log).
-            log.error("worker cannot start: {}", reason.isEmpty() || String.valueOf(e.getMessage()).startsWith(reason)
-                    ? e.getMessage() : reason + e.getMessage());
+            // A configuration or connection problem (a broker that is down, refused credentials): one line that says
+            // what to fix (the pod's termination log), at every level without a stack trace.
+            log.error("worker cannot start: {}", StartFailure.describe(e, config));
             System.exit(1);
             return;
         }

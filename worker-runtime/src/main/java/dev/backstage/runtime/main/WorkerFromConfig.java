@@ -5,6 +5,7 @@ import dev.backstage.runtime.api.UnknownTaskPolicy;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.config.RuntimeConfig;
 import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.runtime.spi.BrokerNames;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.DelaysCapability;
@@ -37,6 +38,7 @@ public final class WorkerFromConfig {
         }
         RuntimeConfig.WorkerSection w = config.worker() == null
                 ? new RuntimeConfig.WorkerSection(null, null, null, null, null, null, null, null, null) : config.worker();
+        checkNames(w);
         Provider provider = Providers.create(settings(config.provider(), "provider", "BACKSTAGE_PROVIDER_URL"));
         Worker.Builder builder = Worker.builder().provider(provider).meterRegistry(meters);
         try {
@@ -89,6 +91,21 @@ public final class WorkerFromConfig {
             binder.subscribe(s);
         }
         return new Built(worker, provider, names);
+    }
+
+    /** Queue, topic and group names by the shared rules, before anything connects. */
+    private static void checkNames(RuntimeConfig.WorkerSection w) {
+        List<String> queues = w.queues() == null ? List.of() : w.queues();
+        for (int i = 0; i < queues.size(); i++) {
+            BrokerNames.requireQueue("runtime config: worker.queues[" + i + "]", queues.get(i));
+        }
+        List<RuntimeConfig.TopicSubscription> topics = w.topics() == null ? List.of() : w.topics();
+        for (int i = 0; i < topics.size(); i++) {
+            BrokerNames.requireQueue("runtime config: worker.topics[" + i + "].topic", topics.get(i).topic());
+            if (topics.get(i).group() != null) {
+                BrokerNames.requireGroup("runtime config: worker.topics[" + i + "].group", topics.get(i).group());
+            }
+        }
     }
 
     public static Iterable<TaskModule> discoverModules() {

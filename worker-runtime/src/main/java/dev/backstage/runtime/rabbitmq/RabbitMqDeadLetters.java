@@ -18,13 +18,14 @@ import java.util.UUID;
  *   <li>list: {@code basic.get} up to {@code limit} messages without acking, then one
  *       {@code basic.nack(multiple, requeue)}: the broker puts them back in their original positions. While a
  *       list runs, those messages are briefly unacked (and not counted by {@link #count}).
- *   <li>redrive: per message, {@code basic.get}, publish the job afresh to {@code {p}.{q}} (delivery count 1,
- *       same job id) and wait for the confirm, then ack the dead letter. A failed publish puts the dead
- *       letter back and stops the redrive; a crash between the confirm and the ack can duplicate one entry,
- *       never lose one.
+ *   <li>redrive: in batches of up to {@value #BATCH}: {@code basic.get} each, publish each job afresh to
+ *       {@code {p}.{q}} (delivery count 1, same job id) without waiting, then wait for the batch's confirms and
+ *       ack each dead letter whose job was confirmed. A failed publish puts its dead letter back and stops the
+ *       redrive; a crash between the confirms and the acks can duplicate a batch's entries, never lose one.
  * </ul>
  */
 final class RabbitMqDeadLetters implements DeadLetterQueue {
+    static final int BATCH = 100;
     private final RabbitMqNames names;
     private final BrokerAdmin admin;
     private final RabbitMqJobs jobs;
@@ -90,24 +91,38 @@ final class RabbitMqDeadLetters implements DeadLetterQueue {
         return admin.call("redrive " + dlq, ch -> {
             long moved = 0;
             while (moved < limit) {
-                GetResponse response = ch.basicGet(dlq, false);
-                if (response == null) {
+                List<Long> tags = new ArrayList<>();
+                List<java.util.concurrent.CompletableFuture<Void>> confirms = new ArrayList<>();
+                while (tags.size() < BATCH && moved + tags.size() < limit) {
+                    GetResponse response = ch.basicGet(dlq, false);
+                    if (response == null) {
+                        break;
+                    }
+                    JobBody deadLetter = jobs.codec().decode(response.getBody());
+                    String jobId = deadLetter.jobId() != null ? deadLetter.jobId()
+                            : deadLetter.originalId() != null ? deadLetter.originalId() : UUID.randomUUID().toString();
+                    tags.add(response.getEnvelope().getDeliveryTag());
+                    confirms.add(jobs.publisher().publish("", names.workQueue(queue), true,
+                            RabbitMqJobs.properties(jobId, Map.of()), jobs.codec().redriven(deadLetter, jobId)));
+                }
+                if (tags.isEmpty()) {
                     break;
                 }
-                long tag = response.getEnvelope().getDeliveryTag();
-                JobBody deadLetter = jobs.codec().decode(response.getBody());
-                String jobId = deadLetter.jobId() != null ? deadLetter.jobId()
-                        : deadLetter.originalId() != null ? deadLetter.originalId() : UUID.randomUUID().toString();
-                try {
-                    jobs.publisher().publishAndWait("", names.workQueue(queue), true,
-                            RabbitMqJobs.properties(jobId, Map.of()), jobs.codec().redriven(deadLetter, jobId));
-                } catch (RuntimeException e) {
-                    ch.basicNack(tag, false, true);
-                    throw new BackstageException("redrive of " + dlq + " stopped after " + moved + " job(s): "
-                            + e.getMessage(), e);
+                RuntimeException failure = null;
+                for (int i = 0; i < tags.size(); i++) {
+                    try {
+                        ConfirmingPublisher.await(confirms.get(i));
+                        ch.basicAck(tags.get(i), false);
+                        moved++;
+                    } catch (RuntimeException e) {
+                        ch.basicNack(tags.get(i), false, true);
+                        failure = failure == null ? e : failure;
+                    }
                 }
-                ch.basicAck(tag, false);
-                moved++;
+                if (failure != null) {
+                    throw new BackstageException("redrive of " + dlq + " stopped after " + moved + " job(s): "
+                            + failure.getMessage(), failure);
+                }
             }
             return moved;
         });

@@ -1,6 +1,8 @@
 package dev.backstage.runtime.rabbitmq;
 
 import dev.backstage.runtime.spi.BrokerTls;
+import dev.backstage.runtime.spi.BrokerUrl;
+import dev.backstage.runtime.spi.Redaction;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.ProviderSettings;
 import java.net.URI;
@@ -99,19 +101,25 @@ public record RabbitMqSettings(
     }
 
     public String redactedUrl() {
-        return url.replaceAll("//[^/@]*@", "//***@");
+        return Redaction.url(url);
     }
 
+    /**
+     * Strict ({@link BrokerUrl}): a URL the client library would read as another host or user (it falls back to
+     * {@code guest@localhost:5672} for what {@link URI} cannot split) is refused before it gets there.
+     */
     private static URI parseAmqpUrl(String url) {
+        BrokerUrl.parse(url, BrokerUrl.RABBITMQ);
         try {
             URI uri = new URI(url);
-            if (!"amqp".equalsIgnoreCase(uri.getScheme()) && !"amqps".equalsIgnoreCase(uri.getScheme())) {
-                throw new ConfigurationException("rabbitmq URL must start with amqp:// or amqps://, got scheme '"
-                        + uri.getScheme() + "'");
+            if (uri.getHost() == null || uri.getPort() == 0) {
+                throw new ConfigurationException("the rabbitmq URL has no readable host; write e.g. "
+                        + BrokerUrl.RABBITMQ.example());
             }
             return uri;
         } catch (URISyntaxException e) {
-            throw new ConfigurationException("rabbitmq URL is not a valid URI: " + e.getReason());
+            throw new ConfigurationException("the rabbitmq URL is not a valid URI; write e.g. "
+                    + BrokerUrl.RABBITMQ.example());
         }
     }
 
@@ -123,12 +131,15 @@ public record RabbitMqSettings(
         if (option != null && !option.isBlank()) {
             try {
                 URI uri = new URI(option);
-                if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())) {
-                    throw new ConfigurationException("rabbitmq managementUrl must be http(s)://…, or off");
+                if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())
+                        || uri.getHost() == null) {
+                    throw new ConfigurationException("rabbitmq managementUrl must be http(s)://[user:password@]host:port"
+                            + " (percent-encode '@' in the password as %40), or off");
                 }
                 return Optional.of(uri);
             } catch (URISyntaxException e) {
-                throw new ConfigurationException("rabbitmq managementUrl is not a valid URI: " + e.getReason());
+                throw new ConfigurationException("rabbitmq managementUrl is not a valid URI; write "
+                        + "http(s)://[user:password@]host:port (percent-encode '@' in the password as %40), or off");
             }
         }
         String host = amqp.getHost() == null ? "127.0.0.1" : amqp.getHost();

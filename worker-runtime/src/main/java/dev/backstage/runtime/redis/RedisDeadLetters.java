@@ -56,6 +56,8 @@ final class RedisDeadLetters implements DeadLetterQueue {
             if (batch.isEmpty()) {
                 break;
             }
+            // The batch's moves are pipelined (one round trip per batch, not per job); each is its own atomic script.
+            List<io.lettuce.core.RedisFuture<String>> moves = new ArrayList<>(batch.size());
             for (StreamMessage<String, String> entry : batch) {
                 List<String> args = new ArrayList<>();
                 args.add(entry.getId());
@@ -70,8 +72,20 @@ final class RedisDeadLetters implements DeadLetterQueue {
                     args.add(k);
                     args.add(v);
                 });
-                provider.sync().eval(RedisScripts.REDRIVE, ScriptOutputType.VALUE, new String[] {dlq, stream},
-                        args.toArray(String[]::new));
+                moves.add(provider.async().eval(RedisScripts.REDRIVE, ScriptOutputType.VALUE, new String[] {dlq, stream},
+                        args.toArray(String[]::new)));
+            }
+            for (io.lettuce.core.RedisFuture<String> move : moves) {
+                try {
+                    move.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    throw new dev.backstage.runtime.spi.BackstageException("redrive of " + dlq + " stopped after "
+                            + moved + " job(s): " + e.getMessage(), e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new dev.backstage.runtime.spi.BackstageException("redrive of " + dlq + " interrupted after "
+                            + moved + " job(s)", e);
+                }
                 moved++;
             }
         }

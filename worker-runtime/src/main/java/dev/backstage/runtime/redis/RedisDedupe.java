@@ -5,7 +5,8 @@ import io.lettuce.core.SetArgs;
 import java.time.Duration;
 
 /**
- * Dedupe with {@code SET {p}:dedupe:{key} 1 NX EX max(1, ceil(ttl/1000))} (docs/wire-format.md). Like the seed,
+ * Dedupe with {@code SET {p}:dedupe:{key} 1 NX PX max(1, ttl in ms)} (docs/wire-format.md): the TTL in milliseconds, as
+ * the seed SDKs store it (1.5 s is 1,500 ms, not 2 s). Like the seed,
  * the marker is not removed if the enqueue after it fails: a failed enqueue must be retried with a new key
  * or after the TTL. {@link #release} (DEL) is for callers that retry the same key themselves (cron ticks).
  */
@@ -30,8 +31,8 @@ public final class RedisDedupe implements DedupeCapability, AutoCloseable {
 
     @Override
     public boolean tryClaim(String key, Duration ttl) {
-        long seconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
-        return "OK".equals(provider.sync().set(provider.keys().dedupe(key), "1", SetArgs.Builder.nx().ex(seconds)));
+        long millis = Math.max(1, ttl.toMillis());
+        return "OK".equals(provider.sync().set(provider.keys().dedupe(key), "1", SetArgs.Builder.nx().px(millis)));
     }
 
     @Override

@@ -93,7 +93,7 @@ public record RedisKeys(String prefix, boolean queueTags) {
         return topic(topic) + ":" + group + ":dead-letter";
     }
 
-    /** The broadcast stream (WIRE.md §1.13); the seed master listeners read it only under the prefix {@code backstage}. */
+    /** The broadcast stream (docs/wire-format.md); the seed master listeners read it only under the prefix {@code backstage}. */
     public String broadcast() {
         return prefix + ":broadcast";
     }

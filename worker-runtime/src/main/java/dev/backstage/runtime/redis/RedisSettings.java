@@ -1,6 +1,8 @@
 package dev.backstage.runtime.redis;
 
 import dev.backstage.runtime.spi.BrokerTls;
+import dev.backstage.runtime.spi.BrokerUrl;
+import dev.backstage.runtime.spi.Redaction;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.ProviderSettings;
 import java.time.Duration;
@@ -41,7 +43,15 @@ public record RedisSettings(
         if (replicaWait == null) {
             replicaWait = ReplicaWait.OFF;
         }
-        if (tls != null && !uri.startsWith("rediss")) {
+        // Strict parsing for every mode; a Sentinel URL's '#master' is lettuce's syntax, checked by RedisMode.
+        int hash = uri.indexOf('#');
+        String checked = mode == RedisMode.SENTINEL && hash >= 0 ? uri.substring(0, hash) : uri;
+        BrokerUrl parsed = BrokerUrl.parse(checked,
+                RedisMode.ofScheme(uri) == RedisMode.STANDALONE ? BrokerUrl.REDIS : BrokerUrl.REDIS_NODES);
+        if (!parsed.path().isEmpty() && !parsed.path().matches("(/[0-9]{0,2})?(\\?.*)?")) {
+            throw new ConfigurationException("the redis URL's path must be a database number, e.g. redis://host:6379/0");
+        }
+        if (tls != null && !parsed.scheme().startsWith("rediss")) {
             throw new ConfigurationException("TLS files are set but the Redis URL is not rediss://; use rediss://host:port");
         }
         positive(idleTimeout, "idleTimeout");
@@ -157,6 +167,6 @@ public record RedisSettings(
     }
 
     public String redactedUri() {
-        return uri.replaceAll("//[^/@]*@", "//***@");
+        return Redaction.url(uri);
     }
 }

@@ -23,6 +23,8 @@ public record ProviderSettings(
         Objects.requireNonNull(url, "url");
         prefix = prefix == null || prefix.isBlank() ? DEFAULT_PREFIX : prefix;
         consumerGroup = consumerGroup == null || consumerGroup.isBlank() ? DEFAULT_GROUP : consumerGroup;
+        BrokerNames.requirePrefix("key prefix", prefix);
+        BrokerNames.requireGroup("consumer group", consumerGroup);
         options = options == null ? Map.of() : Map.copyOf(options);
     }
 
@@ -48,6 +50,6 @@ public record ProviderSettings(
 
     /** Safe for logs: the URL with any user-info replaced. */
     public String redactedUrl() {
-        return url.replaceAll("//[^/@]*@", "//***@");
+        return Redaction.url(url);
     }
 }

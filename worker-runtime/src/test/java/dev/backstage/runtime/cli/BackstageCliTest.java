@@ -77,6 +77,23 @@ class BackstageCliTest {
     }
 
     @Test
+    void givenUnsafeNamesTheCliRefusesThemBeforeTouchingTheBroker() {
+        CliRun run = cli("dead-letters", "redrive", "--prefix", "hy:a", "--queue", "dead-letter");
+        assertEquals(2, run.exit(), run.err());
+        assertEquals(1, run.err().lines().count(), run.err());
+        assertTrue(run.err().contains("'dead-letter' is reserved"), run.err());
+        run = cli("dead-letters", "redrive", "--prefix", "hy:a", "--queue", "default");
+        assertEquals(2, run.exit(), run.err());
+        assertTrue(run.err().contains("key prefix 'hy:a' is not a valid key prefix"), run.err());
+        assertTrue(run.err().contains("no '.' or ':'"), run.err());
+        assertRejected("TASK 'a\\u000Ab' is not a valid task name", "enqueue", "a\nb", "{}");
+        assertRejected("TASK '\\u001B[31mred' is not a valid task name", "enqueue", "\u001B[31mred", "{}");
+        assertRejected("(100000 characters)", "enqueue", "t".repeat(100_000), "{}");
+        assertRejected("queue name '<script>' is not a valid name", "enqueue", "t", "{}", "--queue", "<script>");
+        assertRejected("--queue 'dead-letter' is reserved", "dead-letters", "list", "--queue", "dead-letter");
+    }
+
+    @Test
     void givenHelpOnAnySubcommandThenItsUsageIsPrintedAndTheExitIsZero() {
         for (String[] command : new String[][] {{}, {"enqueue"}, {"schedule"}, {"inspect"}, {"dead-letters"},
                 {"dead-letters", "list"}, {"dead-letters", "redrive"}}) {

@@ -176,8 +176,10 @@ class RabbitMqOperatorToolsTest {
 
     private static QueueBacklog awaitBacklog(RabbitMqProvider provider, String queue, Predicate<QueueBacklog> ready) {
         QueueBacklog[] last = new QueueBacklog[1];
-        // The broker refreshes management figures every ~5 s.
-        await("backlog of " + queue).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+        // The management figures are the broker's statistics, emitted every collect_statistics_interval (5 s by
+        // default) and later on a loaded broker (past 30 s at load ~12). The wait is for the figures themselves, not
+        // for an interval: the deadline only stops a test whose figures never come, whatever the machine's speed.
+        await("backlog of " + queue).atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> {
             last[0] = provider.backlogProbe().measure(List.of(queue), "ignored").queues().get(0);
             return ready.test(last[0]);
         });

@@ -63,9 +63,14 @@ public final class CronExpression {
     static final String SYNTAX = "use 5 fields 'minute hour day-of-month month day-of-week' (e.g. '*/5 * * * *'),"
             + " 6 with a leading seconds field, or @hourly/@daily/@weekly/@monthly/@yearly";
 
-    /** The first tick strictly after {@code after}, in {@code zone}; empty when the expression never fires again. */
+    /**
+     * The first tick strictly after {@code after}, in {@code zone}; empty when the expression never fires again. Ticks
+     * are whole seconds: {@code after} is cut to its second first (cron-utils keeps the fraction, so a tick computed
+     * from 00:00:00.400 fell on 00:00:01.400, and every later one with it).
+     */
     public Optional<Instant> next(Instant after, ZoneId zone) {
-        return execution.nextExecution(ZonedDateTime.ofInstant(after, zone)).map(ZonedDateTime::toInstant);
+        return execution.nextExecution(ZonedDateTime.ofInstant(after, zone).truncatedTo(ChronoUnit.SECONDS))
+                .map(ZonedDateTime::toInstant);
     }
 
     /** The latest tick at or before {@code atOrBefore}, in {@code zone}. */

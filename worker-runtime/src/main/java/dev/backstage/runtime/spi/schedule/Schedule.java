@@ -1,6 +1,10 @@
 package dev.backstage.runtime.spi.schedule;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.StringWriter;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.DateTimeException;
@@ -88,12 +92,34 @@ public record Schedule(String name, CronExpression cron, ZoneId zone, String tas
         }
     }
 
+    /**
+     * One JSON value, whitespace dropped, every token otherwise as written: numbers keep their text ({@code 1e-7}
+     * stays {@code 1e-7}, {@code 2} stays {@code 2}), as the seed SDKs pass them through.
+     */
     private static String normalised(String name, String json) {
-        try {
-            return STRICT_JSON.writeValueAsString(STRICT_JSON.readTree(json));
-        } catch (JsonProcessingException e) {
+        StringWriter out = new StringWriter(json.length());
+        try (JsonParser parser = STRICT_JSON.getFactory().createParser(json);
+                JsonGenerator generator = STRICT_JSON.getFactory().createGenerator(out)) {
+            int depth = 0;
+            do {
+                JsonToken token = parser.nextToken();
+                if (token == null) {
+                    throw new JsonParseException(parser, "no JSON value");
+                }
+                if (token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_NUMBER_FLOAT) {
+                    generator.writeNumber(parser.getText());
+                } else {
+                    generator.copyCurrentEvent(parser);
+                }
+                depth += token.isStructStart() ? 1 : token.isStructEnd() ? -1 : 0;
+            } while (depth > 0);
+            if (parser.nextToken() != null) {
+                throw new JsonParseException(parser, "trailing content after the JSON value");
+            }
+        } catch (java.io.IOException e) {
             throw new InvalidScheduleException("schedule '" + name + "': args must be one JSON value (e.g. [] or"
                     + " [{\"full\":true}]), got '" + json.replaceAll("\\s+", " ") + "'");
         }
+        return out.toString();
     }
 }

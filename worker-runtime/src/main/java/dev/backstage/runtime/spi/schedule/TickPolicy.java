@@ -8,10 +8,16 @@ import java.util.Optional;
  * The missed-tick policy, as Kubernetes CronJob's {@code startingDeadlineSeconds}: of the ticks that came due since
  * the last handled one, only the latest is fired, and only while it is no older than the starting deadline; the
  * others are counted as missed. A scheduler that was down never fires a storm of old ticks.
+ *
+ * <p>A tick that is only a little late ({@link #CATCH_UP} or less, and within the starting deadline) is never passed
+ * over: when a slow turn lets a per-second schedule's next tick come due before the previous one fired, both fire,
+ * oldest first. Only ticks older than that follow the latest-only rule.
  */
 public final class TickPolicy {
     /** Counting missed ticks stops here (a per-second schedule after a long outage); the figure is then a floor. */
     static final long COUNT_LIMIT = 100_000;
+    /** Ticks at most this late are each fired, in order, rather than passed over for the latest. */
+    public static final Duration CATCH_UP = Duration.ofSeconds(5);
 
     private TickPolicy() {}
 
@@ -25,8 +31,14 @@ public final class TickPolicy {
         if (latest.isEmpty() || !latest.get().isAfter(since)) {
             return new TickDecision(Optional.empty(), 0, Optional.empty(), since, next);
         }
-        long due = countDue(schedule, since, latest.get());
         Duration deadline = schedule.startingDeadline();
+        Instant oldest = schedule.cron().next(since, schedule.zone()).orElseThrow(); // due: latest is after since
+        Duration late = Duration.between(oldest, now);
+        if (oldest.isBefore(latest.get()) && late.compareTo(CATCH_UP) <= 0
+                && (deadline == null || late.compareTo(deadline) <= 0)) {
+            return new TickDecision(Optional.of(oldest), 0, Optional.empty(), oldest, next);
+        }
+        long due = countDue(schedule, since, latest.get());
         if (deadline != null && Duration.between(latest.get(), now).compareTo(deadline) > 0) {
             return new TickDecision(Optional.empty(), due, latest, latest.get(), next);
         }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class CronExpressionTest {
@@ -79,5 +80,23 @@ class CronExpressionTest {
                 () -> Schedule.of("s", "* * * * *", null, "t", null, "[1] 2", null));
         assertTrue(args.getMessage().startsWith("schedule 's': args must be one JSON value"), args.getMessage());
         assertEquals("[]", Schedule.of("s", "* * * * *", "t").argsJson());
+    }
+
+    @Test
+    void givenScheduleArgsTheirNumbersAreKeptAsTheProducerWroteThem() {
+        assertEquals("[1e-7,2,2.50,-0.0,{\"big\":123456789012345678901234567890,\"s\":\"1e-7\"}]",
+                Schedule.of("s", "* * * * *", "t").withArgs("[ 1e-7, 2, 2.50, -0.0, {\"big\": 123456789012345678901234567890,"
+                        + " \"s\": \"1e-7\"} ]").argsJson(), "numbers as the producer wrote them");
+        assertThrows(InvalidScheduleException.class, () -> Schedule.of("s", "* * * * *", "t").withArgs("[1] [2]"));
+        assertThrows(InvalidScheduleException.class, () -> Schedule.of("s", "* * * * *", "t").withArgs("[1"));
+    }
+
+    @Test
+    void givenAMomentWithAFractionOfASecondTheNextTickIsOnTheWholeSecond() {
+        CronExpression perSecond = CronExpression.parse("* * * * * *");
+        Instant t = Instant.parse("2026-01-01T00:00:00.400Z");
+        assertEquals(Optional.of(Instant.parse("2026-01-01T00:00:01Z")), perSecond.next(t, ZoneOffset.UTC));
+        assertEquals(Optional.of(Instant.parse("2026-01-01T00:00:02Z")),
+                perSecond.next(Instant.parse("2026-01-01T00:00:01Z"), ZoneOffset.UTC));
     }
 }

@@ -30,6 +30,17 @@ class TickPolicyTest {
     }
 
     @Test
+    void givenASlowTurnThatLetsTwoPerSecondTicksComeDueBothFireOldestFirst() {
+        Schedule perSecond = Schedule.of("s", "* * * * * *", "t");
+        TickDecision first = TickPolicy.decide(perSecond, T0, T0.plusMillis(2_300));
+        assertEquals(Optional.of(T0.plusSeconds(1)), first.fire());
+        assertEquals(0, first.missed());
+        TickDecision second = TickPolicy.decide(perSecond, first.handledThrough(), T0.plusMillis(2_301));
+        assertEquals(Optional.of(T0.plusSeconds(2)), second.fire());
+        assertEquals(0, second.missed());
+    }
+
+    @Test
     void afterDowntimeOnlyTheLatestTickFiresAndTheOthersAreCountedMissed() {
         Schedule every = Schedule.of("s", "* * * * *", "t");
         TickDecision d = TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(5));

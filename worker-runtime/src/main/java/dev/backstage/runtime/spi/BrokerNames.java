@@ -1,0 +1,132 @@
+package dev.backstage.runtime.spi;
+
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The names users give to broker objects, checked by one set of rules for the runtime's configuration, the CLI and
+ * the operator's admission: what every provider accepts (Kafka topic names allow only {@code [A-Za-z0-9._-]} and 249
+ * characters; RabbitMQ queue names 255 bytes) and what is safe to show in a terminal, a log line or an HTML page
+ * (no spaces, control characters, quotes, shell or markup characters, no bidirectional overrides).
+ *
+ * <ul>
+ *   <li>key prefix: 1-40 of {@code A-Z a-z 0-9 _ -}, starting with a letter or digit. No {@code .} or {@code :}: they
+ *       separate the prefix from the rest of the name, so {@code hy:a} would reach into prefix {@code hy}'s queue
+ *       {@code a};</li>
+ *   <li>queue and topic: 1-100 of {@code A-Z a-z 0-9 _ . -}, starting with a letter or digit; not one of the
+ *       names the providers use themselves ({@value #RESERVED_TEXT}), not ending in {@code .dead-letter} or
+ *       {@code .retry} and not starting with {@code topic.} or {@code broadcast.};</li>
+ *   <li>consumer group: 1-100 of {@code A-Z a-z 0-9 _ . -}, starting with a letter or digit;</li>
+ *   <li>task: 1-200 of {@code A-Z a-z 0-9 _ . - : /}, starting with a letter or digit.</li>
+ * </ul>
+ */
+public final class BrokerNames {
+    public static final String PREFIX_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$";
+    public static final String QUEUE_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$";
+    public static final String GROUP_PATTERN = QUEUE_PATTERN;
+    public static final String TASK_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$";
+    static final String RESERVED_TEXT = "broadcast, scheduled, topics, delayed, redrive, dead-letter";
+    private static final Set<String> RESERVED = Set.of(RESERVED_TEXT.split(", "));
+    private static final Pattern PREFIX = Pattern.compile(PREFIX_PATTERN);
+    private static final Pattern QUEUE = Pattern.compile(QUEUE_PATTERN);
+    private static final Pattern TASK = Pattern.compile(TASK_PATTERN);
+    private static final int SHOWN = 40;
+
+    private BrokerNames() {}
+
+    /** Why {@code value} is no key prefix, or empty when it is one. {@code field} names it in the message. */
+    public static Optional<String> prefixProblem(String field, String value) {
+        if (value != null && PREFIX.matcher(value).matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(field + " " + shown(value) + " is not a valid key prefix: use 1-40 letters, digits, '_' "
+                + "or '-', starting with a letter or digit (no '.' or ':'), e.g. orders");
+    }
+
+    /** Why {@code value} is no queue name (or topic name: the same rules), or empty. */
+    public static Optional<String> queueProblem(String field, String value) {
+        if (value == null || !QUEUE.matcher(value).matches()) {
+            return Optional.of(field + " " + shown(value) + " is not a valid name: use 1-100 letters, digits, '_', '.' "
+                    + "or '-', starting with a letter or digit, e.g. emails");
+        }
+        if (RESERVED.contains(value) || value.endsWith(".dead-letter") || value.endsWith(".retry")
+                || value.startsWith("topic.") || value.startsWith("broadcast.")) {
+            return Optional.of(field + " '" + value + "' is reserved for the provider's own objects (" + RESERVED_TEXT
+                    + ", names ending in .dead-letter or .retry, starting with topic. or broadcast.); choose another");
+        }
+        return Optional.empty();
+    }
+
+    /** Why {@code value} is no consumer group, or empty. */
+    public static Optional<String> groupProblem(String field, String value) {
+        if (value != null && QUEUE.matcher(value).matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(field + " " + shown(value) + " is not a valid consumer group: use 1-100 letters, digits, "
+                + "'_', '.' or '-', starting with a letter or digit, e.g. backstage-workers");
+    }
+
+    /** Why {@code value} is no task name, or empty. */
+    public static Optional<String> taskProblem(String field, String value) {
+        if (value != null && TASK.matcher(value).matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(field + " " + shown(value) + " is not a valid task name: use 1-200 letters, digits, '_', "
+                + "'.', '-', ':' or '/', starting with a letter or digit, e.g. sendEmail");
+    }
+
+    public static String requirePrefix(String field, String value) {
+        prefixProblem(field, value).ifPresent(BrokerNames::fail);
+        return value;
+    }
+
+    public static String requireQueue(String field, String value) {
+        queueProblem(field, value).ifPresent(BrokerNames::fail);
+        return value;
+    }
+
+    public static String requireGroup(String field, String value) {
+        groupProblem(field, value).ifPresent(BrokerNames::fail);
+        return value;
+    }
+
+    public static String requireTask(String field, String value) {
+        taskProblem(field, value).ifPresent(BrokerNames::fail);
+        return value;
+    }
+
+    private static void fail(String message) {
+        throw new ConfigurationException(message);
+    }
+
+    /**
+     * The value quoted for a message: printable ASCII only (anything else, a newline, an escape, U+202E, as
+     * {@code \\uXXXX}), at most 40 characters and the length.
+     */
+    static String shown(String value) {
+        return shown(value, SHOWN);
+    }
+
+    /** {@link #shown(String)} with at most {@code limit} characters: a value quoted safely in any message. */
+    public static String shown(String value, int limit) {
+        if (value == null) {
+            return "(missing)";
+        }
+        StringBuilder out = new StringBuilder("'");
+        int end = Math.min(value.length(), limit);
+        for (int i = 0; i < end; i++) {
+            char c = value.charAt(i);
+            if (c >= 0x20 && c < 0x7f && c != '\\') {
+                out.append(c);
+            } else {
+                out.append(String.format("\\u%04X", (int) c));
+            }
+        }
+        out.append('\'');
+        if (value.length() > limit) {
+            out.append("… (").append(value.length()).append(" characters)");
+        }
+        return out.toString();
+    }
+}

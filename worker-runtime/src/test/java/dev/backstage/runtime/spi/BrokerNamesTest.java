@@ -1,0 +1,50 @@
+package dev.backstage.runtime.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The shared name rules: hostile names refused with a fix-it line that is itself safe to show. */
+class BrokerNamesTest {
+
+    @Test
+    void givenHostileNamesEachIsRefusedWithAPrintableOneLineMessage() {
+        for (String name : new String[] {"$(rm -rf /)", "../../etc/passwd", "<script>alert(1)</script>", "a\nb",
+                "\u202Eevil", "\u001B[31mred", "", " default", "x".repeat(100_001)}) {
+            for (Optional<String> problem : java.util.List.of(BrokerNames.queueProblem("q", name),
+                    BrokerNames.groupProblem("g", name), BrokerNames.prefixProblem("p", name),
+                    BrokerNames.taskProblem("t", name))) {
+                assertTrue(problem.isPresent(), name);
+                String message = problem.get();
+                assertTrue(message.chars().allMatch(c -> c >= 0x20 && c < 0x7f || c == '…'), message);
+                assertTrue(message.length() < 400, message);
+                assertTrue(message.contains("use 1-"), message);
+            }
+        }
+    }
+
+    @Test
+    void givenAPrefixWithASeparatorItCannotReachIntoAnotherPrefixsQueues() {
+        assertTrue(BrokerNames.prefixProblem("--prefix", "hy:a").orElseThrow().contains("no '.' or ':'"));
+        assertTrue(BrokerNames.prefixProblem("--prefix", "hy.a").isPresent());
+        assertTrue(BrokerNames.queueProblem("--queue", "dead-letter").orElseThrow().contains("is reserved"));
+        assertTrue(BrokerNames.queueProblem("--queue", "a.dead-letter").orElseThrow().contains("is reserved"));
+        assertTrue(BrokerNames.queueProblem("--queue", "topic.x").isPresent());
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> new ProviderSettings("redis", "redis://127.0.0.1:6379", "hy:a", null, null));
+        assertTrue(e.getMessage().startsWith("key prefix 'hy:a' is not a valid key prefix"), e.getMessage());
+    }
+
+    @Test
+    void givenOrdinaryNamesTheyAreAccepted() {
+        assertEquals(Optional.empty(), BrokerNames.queueProblem("q", "emails.high-priority_2"));
+        assertEquals(Optional.empty(), BrokerNames.groupProblem("g", "backstage-workers"));
+        assertEquals(Optional.empty(), BrokerNames.prefixProblem("p", "backstage"));
+        assertEquals(Optional.empty(), BrokerNames.taskProblem("t", "billing/send-invoice:v2"));
+        assertFalse(BrokerNames.shown("x".repeat(500)).length() > 80);
+    }
+}
