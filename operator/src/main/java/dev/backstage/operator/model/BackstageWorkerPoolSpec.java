@@ -18,6 +18,8 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "(has(self.queues) && size(self.queues) > 0) || (has(self.topics) && size(self.topics) > 0)",
         message = "a pool must consume at least one queue or topic: set spec.queues or spec.topics")
+@ValidationRule(value = "!(has(self.maxRetries) && has(self.maxDeliveries))",
+        message = "spec.maxDeliveries is the old name of spec.maxRetries: set only spec.maxRetries")
 public class BackstageWorkerPoolSpec {
     /** Env vars the operator sets (or fixes, like the health port) itself; a user value would break the contract. */
     public static final String RESERVED_ENV_RULE = "self.all(e, !(e.name in ['BACKSTAGE_CONFIG',"
@@ -54,7 +56,14 @@ public class BackstageWorkerPoolSpec {
     private Integer prefetch;
 
     @Min(1)
-    @JsonPropertyDescription("Deliveries before a job is dead-lettered (runtime default 5).")
+    @JsonPropertyDescription("Retries of a failing job before it is dead-lettered: a job that always fails runs"
+            + " maxRetries + 1 times in all (runtime default 5, so 6 runs). A job's own attempts or a task's"
+            + " maxDeliveries set in code win.")
+    private Integer maxRetries;
+
+    @Min(1)
+    @JsonPropertyDescription("Deprecated: the old name of maxRetries, with the same meaning (retries, so a job that"
+            + " always fails runs maxDeliveries + 1 times). Use maxRetries; setting both is refused.")
     private Integer maxDeliveries;
 
     @JsonPropertyDescription("Default retry back-off (runtime default exponential 1s, max 5m).")
@@ -156,6 +165,19 @@ public class BackstageWorkerPoolSpec {
 
     public void setPrefetch(Integer prefetch) {
         this.prefetch = prefetch;
+    }
+
+    public Integer getMaxRetries() {
+        return maxRetries;
+    }
+
+    public void setMaxRetries(Integer maxRetries) {
+        this.maxRetries = maxRetries;
+    }
+
+    /** The retries the pool's workers allow: maxRetries, else the deprecated maxDeliveries; null for the default. */
+    public Integer effectiveMaxRetries() {
+        return maxRetries != null ? maxRetries : maxDeliveries;
     }
 
     public Integer getMaxDeliveries() {

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * What the operator last observed of a pool. One writer per field: the pool reconciler owns observedGeneration,
- * replicas, readyReplicas, the Ready condition, and desiredReplicas while autoscaling is off (= spec.replicas); the
+ * replicas, readyReplicas, the Ready and Scaling conditions, and desiredReplicas while autoscaling is off (= spec.replicas); the
  * autoscaler owns desiredReplicas while autoscaling is on, backlog, deadLetters, backlogMeasuredAt, the scale
  * fields and its own conditions. Conditions are a list-map keyed by type, so server-side apply keeps each
  * condition's owner.
@@ -17,7 +17,8 @@ public class BackstageWorkerPoolStatus {
     @JsonPropertyDescription("The metadata.generation the status reflects.")
     private Long observedGeneration;
 
-    @JsonPropertyDescription("Ready, CapabilitiesValid, BacklogAvailable, ScalingLimited, ...")
+    @JsonPropertyDescription("Ready (the pool does its work), Scaling (replicas converging on the desired count), BacklogAvailable,"
+            + " ScalingLimited, ...")
     private List<Condition> conditions = new ArrayList<>();
 
     @JsonPropertyDescription("Worker pods (from the Deployment).")

@@ -41,7 +41,8 @@ public final class RuntimeConfigRenderer {
                 topics(spec.getTopics()),
                 spec.getConcurrency(),
                 spec.getPrefetch(),
-                spec.getMaxDeliveries(),
+                // The runtime's maxDeliveries counts retries (WIRE.md §8), as spec.maxRetries does.
+                spec.effectiveMaxRetries(),
                 backoff(spec.getRetryBackoff()),
                 millis("spec.hardTimeout", spec.getHardTimeout()),
                 shutdownGrace(pool).toMillis(),

@@ -68,6 +68,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     private final Clock clock;
     private final BacklogMonitors backlog;
     private final LogSettings workerLogging;
+    private final PoolConditions conditions;
     /** The topologies the pools name, as this controller's informer has them; set when its event sources are made. */
     private volatile InformerEventSource<BackstageTopology, BackstageWorkerPool> topologies;
 
@@ -77,6 +78,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.backlog = Objects.requireNonNull(backlog, "backlog");
         this.workerLogging = Objects.requireNonNull(workerLogging, "workerLogging");
+        this.conditions = new PoolConditions(events, clock);
     }
 
     @Override
@@ -101,6 +103,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         backlog.track(pool, topology);
         PoolReadiness readiness;
         int desired = DeploymentReplicas.of(pool);
+        int wanted = desired;
         if (topology.isEmpty()) {
             readiness = PoolReadiness.topologyNotFound(pool.getMetadata().getNamespace(),
                     TopologyEventSource.topologyName(pool));
@@ -110,7 +113,8 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
             context.managedWorkflowAndDependentResourceContext()
                     .reconcileManagedWorkflow()
                     .throwAggregateExceptionIfErrorsPresent();
-            readiness = PoolReadiness.of(topology.get(), context.getSecondaryResource(Deployment.class), plan.replicas());
+            wanted = plan.replicas();
+            readiness = PoolReadiness.of(topology.get(), context.getSecondaryResource(Deployment.class), wanted);
             if (firstStatusWaits(pool, topology.get(), readiness, clock.instant())) {
                 // A new pool waiting only on what finishes by itself: its topology's first verdict, or the Deployment
                 // controller's first look at the Deployment. Either writes an object this controller watches, which
@@ -127,10 +131,11 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
             owned.setDesiredReplicas(desired); // with autoscaling on, the autoscaler owns it
         }
         owned.setObservedGeneration(pool.getMetadata().getGeneration());
-        owned.setConditions(readyCondition(pool, readiness));
+        PoolScaling scaling = PoolScaling.of(deployment, wanted);
+        owned.setConditions(conditions.owned(pool, readiness, Optional.of(scaling)));
         UpdateControl<BackstageWorkerPool> control = changed(pool, owned)
                 ? UpdateControl.patchStatus(withOwnedStatus(pool, owned, context)) : UpdateControl.noUpdate();
-        return readiness.awaitsRollout() ? control.rescheduleAfter(ROLLOUT_RECHECK) : control;
+        return readiness.awaitsRollout() || scaling.inProgress() ? control.rescheduleAfter(ROLLOUT_RECHECK) : control;
     }
 
     /**
@@ -196,7 +201,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         owned.setReadyReplicas(current.getReadyReplicas());
         owned.setDesiredReplicas(autoscaled(pool) ? null : current.getDesiredReplicas());
         owned.setObservedGeneration(current.getObservedGeneration());
-        owned.setConditions(readyCondition(pool, failed));
+        owned.setConditions(conditions.owned(pool, failed, Optional.empty()));
         return ErrorStatusUpdateControl.patchStatus(withOwnedStatus(pool, owned, context));
     }
 
@@ -214,8 +219,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
                 || !Objects.equals(current.getReadyReplicas(), owned.getReadyReplicas())
                 || (owned.getDesiredReplicas() != null && !Objects.equals(current.getDesiredReplicas(), owned.getDesiredReplicas()))
                 || !Objects.equals(current.getObservedGeneration(), owned.getObservedGeneration())
-                || !Conditions.find(current.getConditions(), Conditions.READY)
-                        .equals(Conditions.find(owned.getConditions(), Conditions.READY));
+                || PoolConditions.changed(pool, owned.getConditions());
     }
 
     /**
@@ -242,36 +246,11 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
             status.setDesiredReplicas(owned.getDesiredReplicas());
         }
         status.setObservedGeneration(owned.getObservedGeneration());
-        Condition ready = owned.getConditions().get(0);
-        Conditions.set(status.getConditions(), ready.getType(), ready.getStatus(), ready.getReason(), ready.getMessage(),
-                ready.getObservedGeneration(), Instant.parse(ready.getLastTransitionTime()));
-        return pool;
-    }
-
-    /** The Ready condition for {@code readiness} (its transition time kept while its status holds). */
-    private List<Condition> readyCondition(BackstageWorkerPool pool, PoolReadiness readiness) {
-        List<Condition> conditions = new java.util.ArrayList<>(pool.getStatus() == null ? List.of() : pool.getStatus().getConditions()
-                .stream().filter(c -> Conditions.READY.equals(c.getType()))
-                .map(c -> new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(), c.getLastTransitionTime(),
-                        c.getObservedGeneration()))
-                .toList());
-        setReady(pool, conditions, readiness);
-        return conditions;
-    }
-
-    /** Sets Ready and tells the user, through an Event, when it changes to a new reason. */
-    private void setReady(BackstageWorkerPool pool, List<Condition> conditions, PoolReadiness readiness) {
-        Optional<String> previousReason = Conditions.find(conditions, Conditions.READY).map(Condition::getReason);
-        Conditions.set(conditions, Conditions.READY, readiness.status(), readiness.reason(), readiness.message(),
-                pool.getMetadata().getGeneration(), clock.instant());
-        boolean newReason = !previousReason.equals(Optional.of(readiness.reason()));
-        if (newReason && !PoolReadiness.RECONCILE_FAILED.equals(readiness.reason())) {
-            if (readiness.ready()) {
-                events.normal(pool, "PoolReady", readiness.message());
-            } else if (readiness.reason().startsWith("Topology")) {
-                events.warning(pool, readiness.reason(), readiness.message());
-            }
+        for (Condition c : owned.getConditions()) {
+            Conditions.set(status.getConditions(), c.getType(), c.getStatus(), c.getReason(), c.getMessage(),
+                    c.getObservedGeneration(), Instant.parse(c.getLastTransitionTime()));
         }
+        return pool;
     }
 
     private static int podCount(Deployment deployment) {
