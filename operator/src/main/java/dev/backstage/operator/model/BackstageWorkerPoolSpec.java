@@ -12,6 +12,7 @@ import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.EnvFromSource;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 import java.util.List;
 
 /** A pool of workers: image, topology, what it consumes, how it settles, how many replicas. */
@@ -88,7 +89,10 @@ public class BackstageWorkerPoolSpec {
 
     @Default("1")
     @Min(0)
-    @JsonPropertyDescription("Replicas when autoscaling is off.")
+    @SpecReplicas
+    @JsonPropertyDescription("Replicas when autoscaling is off; the /scale subresource (kubectl scale bwp NAME"
+            + " --replicas=N) sets it. With autoscaling on, the autoscaler decides and this count is used once"
+            + " autoscaling is turned off.")
     private Integer replicas = 1;
 
     @JsonPropertyDescription("Backlog-driven autoscaling.")

@@ -1,6 +1,7 @@
 package dev.backstage.operator.pool;
 
 import dev.backstage.operator.workload.DeploymentReplicas;
+import dev.backstage.operator.workload.PoolResources;
 import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
@@ -127,6 +128,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         BackstageWorkerPoolStatus owned = new BackstageWorkerPoolStatus();
         owned.setReplicas(deployment.map(WorkerPoolReconciler::podCount).orElse(0));
         owned.setReadyReplicas(deployment.map(WorkerPoolReconciler::readyCount).orElse(0));
+        owned.setSelector(selector(pool));
         if (!autoscaled(pool)) {
             owned.setDesiredReplicas(desired); // with autoscaling on, the autoscaler owns it
         }
@@ -199,6 +201,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         BackstageWorkerPoolStatus owned = new BackstageWorkerPoolStatus();
         owned.setReplicas(current.getReplicas());
         owned.setReadyReplicas(current.getReadyReplicas());
+        owned.setSelector(selector(pool));
         owned.setDesiredReplicas(autoscaled(pool) ? null : current.getDesiredReplicas());
         owned.setObservedGeneration(current.getObservedGeneration());
         owned.setConditions(conditions.owned(pool, failed, Optional.empty()));
@@ -217,6 +220,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         }
         return !Objects.equals(current.getReplicas(), owned.getReplicas())
                 || !Objects.equals(current.getReadyReplicas(), owned.getReadyReplicas())
+                || !Objects.equals(current.getSelector(), owned.getSelector())
                 || (owned.getDesiredReplicas() != null && !Objects.equals(current.getDesiredReplicas(), owned.getDesiredReplicas()))
                 || !Objects.equals(current.getObservedGeneration(), owned.getObservedGeneration())
                 || PoolConditions.changed(pool, owned.getConditions());
@@ -242,6 +246,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         BackstageWorkerPoolStatus status = pool.getStatus();
         status.setReplicas(owned.getReplicas());
         status.setReadyReplicas(owned.getReadyReplicas());
+        status.setSelector(owned.getSelector());
         if (owned.getDesiredReplicas() != null) {
             status.setDesiredReplicas(owned.getDesiredReplicas());
         }
@@ -251,6 +256,12 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
                     c.getObservedGeneration(), Instant.parse(c.getLastTransitionTime()));
         }
         return pool;
+    }
+
+    /** The worker pods' selector as the /scale subresource gives it (k=v,k=v). */
+    private static String selector(BackstageWorkerPool pool) {
+        return new java.util.TreeMap<>(PoolResources.selector(pool)).entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(","));
     }
 
     private static int podCount(Deployment deployment) {

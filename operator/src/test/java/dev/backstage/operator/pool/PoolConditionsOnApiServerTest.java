@@ -15,6 +15,9 @@ import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.testing.PodKubelet;
 import dev.backstage.operator.testing.RealApiServer;
+import dev.backstage.testsupport.ControlPlane;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
@@ -114,6 +117,29 @@ class PoolConditionsOnApiServerTest {
         assertTrue(readySeen.stream().allMatch(s -> s.startsWith(Conditions.TRUE + " ")),
                 "Ready stayed True through the scale-up; seen: " + readySeen);
         assertTrue(scalingSeen.contains(Conditions.TRUE + " " + PoolScaling.SCALING_UP), "seen: " + scalingSeen);
+    }
+
+    @Test
+    void givenAutoscalingOffKubectlScaleSetsTheReplicasThroughTheScaleSubresourceAndTheDeploymentFollows() throws Exception {
+        createReadyTopology(client, redisTopology(ns, "emails", "emails"));
+        BackstageWorkerPool pool = pool(ns, "mailers", "emails", "emails");
+        pool.getSpec().setReplicas(1);
+        client.resource(pool).create();
+        await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace(ns).withName("mailers").get() != null);
+
+        ControlPlane.Result scaled = api.controlPlane().kubectl("scale", "bwp", "mailers", "--replicas=3", "-n", ns);
+        assertEquals(0, scaled.exit(), scaled.err());
+        assertEquals(3, get("mailers").getSpec().getReplicas());
+        await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace(ns).withName("mailers").get()
+                .getSpec().getReplicas() == 3);
+
+        JsonNode scale = new ObjectMapper().readTree(api.controlPlane().kubectl("get", "--raw",
+                "/apis/backstage.dev/v1alpha1/namespaces/" + ns + "/backstageworkerpools/mailers/scale").orThrow().out());
+        assertEquals(3, scale.at("/spec/replicas").asInt());
+        await().atMost(WAIT).until(() -> get("mailers").getStatus() != null && get("mailers").getStatus().getSelector() != null);
+        String selector = get("mailers").getStatus().getSelector();
+        await().atMost(WAIT).until(() -> api.controlPlane().kubectl("get", "pods", "-n", ns, "-l", selector, "-o", "name")
+                .orThrow().out().lines().count() == 3);
     }
 
     private static BackstageWorkerPool get(String name) {
