@@ -265,9 +265,11 @@ def main():
                 (rule,) = hook["rules"]
                 (plural,) = rule["resources"]
                 paths[plural] = hook["clientConfig"]["service"]["path"]
-                c.expect(rule["apiGroups"] == ["backstage.dev"] and sorted(rule["operations"]) == ["CREATE", "UPDATE"]
+                # Topologies also on DELETE: allowed, with a warning naming the pools that still use the topology.
+                operations = ["CREATE", "DELETE", "UPDATE"] if plural == "backstagetopologies" else ["CREATE", "UPDATE"]
+                c.expect(rule["apiGroups"] == ["backstage.dev"] and sorted(rule["operations"]) == operations
                          and rule["apiVersions"] == webhook["apiVersions"],
-                         f"{plural}: backstage.dev {webhook['apiVersions']} CREATE and UPDATE", str(rule))
+                         f"{plural}: backstage.dev {webhook['apiVersions']} {' and '.join(operations)}", str(rule))
                 c.expect(hook["failurePolicy"] == webhook["failurePolicy"] and hook["sideEffects"] == "None"
                          and "v1" in hook["admissionReviewVersions"],
                          f"{plural}: failurePolicy {webhook['failurePolicy']}, no side effects, AdmissionReview v1")

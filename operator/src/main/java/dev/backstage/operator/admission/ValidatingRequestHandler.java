@@ -12,15 +12,25 @@ import java.util.Objects;
 
 /**
  * Plugs an {@link AdmissionCheck} into the webhook framework's {@code AdmissionController}: checks that the request
- * is for the expected kind and carries a readable object, runs the check on CREATE and UPDATE (DELETE and CONNECT
- * pass), and turns the verdict into a response with the denial message and the warnings.
+ * is for the expected kind and carries a readable object, runs the check on CREATE and UPDATE (a DELETE passes, with
+ * the warnings of its deletion check when it has one; CONNECT passes), and turns the verdict into a response with
+ * the denial message and the warnings.
  */
 public final class ValidatingRequestHandler<T extends KubernetesResource> implements AdmissionRequestHandler {
     private final Class<T> type;
     private final String kind;
     private final AdmissionCheck<T> check;
+    /** What a DELETE of this kind says (warnings only); null lets every DELETE pass without a word. */
+    private final java.util.function.BiFunction<T, String, Verdict> deletion;
 
     public ValidatingRequestHandler(Class<T> type, String kind, AdmissionCheck<T> check) {
+        this(type, kind, check, null);
+    }
+
+    /** @param deletion checks a DELETE's stored object (request.oldObject) and namespace */
+    public ValidatingRequestHandler(Class<T> type, String kind, AdmissionCheck<T> check,
+            java.util.function.BiFunction<T, String, Verdict> deletion) {
+        this.deletion = deletion;
         this.type = Objects.requireNonNull(type, "type");
         this.kind = Objects.requireNonNull(kind, "kind");
         this.check = Objects.requireNonNull(check, "check");
@@ -38,6 +48,10 @@ public final class ValidatingRequestHandler<T extends KubernetesResource> implem
         } catch (IllegalArgumentException e) {
             return denied(List.of("request.operation '" + request.getOperation()
                     + "' is not one of CREATE, UPDATE, DELETE, CONNECT"));
+        }
+        if (operation == Operation.DELETE && deletion != null && type.isInstance(request.getOldObject())) {
+            // Never refused (see the check): a DELETE only gets its warnings.
+            return allowed(deletion.apply(type.cast(request.getOldObject()), request.getNamespace()).warnings());
         }
         if (operation == Operation.DELETE || operation == Operation.CONNECT) {
             return allowed(List.of());

@@ -70,7 +70,8 @@ public final class WebhookServer implements AutoCloseable {
         this.executor = new DeadlineExecutor(limits);
         server.setExecutor(executor);
         server.createContext(TOPOLOGY_PATH, new AdmissionEndpoint(new ValidatingRequestHandler<>(
-                BackstageTopology.class, "BackstageTopology", new TopologyValidator()),
+                BackstageTopology.class, "BackstageTopology", new TopologyValidator(),
+                new TopologyDeletionCheck(client)::check),
                 client.getKubernetesSerialization()));
         server.createContext(POOL_PATH, new AdmissionEndpoint(new ValidatingRequestHandler<>(
                 BackstageWorkerPool.class, "BackstageWorkerPool", new WorkerPoolValidator(client, topologies)),

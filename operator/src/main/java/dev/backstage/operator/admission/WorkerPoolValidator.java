@@ -73,7 +73,16 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
     private static void counts(Verdict verdict, BackstageWorkerPoolSpec spec) {
         atLeast(verdict, "spec.concurrency", spec.getConcurrency(), 1);
         atLeast(verdict, "spec.prefetch", spec.getPrefetch(), 1);
+        atLeast(verdict, "spec.maxRetries", spec.getMaxRetries(), 1);
         atLeast(verdict, "spec.maxDeliveries", spec.getMaxDeliveries(), 1);
+        if (spec.getMaxDeliveries() != null) {
+            if (spec.getMaxRetries() != null) {
+                verdict.deny("spec.maxDeliveries is the old name of spec.maxRetries: set only spec.maxRetries");
+            } else {
+                verdict.warn("spec.maxDeliveries is deprecated: it counts retries (a failing job runs "
+                        + (spec.getMaxDeliveries() + 1) + " times); rename it to spec.maxRetries");
+            }
+        }
         atLeast(verdict, "spec.replicas", spec.getReplicas(), 0);
         if (spec.getPrefetch() != null && spec.getConcurrency() != null && spec.getPrefetch() >= 1
                 && spec.getPrefetch() < spec.getConcurrency()) {

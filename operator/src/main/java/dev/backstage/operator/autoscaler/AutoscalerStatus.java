@@ -92,7 +92,7 @@ public final class AutoscalerStatus {
             String kept = status.getBacklogMeasuredAt() == null ? "no figures measured yet"
                     : "backlog and deadLetters keep the last good figures, measured at " + status.getBacklogMeasuredAt();
             Conditions.set(status.getConditions(), BACKLOG_AVAILABLE, Conditions.FALSE, measurement.reason(),
-                    measurement.message() + "; " + kept + "; replicas are held", generation, now);
+                    measurement.message() + "; " + kept + "; " + unavailableReplicas(pool), generation, now);
         }
 
         Integer scaledFrom = null;
@@ -120,6 +120,14 @@ public final class AutoscalerStatus {
 
         Condition backlogAfter = copy(Conditions.find(status.getConditions(), BACKLOG_AVAILABLE).orElseThrow());
         return new Outcome(scaledFrom, scaledTo, scaleReason, backlogBefore.orElse(null), backlogAfter);
+    }
+
+    private static String unavailableReplicas(BackstageWorkerPool pool) {
+        var autoscaling = pool.getSpec() == null ? null : pool.getSpec().getAutoscaling();
+        return autoscaling != null && autoscaling.isOn() && autoscaling.getFallbackReplicas() != null
+                && !ScalingControls.paused(pool)
+                ? "replicas go to spec.autoscaling.fallbackReplicas (" + autoscaling.getFallbackReplicas() + ")"
+                : "replicas are held";
     }
 
     /** Stable wording (no figures), so the condition does not change on every poll. */

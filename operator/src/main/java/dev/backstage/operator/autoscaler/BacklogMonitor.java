@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -63,6 +64,8 @@ final class BacklogMonitor {
     private String lastAvailability;
     /** A quick follow-up poll the last decision asked for ({@link ScalingDecision#probeAgainIn()}). Tick thread only. */
     private Duration followUp;
+    /** The BacklogStalled condition's memory. Tick thread only. */
+    private final StallDetector stalls = new StallDetector();
 
     BacklogMonitor(Snapshot first, BacklogMeasurer measurer, PodStartupMeter startups,
             StatusPatcher<BackstageWorkerPool> patcher,
@@ -169,8 +172,8 @@ final class BacklogMonitor {
         Duration measuredStartup = startups.startup(pool).map(PodStartupTimes.Measured::startup).orElse(null);
         var written = patcher.update(base, fresh -> {
             ScalingPolicy policy = policyOrNull(fresh, seen.topology(), measurement);
-            ScalingDecision decision = policy == null ? null
-                    : decider.decide(policy, DeploymentReplicas.of(fresh), decidedOn);
+            ScalingDecision decision = policy == null ? null : ScalingControls.decisionToWrite(fresh,
+                    decider.decide(policy, DeploymentReplicas.of(fresh), decidedOn));
             if (decision != null) {
                 LOG.debug("pool {}: {}", key, decision.reason());
                 followUp = decision.probeAgainIn(); // the last attempt's decision is the one written
@@ -178,7 +181,13 @@ final class BacklogMonitor {
             AutoscalerStatus.Outcome outcome =
                     AutoscalerStatus.apply(fresh, measurement, policy, decision, pollInterval, statusRefresh, now);
             fresh.getStatus().setMeasuredPodStartupTime(measuredStartup == null ? null : Durations.format(measuredStartup));
-            return outcome;
+            Optional<Integer> fellBack = ScalingControls.applyFallback(fresh, measurement.available(), now);
+            if (measurement.available()) {
+                stalls.apply(fresh, pollInterval, now);
+            }
+            return fellBack.isEmpty() ? outcome : new AutoscalerStatus.Outcome(fellBack.get(),
+                    fresh.getStatus().getDesiredReplicas(), ScalingControls.FALLBACK_REASON, outcome.backlogBefore(),
+                    outcome.backlogAfter());
         });
         if (written.isEmpty()) {
             return;

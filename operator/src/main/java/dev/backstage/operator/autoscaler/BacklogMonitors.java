@@ -59,6 +59,8 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
     private final Clock clock;
     private final AutoscalerSettings settings;
     private final ScheduledExecutorService scheduler;
+    /** The pools' figures as gauges, once {@link #exportTo} named a registry. */
+    private volatile PoolMetrics metrics;
 
     /**
      * @param opener creates providers by name, normally {@code Providers::create}
@@ -91,10 +93,22 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
         return new BacklogMonitors(client, secrets, events, clock, settings, Providers::create);
     }
 
+    /**
+     * Exports every pool's backlog, desired replicas and dead letters as gauges ({@link PoolMetrics}) on
+     * {@code registry}: the operator's {@code /metrics}.
+     */
+    public void exportTo(io.micrometer.core.instrument.MeterRegistry registry) {
+        metrics = new PoolMetrics(registry);
+    }
+
     /** Starts monitoring {@code pool}, or updates what its monitor knows. Never blocks on a broker. */
     public void track(BackstageWorkerPool reconciled, Optional<BackstageTopology> topology) {
         // The reconciler goes on to change its copy; the monitor reads this one from another thread.
         BackstageWorkerPool pool = Serialization.clone(reconciled);
+        PoolMetrics exported = metrics;
+        if (exported != null) {
+            exported.record(pool);
+        }
         ResourceID id = ResourceID.fromResource(pool);
         BacklogMonitor existing = monitors.get(id);
         if (existing != null) {
@@ -128,6 +142,10 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
     @Override
     public void onResourceUpdated(BackstageWorkerPool newResource, BackstageWorkerPool oldResource) {
         BacklogMonitor monitor = monitors.get(ResourceID.fromResource(newResource));
+        PoolMetrics exported = metrics;
+        if (exported != null) {
+            exported.record(newResource);
+        }
         if (monitor != null) {
             monitor.updatePool(newResource);
         }
@@ -135,6 +153,10 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
 
     @Override
     public void onResourceDeleted(BackstageWorkerPool resource) {
+        PoolMetrics exported = metrics;
+        if (exported != null) {
+            exported.remove(resource);
+        }
         ResourceID id = ResourceID.fromResource(resource);
         BacklogMonitor monitor = monitors.remove(id);
         if (monitor != null) {

@@ -71,6 +71,7 @@ public final class OperatorMain {
 
         BackstageOperator operator = BackstageOperator.create(client, settings, BackstageOperator.metrics(registry),
                 Clock.systemUTC());
+        operator.backlogMonitors().exportTo(registry); // backstage_pool_* gauges on /metrics
         operatorRef.set(operator);
 
         // The webhook answers admission on every replica (the Service spreads calls), leader or not, reading pools'

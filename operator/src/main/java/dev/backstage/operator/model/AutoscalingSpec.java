@@ -76,6 +76,12 @@ public class AutoscalingSpec {
     @JsonPropertyDescription("Calm on the way down: at most one scale-down per this interval (a quarter of it when the move at least halves the count, e.g. after a burst). 0s rate-limits nothing beyond scaleDownWindow.")
     private String scaleDownInterval = "60s";
 
+    @Min(0)
+    @JsonPropertyDescription("Optional: the replicas to run while the backlog cannot be read (broker unreachable,"
+            + " credentials refused; see the BacklogAvailable condition), kept within [minReplicas, maxReplicas]."
+            + " Unset holds the last count.")
+    private Integer fallbackReplicas;
+
     public Boolean getEnabled() {
         return enabled;
     }
@@ -160,5 +166,13 @@ public class AutoscalingSpec {
 
     public void setScaleDownInterval(String scaleDownInterval) {
         this.scaleDownInterval = scaleDownInterval;
+    }
+
+    public Integer getFallbackReplicas() {
+        return fallbackReplicas;
+    }
+
+    public void setFallbackReplicas(Integer fallbackReplicas) {
+        this.fallbackReplicas = fallbackReplicas;
     }
 }

@@ -12,12 +12,15 @@ import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.EnvFromSource;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 import java.util.List;
 
 /** A pool of workers: image, topology, what it consumes, how it settles, how many replicas. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "(has(self.queues) && size(self.queues) > 0) || (has(self.topics) && size(self.topics) > 0)",
         message = "a pool must consume at least one queue or topic: set spec.queues or spec.topics")
+@ValidationRule(value = "!(has(self.maxRetries) && has(self.maxDeliveries))",
+        message = "spec.maxDeliveries is the old name of spec.maxRetries: set only spec.maxRetries")
 public class BackstageWorkerPoolSpec {
     /** Env vars the operator sets (or fixes, like the health port) itself; a user value would break the contract. */
     public static final String RESERVED_ENV_RULE = "self.all(e, !(e.name in ['BACKSTAGE_CONFIG',"
@@ -54,7 +57,14 @@ public class BackstageWorkerPoolSpec {
     private Integer prefetch;
 
     @Min(1)
-    @JsonPropertyDescription("Deliveries before a job is dead-lettered (runtime default 5).")
+    @JsonPropertyDescription("Retries of a failing job before it is dead-lettered: a job that always fails runs"
+            + " maxRetries + 1 times in all (runtime default 5, so 6 runs). A job's own attempts or a task's"
+            + " maxDeliveries set in code win.")
+    private Integer maxRetries;
+
+    @Min(1)
+    @JsonPropertyDescription("Deprecated: the old name of maxRetries, with the same meaning (retries, so a job that"
+            + " always fails runs maxDeliveries + 1 times). Use maxRetries; setting both is refused.")
     private Integer maxDeliveries;
 
     @JsonPropertyDescription("Default retry back-off (runtime default exponential 1s, max 5m).")
@@ -79,7 +89,10 @@ public class BackstageWorkerPoolSpec {
 
     @Default("1")
     @Min(0)
-    @JsonPropertyDescription("Replicas when autoscaling is off.")
+    @SpecReplicas
+    @JsonPropertyDescription("Replicas when autoscaling is off; the /scale subresource (kubectl scale bwp NAME"
+            + " --replicas=N) sets it. With autoscaling on, the autoscaler decides and this count is used once"
+            + " autoscaling is turned off.")
     private Integer replicas = 1;
 
     @JsonPropertyDescription("Backlog-driven autoscaling.")
@@ -156,6 +169,19 @@ public class BackstageWorkerPoolSpec {
 
     public void setPrefetch(Integer prefetch) {
         this.prefetch = prefetch;
+    }
+
+    public Integer getMaxRetries() {
+        return maxRetries;
+    }
+
+    public void setMaxRetries(Integer maxRetries) {
+        this.maxRetries = maxRetries;
+    }
+
+    /** The retries the pool's workers allow: maxRetries, else the deprecated maxDeliveries; null for the default. */
+    public Integer effectiveMaxRetries() {
+        return maxRetries != null ? maxRetries : maxDeliveries;
     }
 
     public Integer getMaxDeliveries() {

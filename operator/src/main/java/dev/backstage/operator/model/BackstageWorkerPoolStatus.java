@@ -2,12 +2,14 @@ package dev.backstage.operator.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.kubernetes.model.annotation.LabelSelector;
+import io.fabric8.kubernetes.model.annotation.StatusReplicas;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * What the operator last observed of a pool. One writer per field: the pool reconciler owns observedGeneration,
- * heartbeatTime, replicas, readyReplicas, the Ready condition, and desiredReplicas while autoscaling is off (= spec.replicas); the
+ * heartbeatTime, replicas, updatedReplicas, selector, readyReplicas, the Ready and Scaling conditions, and desiredReplicas while autoscaling is off (= spec.replicas); the
  * autoscaler owns desiredReplicas while autoscaling is on, backlog, deadLetters, backlogMeasuredAt, the scale
  * fields and its own conditions. Conditions are a list-map keyed by type, so server-side apply keeps each
  * condition's owner.
@@ -17,11 +19,18 @@ public class BackstageWorkerPoolStatus {
     @JsonPropertyDescription("The metadata.generation the status reflects.")
     private Long observedGeneration;
 
-    @JsonPropertyDescription("Ready, CapabilitiesValid, BacklogAvailable, ScalingLimited, ...")
+    @JsonPropertyDescription("Ready (the pool does its work), Scaling (replicas converging on the desired count), BacklogAvailable,"
+            + " ScalingLimited, ...")
     private List<Condition> conditions = new ArrayList<>();
 
-    @JsonPropertyDescription("Worker pods (from the Deployment).")
+    @StatusReplicas
+    @JsonPropertyDescription("Worker pods (from the Deployment); the /scale subresource's status.replicas.")
     private Integer replicas;
+
+    @LabelSelector
+    @JsonPropertyDescription("The label selector of the pool's worker pods, as a string (the /scale subresource's"
+            + " selector, which a HorizontalPodAutoscaler reads).")
+    private String selector;
 
     @JsonPropertyDescription("Ready worker pods (from the Deployment).")
     private Integer readyReplicas;
@@ -83,6 +92,14 @@ public class BackstageWorkerPoolStatus {
 
     public void setReplicas(Integer replicas) {
         this.replicas = replicas;
+    }
+
+    public String getSelector() {
+        return selector;
+    }
+
+    public void setSelector(String selector) {
+        this.selector = selector;
     }
 
     public Integer getReadyReplicas() {

@@ -10,7 +10,9 @@ import java.util.stream.Collectors;
 
 /**
  * The pool's Ready condition, from a closed set of reasons. A pool is Ready when its topology is Ready and its
- * Deployment has rolled out the desired replicas.
+ * Deployment has at least one ready replica (or is scaled to zero on purpose): the pool is doing its work. A
+ * scale-up, a scale-down or a rolling update of a working pool leaves Ready alone; {@link PoolScaling} (the
+ * {@code Scaling} condition) says that the replicas are still converging on the desired count.
  *
  * @param status  {@code True} or {@code False}
  * @param reason  one of the constants below
@@ -28,7 +30,7 @@ public record PoolReadiness(String status, String reason, String message) {
         return Conditions.TRUE.equals(status);
     }
 
-    /** Not ready only because the Deployment is still rolling out or its pods are starting. */
+    /** Not ready only because the Deployment is still rolling out or its first pods are starting. */
     public boolean awaitsRollout() {
         return ROLLOUT_IN_PROGRESS.equals(reason) || REPLICAS_NOT_READY.equals(reason);
     }
@@ -78,22 +80,25 @@ public record PoolReadiness(String status, String reason, String message) {
         Deployment d = deployment.get();
         DeploymentStatus status = d.getStatus();
         int ready = status == null || status.getReadyReplicas() == null ? 0 : status.getReadyReplicas();
-        int updated = status == null || status.getUpdatedReplicas() == null ? 0 : status.getUpdatedReplicas();
+        if (desired == 0) {
+            return new PoolReadiness(Conditions.TRUE, REPLICAS_READY, ready + "/0 replicas ready (scaled to zero)");
+        }
+        if (ready > 0) {
+            // Working: more replicas on the way (or fewer, or a rolling update) is the Scaling condition's news.
+            return new PoolReadiness(Conditions.TRUE, REPLICAS_READY, ready + "/" + desired + " replicas ready");
+        }
         Long generation = d.getMetadata().getGeneration();
         Long observed = status == null ? null : status.getObservedGeneration();
         if (generation != null && (observed == null || observed < generation)) {
             return new PoolReadiness(Conditions.FALSE, ROLLOUT_IN_PROGRESS,
                     "the Deployment's controller has not yet observed generation " + generation);
         }
+        int updated = status == null || status.getUpdatedReplicas() == null ? 0 : status.getUpdatedReplicas();
         if (updated < desired) {
             return new PoolReadiness(Conditions.FALSE, ROLLOUT_IN_PROGRESS,
-                    updated + "/" + desired + " replicas updated to the current spec");
+                    updated + "/" + desired + " replicas updated to the current spec, none ready");
         }
-        if (ready < desired) {
-            return new PoolReadiness(Conditions.FALSE, REPLICAS_NOT_READY, ready + "/" + desired + " replicas ready");
-        }
-        return new PoolReadiness(Conditions.TRUE, REPLICAS_READY,
-                ready + "/" + desired + " replicas ready" + (desired == 0 ? " (scaled to zero)" : ""));
+        return new PoolReadiness(Conditions.FALSE, REPLICAS_NOT_READY, "0/" + desired + " replicas ready");
     }
 
     private static String describe(Condition c) {

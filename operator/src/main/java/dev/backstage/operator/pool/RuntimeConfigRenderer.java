@@ -41,7 +41,8 @@ public final class RuntimeConfigRenderer {
                 topics(spec.getTopics()),
                 spec.getConcurrency(),
                 spec.getPrefetch(),
-                spec.getMaxDeliveries(),
+                // The runtime's maxDeliveries counts retries (WIRE.md §8), as spec.maxRetries does.
+                spec.effectiveMaxRetries(),
                 backoff(spec.getRetryBackoff()),
                 millis("spec.hardTimeout", spec.getHardTimeout()),
                 shutdownGrace(pool).toMillis(),
@@ -62,8 +63,16 @@ public final class RuntimeConfigRenderer {
         if (broker.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
             options.put(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
         }
+        if (broker.getProvider() == ProviderType.KAFKA) {
+            // The topology owns its topics (partitions, replication): a worker that starts first must not create
+            // one with its own defaults; it fails naming the topic until the topology has declared it.
+            options.put(KAFKA_CREATE_TOPICS_OPTION, "false");
+        }
         return options.isEmpty() ? null : options;
     }
+
+    /** The Kafka provider option that turns off topic creation (KafkaSettings.OPT_CREATE_TOPICS). */
+    static final String KAFKA_CREATE_TOPICS_OPTION = "createTopics";
 
     /** The roles whose TLS files are mounted in {@link WorkerContainer#tlsDir}. */
     public static final String PROVIDER_ROLE = "provider";

@@ -1,6 +1,7 @@
 package dev.backstage.operator.pool;
 
 import dev.backstage.operator.workload.DeploymentReplicas;
+import dev.backstage.operator.workload.PoolResources;
 import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
@@ -69,6 +70,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     private final BacklogMonitors backlog;
     private final LogSettings workerLogging;
     private final StatusHeartbeat heartbeat;
+    private final PoolConditions conditions;
     /** The topologies the pools name, as this controller's informer has them; set when its event sources are made. */
     private volatile InformerEventSource<BackstageTopology, BackstageWorkerPool> topologies;
 
@@ -85,6 +87,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.backlog = Objects.requireNonNull(backlog, "backlog");
         this.workerLogging = Objects.requireNonNull(workerLogging, "workerLogging");
+        this.conditions = new PoolConditions(events, clock);
     }
 
     @Override
@@ -109,6 +112,7 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         backlog.track(pool, topology);
         PoolReadiness readiness;
         int desired = DeploymentReplicas.of(pool);
+        int wanted = desired;
         if (topology.isEmpty()) {
             readiness = PoolReadiness.topologyNotFound(pool.getMetadata().getNamespace(),
                     TopologyEventSource.topologyName(pool));
@@ -118,7 +122,8 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
             context.managedWorkflowAndDependentResourceContext()
                     .reconcileManagedWorkflow()
                     .throwAggregateExceptionIfErrorsPresent();
-            readiness = PoolReadiness.of(topology.get(), context.getSecondaryResource(Deployment.class), plan.replicas());
+            wanted = plan.replicas();
+            readiness = PoolReadiness.of(topology.get(), context.getSecondaryResource(Deployment.class), wanted);
             if (firstStatusWaits(pool, topology.get(), readiness, clock.instant())) {
                 // A new pool waiting only on what finishes by itself: its topology's first verdict, or the Deployment
                 // controller's first look at the Deployment. Either writes an object this controller watches, which
@@ -132,17 +137,20 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         owned.setReplicas(deployment.map(WorkerPoolReconciler::podCount).orElse(0));
         owned.setReadyReplicas(deployment.map(WorkerPoolReconciler::readyCount).orElse(0));
         owned.setUpdatedReplicas(deployment.map(WorkerPoolReconciler::updatedCount).orElse(0));
+        owned.setSelector(selector(pool));
         if (!autoscaled(pool)) {
             owned.setDesiredReplicas(desired); // with autoscaling on, the autoscaler owns it
         }
         owned.setObservedGeneration(pool.getMetadata().getGeneration());
-        owned.setConditions(readyCondition(pool, readiness));
+        PoolScaling scaling = PoolScaling.of(deployment, wanted);
+        owned.setConditions(conditions.owned(pool, readiness, Optional.of(scaling)));
         boolean write = changed(pool, owned) || heartbeat.due(pool.getStatus());
         owned.setHeartbeatTime(write ? heartbeat.now() : null);
         UpdateControl<BackstageWorkerPool> control = write
                 ? UpdateControl.patchStatus(withOwnedStatus(pool, owned, context)) : UpdateControl.noUpdate();
         Duration next = write ? heartbeat.interval() : heartbeat.untilDue(pool.getStatus());
-        return control.rescheduleAfter(readiness.awaitsRollout() && ROLLOUT_RECHECK.compareTo(next) < 0 ? ROLLOUT_RECHECK : next);
+        boolean moving = readiness.awaitsRollout() || scaling.inProgress();
+        return control.rescheduleAfter(moving && ROLLOUT_RECHECK.compareTo(next) < 0 ? ROLLOUT_RECHECK : next);
     }
 
     /**
@@ -207,9 +215,10 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         owned.setReplicas(current.getReplicas());
         owned.setReadyReplicas(current.getReadyReplicas());
         owned.setUpdatedReplicas(current.getUpdatedReplicas());
+        owned.setSelector(selector(pool));
         owned.setDesiredReplicas(autoscaled(pool) ? null : current.getDesiredReplicas());
         owned.setObservedGeneration(current.getObservedGeneration());
-        owned.setConditions(readyCondition(pool, failed));
+        owned.setConditions(conditions.owned(pool, failed, Optional.empty()));
         owned.setHeartbeatTime(heartbeat.now());
         return ErrorStatusUpdateControl.patchStatus(withOwnedStatus(pool, owned, context));
     }
@@ -227,10 +236,10 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         return !Objects.equals(current.getReplicas(), owned.getReplicas())
                 || !Objects.equals(current.getReadyReplicas(), owned.getReadyReplicas())
                 || !Objects.equals(current.getUpdatedReplicas(), owned.getUpdatedReplicas())
+                || !Objects.equals(current.getSelector(), owned.getSelector())
                 || (owned.getDesiredReplicas() != null && !Objects.equals(current.getDesiredReplicas(), owned.getDesiredReplicas()))
                 || !Objects.equals(current.getObservedGeneration(), owned.getObservedGeneration())
-                || !Conditions.find(current.getConditions(), Conditions.READY)
-                        .equals(Conditions.find(owned.getConditions(), Conditions.READY));
+                || PoolConditions.changed(pool, owned.getConditions());
     }
 
     /**
@@ -254,41 +263,23 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         status.setReplicas(owned.getReplicas());
         status.setReadyReplicas(owned.getReadyReplicas());
         status.setUpdatedReplicas(owned.getUpdatedReplicas());
+        status.setSelector(owned.getSelector());
         if (owned.getDesiredReplicas() != null) {
             status.setDesiredReplicas(owned.getDesiredReplicas());
         }
         status.setObservedGeneration(owned.getObservedGeneration());
         status.setHeartbeatTime(owned.getHeartbeatTime());
-        Condition ready = owned.getConditions().get(0);
-        Conditions.set(status.getConditions(), ready.getType(), ready.getStatus(), ready.getReason(), ready.getMessage(),
-                ready.getObservedGeneration(), Instant.parse(ready.getLastTransitionTime()));
+        for (Condition c : owned.getConditions()) {
+            Conditions.set(status.getConditions(), c.getType(), c.getStatus(), c.getReason(), c.getMessage(),
+                    c.getObservedGeneration(), Instant.parse(c.getLastTransitionTime()));
+        }
         return pool;
     }
 
-    /** The Ready condition for {@code readiness} (its transition time kept while its status holds). */
-    private List<Condition> readyCondition(BackstageWorkerPool pool, PoolReadiness readiness) {
-        List<Condition> conditions = new java.util.ArrayList<>(pool.getStatus() == null ? List.of() : pool.getStatus().getConditions()
-                .stream().filter(c -> Conditions.READY.equals(c.getType()))
-                .map(c -> new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(), c.getLastTransitionTime(),
-                        c.getObservedGeneration()))
-                .toList());
-        setReady(pool, conditions, readiness);
-        return conditions;
-    }
-
-    /** Sets Ready and tells the user, through an Event, when it changes to a new reason. */
-    private void setReady(BackstageWorkerPool pool, List<Condition> conditions, PoolReadiness readiness) {
-        Optional<String> previousReason = Conditions.find(conditions, Conditions.READY).map(Condition::getReason);
-        Conditions.set(conditions, Conditions.READY, readiness.status(), readiness.reason(), readiness.message(),
-                pool.getMetadata().getGeneration(), clock.instant());
-        boolean newReason = !previousReason.equals(Optional.of(readiness.reason()));
-        if (newReason && !PoolReadiness.RECONCILE_FAILED.equals(readiness.reason())) {
-            if (readiness.ready()) {
-                events.normal(pool, "PoolReady", readiness.message());
-            } else if (readiness.reason().startsWith("Topology")) {
-                events.warning(pool, readiness.reason(), readiness.message());
-            }
-        }
+    /** The worker pods' selector as the /scale subresource gives it (k=v,k=v). */
+    private static String selector(BackstageWorkerPool pool) {
+        return new java.util.TreeMap<>(PoolResources.selector(pool)).entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(","));
     }
 
     private static int podCount(Deployment deployment) {

@@ -15,18 +15,17 @@ import dev.backstage.operator.model.DeletionPolicy;
 import dev.backstage.operator.schedule.ScheduleFiring;
 import dev.backstage.runtime.spi.DeclaredObject;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -45,14 +44,18 @@ import org.slf4j.LoggerFactory;
  * costs one read-only inspection per poll. Broker and Secret failures are outcomes, not exceptions: they become
  * {@code Ready=False} with a reason from {@link ReadyReason} and the broker's message, scrubbed of secrets.
  *
- * <p>Deletion: JOSDK puts its finalizer on every topology. With {@code deletionPolicy: retain} (the default)
- * cleanup only closes the connection; with {@code delete} it deletes the broker objects, retrying a bounded number
- * of times ({@link TopologySettings#cleanupAttempts()}) before giving up with a Warning Event, so a broker that
- * never returns cannot hold the namespace for ever.
+ * <p>Deletion: only a topology with {@code deletionPolicy: delete} carries the operator's finalizer
+ * ({@link #FINALIZER}): its broker objects are deleted before it goes ({@link TopologyCleanup}). A retained topology
+ * (the default) needs no work on deletion, so it carries none: deleting it never waits for the operator, even
+ * after {@code helm uninstall}; a finalizer an older version put on it is removed on its next reconcile. The
+ * finalizer is managed here rather than by JOSDK (which would put its own on every topology): the controller sees
+ * every event ({@code triggerReconcilerOnAllEvents}) and adds or removes it as the policy says.
  */
-@ControllerConfiguration(name = TopologyReconciler.NAME)
-public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleaner<BackstageTopology> {
+@ControllerConfiguration(name = TopologyReconciler.NAME, triggerReconcilerOnAllEvents = true)
+public class TopologyReconciler implements Reconciler<BackstageTopology> {
     public static final String NAME = "backstagetopology";
+    /** The finalizer of a {@code deletionPolicy: delete} topology (the name JOSDK used before, so it is recognised). */
+    public static final String FINALIZER = "backstagetopologies.backstage.dev/finalizer";
 
     private static final Logger LOG = LoggerFactory.getLogger(TopologyReconciler.class);
     private static final int LISTED_NAMES = 10;
@@ -64,6 +67,7 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
     private final TopologySettings settings;
     private final Clock clock;
     private final ScheduleFiring schedules;
+    private final TopologyCleanup cleanup;
 
     public TopologyReconciler(TopologyBroker broker, BrokerConnections connections, EventRecorder events,
             TopologySettings settings, Clock clock) {
@@ -82,6 +86,7 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
         this.events = Objects.requireNonNull(events, "events");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.cleanup = new TopologyCleanup(broker, events, settings, clock);
     }
 
     @Override
@@ -92,6 +97,30 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
 
     @Override
     public UpdateControl<BackstageTopology> reconcile(BackstageTopology topology, Context<BackstageTopology> context) {
+        if (context.isPrimaryResourceDeleted()) {
+            broker.forget(topology); // gone (a retained one goes at once): release its connection
+            if (TopologyCleanup.policy(topology) == DeletionPolicy.RETAIN) {
+                LOG.info("topology {}/{} deleted; deletionPolicy retain: broker objects left in place",
+                        topology.getMetadata().getNamespace(), topology.getMetadata().getName());
+                events.normal(topology, "BrokerObjectsRetained",
+                        "deletionPolicy retain: the broker objects and the jobs in them are left in place");
+            }
+            return UpdateControl.noUpdate();
+        }
+        if (topology.isMarkedForDeletion()) {
+            return deleting(topology, context);
+        }
+        boolean deletes = TopologyCleanup.policy(topology) == DeletionPolicy.DELETE;
+        if (deletes != topology.hasFinalizer(FINALIZER)) {
+            // Only deletionPolicy delete has work to do on deletion; the change comes back as this topology's next
+            // reconcile (a finalizer does not change the generation, so no event would).
+            if (deletes) {
+                PrimaryUpdateAndCacheUtils.addFinalizer(context, FINALIZER);
+            } else {
+                PrimaryUpdateAndCacheUtils.removeFinalizer(context, FINALIZER);
+            }
+            return UpdateControl.<BackstageTopology>noUpdate().rescheduleAfter(Duration.ofMillis(1));
+        }
         if (topology.getStatus() == null) {
             topology.setStatus(new BackstageTopologyStatus());
         }
@@ -152,60 +181,18 @@ public class TopologyReconciler implements Reconciler<BackstageTopology>, Cleane
         return ErrorStatusUpdateControl.patchStatus(topology);
     }
 
-    @Override
-    public DeleteControl cleanup(BackstageTopology topology, Context<BackstageTopology> context) {
-        String name = topology.getMetadata().getNamespace() + "/" + topology.getMetadata().getName();
-        DeletionPolicy policy = topology.getSpec() == null || topology.getSpec().getDeletionPolicy() == null
-                ? DeletionPolicy.RETAIN : topology.getSpec().getDeletionPolicy();
-        if (policy == DeletionPolicy.RETAIN) {
-            broker.forget(topology);
-            LOG.info("topology {} deleted; deletionPolicy retain: broker objects left in place", name);
-            events.normal(topology, "BrokerObjectsRetained",
-                    "deletionPolicy retain: the broker objects and the jobs in them are left in place");
-            return DeleteControl.defaultDelete();
+    /** A topology being deleted: only one with the operator's finalizer needs anything from it. */
+    private UpdateControl<BackstageTopology> deleting(BackstageTopology topology, Context<BackstageTopology> context) {
+        if (!topology.hasFinalizer(FINALIZER)) {
+            return UpdateControl.noUpdate(); // other finalizers hold it; nothing of ours to do
         }
-
-        Instant now = clock.instant();
-        Optional<Instant> last = CleanupAttempts.last(topology);
-        if (last.isPresent() && last.get().plus(settings.cleanupRetryDelay()).isAfter(now)) {
-            // Woken early (e.g. by our own annotation write): wait out the retry delay without counting an attempt.
-            return DeleteControl.noFinalizerRemoval()
-                    .rescheduleAfter(Duration.between(now, last.get().plus(settings.cleanupRetryDelay())).toMillis());
+        DeleteControl outcome = cleanup.run(topology, context);
+        if (outcome.isRemoveFinalizer()) {
+            PrimaryUpdateAndCacheUtils.removeFinalizer(context, FINALIZER);
+            return UpdateControl.noUpdate();
         }
-        int attempt = CleanupAttempts.count(topology) + 1;
-        String failure;
-        try {
-            TopologyBroker.Declaration deleted = broker.delete(topology);
-            List<DeclaredObject> failed = deleted.objects().stream()
-                    .filter(o -> o.state() == DeclaredObject.State.FAILED).toList();
-            if (failed.isEmpty()) {
-                LOG.info("topology {} deleted; deletionPolicy delete: {} broker objects removed", name,
-                        deleted.objects().size());
-                events.normal(topology, "BrokerObjectsDeleted", "deletionPolicy delete: removed "
-                        + names(deleted.objects().stream().filter(o -> o.state() == DeclaredObject.State.DELETED)
-                                .toList()) + " from " + deleted.provider());
-                return DeleteControl.defaultDelete();
-            }
-            failure = describeFailures(failed, deleted.scrubber());
-        } catch (TopologyProblem problem) {
-            failure = problem.reason() + ": " + problem.getMessage();
-        }
-
-        if (attempt >= settings.cleanupAttempts()) {
-            LOG.warn("topology {}: giving up deleting broker objects after {} attempts: {}", name, attempt, failure);
-            events.warning(topology, "CleanupAbandoned", "deletionPolicy delete: gave up after " + attempt
-                    + " attempts and released the topology; delete its broker objects by hand (prefix '"
-                    + topology.getSpec().getKeyPrefix() + "'). Last failure: " + failure);
-            broker.forget(topology);
-            return DeleteControl.defaultDelete();
-        }
-        LOG.warn("topology {}: deleting broker objects failed (attempt {}/{}): {}", name, attempt,
-                settings.cleanupAttempts(), failure);
-        events.warning(topology, "CleanupFailed", "deletionPolicy delete: attempt " + attempt + "/"
-                + settings.cleanupAttempts() + " failed, retrying in " + settings.cleanupRetryDelay().toSeconds()
-                + "s: " + failure);
-        CleanupAttempts.record(context.getClient(), topology, attempt, now);
-        return DeleteControl.noFinalizerRemoval().rescheduleAfter(settings.cleanupRetryDelay().toMillis());
+        UpdateControl<BackstageTopology> wait = UpdateControl.noUpdate();
+        return outcome.getScheduleDelay().map(wait::rescheduleAfter).orElse(wait);
     }
 
     private Readiness readiness(BackstageTopology topology, TopologyBroker.Declaration declaration) {

@@ -10,8 +10,8 @@
  * deleted on the broker and what notices a fixed Secret or a returning broker. Failures are outcomes:
  * {@code Ready=False} with a reason from {@link dev.backstage.operator.model.ReadyReason} and the broker's own
  * message, passed through {@link dev.backstage.operator.broker.SecretScrubber} before it reaches status, Events or
- * logs. Status is patched only when it changed. Deletion goes through JOSDK's Cleaner: {@code retain} releases at
- * once, {@code delete} deletes the objects and gives up after a bounded number of attempts (counted in annotations)
+ * logs. Status is patched only when it changed. Deletion: only {@code deletionPolicy: delete} puts a finalizer on a
+ * topology (a retained one is deleted without the operator); {@code delete} deletes the objects and gives up after a bounded number of attempts (counted in annotations)
  * with a Warning Event, so a dead broker never holds a namespace.
  */
 package dev.backstage.operator.topology;

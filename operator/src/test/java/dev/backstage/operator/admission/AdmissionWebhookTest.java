@@ -210,6 +210,30 @@ class AdmissionWebhookTest {
         assertTrue(answer.allowed(), answer.body());
     }
 
+    @Test
+    void givenPoolsStillUseATopology_whenItIsDeleted_thenAllowedWithAWarningThatNamesThem() {
+        String name = UniqueNames.prefix("used").toLowerCase();
+        for (String poolName : List.of(name + "-b", name + "-a")) {
+            BackstageWorkerPool using = pool(name, "orders");
+            using.getMetadata().setName(poolName);
+            using.getMetadata().setNamespace(ns);
+            client.resource(using).create();
+        }
+        BackstageTopology deleted = redis(name);
+        deleted.getMetadata().setNamespace(ns);
+        deleted.getSpec().setDeletionPolicy(DeletionPolicy.DELETE);
+
+        WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("DELETE", ns, null, deleted));
+        assertTrue(answer.allowed(), answer.body());
+        assertEquals(1, answer.warnings().size(), answer.warnings().toString());
+        String warning = answer.warnings().get(0);
+        assertTrue(warning.startsWith("BackstageTopology '" + name + "' is still used by pool(s) " + name + "-a, " + name
+                + "-b: deletionPolicy delete removes their queues and the jobs in them"), warning);
+
+        WebhookClient.Answer unused = webhook.send(TOPOLOGY, review("DELETE", ns, null, redis(name + "-unused")));
+        assertTrue(unused.allowed() && unused.warnings().isEmpty(), unused.body());
+    }
+
     // ---- BackstageWorkerPool ------------------------------------------------------------------------------------
 
     @Test

@@ -281,6 +281,100 @@ class BacklogAutoscalingTest {
         await().atMost(WAIT).untilAsserted(() -> assertEquals(connections - 1, monitors.openConnections()));
     }
 
+    @Test
+    void givenAPoolItsBacklogDesiredReplicasAndDeadLettersArePrometheusGaugesOfTheOperator() {
+        var registry = new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+        harness.operator().backlogMonitors().exportTo(registry);
+        String ns = newNamespace("metrics");
+        broker = new RedisPoolBroker().declare("orders");
+        broker.createTopology(client, ns, "jobs", RedisPoolBroker.REDIS_URL, "orders");
+        client.resource(autoscaledPool(ns, "workers", "jobs", 1, 5, 2)).create();
+        broker.enqueue("orders", 6);
+        broker.deadLetter("orders", 2);
+
+        String tags = "{namespace=\"" + ns + "\",pool=\"workers\"}";
+        await().atMost(WAIT).untilAsserted(() -> {
+            String scrape = registry.scrape();
+            assertTrue(scrape.contains(PoolMetrics.BACKLOG + tags + " 6.0")
+                    && scrape.contains(PoolMetrics.DESIRED_REPLICAS + tags + " 3.0")
+                    && scrape.contains(PoolMetrics.DEAD_LETTERS + tags + " 2.0"),
+                    () -> scrape.lines().filter(l -> l.startsWith("backstage_pool_")).toList().toString());
+        });
+        client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").delete();
+        await().atMost(WAIT).until(() -> !registry.scrape().contains(tags));
+    }
+
+    @Test
+    void givenIdleReadyWorkersBesideABacklogThatDoesNotMoveBacklogStalledSaysSoUntilWorkIsInFlight() {
+        String ns = newNamespace("stalled");
+        broker = new RedisPoolBroker().declare("orders");
+        broker.createTopology(client, ns, "jobs", RedisPoolBroker.REDIS_URL, "orders");
+        client.resource(autoscaledPool(ns, "workers", "jobs", 2, 2, 2)).create();
+        broker.enqueue("orders", 5); // and no worker reads them
+
+        BackstageWorkerPoolStatus stalled = awaitStatus(ns, "workers",
+                s -> Conditions.isTrue(s.getConditions(), StallDetector.TYPE));
+        Condition condition = Conditions.find(stalled.getConditions(), StallDetector.TYPE).orElseThrow();
+        assertEquals(StallDetector.NO_PROGRESS, condition.getReason());
+        assertTrue(condition.getMessage().startsWith("5 jobs wait undelivered and none is in flight since "),
+                condition.getMessage());
+
+        assertEquals(5, broker.readWithoutAck("orders", 5));
+        BackstageWorkerPoolStatus moving = awaitStatus(ns, "workers", s -> Conditions.find(s.getConditions(),
+                StallDetector.TYPE).map(c -> Conditions.FALSE.equals(c.getStatus())).orElse(false));
+        assertEquals(StallDetector.PROGRESSING,
+                Conditions.find(moving.getConditions(), StallDetector.TYPE).orElseThrow().getReason());
+    }
+
+    @Test
+    void givenThePauseAnnotationTheBacklogIsMeasuredButTheReplicasHoldUntilItIsRemoved() {
+        String ns = newNamespace("paused");
+        broker = new RedisPoolBroker().declare("orders");
+        broker.createTopology(client, ns, "jobs", RedisPoolBroker.REDIS_URL, "orders");
+        BackstageWorkerPool paused = autoscaledPool(ns, "workers", "jobs", 1, 5, 2);
+        paused.getMetadata().setAnnotations(Map.of(ScalingControls.PAUSED_ANNOTATION, "true"));
+        client.resource(paused).create();
+        awaitStatus(ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 0);
+        broker.enqueue("orders", 6);
+
+        awaitStatus(ns, "workers", s -> s.getBacklog().getOutstanding() == 6);
+        System.out.println("paused: 6 jobs ask for 3 replicas; the pool must hold 1 for 4 polls");
+        await().during(POLL_INTERVAL.multipliedBy(4)).atMost(WAIT).until(() -> deploymentReplicas(ns, "workers") == 1
+                && !Integer.valueOf(3).equals(pool(ns, "workers").getStatus().getDesiredReplicas()));
+
+        client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").edit(p -> {
+            p.getMetadata().getAnnotations().remove(ScalingControls.PAUSED_ANNOTATION);
+            return p;
+        });
+        await().atMost(WAIT).untilAsserted(() -> assertEquals(3, deploymentReplicas(ns, "workers")));
+    }
+
+    @Test
+    void givenAFallbackCountThePoolRunsItWhileTheBacklogCannotBeRead() {
+        String ns = newNamespace("fallback");
+        broker = new RedisPoolBroker().declare("orders");
+        broker.createTopology(client, ns, "jobs", RedisPoolBroker.REDIS_URL, "orders");
+        BackstageWorkerPool pool = autoscaledPool(ns, "workers", "jobs", 1, 5, 2);
+        pool.getSpec().getAutoscaling().setFallbackReplicas(4);
+        client.resource(pool).create();
+        broker.enqueue("orders", 2);
+        awaitStatus(ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 2);
+        await().atMost(WAIT).untilAsserted(() -> assertEquals(1, deploymentReplicas(ns, "workers")));
+
+        // The broker moves away: the Secret now names a port nobody listens on.
+        client.secrets().inNamespace(ns).withName("jobs-redis").edit(secret -> {
+            secret.setData(Map.of("url", java.util.Base64.getEncoder().encodeToString(
+                    "redis://127.0.0.1:1".getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+            return secret;
+        });
+        BackstageWorkerPoolStatus status = awaitStatus(ns, "workers", s -> Integer.valueOf(4).equals(s.getDesiredReplicas()));
+        assertEquals(ScalingControls.FALLBACK_REASON, status.getLastScaleReason());
+        assertTrue(backlogCondition(status).orElseThrow().getMessage()
+                .contains("replicas go to spec.autoscaling.fallbackReplicas (4)"), backlogCondition(status).toString());
+        await().atMost(WAIT).untilAsserted(() -> assertEquals(4, deploymentReplicas(ns, "workers")));
+    }
+
     private static BackstageWorkerPool autoscaledPool(String ns, String name, String topology, int min, int max,
             int perReplica) {
         BackstageWorkerPool pool = BackstageFixtures.pool(ns, name, topology, "orders");

@@ -140,6 +140,25 @@ class KubectlBackstagePluginTest {
     }
 
     @Test
+    void givenAPoolEnqueueWritesTheJobsWithItsTopologysPrefixOnThePoolQueue() {
+        cp.kubectl("create", "secret", "generic", "enq-redis", "-n", namespace, "--from-literal=url=" + REDIS).orThrow();
+        topologyAndPool("enq-redis", "enq-redis", "enq-workers");
+
+        ControlPlane.Result run = plugin("enqueue", "enq-workers", "sendReceipt", "{\"orderId\":\"o9\"}", "-n", namespace,
+                "--queue", "emails", "--count", "3");
+        assertEquals(0, run.exit(), run.err());
+        RedisCommands<String, String> redis = connection.sync();
+        assertEquals(3, redis.xlen(prefix + ":emails"));
+        assertTrue(redis.xrange(prefix + ":emails", io.lettuce.core.Range.create("-", "+")).stream()
+                .allMatch(m -> m.getBody().get("payload").contains("o9")), "the payload as given");
+        assertFalse(run.out().contains(REDIS) || run.err().contains(REDIS), "the URL is never shown");
+        assertOneLineError(plugin("enqueue", "enq-workers", "sendReceipt", "{}", "-n", namespace), 2,
+                "say which to enqueue on with --queue");
+        assertOneLineError(plugin("enqueue", "enq-workers", "sendReceipt", "-n", namespace), 2,
+                "enqueue takes a pool, a task and a JSON payload");
+    }
+
+    @Test
     void givenWhatIsMissingOrForbiddenThenOneLineSaysWhichAndTheUrlIsNeverShown() {
         String secretUrl = "redis://:s3cret-token@127.0.0.1:1";
         cp.kubectl("create", "secret", "generic", "unreachable", "-n", namespace, "--from-literal=url=" + secretUrl)

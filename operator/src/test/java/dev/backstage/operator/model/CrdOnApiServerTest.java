@@ -268,6 +268,8 @@ class CrdOnApiServerTest {
         Map<String, String[]> p = new LinkedHashMap<>();
         p.put("a pool must consume at least one queue or topic: set spec.queues or spec.topics", new String[] {
                 "queues: []", "queues: [default]"});
+        p.put("spec.maxDeliveries is the old name of spec.maxRetries: set only spec.maxRetries", new String[] {
+                "queues: [default]\nmaxRetries: 3\nmaxDeliveries: 3", "queues: [default]\nmaxRetries: 3"});
         p.put("autoscaling.minReplicas must be <= autoscaling.maxReplicas", new String[] {
                 "queues: [default]\nautoscaling: {enabled: true, minReplicas: 5, maxReplicas: 2}",
                 "queues: [default]\nautoscaling: {enabled: true, minReplicas: 2, maxReplicas: 5}"});

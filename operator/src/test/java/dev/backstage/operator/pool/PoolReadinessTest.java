@@ -32,13 +32,16 @@ class PoolReadinessTest {
     }
 
     @Test
-    void readyOnlyWhenTheRolloutIsCompleteAndEveryReplicaIsReady() {
+    void readyOnceAReplicaIsReadyAndNotFalseWhileMoreReplicasStart() {
         assertEquals(PoolReadiness.ROLLOUT_IN_PROGRESS,
-                PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 1L, 3, 3)), 3).reason());
+                PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 1L, 0, 0)), 3).reason());
         assertEquals(PoolReadiness.ROLLOUT_IN_PROGRESS,
-                PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 1, 3)), 3).reason());
+                PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 1, 0)), 3).reason());
         assertEquals(PoolReadiness.REPLICAS_NOT_READY,
-                PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 3, 2)), 3).reason());
+                PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 3, 0)), 3).reason());
+        PoolReadiness scalingUp = PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 1L, 1, 1)), 3);
+        assertTrue(scalingUp.ready());
+        assertEquals("1/3 replicas ready", scalingUp.message());
         PoolReadiness ready = PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 3, 3)), 3);
         assertTrue(ready.ready());
         assertEquals("3/3 replicas ready", ready.message());
@@ -46,9 +49,20 @@ class PoolReadinessTest {
     }
 
     @Test
+    void scalingSaysWhichWayTheReplicasConvergeAndStableOnceTheyHave() {
+        assertEquals(PoolScaling.SCALING_UP, PoolScaling.of(Optional.of(deployment(2, 2L, 3, 1)), 3).reason());
+        assertEquals(PoolScaling.SCALING_UP, PoolScaling.of(Optional.of(deployment(2, 1L, 1, 1)), 3).reason());
+        assertEquals(PoolScaling.ROLLING_OUT, PoolScaling.of(Optional.of(deployment(2, 2L, 1, 3)), 3).reason());
+        PoolScaling stable = PoolScaling.of(Optional.of(deployment(2, 2L, 3, 3)), 3);
+        assertEquals(PoolScaling.STABLE, stable.reason());
+        assertFalse(stable.inProgress());
+        assertEquals(Conditions.UNKNOWN, PoolScaling.of(Optional.empty(), 3).status());
+    }
+
+    @Test
     void onlyARolloutOrStartingPodsAreRecheckedUntilReady() {
-        assertTrue(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 1L, 3, 3)), 3).awaitsRollout());
-        assertTrue(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 3, 2)), 3).awaitsRollout());
+        assertTrue(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 1L, 0, 0)), 3).awaitsRollout());
+        assertTrue(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 3, 0)), 3).awaitsRollout());
         assertFalse(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 3, 3)), 3).awaitsRollout());
         assertFalse(PoolReadiness.of(readyTopology(), Optional.empty(), 3).awaitsRollout());
         assertFalse(PoolReadiness.topologyNotFound("ns", "orders").awaitsRollout());

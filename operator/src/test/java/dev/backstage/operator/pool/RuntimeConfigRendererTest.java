@@ -46,7 +46,8 @@ class RuntimeConfigRendererTest {
         assertEquals("dedupe-prefix", config.dedupe().prefix());
         assertNull(config.provider().url());
         assertNull(config.delays().url());
-        assertNull(config.provider().options(), "no provider options for Kafka");
+        assertEquals(Map.of("createTopics", "false"), config.provider().options(),
+                "the topology owns the topics: workers never create them");
     }
 
     @Test

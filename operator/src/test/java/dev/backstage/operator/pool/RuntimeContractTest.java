@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -63,5 +64,54 @@ class RuntimeContractTest {
         } finally {
             client.shutdown();
         }
+    }
+
+    /**
+     * {@code spec.maxRetries: 2} means what {@code kubectl explain} says: two retries after the first run, so a job
+     * that always fails runs 3 times and then lies in the queue's dead-letter stream on the broker.
+     */
+    @Test
+    void givenMaxRetriesTwoAJobThatAlwaysFailsRunsThreeTimesAndIsDeadLettered() {
+        String prefix = UniqueNames.prefix("contract-retries");
+        BackstageTopology topology = redisTopology("ns", "t", "orders");
+        topology.getSpec().setKeyPrefix(prefix);
+        BackstageWorkerPool pool = pool("ns", "p", "t", "orders");
+        pool.getSpec().setMaxRetries(2);
+        pool.getSpec().setRetryBackoff(fixedBackoff());
+        String yaml = RuntimeConfigFiles.render(RuntimeConfigRenderer.render(pool, topology));
+
+        AtomicInteger runs = new AtomicInteger();
+        TaskModule module = binder -> binder.task("chargeCard", Map.class, (ctx, order) -> {
+            runs.incrementAndGet();
+            throw new IllegalStateException("card declined");
+        });
+        Map<String, String> podEnv = Map.of(WorkerContainer.PROVIDER_URL_ENV, REDIS, WorkerContainer.POD_NAME_ENV, "p-r1");
+        var built = new WorkerFromConfig(podEnv::get).build(RuntimeConfigFiles.parse(yaml), List.of(module),
+                new SimpleMeterRegistry());
+        RedisClient client = RedisClient.create(REDIS);
+        try (var connection = client.connect()) {
+            String deadLetters = prefix + ":orders:dead-letter";
+            try {
+                built.worker().start();
+                built.worker().enqueue("chargeCard", Map.of("orderId", "o-2"), EnqueueOptions.onQueue("orders"));
+                await().atMost(Duration.ofSeconds(30)).until(() -> connection.sync().xlen(deadLetters) == 1L);
+            } finally {
+                built.worker().close();
+            }
+            assertEquals(3, runs.get(), "the first run and maxRetries (2) retries");
+            var keys = connection.sync().keys(prefix + ":*");
+            if (!keys.isEmpty()) {
+                connection.sync().del(keys.toArray(String[]::new));
+            }
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    private static dev.backstage.operator.model.RetryBackoffSpec fixedBackoff() {
+        var backoff = new dev.backstage.operator.model.RetryBackoffSpec();
+        backoff.setType(dev.backstage.operator.model.BackoffType.FIXED);
+        backoff.setDelay("100ms");
+        return backoff;
     }
 }

@@ -96,6 +96,8 @@ final class KafkaClients implements AutoCloseable {
      */
     static final int SESSION_TIMEOUT_MS = 10_000;
     static final int HEARTBEAT_INTERVAL_MS = 1_000;
+    /** How often a consumer refreshes topic metadata, so it follows partition changes promptly. */
+    static final int CONSUMER_METADATA_MAX_AGE_MS = 10_000;
 
     /**
      * A consumer with manual commits that starts a new group at {@code autoOffsetReset}. It never
@@ -130,6 +132,9 @@ final class KafkaClients implements AutoCloseable {
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, autoOffsetReset);
         config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        // Partitions added to a topic reach the group within this (the client default, 5 minutes, left new
+        // partitions unread that long); client.metadata.max.age.ms overrides it.
+        config.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, CONSUMER_METADATA_MAX_AGE_MS);
         return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
@@ -155,7 +160,11 @@ final class KafkaClients implements AutoCloseable {
         return done;
     }
 
-    /** Creates {@code topic} unless it exists; remembered, so only the first use per topic costs a call. */
+    /**
+     * Creates {@code topic} unless it exists; remembered, so only the first use per topic costs a call. For the
+     * worker's own topics (broadcast, a subscription's retries); a topology's topics go through
+     * {@link #ensureJobTopic} and {@link #ensureDeadLetterTopic}.
+     */
     void ensureTopic(String topic, int partitions, short replicationFactor) {
         if (ensuredTopics.contains(topic)) {
             return;
@@ -178,13 +187,44 @@ final class KafkaClients implements AutoCloseable {
         ensuredTopics.add(topic);
     }
 
-    void ensureJobTopic(String topic) {
-        ensureTopic(topic, settings.partitions(), settings.replicationFactor());
+    private void requireExisting(String topic) {
+        try {
+            admin().describeTopics(List.of(topic)).allTopicNames().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+                throw new KafkaBrokerException("Kafka topic " + topic + " does not exist, and this worker does not"
+                        + " create topics (provider option createTopics=false: its BackstageTopology owns them); wait"
+                        + " until the topology is Ready, or add the queue to the topology", e.getCause());
+            }
+            throw new KafkaBrokerException("could not check that topic " + topic + " exists", e);
+        } catch (TimeoutException e) {
+            throw new KafkaBrokerException("checking topic " + topic + " timed out after " + ADMIN_TIMEOUT, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaBrokerException("interrupted while checking topic " + topic, e);
+        }
     }
 
-    /** Dead-letter topics get one partition: low volume, and one partition keeps them in order. */
+    /**
+     * A queue's jobs topic or a topic's topic: what a topology declares. Created like {@link #ensureTopic}, or with
+     * {@link KafkaSettings#createTopics()} off only checked, failing with the topic's name when it is missing.
+     */
+    void ensureJobTopic(String topic) {
+        ensureDeclared(topic, settings.partitions());
+    }
+
+    /** A queue's dead-letter topic: one partition (low volume, kept in order); declared like a jobs topic. */
     void ensureDeadLetterTopic(String topic) {
-        ensureTopic(topic, 1, settings.replicationFactor());
+        ensureDeclared(topic, 1);
+    }
+
+    private void ensureDeclared(String topic, int partitions) {
+        if (settings.createTopics()) {
+            ensureTopic(topic, partitions, settings.replicationFactor());
+        } else if (!ensuredTopics.contains(topic)) {
+            requireExisting(topic);
+            ensuredTopics.add(topic);
+        }
     }
 
     /** After the declarer deleted a topic, the next use must create it again. */

@@ -28,11 +28,15 @@ import java.util.TreeSet;
  *                           set through options prefixed {@code client.}
  * @param security           SASL credentials (from the URL's user-info) and TLS files; {@link KafkaSecurity#NONE}
  *                           for a plaintext cluster without authentication
+ * @param createTopics       whether the provider creates a missing topic before first use (true by default). False
+ *                           when something else owns the topics, as a BackstageTopology does for the operator's
+ *                           pools: a missing topic is then an error that names it, and never a topic created with
+ *                           the provider's partition count instead of the owner's.
  */
 public record KafkaSettings(
         String bootstrapServers, String prefix, String consumerGroup, int partitions, short replicationFactor,
         Duration revokeWait, Duration commitInterval, int maxUncommittedPerPartition, int topicMaxInFlight,
-        Map<String, String> clientProperties, KafkaSecurity security) {
+        Map<String, String> clientProperties, KafkaSecurity security, boolean createTopics) {
 
     public static final String OPT_PARTITIONS = "partitions";
     public static final String OPT_REPLICATION_FACTOR = "replicationFactor";
@@ -40,9 +44,10 @@ public record KafkaSettings(
     public static final String OPT_COMMIT_INTERVAL_MS = "commitIntervalMs";
     public static final String OPT_MAX_UNCOMMITTED = "maxUncommittedPerPartition";
     public static final String OPT_TOPIC_MAX_IN_FLIGHT = "topicMaxInFlight";
+    public static final String OPT_CREATE_TOPICS = "createTopics";
     public static final String CLIENT_PREFIX = "client.";
     private static final Set<String> KNOWN = Set.of(OPT_PARTITIONS, OPT_REPLICATION_FACTOR, OPT_REVOKE_WAIT_MS,
-            OPT_COMMIT_INTERVAL_MS, OPT_MAX_UNCOMMITTED, OPT_TOPIC_MAX_IN_FLIGHT);
+            OPT_COMMIT_INTERVAL_MS, OPT_MAX_UNCOMMITTED, OPT_TOPIC_MAX_IN_FLIGHT, OPT_CREATE_TOPICS);
 
     public KafkaSettings {
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -67,7 +72,7 @@ public record KafkaSettings(
     /** Development defaults: 1 partition, replication factor 1, prefix {@code backstage}. */
     public static KafkaSettings of(String bootstrapServers) {
         return new KafkaSettings(bootstrapServers, null, null, 1, (short) 1, Duration.ofSeconds(10),
-                Duration.ofMillis(100), 10_000, 32, Map.of(), null);
+                Duration.ofMillis(100), 10_000, 32, Map.of(), null, true);
     }
 
     /**
@@ -99,52 +104,57 @@ public record KafkaSettings(
                 Duration.ofMillis(intOption(options, OPT_COMMIT_INTERVAL_MS, (int) defaults.commitInterval().toMillis())),
                 intOption(options, OPT_MAX_UNCOMMITTED, defaults.maxUncommittedPerPartition()),
                 intOption(options, OPT_TOPIC_MAX_IN_FLIGHT, defaults.topicMaxInFlight()),
-                client, KafkaSecurity.from(settings.url(), options));
+                client, KafkaSecurity.from(settings.url(), options), booleanOption(options, OPT_CREATE_TOPICS, true));
     }
 
     public KafkaSettings withPrefix(String value) {
         return new KafkaSettings(bootstrapServers, value, consumerGroup, partitions, replicationFactor, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
     }
 
     public KafkaSettings withGroup(String value) {
         return new KafkaSettings(bootstrapServers, prefix, value, partitions, replicationFactor, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
     }
 
     public KafkaSettings withPartitions(int value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, value, replicationFactor, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
     }
 
     public KafkaSettings withReplicationFactor(short value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, value, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
     }
 
     public KafkaSettings withRevokeWait(Duration value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, value,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
     }
 
     public KafkaSettings withCommitInterval(Duration value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, revokeWait,
-                value, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security);
+                value, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
     }
 
     public KafkaSettings withMaxUncommittedPerPartition(int value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, revokeWait,
-                commitInterval, value, topicMaxInFlight, clientProperties, security);
+                commitInterval, value, topicMaxInFlight, clientProperties, security, createTopics);
     }
 
     public KafkaSettings withClientProperties(Map<String, String> value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, value, security);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, value, security, createTopics);
     }
 
     public KafkaSettings withSecurity(KafkaSecurity value) {
         return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, value);
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, value, createTopics);
+    }
+
+    public KafkaSettings withCreateTopics(boolean value) {
+        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, revokeWait,
+                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, value);
     }
 
     public KafkaNames names() {
@@ -161,6 +171,19 @@ public record KafkaSettings(
         } catch (NumberFormatException e) {
             throw new ConfigurationException("Kafka provider option " + key + " must be an integer, got '" + value + "'");
         }
+    }
+
+    private static boolean booleanOption(Map<String, String> options, String key, boolean defaultValue) {
+        String value = options.get(key);
+        if (value == null || value.isBlank()) {
+            return defaultValue;
+        }
+        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new ConfigurationException("Kafka provider option " + key + " must be true or false, got '"
+                    + value + "'");
+        };
     }
 
     private static void require(boolean condition, String message) {

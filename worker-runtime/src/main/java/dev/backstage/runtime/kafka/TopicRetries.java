@@ -50,8 +50,9 @@ final class TopicRetries implements RecordSchedule {
                         + " characters: use a shorter group name, consumer id or prefix");
             }
         }
-        clients.ensureJobTopic(retryTopic);
-        clients.ensureDeadLetterTopic(deadLetterTopic);
+        // The subscription's own topics (no topology declares them): created here whatever createTopics says.
+        clients.ensureTopic(retryTopic, clients.settings().partitions(), clients.settings().replicationFactor());
+        clients.ensureTopic(deadLetterTopic, 1, clients.settings().replicationFactor());
     }
 
     String retryTopic() {
