@@ -92,6 +92,8 @@ def main():
         docs = [d for d in yaml.safe_load_all(f) if d]
 
     name = fullname(values, release, chart_meta["name"])
+    if not values.get("watchAllNamespaces") and not values["watchNamespaces"]:
+        values["watchNamespaces"] = [namespace]  # the default: the release namespace alone
     watch = values["watchNamespaces"]
     webhook = values["webhook"]
     cert_manager = webhook["enabled"] and webhook["certManager"]["enabled"]

@@ -209,3 +209,20 @@ What the operator does in a watched namespace, verb by verb. No wildcards: bin/h
   resources: ["events"]
   verbs: ["get", "create", "patch"]
 {{- end }}
+
+{{/*
+The namespaces the operator watches, as a JSON list: watchNamespaces when it lists some, else the release namespace
+alone; [] (= all namespaces, a ClusterRole) only with watchAllNamespaces: true.
+*/}}
+{{- define "backstage-operator.watchNamespaces" -}}
+{{- if .Values.watchAllNamespaces -}}
+{{- if .Values.watchNamespaces -}}
+{{- fail "watchAllNamespaces: true and a watchNamespaces list exclude each other: set one of them" -}}
+{{- end -}}
+[]
+{{- else if .Values.watchNamespaces -}}
+{{- toJson .Values.watchNamespaces -}}
+{{- else -}}
+{{- toJson (list .Release.Namespace) -}}
+{{- end -}}
+{{- end -}}

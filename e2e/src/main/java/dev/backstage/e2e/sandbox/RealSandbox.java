@@ -41,11 +41,14 @@ public final class RealSandbox implements DemoCluster {
         }
     }
 
-    /** {@code helm upgrade --install} of the chart with its default values, waiting for the operator to be ready. */
+    /**
+     * {@code helm upgrade --install} of the chart with its default values but cluster-wide (the sandbox and the e2e
+     * tests make namespaces as they go), waiting for the operator to be ready.
+     */
     public static void installChart(LocalCluster cluster, String... extraArgs) {
         List<String> args = new java.util.ArrayList<>(List.of("upgrade", "--install", RELEASE,
                 cluster.root().resolve("helm/backstage-operator").toString(), "--namespace", OPERATOR_NAMESPACE,
-                "--create-namespace", "--wait", "--timeout", "5m",
+                "--create-namespace", "--wait", "--timeout", "5m", "--set", "watchAllNamespaces=true",
                 // A short broker re-check keeps the sandbox lively; the default is 30 s.
                 "--set", "extraEnv[0].name=BACKSTAGE_TOPOLOGY_POLL_INTERVAL", "--set-string", "extraEnv[0].value=5s"));
         args.addAll(List.of(extraArgs));

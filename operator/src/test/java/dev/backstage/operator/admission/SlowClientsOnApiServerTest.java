@@ -65,10 +65,18 @@ class SlowClientsOnApiServerTest {
                     .until(() -> connected.get() >= STALLED);
 
             // The webhook configuration takes effect in the API server within a moment. Only the webhook warns about
-            // deletionPolicy: delete, so that warning proves the API server calls this webhook.
+            // deletionPolicy: delete, so that warning proves the API server calls this webhook (a server-side dry run
+            // stores nothing, so each try is a new create).
+            java.util.concurrent.atomic.AtomicReference<String> said = new java.util.concurrent.atomic.AtomicReference<>();
             org.awaitility.Awaitility.await("the API server to call the webhook").atMost(java.time.Duration.ofSeconds(60))
-                    .until(() -> cp.kubectlWithInput(topology("probe", "orders") + "  deletionPolicy: delete\n", "apply",
-                            "-n", ns, "-f", "-").err().contains("spec.deletionPolicy is delete"));
+                    .failFast(() -> false)
+                    .conditionEvaluationListener(e -> System.out.println("probe: " + said.get()))
+                    .until(() -> {
+                        ControlPlane.Result probe = cp.kubectlWithInput(topology("probe", "orders")
+                                + "  deletionPolicy: delete\n", "create", "--dry-run=server", "-n", ns, "-f", "-");
+                        said.set(probe.exit() + " " + probe.err().strip() + " " + probe.out().strip());
+                        return probe.err().contains("spec.deletionPolicy is delete");
+                    });
             for (int i = 0; i < 5; i++) {
                 ControlPlane.Result create = cp.kubectlWithInput(topology("orders-" + i, "orders"), "apply", "-n", ns,
                         "-f", "-");
