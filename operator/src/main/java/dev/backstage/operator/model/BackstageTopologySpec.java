@@ -78,6 +78,9 @@ public class BackstageTopologySpec {
     @JsonPropertyDescription("RabbitMQ-only settings.")
     private RabbitMqSettings rabbitmq;
 
+    @JsonPropertyDescription("Redis-only settings: connection mode (standalone | cluster | sentinel) and replica wait.")
+    private RedisTopologySettings redis;
+
     @Default("retain")
     @JsonPropertyDescription("retain (default): broker objects outlive the topology; delete: remove them on deletion.")
     private DeletionPolicy deletionPolicy = DeletionPolicy.RETAIN;
@@ -168,6 +171,14 @@ public class BackstageTopologySpec {
 
     public void setRabbitmq(RabbitMqSettings rabbitmq) {
         this.rabbitmq = rabbitmq;
+    }
+
+    public RedisTopologySettings getRedis() {
+        return redis;
+    }
+
+    public void setRedis(RedisTopologySettings redis) {
+        this.redis = redis;
     }
 
     public DeletionPolicy getDeletionPolicy() {

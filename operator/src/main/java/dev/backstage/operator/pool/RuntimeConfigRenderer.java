@@ -62,6 +62,7 @@ public final class RuntimeConfigRenderer {
         if (broker.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
             options.put(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
         }
+        options.putAll(dev.backstage.operator.model.RedisTopologySettings.options(broker));
         return options.isEmpty() ? null : options;
     }
 
