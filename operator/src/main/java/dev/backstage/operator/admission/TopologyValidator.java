@@ -199,8 +199,7 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             return;
         }
         if (redis.getWaitTimeoutMs() != null && (redis.getWaitReplicas() == null || redis.getWaitReplicas() == 0)) {
-            verdict.deny("spec.redis.waitTimeoutMs is set but waitReplicas is 0, so nothing waits: set waitReplicas"
-                    + " (e.g. 1) or remove waitTimeoutMs");
+            verdict.deny("spec.redis." + dev.backstage.operator.model.RedisTopologySettings.NOTHING_WAITS);
         }
     }
 

@@ -14,6 +14,8 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "!has(self.rabbitmq) || self.provider == 'rabbitmq'",
         message = "spec.rabbitmq applies only to provider rabbitmq")
+@ValidationRule(value = "!has(self.redis) || self.provider == 'redis'",
+        message = "spec.redis applies only to provider redis")
 @ValidationRule(value = "!has(self.rabbitmq) || self.rabbitmq.delayedExchange != 'supplied'"
         + " || (has(self.capabilities) && has(self.capabilities.delays))",
         message = "rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays")

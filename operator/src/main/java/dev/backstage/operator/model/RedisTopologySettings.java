@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -13,7 +14,12 @@ import java.util.TreeMap;
  * them as provider options; a URL that contradicts the mode is refused by the runtime with a one-line error.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!has(self.waitTimeoutMs) || (has(self.waitReplicas) && self.waitReplicas > 0)",
+        message = RedisTopologySettings.NOTHING_WAITS)
 public class RedisTopologySettings {
+    public static final String NOTHING_WAITS = "waitTimeoutMs is set but waitReplicas is 0, so nothing waits: set"
+            + " waitReplicas (e.g. 1) or remove waitTimeoutMs";
+
     @JsonPropertyDescription("standalone | cluster | sentinel. Unset: what the URL's scheme says (redis://, "
             + "redis+cluster://, redis-sentinel://). Set cluster for a managed cluster endpoint given as redis://.")
     private RedisConnectionMode mode;
