@@ -49,6 +49,7 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
         if (spec.getProvider() != null) {
             capabilities(verdict, spec);
             rabbitMq(verdict, spec);
+            redis(verdict, spec);
         }
         if (operation == Operation.UPDATE && old != null && old.getSpec() != null) {
             changes(verdict, old.getSpec(), spec);
@@ -195,6 +196,20 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
                     + " to another provider's jobs; set it to redis");
         }
         connection(verdict, field + ".connection", backend.getConnection());
+    }
+
+    private static void redis(Verdict verdict, BackstageTopologySpec spec) {
+        var redis = spec.getRedis();
+        if (redis == null) {
+            return;
+        }
+        if (spec.getProvider() != ProviderType.REDIS) {
+            verdict.deny("spec.redis applies only to provider redis; remove it for provider " + spec.getProvider().wire());
+            return;
+        }
+        if (redis.getWaitTimeoutMs() != null && (redis.getWaitReplicas() == null || redis.getWaitReplicas() == 0)) {
+            verdict.deny("spec.redis." + dev.backstage.operator.model.RedisTopologySettings.NOTHING_WAITS);
+        }
     }
 
     private static void rabbitMq(Verdict verdict, BackstageTopologySpec spec) {

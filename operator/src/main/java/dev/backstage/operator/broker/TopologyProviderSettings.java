@@ -41,6 +41,6 @@ public final class TopologyProviderSettings {
         if (spec.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
             return Map.of(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
         }
-        return Map.of();
+        return dev.backstage.operator.model.RedisTopologySettings.options(spec);
     }
 }

@@ -14,6 +14,8 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "!has(self.rabbitmq) || self.provider == 'rabbitmq'",
         message = "spec.rabbitmq applies only to provider rabbitmq")
+@ValidationRule(value = "!has(self.redis) || self.provider == 'redis'",
+        message = "spec.redis applies only to provider redis")
 @ValidationRule(value = "!has(self.rabbitmq) || self.rabbitmq.delayedExchange != 'supplied'"
         + " || (has(self.capabilities) && has(self.capabilities.delays))",
         message = "rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays")
@@ -77,6 +79,9 @@ public class BackstageTopologySpec {
 
     @JsonPropertyDescription("RabbitMQ-only settings.")
     private RabbitMqSettings rabbitmq;
+
+    @JsonPropertyDescription("Redis-only settings: connection mode (standalone | cluster | sentinel) and replica wait.")
+    private RedisTopologySettings redis;
 
     @Default("retain")
     @JsonPropertyDescription("retain (default): broker objects outlive the topology; delete: remove them on deletion.")
@@ -168,6 +173,14 @@ public class BackstageTopologySpec {
 
     public void setRabbitmq(RabbitMqSettings rabbitmq) {
         this.rabbitmq = rabbitmq;
+    }
+
+    public RedisTopologySettings getRedis() {
+        return redis;
+    }
+
+    public void setRedis(RedisTopologySettings redis) {
+        this.redis = redis;
     }
 
     public DeletionPolicy getDeletionPolicy() {

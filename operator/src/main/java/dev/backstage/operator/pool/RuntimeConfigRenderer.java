@@ -68,6 +68,7 @@ public final class RuntimeConfigRenderer {
             // one with its own defaults; it fails naming the topic until the topology has declared it.
             options.put(KAFKA_CREATE_TOPICS_OPTION, "false");
         }
+        options.putAll(dev.backstage.operator.model.RedisTopologySettings.options(broker));
         return options.isEmpty() ? null : options;
     }
 

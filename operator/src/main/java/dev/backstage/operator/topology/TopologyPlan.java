@@ -53,6 +53,7 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
         if (spec.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
             options.put(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
         }
+        options.putAll(dev.backstage.operator.model.RedisTopologySettings.options(spec));
         return new TopologyPlan(spec.getProvider().wire(), spec.getKeyPrefix(), spec.getConsumerGroup(),
                 Map.copyOf(options), new TopologyRequest(queues, topics, deadLetter, groupOrDefault(spec), topicSizing));
     }

@@ -64,7 +64,7 @@ class ExampleManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"redis.yaml", "rabbitmq.yaml", "kafka.yaml"})
+    @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "kafka.yaml"})
     void exampleParsesIntoTheCrClassesAndIsSelfConsistent(String file) throws IOException {
         List<HasMetadata> items = load(file);
         List<BackstageTopology> topologies = ofType(items, BackstageTopology.class);
@@ -113,7 +113,7 @@ class ExampleManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"redis.yaml", "rabbitmq.yaml", "kafka.yaml"})
+    @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "kafka.yaml"})
     void exampleReconcilesIntoWorkersReadingTheirSecrets(String file) throws IOException {
         String ns = harness.newNamespace(file.replace(".yaml", ""));
         List<HasMetadata> items = load(file);
@@ -147,6 +147,11 @@ class ExampleManifestsTest {
         if (topology.getSpec().getRabbitmq() != null) {
             assertEquals(topology.getSpec().getRabbitmq().getDelayedExchange().wire(),
                     config.provider().options().get("delayedExchange"));
+        }
+        if (topology.getSpec().getRedis() != null) {
+            assertEquals(topology.getSpec().getRedis().getMode().wire(), config.provider().options().get("mode"));
+            assertEquals(String.valueOf(topology.getSpec().getRedis().getWaitReplicas()),
+                    config.provider().options().get("waitReplicas"));
         }
         await().atMost(WAIT).until(() -> {
             BackstageWorkerPool current = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(name).get();

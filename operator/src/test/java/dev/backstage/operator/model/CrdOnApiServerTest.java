@@ -230,6 +230,12 @@ class CrdOnApiServerTest {
         t.put("spec.rabbitmq applies only to provider rabbitmq", new String[] {
                 "provider: redis\nrabbitmq: {delayedExchange: fallback}",
                 "provider: rabbitmq\nrabbitmq: {delayedExchange: fallback}"});
+        t.put("spec.redis applies only to provider redis", new String[] {
+                "provider: rabbitmq\nredis: {mode: cluster}",
+                "provider: redis\nredis: {mode: cluster}"});
+        t.put(dev.backstage.operator.model.RedisTopologySettings.NOTHING_WAITS, new String[] {
+                "provider: redis\nredis: {waitTimeoutMs: 500}",
+                "provider: redis\nredis: {waitReplicas: 1, waitTimeoutMs: 500}"});
         t.put("rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays", new String[] {
                 "provider: rabbitmq\nrabbitmq: {delayedExchange: supplied}",
                 "provider: rabbitmq\nrabbitmq: {delayedExchange: supplied}\n"

@@ -20,11 +20,23 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The declarer and backlog probe the operator reuses, checked against Redis's own figures. */
+/**
+ * The declarer and backlog probe the operator reuses, checked against Redis's own figures, in each connection mode
+ * (in the cluster the queues' streams live on the shards their tags hash to; the report sums them).
+ */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
 class RedisBacklogAndDeclarerTest {
-    private final RedisTestSupport redis = new RedisTestSupport();
-    private final RedisProvider provider = redis.provider();
+    private final RedisTestSupport redis;
+    private final RedisProvider provider;
+
+    RedisBacklogAndDeclarerTest(RedisMode mode) {
+        this.redis = new RedisTestSupport(mode);
+        this.provider = redis.provider();
+    }
 
     @AfterEach
     void tearDown() {
@@ -42,34 +54,34 @@ class RedisBacklogAndDeclarerTest {
         List<DeclaredObject> first = provider.declarer().declare(topology());
         assertTrue(first.stream().allMatch(o -> o.state() == State.CREATED), first.toString());
         assertEquals(7, first.size());
-        assertEquals(0, redis.redis().xlen(redis.prefix() + ":orders:dead-letter"), "empty, no marker entry left");
-        assertEquals("backstage-workers", StreamInfo.groups(redis.redis().xinfoGroups(redis.prefix() + ":orders"))
+        assertEquals(0, redis.redis().xlen(redis.keys().deadLetter("orders")), "empty, no marker entry left");
+        assertEquals("backstage-workers", StreamInfo.groups(redis.redis().xinfoGroups(redis.keys().stream("orders")))
                 .get(0).get("name"));
 
         List<DeclaredObject> second = provider.declarer().declare(topology());
         assertTrue(second.stream().allMatch(o -> o.state() == State.EXISTED), second.toString());
 
-        redis.redis().del(redis.prefix() + ":emails");
+        redis.redis().del(redis.keys().stream("emails"));
         List<DeclaredObject> drift = provider.declarer().inspect(topology());
         assertEquals(2, drift.stream().filter(o -> o.state() == State.MISSING).count(), drift.toString());
         provider.declarer().declare(topology());
         assertTrue(provider.declarer().inspect(topology()).stream().allMatch(o -> o.state() == State.EXISTED));
 
         provider.declarer().delete(topology());
-        assertEquals(0, redis.redis().exists(redis.prefix() + ":orders", redis.prefix() + ":news"));
+        assertEquals(0, redis.redis().exists(redis.keys().stream("orders"), redis.keys().topic("news")));
     }
 
     @Test
     void givenAKnownBacklogThenTheProbeMatchesXinfoGroupsAndXpending() {
         provider.declarer().declare(topology());
-        String stream = redis.prefix() + ":orders";
+        String stream = redis.keys().stream("orders");
         for (int i = 0; i < 10; i++) {
             redis.redis().xadd(stream, "taskName", "t", "payload", "{}", "enqueuedAt", "1");
         }
         redis.redis().xreadgroup(Consumer.from("backstage-workers", "c1"), XReadArgs.Builder.count(4),
                 StreamOffset.lastConsumed(stream));
         for (int i = 0; i < 3; i++) {
-            redis.redis().xadd(redis.prefix() + ":orders:dead-letter", "taskName", "t", "error", "x");
+            redis.redis().xadd(redis.keys().deadLetter("orders"), "taskName", "t", "error", "x");
         }
 
         BacklogReport report = provider.backlogProbe().measure(List.of("orders", "emails"), "backstage-workers");
@@ -89,7 +101,7 @@ class RedisBacklogAndDeclarerTest {
 
     @Test
     void givenAMissingGroupThenTheWholeStreamCountsAndTheNoteSaysSo() {
-        String stream = redis.prefix() + ":orphan";
+        String stream = redis.keys().stream("orphan");
         redis.redis().xadd(stream, "taskName", "t", "payload", "{}", "enqueuedAt", "1");
         redis.redis().xadd(stream, "taskName", "t", "payload", "{}", "enqueuedAt", "1");
         QueueBacklog q = provider.backlogProbe().measure(List.of("orphan"), "backstage-workers").queues().get(0);
@@ -99,11 +111,11 @@ class RedisBacklogAndDeclarerTest {
 
     @Test
     void givenAnUnreachableRedisThenTheProbeSaysSoInsteadOfReportingZero() {
-        RedisProvider nowhere = RedisProvider.connect(RedisSettings.of("redis://127.0.0.1:6379").withPrefix(redis.prefix()));
+        RedisProvider nowhere = RedisProvider.connect(redis.settings());
         nowhere.close();
         BacklogUnavailableException e = assertThrows(BacklogUnavailableException.class,
                 () -> nowhere.backlogProbe().measure(List.of("orders"), "backstage-workers"));
         assertEquals("BrokerUnreachable", e.reason());
-        assertTrue(e.getMessage().startsWith("redis at redis://127.0.0.1:6379 unreachable"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("redis at " + redis.settings().redactedUri() + " unreachable"), e.getMessage());
     }
 }

@@ -22,20 +22,25 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import java.util.stream.Stream;
 
 /**
- * Issue 23: a primary dies ({@code kill -9}) in the middle of 5,000 jobs, with the replica wait on (WAIT 1): every
- * acknowledged enqueue is in the broker's streams afterwards and runs at least once, the delayed jobs due during the
- * failover fire, and nothing stays pending. Duplicates and the time from the kill to the first job enqueued after it
- * completing are printed, not asserted. In the cluster the killed primary is the one owning the busiest queue's slot;
+ * Issue 23: a primary dies ({@code kill -9}) in the middle of 5,000 jobs. In every run every job in the broker's
+ * streams afterwards runs at least once, the delayed jobs due during the failover fire and nothing stays pending.
+ * With the replica wait on (WAIT 1) every acknowledged enqueue is among them: 0 lost. Without it the acknowledged
+ * enqueues missing from the streams are counted and printed (Redis replicates asynchronously; on loopback the window
+ * is small). Duplicates and the time from the kill to the first job enqueued after it completing are printed, not
+ * asserted. In the cluster the killed primary is the one owning the busiest queue's slot;
  * once the cluster has promoted its replica the killed node is started again (it rejoins as that shard's replica:
  * until then WAIT 1 cannot be met on that shard and its enqueues are retried).
  */
-@ParameterizedClass(name = "{0}")
-@EnumSource(value = RedisMode.class, names = {"CLUSTER", "SENTINEL"})
+@ParameterizedClass(name = "{0}, waitReplicas={1}")
+@MethodSource("runs")
 class RedisFailoverTest {
     private static final int JOBS = 5_000;
     private static final int DELAYED = 50;
@@ -44,12 +49,24 @@ class RedisFailoverTest {
     record Job(int n) {}
 
     private final RedisMode mode;
+    private final int waitReplicas;
     private final RedisTestSupport redis;
     private Worker worker;
 
-    RedisFailoverTest(RedisMode mode) {
+    RedisFailoverTest(RedisMode mode, int waitReplicas) {
         this.mode = mode;
+        this.waitReplicas = waitReplicas;
         this.redis = new RedisTestSupport(mode);
+    }
+
+    static Stream<Arguments> runs() {
+        return Stream.of(Arguments.of(RedisMode.CLUSTER, 1), Arguments.of(RedisMode.SENTINEL, 1),
+                Arguments.of(RedisMode.CLUSTER, 0), Arguments.of(RedisMode.SENTINEL, 0));
+    }
+
+    @BeforeEach
+    void everyNodeUp() {
+        RedisNodes.ensure(mode == RedisMode.CLUSTER ? "redis_cluster" : "redis_sentinel");
     }
 
     @AfterEach
@@ -66,8 +83,8 @@ class RedisFailoverTest {
     }
 
     @Test
-    void givenReplicaWaitWhenThePrimaryOfTheBusiestQueueIsKilledThenNoAcknowledgedJobIsLost() throws Exception {
-        RedisSettings settings = redis.settings().withReplicaWait(1, Duration.ofSeconds(2))
+    void whenThePrimaryOfTheBusiestQueueIsKilledThenEveryJobItKeptRunsAndWithReplicaWaitNoneIsLost() throws Exception {
+        RedisSettings settings = redis.settings().withReplicaWait(waitReplicas, Duration.ofSeconds(2))
                 .withIdleTimeout(Duration.ofSeconds(5));
         Map<Integer, Integer> runs = new ConcurrentHashMap<>();
         Map<Integer, Long> doneAt = new ConcurrentHashMap<>();
@@ -112,44 +129,57 @@ class RedisFailoverTest {
             promoted = RedisNodes.sentinelPrimary(26379, "backstage");
         }
         long failedOverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
-        if (mode == RedisMode.CLUSTER) {
+        if (mode == RedisMode.CLUSTER && waitReplicas > 0) {
             RedisNodes.ensure("redis_cluster"); // the killed node rejoins as the new primary's replica
         }
 
         producer.join(TimeUnit.MINUTES.toMillis(3));
         assertEquals(null, producerFailed.get(), "the producer gave up");
-        await().atMost(Duration.ofSeconds(180)).until(() -> runs.keySet().containsAll(ackedAt.keySet()));
+        // The broker's own state: every entry delivered (lag 0) and acknowledged (nothing pending), no delayed job
+        // left in the sorted set.
+        List<String> streams = List.of("busy", "calm1", "calm2").stream().map(q -> redis.keys().stream(q)).toList();
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(250)).until(() -> streams.stream()
+                .allMatch(stream -> redis.redis().xpending(stream, "backstage-workers").getCount() == 0
+                        && StreamInfo.asLong(StreamInfo.groups(redis.redis().xinfoGroups(stream)).get(0).get("lag")) == 0)
+                && redis.redis().zcard(redis.keys().scheduled("busy")) == 0);
 
-        // The broker's own state: every acknowledged job is an entry of its queue's stream on the surviving primary,
-        // nothing is left pending and no delayed job is left in the sorted set.
         Set<Integer> inStreams = new HashSet<>();
         for (String queue : List.of("busy", "calm1", "calm2")) {
             for (StreamMessage<String, String> m : redis.redis().xrange(redis.keys().stream(queue), Range.create("-", "+"))) {
                 inStreams.add(JSON.readTree(m.getBody().get("payload")).get("n").asInt());
             }
         }
+        Set<Integer> notRun = new TreeSet<>(inStreams);
+        notRun.removeAll(runs.keySet());
+        assertEquals(Set.of(), notRun, "jobs in the streams that never ran");
+        assertEquals(JOBS + DELAYED, ackedAt.size());
         Set<Integer> missing = new TreeSet<>(ackedAt.keySet());
         missing.removeAll(inStreams);
-        assertEquals(Set.of(), missing, "acknowledged enqueues missing from the streams after the failover");
-        assertEquals(JOBS + DELAYED, ackedAt.size());
-        for (String queue : List.of("busy", "calm1", "calm2")) {
-            String stream = redis.keys().stream(queue);
-            await().atMost(Duration.ofSeconds(60))
-                    .until(() -> redis.redis().xpending(stream, "backstage-workers").getCount() == 0);
-        }
-        assertEquals(0, redis.redis().zcard(redis.keys().scheduled("busy")), "every delayed job was promoted");
-        for (int i = 0; i < DELAYED; i++) {
-            assertTrue(runs.containsKey(JOBS + i), "delayed job " + (JOBS + i) + " fired");
+        if (waitReplicas > 0) {
+            assertEquals(Set.of(), missing, "acknowledged enqueues missing from the streams after the failover");
+            for (int i = 0; i < DELAYED; i++) {
+                assertTrue(runs.containsKey(JOBS + i), "delayed job " + (JOBS + i) + " fired");
+            }
         }
 
         int duplicates = runs.values().stream().mapToInt(c -> c - 1).sum();
         long firstAfter = ackedAt.entrySet().stream()
-                .filter(e -> e.getValue() > killedAt && queueOf(e.getKey()).equals("busy") && e.getKey() < JOBS)
+                .filter(e -> e.getValue() > killedAt && queueOf(e.getKey()).equals("busy") && e.getKey() < JOBS
+                        && doneAt.containsKey(e.getKey()))
                 .mapToLong(e -> doneAt.get(e.getKey())).min().orElse(-1);
-        System.out.printf("failover (%s, waitReplicas=1): %d jobs + %d delayed, killed primary :%d, new primary :%d "
-                + "after %d ms; lost 0; duplicates %d; enqueue retries %d; first job enqueued after the kill done "
-                + "%d ms after the kill%n", mode.label(), JOBS, DELAYED, victim, promoted, failedOverMs, duplicates,
-                retries.get(), firstAfter < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(firstAfter - killedAt));
+        System.out.printf("failover (%s, waitReplicas=%d): %d jobs + %d delayed, killed primary :%d, new primary :%d "
+                + "after %d ms; lost %d; duplicates %d; enqueue retries %d; first job enqueued after the kill done "
+                + "%d ms after the kill; load %.1f%n", mode.label(), waitReplicas, JOBS, DELAYED, victim, promoted,
+                failedOverMs, missing.size(), duplicates,
+                retries.get(), firstAfter < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(firstAfter - killedAt), load());
+    }
+
+    private static double load() {
+        try {
+            return Double.parseDouble(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ")[0]);
+        } catch (java.io.IOException | RuntimeException e) {
+            return Double.NaN;
+        }
     }
 
     /** Enqueues until the provider reports it done (on the primary and one replica), retrying what fails. */

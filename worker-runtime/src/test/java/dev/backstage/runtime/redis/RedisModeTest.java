@@ -95,8 +95,9 @@ class RedisModeTest {
         assertEquals(2, uris.size());
         assertEquals("10.0.0.2", uris.get(1).getHost());
         assertEquals(7001, uris.get(1).getPort());
-        assertEquals("app", uris.get(1).getUsername());
-        assertEquals("s3cret", new String(uris.get(1).getPassword()));
+        var credentials = uris.get(1).getCredentialsProvider().resolveCredentials().block();
+        assertEquals("app", credentials.getUsername());
+        assertEquals("s3cret", new String(credentials.getPassword()));
         assertFalse(s.redactedUri().contains("s3cret"), s.redactedUri());
     }
 

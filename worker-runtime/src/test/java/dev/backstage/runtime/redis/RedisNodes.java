@@ -42,7 +42,7 @@ final class RedisNodes {
     static int sentinelPrimary(int sentinelPort, String master) {
         RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", sentinelPort));
         try (var c = client.connectSentinel()) {
-            return c.sync().getMasterAddrByName(master).getPort();
+            return ((java.net.InetSocketAddress) c.sync().getMasterAddrByName(master)).getPort();
         } finally {
             client.shutdown();
         }
