@@ -178,7 +178,7 @@ class ScalingLoopTest {
                   topologyRef: {name: orders}
                   queues: [default]
                   concurrency: 8
-                  maxDeliveries: 1
+                  maxRetries: 1
                   retryBackoff: {type: fixed, delay: 100ms}
                   shutdownGracePeriod: 10s
                   env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "20"}]

@@ -89,7 +89,7 @@ class WorkerCrashTest {
                   queues: [default]
                   replicas: 3
                   concurrency: 8
-                  maxDeliveries: 5
+                  maxRetries: 5
                   shutdownGracePeriod: 5s
                   env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "40"}]
                 """.formatted(RedisStreams.URL, prefix);

@@ -41,7 +41,7 @@ public final class SandboxManifests {
                   topologyRef: {name: shop-redis}
                   queues: [default]
                   concurrency: 8
-                  maxDeliveries: 2
+                  maxRetries: 2
                   retryBackoff: {type: fixed, delay: 200ms}
                   shutdownGracePeriod: 10s
                   env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "40"}]

@@ -362,11 +362,10 @@ class BacklogAutoscalingTest {
         awaitStatus(ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 2);
         await().atMost(WAIT).untilAsserted(() -> assertEquals(1, deploymentReplicas(ns, "workers")));
 
-        // The broker moves away: the Secret now names a port nobody listens on.
-        client.secrets().inNamespace(ns).withName("jobs-redis").edit(secret -> {
-            secret.setData(Map.of("url", java.util.Base64.getEncoder().encodeToString(
-                    "redis://127.0.0.1:1".getBytes(java.nio.charset.StandardCharsets.UTF_8))));
-            return secret;
+        // The backlog can no longer be read: the topology now names a connection Secret that does not exist.
+        client.resources(BackstageTopology.class).inNamespace(ns).withName("jobs").edit(t -> {
+            t.getSpec().getConnection().setSecretName("jobs-nowhere");
+            return t;
         });
         BackstageWorkerPoolStatus status = awaitStatus(ns, "workers", s -> Integer.valueOf(4).equals(s.getDesiredReplicas()));
         assertEquals(ScalingControls.FALLBACK_REASON, status.getLastScaleReason());
