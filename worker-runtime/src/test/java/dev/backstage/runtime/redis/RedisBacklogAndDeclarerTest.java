@@ -19,9 +19,11 @@ import io.lettuce.core.XReadArgs.StreamOffset;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The declarer and backlog probe the operator reuses, checked against Redis's own figures. */
+@Tag("broker")
 class RedisBacklogAndDeclarerTest {
     private final RedisTestSupport redis = new RedisTestSupport();
     private final RedisProvider provider = redis.provider();

@@ -26,9 +26,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The delivery model on the real local Redis. */
+@Tag("broker")
 class RedisWorkerTest {
     record Order(String orderId) {}
 
