@@ -13,12 +13,14 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The node agent as the API server sees it: a Node that is Ready, a Pod of an image it cannot run left Pending
  * with the reason and a Warning Event, and a deleted Pod removed once its container is stopped.
  */
+@Tag("slow")
 class NodeAgentTest {
 
     @Test

@@ -39,6 +39,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -52,6 +53,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@code kubectl get bwp}, kill -9 the operator mid-scenario, and garbage-collect on deletion. Ordered: one
  * scenario, steps in sequence.
  */
+@Tag("cluster")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealClusterScenarioTest {
     private static final String OPERATOR_SA = "system:serviceaccount:" + RealSandbox.OPERATOR_NAMESPACE + ":"

@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * are enqueued (1 % with a declined card, which always fails) → the pool scales up → drains → scales back
  * down → the failing jobs appear as dead letters in the pool's status and in {@code backstage inspect}.
  */
+@Tag("broker")
 class ScalingLoopTest {
     private static final int ORDERS = 5000;
     private static final int DECLINED = ORDERS / 100;

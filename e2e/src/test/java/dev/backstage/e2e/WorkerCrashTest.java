@@ -16,12 +16,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Chaos: a worker process is killed with SIGKILL mid-run; every job must still complete. The test asserts
  * that no job is lost and reports how many ran twice (delivery is at-least-once).
  */
+@Tag("broker")
 class WorkerCrashTest {
     private static final int ORDERS = 2000;
 

@@ -35,12 +35,14 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The backlog monitors end to end on the mock API server, with the broker side on the real local Redis: jobs
  * enqueued, read and acknowledged for real, and the pool's status and Deployment followed.
  */
+@Tag("broker")
 class BacklogAutoscalingTest {
     private static final Duration WAIT = Duration.ofSeconds(40);
     private static final String POLL = "1s";

@@ -36,12 +36,14 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A pool on the in-process Kafka broker, its topics declared by the real topology reconciler: the lag per partition
  * lands in status, and the pool is capped at the partition count directly.
  */
+@Tag("broker")
 class KafkaAutoscalingTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static OperatorTestHarness harness;

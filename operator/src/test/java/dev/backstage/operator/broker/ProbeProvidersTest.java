@@ -28,9 +28,11 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Provider reuse and release per topology, with real Redis providers and the Secret on the mock API server. */
+@Tag("broker")
 class ProbeProvidersTest {
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
     private static MockKubernetes mock;

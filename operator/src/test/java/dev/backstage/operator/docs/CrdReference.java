@@ -36,9 +36,9 @@ final class CrdReference {
                 .append("<!-- Generated from crds/*.yml by CrdReferenceUpToDateTest; do not edit. Refresh with\n")
                 .append("     mvn -B -ntp -pl operator -am test -Dtest=CrdReferenceUpToDateTest ")
                 .append("-Dsurefire.failIfNoSpecifiedTests=false -Dbackstage.updateDocs=true -->\n\n")
-                .append("The custom resources of the operator, as the API server validates them. Constraints marked CEL are ")
-                .append("checked by the API server itself; the admission webhook adds the cross-object checks described in ")
-                .append("[the operator overview](overview.md).\n");
+                .append("The custom resources of the operator, as the API server validates them: the field constraints ")
+                .append("and the CEL rules below each kind are checked by the API server itself; the admission webhook ")
+                .append("adds the cross-object checks in [the operator overview](overview.md).\n");
         for (Path file : files) {
             renderCrd(YAML.readTree(file.toFile()), file.getFileName().toString(), out);
         }

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>{@code -Dbackstage.readmes=a.md,b.md} checks other files (paths from the repository root), e.g. a proposal.
  */
+@Tag("slow")
 class ReadmeCommandsTest {
     private static final List<String> FIXED_FILES = List.of("README.md", "CONTRIBUTING.md", "CHANGELOG.md",
             "helm/backstage-operator/README.md");

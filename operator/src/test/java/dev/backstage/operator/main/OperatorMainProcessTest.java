@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and status with server-side apply, which the mock lacks), serving health and metrics, leading through a Lease,
  * reconciling, stopping on SIGTERM, and exiting when another replica takes the Lease.
  */
+@Tag("cluster")
 class OperatorMainProcessTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();

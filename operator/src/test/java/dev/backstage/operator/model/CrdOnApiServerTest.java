@@ -19,6 +19,7 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * the same manifest made right (server-side dry run, so nothing is stored); {@code kubectl get} prints the
  * columns in a useful order; every field has a description for {@code kubectl explain}.
  */
+@Tag("cluster")
 class CrdOnApiServerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static ControlPlane cluster;

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * own container code with the env the Deployment sets (the Secret's URL in {@code BACKSTAGE_PROVIDER_URL}),
  * starts a real worker on the local Redis that processes a job.
  */
+@Tag("broker")
 class RuntimeContractTest {
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
 

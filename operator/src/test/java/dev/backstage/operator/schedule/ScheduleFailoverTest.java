@@ -38,6 +38,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.Test;
  * for 100 s), A gone, then B crashing and C starting 3.5 minutes later. Every tick is enqueued once (counted on the
  * stream), the gap follows startingDeadlineSeconds, and {@code kubectl get} shows the status.
  */
+@Tag("cluster")
 class ScheduleFailoverTest {
     private static final String REDIS_URL = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL",
             "redis://127.0.0.1:6379");

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * fresh read, or in nothing when there is nothing to write, never in an error: the copy the caller holds stays old
  * until an event replaces it, and no event comes while nothing changes, so an error here repeated at every poll.
  */
+@Tag("cluster")
 class StatusPatcherOnApiServerTest {
     private static RealApiServer api;
     private static KubernetesClient client;

@@ -10,9 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The per-topology provider cache, with real Redis providers (a closed one reports itself down). */
+@Tag("broker")
 class BrokerConnectionsTest {
     private static final ProviderSettings REDIS = ProviderSettings.of("redis", "redis://127.0.0.1:6379");
 

@@ -40,9 +40,11 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The topology reconciler against the in-process Kafka broker (KRaft), asserting on the broker's own topic list. */
+@Tag("broker")
 class KafkaTopologyReconcilerTest {
     private static OperatorTestHarness harness;
     private static KubernetesClient client;

@@ -47,12 +47,14 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The topology reconciler against the real RabbitMQ on 127.0.0.1:5672 (guest/guest). Broker state is read from
  * the management API (port 15672), so the test sees exactly which queues and exchanges exist.
  */
+@Tag("broker")
 class RabbitMqTopologyReconcilerTest {
     private static final String AMQP = "amqp://guest:guest@127.0.0.1:5672";
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -44,9 +44,11 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The topology reconciler against the real Redis on 127.0.0.1:6379 and the mock API server. */
+@Tag("broker")
 class RedisTopologyReconcilerTest {
     private static final String REDIS = "redis://127.0.0.1:6379";
     private static OperatorTestHarness harness;

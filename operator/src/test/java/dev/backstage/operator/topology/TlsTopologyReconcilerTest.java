@@ -48,6 +48,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,6 +58,7 @@ import org.junit.jupiter.api.Test;
  * recover without a restart; worker pods mount the Secrets read-only with mode 0400. Throughout, the password and the
  * client key's PEM appear in no log line, status, Event or metric label.
  */
+@Tag("broker")
 class TlsTopologyReconcilerTest {
     private static final String PASSWORD = "tls-op-" + Long.toHexString(System.nanoTime());
     private static final String PREFIX = UniqueNames.prefix("optls");

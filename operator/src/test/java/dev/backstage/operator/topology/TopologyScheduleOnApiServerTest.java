@@ -33,6 +33,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Test;
  * of its own fields for the firing), so neither erases the other's fields. The fabric8 mock has no server-side apply,
  * which is why this runs here.
  */
+@Tag("cluster")
 class TopologyScheduleOnApiServerTest {
     private static final String REDIS = "redis://127.0.0.1:6379";
     private static RealApiServer api;

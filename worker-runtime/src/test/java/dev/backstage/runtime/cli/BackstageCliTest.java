@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.redis.RedisTestSupport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The CLI against the real local Redis. */
+@Tag("broker")
 class BackstageCliTest {
     private final RedisTestSupport redis = new RedisTestSupport();
 

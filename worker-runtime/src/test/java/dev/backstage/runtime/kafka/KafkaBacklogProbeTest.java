@@ -23,9 +23,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.tools.consumer.group.ConsumerGroupCommand;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The backlog probe against Kafka's own consumer-group tool and the admin client. */
+@Tag("broker")
 class KafkaBacklogProbeTest {
     private final KafkaTestSupport kafka = new KafkaTestSupport();
     private final KafkaProvider provider = kafka.provider();

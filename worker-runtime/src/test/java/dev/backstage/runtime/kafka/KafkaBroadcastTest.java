@@ -18,12 +18,14 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Broadcast on Kafka: the contract, plus the broker's own state — the listeners create no consumer group at all
  * (only the workers' job group exists), so nothing is left behind by a worker that dies — and the record value.
  */
+@Tag("broker")
 class KafkaBroadcastTest extends BroadcastContract {
     private final KafkaTestSupport kafka = new KafkaTestSupport();
     private final RedisTestSupport redis = new RedisTestSupport();

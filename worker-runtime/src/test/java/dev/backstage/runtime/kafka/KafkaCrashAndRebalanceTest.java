@@ -24,9 +24,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Redelivery after a hard crash and across a rebalance, asserted against the broker's committed state. */
+@Tag("broker")
 class KafkaCrashAndRebalanceTest {
     record Job(int n) {}
 

@@ -16,6 +16,7 @@ import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * offsets the group's committed position (and its settled-beyond metadata) does not cover, up to the last one
  * the killed worker started.
  */
+@Tag("broker")
 class KafkaCrashRecoveryTest {
     private static final int JOBS = 5_000;
     private static final int KILL_AFTER = 200;

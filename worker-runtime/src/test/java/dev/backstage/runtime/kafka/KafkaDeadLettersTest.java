@@ -12,9 +12,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Listing, counting and redriving the dead-letter topic. */
+@Tag("broker")
 class KafkaDeadLettersTest {
     private final KafkaTestSupport kafka = new KafkaTestSupport();
     private final KafkaProvider provider = kafka.provider();

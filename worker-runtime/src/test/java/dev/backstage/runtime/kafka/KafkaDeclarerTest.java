@@ -14,8 +14,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("broker")
 class KafkaDeclarerTest {
     private final KafkaTestSupport kafka = new KafkaTestSupport();
     private final KafkaProvider provider = kafka.provider();

@@ -19,9 +19,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A poll loop that stops for good makes the worker report it, and /healthz fail with the reason. */
+@Tag("broker")
 class KafkaLivenessTest {
     record Job(int n) {}
 

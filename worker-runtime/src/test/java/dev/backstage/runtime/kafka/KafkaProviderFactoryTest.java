@@ -13,8 +13,10 @@ import dev.backstage.runtime.spi.Providers;
 import dev.backstage.testsupport.EmbeddedKafka;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("slow")
 class KafkaProviderFactoryTest {
 
     @Test

@@ -21,9 +21,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The container path: runtime.yaml naming Kafka jobs and Redis delays → a running worker. */
+@Tag("broker")
 class KafkaRuntimeConfigTest {
     private final KafkaTestSupport kafka = new KafkaTestSupport();
     private final RedisTestSupport redis = new RedisTestSupport();

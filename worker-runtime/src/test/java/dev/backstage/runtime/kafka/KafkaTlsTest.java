@@ -38,6 +38,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * standard authorizer and exactly the worker ACLs the README documents ({@link SecureKafka#workerAcls}); delays and
  * dedupe from a TLS Redis with the worker ACL user. Each certificate or credential problem reports its own reason.
  */
+@Tag("broker")
 class KafkaTlsTest {
     static final String PREFIX = "ktls";
     static final String GROUP = "ktls-workers";

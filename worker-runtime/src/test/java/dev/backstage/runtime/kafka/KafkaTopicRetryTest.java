@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * once, seen by no other group; past the retry policy the message goes to the group's dead-letter topic with the
  * reason. Every check reads the broker's own state (committed offsets, the retry and dead-letter topics' records).
  */
+@Tag("broker")
 class KafkaTopicRetryTest {
     record Ride(String id) {}
 

@@ -15,9 +15,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Publish/subscribe on Kafka topics: fan-out, shared groups, start position and failure redelivery. */
+@Tag("broker")
 class KafkaTopicsTest {
     record Ride(String id) {}
 

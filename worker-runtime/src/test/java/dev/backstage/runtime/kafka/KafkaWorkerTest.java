@@ -27,9 +27,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The delivery model on the in-process Kafka broker, with Redis delays as the retry store. */
+@Tag("broker")
 class KafkaWorkerTest {
     record Job(int n) {}
 

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * {@code _total} to counters and {@code _seconds} to timers), after a run that moves every one of them: the
  * names the README documents and every {@code backstage_} name the chart's Grafana dashboard queries.
  */
+@Tag("broker")
 class MetricNamesTest {
     /** What the README lists for the runtime. */
     static final List<String> DOCUMENTED = List.of(

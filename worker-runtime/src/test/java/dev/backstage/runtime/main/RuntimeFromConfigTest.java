@@ -23,9 +23,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The container main's wiring: runtime.yaml + env → a running worker with health and metrics. */
+@Tag("broker")
 class RuntimeFromConfigTest {
     private final RedisTestSupport redis = new RedisTestSupport();
 

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The container main's log as a pod writes it: its own JVM, {@code BACKSTAGE_LOG_*} in its environment, a job
  * whose handler logs (with an exception), SIGTERM. stdout and stderr are kept apart and read whole.
  */
+@Tag("broker")
 class RuntimeMainLoggingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern TEXT_LINE = Pattern.compile(

@@ -9,9 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The container main as Kubernetes runs it: its own JVM, probes on a port, SIGTERM to stop. */
+@Tag("broker")
 class RuntimeMainProcessTest {
     private final RedisTestSupport redis = new RedisTestSupport();
     private Process process;

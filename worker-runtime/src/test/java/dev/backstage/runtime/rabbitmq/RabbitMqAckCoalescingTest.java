@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * ({@code rabbitmqctl list_queues messages_ready messages_unacknowledged}) show that none is lost or left
  * hanging: not while the worker runs, not behind a slow job, not at close.
  */
+@Tag("broker")
 class RabbitMqAckCoalescingTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
     private final RabbitMqCtl rabbitmqctl = new RabbitMqCtl();

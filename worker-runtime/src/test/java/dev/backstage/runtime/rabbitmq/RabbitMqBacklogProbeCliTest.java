@@ -13,9 +13,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The backlog probe's ready / in-flight / dead-letter figures against what the real rabbitmqctl lists. */
+@Tag("broker")
 class RabbitMqBacklogProbeCliTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
     private final RabbitMqCtl rabbitmqctl = new RabbitMqCtl();

@@ -16,6 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * non-durable queue per running worker bound to the fan-out exchange {@code {p}.broadcast}, and none left once a
  * worker stops.
  */
+@Tag("broker")
 class RabbitMqBroadcastTest extends BroadcastContract {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
     private final RabbitMqCtl ctl = new RabbitMqCtl();

@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * broker restart, an operator or a network cut does): the broker requeues unacked work, amqp-client
  * reconnects, consumers resubscribe, and the worker never stops.
  */
+@Tag("broker")
 class RabbitMqConnectionLossTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
 

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * the recovery target (5 s; asserted with a generous 10 s), none lost. Held = the jobs the killed worker
  * started and never finished (it acks only after a job finished).
  */
+@Tag("broker")
 class RabbitMqCrashRecoveryTest {
     private static final int JOBS = 5_000;
     private static final int KILL_AFTER = 200;

@@ -18,9 +18,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Delayed jobs on RabbitMQ. The test broker has no delayed-message plugin, so the TTL ladder runs. */
+@Tag("broker")
 class RabbitMqDelaysTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
 

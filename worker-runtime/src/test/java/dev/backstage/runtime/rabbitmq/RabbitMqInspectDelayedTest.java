@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.backstage.runtime.cli.CliRun;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** {@code backstage inspect} on RabbitMQ counts the jobs waiting in the delay ladder, as the broker holds them. */
+@Tag("broker")
 class RabbitMqInspectDelayedTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
 

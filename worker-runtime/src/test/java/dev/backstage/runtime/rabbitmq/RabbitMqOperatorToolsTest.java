@@ -27,9 +27,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** What the operator and the CLI use through the SPI: factory, declarer, backlog probe, dead letters. */
+@Tag("broker")
 class RabbitMqOperatorToolsTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
 

@@ -16,12 +16,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * RabbitMQ jobs with delays supplied by Redis ({@code delayedExchange=supplied}): the Redis store keeps
  * delayed jobs and its promoter publishes due ones into RabbitMQ through {@code JobsCapability.publish}.
  */
+@Tag("broker")
 class RabbitMqRedisDelaysTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
     private final RedisTestSupport redis = new RedisTestSupport();

@@ -22,9 +22,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Schedules on RabbitMQ, which has no dedupe of its own: refused without one, exactly once with Redis dedupe. */
+@Tag("broker")
 class RabbitMqSchedulerTest {
     private static final String REDIS_URL = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL",
             "redis://127.0.0.1:6379");

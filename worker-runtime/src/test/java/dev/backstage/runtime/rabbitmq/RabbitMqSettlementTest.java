@@ -15,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * To make the broker refuse a publish for real, a policy caps the target queue with
  * {@code overflow: reject-publish}: the broker then answers the publish with basic.nack.
  */
+@Tag("broker")
 class RabbitMqSettlementTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
 

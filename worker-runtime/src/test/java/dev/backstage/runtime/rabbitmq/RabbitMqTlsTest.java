@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Test;
  * README documents), on a node of this class's own ({@link TlsRabbitMq}); the backlog probe reads the management API
  * over HTTPS with the same CA bundle and credentials. Dedupe comes from a TLS Redis with the worker ACL user.
  */
+@Tag("broker")
 class RabbitMqTlsTest {
     static final String PREFIX = "rtls";
     static final String VHOST = "apps";

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * headers, to the failing subscription's own durable dead-letter queue, confirmed before the original is acked;
  * another group is not touched. Every check reads the broker (queue counts, basic.get of the dead letter).
  */
+@Tag("broker")
 class RabbitMqTopicDeadLetterTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
 

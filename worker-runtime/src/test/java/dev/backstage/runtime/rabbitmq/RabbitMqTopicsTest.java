@@ -11,9 +11,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Topics on the {@code {p}.topics} exchange through the Worker API. */
+@Tag("broker")
 class RabbitMqTopicsTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
 

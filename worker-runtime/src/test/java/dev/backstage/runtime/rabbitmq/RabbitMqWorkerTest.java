@@ -17,9 +17,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Jobs on a real RabbitMQ through the public Worker API, so the core's settlement runs for real. */
+@Tag("broker")
 class RabbitMqWorkerTest {
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
 

@@ -11,12 +11,14 @@ import dev.backstage.runtime.spi.schedule.Schedule;
 import java.time.Clock;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A tick whose job cannot be enqueued after its claim gives the claim back (DEL of the dedupe key on Redis), so
  * the next attempt — here or on another scheduler — fires it: the tick is neither lost nor fired twice.
  */
+@Tag("broker")
 class CronTickReleaseTest {
     private final RedisTestSupport redis = new RedisTestSupport();
     private final RedisProvider provider = redis.provider();

@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * until the idle threshold runs them a second time. Uses a Redis of its own (with an append-only file, so a
  * restart keeps the streams), since the test stops it.
  */
+@Tag("broker")
 class RedisAckRetryTest {
     private static final int JOBS = 40;
 

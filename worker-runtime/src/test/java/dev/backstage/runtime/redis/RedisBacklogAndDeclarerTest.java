@@ -19,6 +19,7 @@ import io.lettuce.core.XReadArgs.StreamOffset;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)
+@Tag("broker")
 class RedisBacklogAndDeclarerTest {
     private final RedisTestSupport redis;
     private final RedisProvider provider;

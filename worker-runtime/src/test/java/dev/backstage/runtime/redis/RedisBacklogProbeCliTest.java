@@ -20,12 +20,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The backlog probe's figures, including the cumulative counters the autoscaler's drain target uses, against
  * what the real {@code redis-cli} reports for the same stream.
  */
+@Tag("broker")
 class RedisBacklogProbeCliTest {
     private static final String GROUP = "backstage-workers";
 

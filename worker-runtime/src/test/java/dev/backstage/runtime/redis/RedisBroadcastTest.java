@@ -28,12 +28,14 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Broadcast on Redis: the contract, plus the seed wire format (docs/wire-format.md) both ways and the broker's own state
  * ({@code XINFO GROUPS}, {@code XPENDING}) read with the real {@code redis-cli}.
  */
+@Tag("broker")
 class RedisBroadcastTest extends BroadcastContract {
     private final RedisTestSupport redis = new RedisTestSupport();
     private final RedisCli cli = new RedisCli(RedisTestSupport.URL);

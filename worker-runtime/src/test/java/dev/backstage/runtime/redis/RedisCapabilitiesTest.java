@@ -25,9 +25,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Capability resolution, supplied capabilities, and the explicit failures when one is missing. */
+@Tag("broker")
 class RedisCapabilitiesTest {
     private final RedisTestSupport redis = new RedisTestSupport();
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();

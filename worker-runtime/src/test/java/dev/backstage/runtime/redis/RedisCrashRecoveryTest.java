@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * every entry it held must run again within the recovery target (15 s; asserted with a generous 30 s), none
  * lost. Default provider timings, as a user gets them. Held = the broker's pending list of the killed consumer.
  */
+@Tag("broker")
 class RedisCrashRecoveryTest {
     private static final int JOBS = 5_000;
     private static final int KILL_AFTER = 200;

@@ -14,9 +14,11 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The job id — the documented idempotency key — is the same before and after a dead-letter redrive. */
+@Tag("broker")
 class RedisRedriveTest {
     private final RedisTestSupport redis = new RedisTestSupport();
     private Worker worker;

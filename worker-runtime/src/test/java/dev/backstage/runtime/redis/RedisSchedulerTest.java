@@ -24,12 +24,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Cron schedules on the real Redis: every tick enqueued once across schedulers (counted on the stream), the cron
  * entry against docs/wire-format.md's golden record, and the missed-tick policy across a scheduler restart.
  */
+@Tag("broker")
 class RedisSchedulerTest {
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00.500Z");
 

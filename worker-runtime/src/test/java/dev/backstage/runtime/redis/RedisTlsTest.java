@@ -37,6 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * and the backlog probe work with exactly the ACL rules the README documents; each certificate or credential problem
  * fails with its own reason at the head of a one-line message that holds no secret.
  */
+@Tag("broker")
 class RedisTlsTest {
     static final String PREFIX = "tls18";
     static final String PASSWORD = "w0rker-" + Long.toHexString(System.nanoTime());

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * stream {@code {p}:topic:{t}:{group}:dead-letter} and acked in the same script; another group is not touched.
  * Every check reads Redis itself (XRANGE of the streams, XPENDING of the groups).
  */
+@Tag("broker")
 class RedisTopicDeadLetterTest {
     record Ride(String id) {}
 

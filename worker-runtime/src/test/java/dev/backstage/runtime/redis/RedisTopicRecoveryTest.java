@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * list is empty once it ran. The "crashed" consumer here is a raw XREADGROUP that never acks: exactly what
  * Redis holds after a kill -9.
  */
+@Tag("broker")
 class RedisTopicRecoveryTest {
     private final RedisTestSupport redis = new RedisTestSupport();
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();

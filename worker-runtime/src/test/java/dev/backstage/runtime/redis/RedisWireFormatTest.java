@@ -18,12 +18,14 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The golden records of docs/wire-format.md, written by the Java producer exactly as specified, and seed-written
  * records (TS and Go variants) read back correctly.
  */
+@Tag("broker")
 class RedisWireFormatTest {
     record Order(String orderId) {}
 

@@ -26,6 +26,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -36,6 +37,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)
+@Tag("broker")
 class RedisWorkerTest {
     record Order(String orderId) {}
 

@@ -13,12 +13,14 @@ import dev.backstage.testsupport.UniqueNames;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Providers on one Redis URL share one non-blocking connection, as the broker itself counts them (CLIENT LIST): the
  * operator's declaring and probing providers of many topologies cost one connection, not two per topology.
  */
+@Tag("broker")
 class SharedRedisConnectionTest {
 
     @Test
