@@ -46,6 +46,8 @@ import java.util.function.LongSupplier;
 public final class ScaleFromZeroBenchmark {
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
     private static final Duration STEP = Duration.ofMillis(20);
+    /** The workers' JVM options (the pool's JAVA_TOOL_OPTIONS), the same for the bare JVM start. */
+    private static final String JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
 
     private record Variant(String name, String zeroPollInterval, String prefix) {}
 
@@ -136,11 +138,13 @@ public final class ScaleFromZeroBenchmark {
     private static long bareJvmStartMillis() throws Exception {
         List<Long> runs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
+            // As the node agent starts a pod limited to 1 CPU and 512Mi, with the pool's JAVA_TOOL_OPTIONS.
             ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), "dev.backstage.runtime.main.RuntimeMain")
+                    "-XX:MaxRAM=536870912", "-XX:ActiveProcessorCount=1", "-cp", System.getProperty("java.class.path"), "dev.backstage.runtime.main.RuntimeMain")
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
             builder.environment().clear();
             builder.environment().put("BACKSTAGE_CONFIG", "/nonexistent/runtime.yaml");
+            builder.environment().put("JAVA_TOOL_OPTIONS", JVM_OPTIONS);
             long start = System.nanoTime();
             Process process = builder.start();
             if (!process.waitFor(5, TimeUnit.MINUTES)) {
@@ -250,7 +254,9 @@ public final class ScaleFromZeroBenchmark {
                   queues: [default]
                   concurrency: 4
                   shutdownGracePeriod: 5s
-                  env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "5"}]
+                  resources: {limits: {cpu: "1", memory: 512Mi}}
+                  env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "5"},
+                        {name: JAVA_TOOL_OPTIONS, value: "%5$s"}]
                   autoscaling:
                     enabled: true
                     minReplicas: 0
@@ -259,6 +265,6 @@ public final class ScaleFromZeroBenchmark {
                     zeroPollInterval: %4$s
                     scaleDownWindow: 5s
                     scaleDownInterval: 5s
-                """.formatted(name, REDIS, v.prefix(), v.zeroPollInterval());
+                """.formatted(name, REDIS, v.prefix(), v.zeroPollInterval(), JVM_OPTIONS);
     }
 }
