@@ -64,6 +64,8 @@ class RollingUpdateTest {
         String ns = UniqueNames.prefix("e2e-rollout");
         String prefix = UniqueNames.prefix("rollout");
         cluster.kubectl("create", "namespace", ns).orThrow();
+        AtomicInteger enqueued = new AtomicInteger();
+        Thread producer = producer(prefix, enqueued);
         try (RedisStreams streams = new RedisStreams()) {
             try {
                 cluster.kubectlWithInput(manifests(prefix), "apply", "-n", ns, "-f", "-").orThrow();
@@ -75,8 +77,6 @@ class RollingUpdateTest {
                 AtomicInteger lowestUpdated = new AtomicInteger(Integer.MAX_VALUE);
                 String stream = prefix + ":default";
                 try (Watch ignored = watchTerminations(client, ns, streams, stream, heldAtSigterm)) {
-                    AtomicInteger enqueued = new AtomicInteger();
-                    Thread producer = producer(prefix, enqueued);
                     producer.start();
                     await("a tenth of the orders handled").atMost(Duration.ofMinutes(2))
                             .until(() -> streams.receiptsPerOrder(stream).size() >= ORDERS / 10);
@@ -123,6 +123,8 @@ class RollingUpdateTest {
                         .filter(p -> p.getSpec().getContainers().get(0).getImage().equals("backstage-sample-tasks:0.1.1"))
                         .count(), "every pod runs the new image");
             } finally {
+                producer.interrupt(); // a failed run enqueues nothing after its keys are deleted
+                producer.join(TimeUnit.SECONDS.toMillis(30));
                 cluster.kubectl("delete", "namespace", ns, "--wait=true", "--timeout=120s");
                 List<String> keys = streams.redis().keys(prefix + ":*");
                 if (!keys.isEmpty()) {
@@ -138,7 +140,7 @@ class RollingUpdateTest {
             try (Provider p = Providers.create(new ProviderSettings("redis", REDIS, prefix, "shop-workers", null))) {
                 JobProducer producer = new JobProducer(new CapabilitySet(p, null, null, null), PayloadCodec.defaults());
                 long start = System.nanoTime();
-                for (int i = 0; i < ORDERS; i++) {
+                for (int i = 0; i < ORDERS && !Thread.currentThread().isInterrupted(); i++) {
                     long due = start + TimeUnit.SECONDS.toNanos(1) * i / RATE;
                     LockSupport.parkNanos(due - System.nanoTime());
                     producer.enqueue("processOrder", new Order("o-" + i, i, "visa"), EnqueueOptions.defaults());
