@@ -121,6 +121,7 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
                     + autoscaling.getMaxReplicas() + "): set minReplicas <= maxReplicas");
         }
         positive(verdict, "spec.autoscaling.pollInterval", autoscaling.getPollInterval());
+        positive(verdict, "spec.autoscaling.zeroPollInterval", autoscaling.getZeroPollInterval());
         positive(verdict, "spec.autoscaling.targetDrainTime", autoscaling.getTargetDrainTime());
         parse(verdict, "spec.autoscaling.scaleDownWindow", autoscaling.getScaleDownWindow());
         parse(verdict, "spec.autoscaling.podStartupTime", autoscaling.getPodStartupTime());

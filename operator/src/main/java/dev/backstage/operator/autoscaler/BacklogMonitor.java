@@ -127,7 +127,7 @@ final class BacklogMonitor {
         } finally {
             synchronized (this) {
                 if (!stopped) {
-                    schedule(nextDelay(PoolScalingPolicy.pollInterval(snapshot.pool()), followUp));
+                    schedule(nextDelay(PoolScalingPolicy.nextPoll(snapshot.pool()), followUp));
                 }
             }
         }

@@ -68,6 +68,24 @@ public final class PoolScalingPolicy {
         return interval == null || interval.isZero() ? ScalingPolicy.DEFAULT_POLL_INTERVAL : interval;
     }
 
+    /**
+     * The delay to the pool's next backlog poll: {@link #pollInterval}, or {@code spec.autoscaling.zeroPollInterval}
+     * (default 1 s) when shorter and the autoscaled pool is at zero replicas, so a first job is seen within it.
+     */
+    public static Duration nextPoll(BackstageWorkerPool pool) {
+        Duration interval = pollInterval(pool);
+        if (!autoscalingOn(pool) || pool.getStatus() == null || pool.getStatus().getDesiredReplicas() == null
+                || pool.getStatus().getDesiredReplicas() != 0) {
+            return interval;
+        }
+        Duration atZero = Durations.parseOr("spec.autoscaling.zeroPollInterval",
+                pool.getSpec().getAutoscaling().getZeroPollInterval(), ZERO_POLL_INTERVAL);
+        return atZero.isZero() || atZero.compareTo(interval) >= 0 ? interval : atZero;
+    }
+
+    /** The default of {@code spec.autoscaling.zeroPollInterval}. */
+    static final Duration ZERO_POLL_INTERVAL = Duration.ofSeconds(1);
+
     public static boolean autoscalingOn(BackstageWorkerPool pool) {
         return pool.getSpec().getAutoscaling() != null && pool.getSpec().getAutoscaling().isOn();
     }

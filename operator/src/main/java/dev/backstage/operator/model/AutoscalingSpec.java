@@ -50,6 +50,15 @@ public class AutoscalingSpec {
     @JsonPropertyDescription("How often backlog is measured.")
     private String pollInterval = "5s";
 
+    @Default("1s")
+    @Pattern(Durations.PATTERN)
+    @Size(max = Durations.MAX_LENGTH)
+    @ValidationRule(value = Durations.POSITIVE_RULE,
+            message = "autoscaling.zeroPollInterval must be greater than zero, e.g. 1s")
+    @JsonPropertyDescription("How often backlog is measured while the pool is at zero replicas (when shorter than"
+            + " pollInterval): the first job's wait for the scale-up. One broker probe per interval per pool at zero.")
+    private String zeroPollInterval = "1s";
+
     @Default("60s")
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
@@ -134,6 +143,14 @@ public class AutoscalingSpec {
 
     public void setPollInterval(String pollInterval) {
         this.pollInterval = pollInterval;
+    }
+
+    public String getZeroPollInterval() {
+        return zeroPollInterval;
+    }
+
+    public void setZeroPollInterval(String zeroPollInterval) {
+        this.zeroPollInterval = zeroPollInterval;
     }
 
     public String getPodStartupTime() {

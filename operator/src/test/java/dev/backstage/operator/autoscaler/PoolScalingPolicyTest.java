@@ -111,4 +111,21 @@ class PoolScalingPolicyTest {
         assertEquals(4, PoolScalingPolicy.of(pool, kafka, measured).partitionCap(),
                 "3 measured for orders, mails not created yet: its declared 1");
     }
+
+    @Test
+    void givenAnAutoscaledPoolAtZeroReplicasItsNextPollComesAfterTheZeroPollInterval() {
+        AutoscalingSpec spec = on();
+        spec.setMinReplicas(0);
+        BackstageWorkerPool pool = pool(spec, "orders");
+        assertEquals(Duration.ofSeconds(5), PoolScalingPolicy.nextPoll(pool), "no status yet: the poll interval");
+        pool.setStatus(new dev.backstage.operator.model.BackstageWorkerPoolStatus());
+        pool.getStatus().setDesiredReplicas(0);
+        assertEquals(Duration.ofSeconds(1), PoolScalingPolicy.nextPoll(pool), "at zero: the default zeroPollInterval");
+        spec.setZeroPollInterval("3s");
+        assertEquals(Duration.ofSeconds(3), PoolScalingPolicy.nextPoll(pool));
+        spec.setZeroPollInterval("30s");
+        assertEquals(Duration.ofSeconds(5), PoolScalingPolicy.nextPoll(pool), "never longer than pollInterval");
+        pool.getStatus().setDesiredReplicas(1);
+        assertEquals(Duration.ofSeconds(5), PoolScalingPolicy.nextPoll(pool), "running replicas: the poll interval");
+    }
 }

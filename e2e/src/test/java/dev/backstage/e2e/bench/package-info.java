@@ -1,0 +1,5 @@
+/**
+ * Benchmarks on the real local cluster (not tests: run by {@code bin/bench}, they print figures with both sides and
+ * assert nothing): {@link dev.backstage.e2e.bench.ScaleFromZeroBenchmark}.
+ */
+package dev.backstage.e2e.bench;
