@@ -105,7 +105,7 @@ class OperatorFailoverTest {
                 "the API server refuses the second eviction (the PodDisruptionBudget keeps one replica)");
         await("two operator replicas Ready after the eviction").atMost(Duration.ofMinutes(3))
                 .until(() -> readyOperators().size() == 2);
-        cluster.kubectl("delete", "namespace", ns, "--wait=false");
+        removeTopologyAndNamespace(ns);
     }
 
     @Test
@@ -153,10 +153,17 @@ class OperatorFailoverTest {
         }
         BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").get();
         assertEquals(0, pool.getStatus().getDesiredReplicas(), "status agrees with the Deployment");
-        cluster.kubectl("delete", "namespace", ns, "--wait=false");
+        removeTopologyAndNamespace(ns);
     }
 
     // --- steps --------------------------------------------------------------------------------------------------
+
+    /** The topology first (deletionPolicy: delete: the operator removes its streams from the shared Redis). */
+    private static void removeTopologyAndNamespace(String ns) {
+        cluster.kubectl("delete", "bwp", "--all", "-n", ns, "--timeout=60s");
+        cluster.kubectl("delete", "btp", "orders", "-n", ns, "--timeout=60s").orThrow();
+        cluster.kubectl("delete", "namespace", ns, "--wait=false");
+    }
 
     private static void enqueue(String prefix, int orders) throws Exception {
         try (Provider p = Providers.create(new ProviderSettings("redis", REDIS, prefix, "shop-workers", null))) {
