@@ -79,6 +79,16 @@ public final class SandboxMain {
         }
         System.out.println("Backstage sandbox on " + cluster.describe() + "; Redis at " + redisUrl);
         System.out.println("pod logs in " + work);
+        // On any signal that ends the JVM (Ctrl-C, SIGTERM, SIGHUP), stop the pods it runs: the operator and the
+        // workers are child JVMs and would otherwise go on reconciling and consuming after the sandbox is gone.
+        DemoCluster running = cluster;
+        java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable stop = () -> {
+            if (closed.compareAndSet(false, true)) {
+                running.close();
+            }
+        };
+        Runtime.getRuntime().addShutdownHook(new Thread(stop, "sandbox-stop"));
         try {
             run(cluster, orders, redisUrl, prefix);
             if (keep && cluster instanceof RealSandbox real) {
@@ -91,7 +101,7 @@ public final class SandboxMain {
                 Thread.currentThread().join();
             }
         } finally {
-            cluster.close();
+            stop.run();
         }
     }
 
