@@ -70,14 +70,20 @@ CONF
   elif [ "$started" = 1 ]; then
     echo "Redis Cluster on 127.0.0.1:7000-7005: restarted the nodes that did not answer" >&2
   fi
-  for _ in $(seq 1 150); do
-    if redis-cli -p 7000 cluster info | grep -q '^cluster_state:ok' \
-       && [ "$(redis-cli --cluster check 127.0.0.1:7000 2>/dev/null | grep -c '^S: ')" = 3 ]; then
+  # Ready: the cluster is ok and, as node 7000 sees it, 3 primaries and 3 replicas are connected and not failing
+  # (a restarted node needs a moment to learn it is a replica now and to sync; a loaded machine needs longer).
+  local nodes
+  for _ in $(seq 1 300); do
+    nodes=$(redis-cli -p 7000 cluster nodes 2>/dev/null)
+    if redis-cli -p 7000 cluster info 2>/dev/null | grep -q '^cluster_state:ok' \
+       && [ "$(awk '$3 !~ /fail/ && $3 ~ /master/ && $8 == "connected"' <<<"$nodes" | wc -l)" = 3 ] \
+       && [ "$(awk '$3 !~ /fail/ && $3 ~ /slave/ && $8 == "connected"' <<<"$nodes" | wc -l)" = 3 ]; then
       return 0
     fi
     sleep 0.2
   done
-  echo "Redis Cluster on 127.0.0.1:7000-7005 is not ok within 30 s: redis-cli --cluster check 127.0.0.1:7000" >&2; return 1
+  echo "Redis Cluster on 127.0.0.1:7000-7005 is not ok within 60 s (3 primaries, 3 replicas): redis-cli -p 7000 cluster nodes:" >&2
+  echo "$nodes" >&2; return 1
 }
 
 # A disposable Sentinel group on loopback (issue 23): primary 6380, replicas 6381-6382, sentinels 26379-26381
@@ -118,7 +124,7 @@ ensure_redis_sentinel() {
     port_open "$port" || { echo "Redis Sentinel group: nothing listens on 127.0.0.1:$port: see $REDIS_SENTINEL_DIR/$port" >&2; return 1; }
   done
   local primary
-  for _ in $(seq 1 150); do
+  for _ in $(seq 1 300); do
     primary=$(redis-cli -p 26379 sentinel get-master-addr-by-name backstage 2>/dev/null | sed -n 2p)
     if [ -n "$primary" ] && [ "$(redis-cli -p "$primary" info replication | tr -d '\r' | sed -n 's/^connected_slaves://p')" = 2 ] \
        && [ "$(redis-cli -p 26379 sentinel master backstage | grep -A1 '^num-other-sentinels$' | tail -1)" = 2 ]; then
@@ -126,7 +132,7 @@ ensure_redis_sentinel() {
     fi
     sleep 0.2
   done
-  echo "Redis Sentinel group is not ready within 30 s (2 replicas, 3 sentinels): redis-cli -p 26379 sentinel master backstage" >&2; return 1
+  echo "Redis Sentinel group is not ready within 60 s (2 replicas, 3 sentinels): redis-cli -p 26379 sentinel master backstage" >&2; return 1
 }
 
 # redis-server and redis-sentinel from Debian, installed when missing.

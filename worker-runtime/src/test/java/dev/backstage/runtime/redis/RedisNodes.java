@@ -62,9 +62,13 @@ final class RedisNodes {
         Path lib = root().resolve("bin/lib.sh");
         try {
             Process p = new ProcessBuilder("bash", "-c", "source \"$0\" && ensure_" + what, lib.toString())
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.INHERIT).start();
-            if (!p.waitFor(90, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException("bin/lib.sh ensure_" + what + " failed");
+                    .redirectErrorStream(true).start();
+            String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException("bin/lib.sh ensure_" + what + " failed: " + output.strip());
+            }
+            if (!output.isBlank()) {
+                System.out.println(output.strip());
             }
         } catch (IOException e) {
             throw new IllegalStateException(e);

@@ -16,11 +16,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The job id — the documented idempotency key — is the same before and after a dead-letter redrive. */
+/**
+ * The job id — the documented idempotency key — is the same before and after a dead-letter redrive, in each
+ * connection mode (the redrive script moves the entry between two keys of one slot).
+ */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
 @Tag("broker")
 class RedisRedriveTest {
-    private final RedisTestSupport redis = new RedisTestSupport();
+    private final RedisTestSupport redis;
+
+    RedisRedriveTest(RedisMode mode) {
+        this.redis = new RedisTestSupport(mode);
+    }
     private Worker worker;
 
     @AfterEach

@@ -26,18 +26,26 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Cron schedules on the real Redis: every tick enqueued once across schedulers (counted on the stream), the cron
- * entry against docs/wire-format.md's golden record, and the missed-tick policy across a scheduler restart.
+ * Cron schedules on the real Redis, in each connection mode: every tick enqueued once across schedulers (counted on
+ * the stream), the cron entry against docs/wire-format.md's golden record, and the missed-tick policy across a scheduler restart.
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
 @Tag("broker")
 class RedisSchedulerTest {
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00.500Z");
 
-    private final RedisTestSupport redis = new RedisTestSupport();
+    private final RedisTestSupport redis;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final ExecutorService threads = Executors.newFixedThreadPool(2);
+
+    RedisSchedulerTest(RedisMode mode) {
+        this.redis = new RedisTestSupport(mode);
+    }
 
     @AfterEach
     void tearDown() throws Exception {
@@ -57,7 +65,7 @@ class RedisSchedulerTest {
     }
 
     private long streamLength(String queue) {
-        return redis.redis().xlen(redis.prefix() + ":" + queue);
+        return redis.redis().xlen(redis.keys().stream(queue));
     }
 
     @Test
@@ -87,7 +95,7 @@ class RedisSchedulerTest {
         assertEquals(expected, enqueued);
         assertEquals(expected, sa.fired() + sb.fired());
         assertEquals(expected, sa.alreadyFired() + sb.alreadyFired(), "each tick was also tried by the other one");
-        long claims = redis.redis().keys(redis.prefix() + ":dedupe:cron:every-minute:*").size();
+        long claims = redis.redis().keys(redis.keys().dedupe("cron:every-minute:*")).size();
         assertEquals(expected, claims, "one claim key per tick");
     }
 
@@ -105,7 +113,7 @@ class RedisSchedulerTest {
         await("four ticks").atMost(Duration.ofSeconds(30)).until(() -> streamLength("default") >= 4);
         schedulers.forEach(Scheduler::close);
         long jobs = streamLength("default");
-        long claims = redis.redis().keys(redis.prefix() + ":dedupe:cron:every-second:*").size();
+        long claims = redis.redis().keys(redis.keys().dedupe("cron:every-second:*")).size();
         long fired = schedulers.stream().mapToLong(s -> s.stats("every-second").fired()).sum();
         System.out.printf("two started schedulers, '* * * * * *' on the real clock: ticks claimed %d, jobs enqueued %d,"
                 + " fired %d%n", claims, jobs, fired);
@@ -124,14 +132,14 @@ class RedisSchedulerTest {
         assertEquals(1, fired.size());
 
         StreamMessage<String, String> entry = redis.redis()
-                .xrange(redis.prefix() + ":reports", Range.create("-", "+")).get(0);
+                .xrange(redis.keys().stream("reports"), Range.create("-", "+")).get(0);
         String record = entry.getBody().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining(" "));
-        System.out.println("golden cron record: XADD " + redis.prefix() + ":reports * " + record);
+        System.out.println("golden cron record: XADD " + redis.keys().stream("reports") + " * " + record);
         // docs/wire-format.md: taskName, payload = {"taskName":…,"args":[…]}, enqueuedAt, in the TS order.
         assertEquals("taskName=report.build payload={\"taskName\":\"report.build\",\"args\":[{\"full\":true}]}"
                 + " enqueuedAt=1767232801000", record);
-        String claim = redis.prefix() + ":dedupe:cron:nightly-report:" + Instant.parse("2026-01-01T02:00:00Z")
+        String claim = redis.keys().dedupe("cron:nightly-report:") + Instant.parse("2026-01-01T02:00:00Z")
                 .toEpochMilli();
         assertEquals("1", redis.redis().get(claim));
         long ttl = redis.redis().ttl(claim);
@@ -157,9 +165,9 @@ class RedisSchedulerTest {
         clock.set(Instant.parse("2026-01-01T02:00:00Z"));
         scheduler.runDue();
         // What the TS seed scheduler writes (docs/wire-format.md), and the Go seed's {} payload.
-        redis.redis().xadd(redis.prefix() + ":reports", "taskName", "report.build", "payload",
+        redis.redis().xadd(redis.keys().stream("reports"), "taskName", "report.build", "payload",
                 "{\"taskName\":\"report.build\",\"args\":[]}", "enqueuedAt", "1718900000000");
-        redis.redis().xadd(redis.prefix() + ":reports", "taskName", "report.build", "payload", "{}", "enqueuedAt",
+        redis.redis().xadd(redis.keys().stream("reports"), "taskName", "report.build", "payload", "{}", "enqueuedAt",
                 "1718900000000");
         await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() == 3);
         assertTrue(seen.containsAll(List.of("report.build [{\"full\":true}]", "report.build []", "null null")),

@@ -6,6 +6,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
@@ -44,6 +46,10 @@ public final class RedisTestSupport implements AutoCloseable {
         var uris = RedisEndpoints.of(url(mode), mode);
         if (mode == RedisMode.CLUSTER) {
             RedisClusterClient cluster = RedisClusterClient.create(uris);
+            // Follows a failover as the provider does, so assertions after a killed primary reach the new one.
+            cluster.setOptions(ClusterClientOptions.builder().topologyRefreshOptions(ClusterTopologyRefreshOptions
+                    .builder().enablePeriodicRefresh(Duration.ofSeconds(1)).enableAllAdaptiveRefreshTriggers().build())
+                    .build());
             StatefulRedisClusterConnection<String, String> c = cluster.connect();
             client = cluster;
             connection = c;

@@ -17,17 +17,25 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A topic message past the retry policy on Redis is moved, with the reason, to the failing group's own dead-letter
  * stream {@code {p}:topic:{t}:{group}:dead-letter} and acked in the same script; another group is not touched.
  * Every check reads Redis itself (XRANGE of the streams, XPENDING of the groups).
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
 @Tag("broker")
 class RedisTopicDeadLetterTest {
     record Ride(String id) {}
 
-    private final RedisTestSupport redis = new RedisTestSupport();
+    private final RedisTestSupport redis;
+
+    RedisTopicDeadLetterTest(RedisMode mode) {
+        this.redis = new RedisTestSupport(mode);
+    }
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
 
     @AfterEach
@@ -53,10 +61,11 @@ class RedisTopicDeadLetterTest {
         w.start();
         String id = w.publish("rides", new Ride("r9"));
 
-        RedisKeys keys = new RedisKeys(redis.prefix());
+        RedisKeys keys = redis.keys();
         String stream = keys.topic("rides");
         String deadA = keys.topicDeadLetter("rides", "grp:a");
-        assertEquals(redis.prefix() + ":topic:rides:grp:a:dead-letter", deadA);
+        assertEquals(redis.mode() == RedisMode.CLUSTER ? "{" + redis.prefix() + ":topic:rides}:grp:a:dead-letter"
+                : redis.prefix() + ":topic:rides:grp:a:dead-letter", deadA);
         await().atMost(Duration.ofSeconds(30)).until(() -> redis.redis().xlen(deadA) >= 1
                 && redis.redis().xpending(stream, "grp:a").getCount() == 0
                 && redis.redis().xpending(stream, "grp:b").getCount() == 0);
@@ -82,7 +91,7 @@ class RedisTopicDeadLetterTest {
 
     @Test
     void givenATopicWithDeadLetters_whenTheTopologyIsDeleted_thenItsGroupsDeadLetterStreamsGoButAnotherTopicsStay() {
-        RedisKeys keys = new RedisKeys(redis.prefix());
+        RedisKeys keys = redis.keys();
         List<String> ours = List.of(keys.topicDeadLetter("rides", "grp:a"), keys.topicDeadLetter("rides", "sub:pod-1"));
         String other = keys.topicDeadLetter("rides-eu", "grp:a");
         for (String key : List.of(ours.get(0), ours.get(1), other)) {
