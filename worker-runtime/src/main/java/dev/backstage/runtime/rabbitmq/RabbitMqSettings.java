@@ -6,6 +6,7 @@ import dev.backstage.runtime.spi.ProviderSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -24,6 +25,13 @@ import java.util.TreeSet;
  *   <li>{@code recoveryIntervalMs}: pause between reconnection attempts after a connection loss (default 1000)
  *   <li>{@code topicPrefetch}: unacked messages per topic subscription (default 16)
  *   <li>{@code connectionName}: shown in the broker's connection list (default {@code backstage})
+ *   <li>{@code queueType}: {@code classic} (default) | {@code quorum}, the type of the durable queues it declares
+ *       — see {@link QueueType}; an existing queue is used as it is, whatever its type
+ *   <li>{@code deliveryLimit}: quorum queues only, how often the broker hands out a delivery that is never
+ *       settled (its worker keeps dying) before it dead-letters it (default 20) — see {@link QueueArguments}
+ *   <li>{@code addresses}: the nodes of a cluster, {@code host:port,host:port,…}; the client connects to the first
+ *       that answers and reconnects to any of them after a loss. The URL still gives the scheme,
+ *       credentials and vhost (its host and port are then not used)
  *   <li>{@code tlsCaFile}, {@code tlsCertFile}, {@code tlsKeyFile}: PEM CA bundle and client certificate for
  *       {@code amqps://} (and an {@code https://} management API); without a CA file the JDK's roots are trusted.
  *       The server's host name is always verified.
@@ -34,7 +42,8 @@ import java.util.TreeSet;
  */
 public record RabbitMqSettings(
         String url, String prefix, DelayMode delayMode, Optional<URI> managementUrl, Duration confirmTimeout,
-        Duration recoveryInterval, int topicPrefetch, String connectionName, BrokerTls tls) {
+        Duration recoveryInterval, int topicPrefetch, String connectionName, BrokerTls tls,
+        QueueArguments queueArguments, List<com.rabbitmq.client.Address> addresses) {
 
     public static final String OPTION_DELAYED_EXCHANGE = "delayedExchange";
     public static final String OPTION_MANAGEMENT_URL = "managementUrl";
@@ -42,10 +51,14 @@ public record RabbitMqSettings(
     public static final String OPTION_RECOVERY_INTERVAL_MS = "recoveryIntervalMs";
     public static final String OPTION_TOPIC_PREFETCH = "topicPrefetch";
     public static final String OPTION_CONNECTION_NAME = "connectionName";
+    public static final String OPTION_QUEUE_TYPE = "queueType";
+    public static final String OPTION_DELIVERY_LIMIT = "deliveryLimit";
+    public static final String OPTION_ADDRESSES = "addresses";
+    static final int DEFAULT_DELIVERY_LIMIT = 20;
 
     private static final Set<String> KNOWN_OPTIONS = Set.of(OPTION_DELAYED_EXCHANGE, OPTION_MANAGEMENT_URL,
             OPTION_CONFIRM_TIMEOUT_MS, OPTION_RECOVERY_INTERVAL_MS, OPTION_TOPIC_PREFETCH, OPTION_CONNECTION_NAME,
-            BrokerTls.OPT_CA_FILE, BrokerTls.OPT_CERT_FILE, BrokerTls.OPT_KEY_FILE);
+            OPTION_QUEUE_TYPE, OPTION_DELIVERY_LIMIT, OPTION_ADDRESSES, BrokerTls.OPT_CA_FILE, BrokerTls.OPT_CERT_FILE, BrokerTls.OPT_KEY_FILE);
 
     public RabbitMqSettings {
         if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
@@ -57,6 +70,7 @@ public record RabbitMqSettings(
         if (topicPrefetch < 1) {
             throw new ConfigurationException("rabbitmq topicPrefetch must be >= 1, got " + topicPrefetch);
         }
+        addresses = addresses == null ? List.of() : List.copyOf(addresses);
     }
 
     public static RabbitMqSettings from(ProviderSettings settings) {
@@ -77,7 +91,38 @@ public record RabbitMqSettings(
                 Duration.ofMillis(positiveLong(settings, OPTION_RECOVERY_INTERVAL_MS, 1_000)),
                 (int) positiveLong(settings, OPTION_TOPIC_PREFETCH, 16),
                 settings.option(OPTION_CONNECTION_NAME, "backstage"),
-                tls(amqp, BrokerTls.from(options).orElse(null)));
+                tls(amqp, BrokerTls.from(options).orElse(null)),
+                new QueueArguments(QueueType.parse(settings.option(OPTION_QUEUE_TYPE, "classic")),
+                        (int) positiveLong(settings, OPTION_DELIVERY_LIMIT, DEFAULT_DELIVERY_LIMIT)),
+                addresses(settings.option(OPTION_ADDRESSES, null)));
+    }
+
+    /** {@code host:port,host:port}: every entry needs both, so a typo never silently means port 5672. */
+    private static List<com.rabbitmq.client.Address> addresses(String option) {
+        if (option == null || option.isBlank()) {
+            return List.of();
+        }
+        List<com.rabbitmq.client.Address> result = new java.util.ArrayList<>();
+        for (String entry : option.split(",")) {
+            String trimmed = entry.trim();
+            int colon = trimmed.lastIndexOf(':');
+            try {
+                int port = colon > 0 ? Integer.parseInt(trimmed.substring(colon + 1)) : -1;
+                if (port < 1 || port > 65535) {
+                    throw new NumberFormatException();
+                }
+                result.add(new com.rabbitmq.client.Address(trimmed.substring(0, colon), port));
+            } catch (NumberFormatException e) {
+                throw new ConfigurationException("rabbitmq option addresses needs host:port entries separated by"
+                        + " commas (e.g. 10.0.0.1:5672,10.0.0.2:5672), got '" + trimmed + "'");
+            }
+        }
+        return List.copyOf(result);
+    }
+
+    /** The type of the durable queues this provider declares. */
+    public QueueType queueType() {
+        return queueArguments.type();
     }
 
     /** amqps:// always gets TLS material (the JDK's roots when none is configured); amqp:// must not have any. */
@@ -100,6 +145,12 @@ public record RabbitMqSettings(
 
     public String redactedUrl() {
         return url.replaceAll("//[^/@]*@", "//***@");
+    }
+
+    /** Where the provider connects, for messages: the redacted URL, and the cluster's nodes when given. */
+    public String redactedTarget() {
+        return addresses.isEmpty() ? redactedUrl() : redactedUrl() + " (nodes " + addresses.stream()
+                .map(a -> a.getHost() + ":" + a.getPort()).collect(java.util.stream.Collectors.joining(",")) + ")";
     }
 
     private static URI parseAmqpUrl(String url) {
