@@ -94,8 +94,8 @@ public final class RabbitMqProvider implements Provider {
         this.topics = new RabbitMqTopics(settings, mapper, publisher, admin, connections::consuming, supervisor);
         this.broadcast = new RabbitMqBroadcast(settings, mapper, publisher, admin, connections::consuming, supervisor);
         this.declarer = new RabbitMqDeclarer(names, admin, delays, settings.queueArguments());
-        this.backlogProbe = new RabbitMqBacklogProbe(names, admin, settings.managementUrl().map(url ->
-                new ManagementApi(url, connections.username(), connections.password(),
+        this.backlogProbe = new RabbitMqBacklogProbe(names, admin, settings.managementUrl().map(first ->
+                new ManagementApi(settings.managementUrls(), connections.username(), connections.password(),
                         settings.secure() ? settings.tls().sslContext() : null, mapper)),
                 connections.virtualHost());
         this.deadLetters = new RabbitMqDeadLetters(names, admin, jobs);

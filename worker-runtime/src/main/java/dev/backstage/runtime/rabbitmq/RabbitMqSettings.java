@@ -20,7 +20,8 @@ import java.util.TreeSet;
  *   <li>{@code delayedExchange}: {@code auto} (default) | {@code plugin} | {@code fallback} | {@code supplied}
  *       — see {@link DelayMode}
  *   <li>{@code managementUrl}: the management API, e.g. {@code http://guest:guest@127.0.0.1:15672}; default
- *       {@code http://<amqp host>:15672} with the AMQP credentials; {@code off} disables it
+ *       {@code http://<amqp host>:15672} (each host of {@code addresses} when given) with the AMQP credentials;
+ *       several roots separated by commas are asked in turn when one does not answer; {@code off} disables it
  *   <li>{@code confirmTimeoutMs}: how long a publish waits for the broker's confirm (default 10000)
  *   <li>{@code recoveryIntervalMs}: pause between reconnection attempts after a connection loss (default 1000)
  *   <li>{@code topicPrefetch}: unacked messages per topic subscription (default 16)
@@ -41,7 +42,7 @@ import java.util.TreeSet;
  * @param tls TLS material for amqps:// (and the management API over https), null for amqp://
  */
 public record RabbitMqSettings(
-        String url, String prefix, DelayMode delayMode, Optional<URI> managementUrl, Duration confirmTimeout,
+        String url, String prefix, DelayMode delayMode, List<URI> managementUrls, Duration confirmTimeout,
         Duration recoveryInterval, int topicPrefetch, String connectionName, BrokerTls tls,
         QueueArguments queueArguments, List<com.rabbitmq.client.Address> addresses) {
 
@@ -71,6 +72,7 @@ public record RabbitMqSettings(
             throw new ConfigurationException("rabbitmq topicPrefetch must be >= 1, got " + topicPrefetch);
         }
         addresses = addresses == null ? List.of() : List.copyOf(addresses);
+        managementUrls = managementUrls == null ? List.of() : List.copyOf(managementUrls);
     }
 
     public static RabbitMqSettings from(ProviderSettings settings) {
@@ -86,7 +88,8 @@ public record RabbitMqSettings(
                 settings.url(),
                 settings.prefix(),
                 DelayMode.parse(settings.option(OPTION_DELAYED_EXCHANGE, "auto")),
-                managementUrl(settings.option(OPTION_MANAGEMENT_URL, null), amqp),
+                managementUrls(settings.option(OPTION_MANAGEMENT_URL, null), amqp,
+                        addresses(settings.option(OPTION_ADDRESSES, null))),
                 Duration.ofMillis(positiveLong(settings, OPTION_CONFIRM_TIMEOUT_MS, 10_000)),
                 Duration.ofMillis(positiveLong(settings, OPTION_RECOVERY_INTERVAL_MS, 1_000)),
                 (int) positiveLong(settings, OPTION_TOPIC_PREFETCH, 16),
@@ -166,25 +169,44 @@ public record RabbitMqSettings(
         }
     }
 
-    /** The management API sits on port 15672 of the AMQP host unless configured otherwise. */
-    private static Optional<URI> managementUrl(String option, URI amqp) {
+    /** The first management API root, if any. */
+    public Optional<URI> managementUrl() {
+        return managementUrls.stream().findFirst();
+    }
+
+    /**
+     * The management API sits on port 15672 (15671 with TLS) of the AMQP host, or of every host of {@code addresses},
+     * unless configured otherwise: one root, or a cluster's roots separated by commas (asked in turn when one node
+     * does not answer).
+     */
+    private static List<URI> managementUrls(String option, URI amqp, List<com.rabbitmq.client.Address> addresses) {
         if (option != null && option.equalsIgnoreCase("off")) {
-            return Optional.empty();
+            return List.of();
         }
         if (option != null && !option.isBlank()) {
-            try {
-                URI uri = new URI(option);
-                if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())) {
-                    throw new ConfigurationException("rabbitmq managementUrl must be http(s)://…, or off");
+            List<URI> result = new java.util.ArrayList<>();
+            for (String entry : option.split(",")) {
+                try {
+                    URI uri = new URI(entry.trim());
+                    if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())) {
+                        throw new ConfigurationException("rabbitmq managementUrl must be http(s)://… (several separated"
+                                + " by commas), or off");
+                    }
+                    result.add(uri);
+                } catch (URISyntaxException e) {
+                    throw new ConfigurationException("rabbitmq managementUrl is not a valid URI: " + e.getReason());
                 }
-                return Optional.of(uri);
-            } catch (URISyntaxException e) {
-                throw new ConfigurationException("rabbitmq managementUrl is not a valid URI: " + e.getReason());
             }
+            return List.copyOf(result);
         }
-        String host = amqp.getHost() == null ? "127.0.0.1" : amqp.getHost();
-        return Optional.of(URI.create("amqps".equalsIgnoreCase(amqp.getScheme()) ? "https://" + host + ":15671"
-                : "http://" + host + ":15672"));
+        boolean secure = "amqps".equalsIgnoreCase(amqp.getScheme());
+        java.util.Set<String> hosts = new java.util.LinkedHashSet<>();
+        addresses.forEach(a -> hosts.add(a.getHost()));
+        if (hosts.isEmpty()) {
+            hosts.add(amqp.getHost() == null ? "127.0.0.1" : amqp.getHost());
+        }
+        return hosts.stream().map(host -> URI.create(secure ? "https://" + host + ":15671" : "http://" + host + ":15672"))
+                .toList();
     }
 
     private static long positiveLong(ProviderSettings settings, String key, long defaultValue) {

@@ -89,6 +89,7 @@ class RabbitMqNodeFailureTest {
 
         await("jobs flow again after the kill").atMost(Duration.ofSeconds(120))
                 .until(() -> completedAt.size() >= completedAtKill + 100);
+        String depthWhileDown = backlogWhileDown(killedNode);
         startNode(killedNode);
         publishing.join(TimeUnit.MINUTES.toMillis(5));
         await("every job ran").atMost(Duration.ofMinutes(3)).until(() -> runs.size() == JOBS);
@@ -121,6 +122,8 @@ class RabbitMqNodeFailureTest {
                 seconds(hundredAfter - killedAt), seconds(pauseTo - pauseFrom),
                 seconds(pauseFrom - killedAt), seconds(pauseTo - killedAt), seconds(pauseTo - killedAt), seconds(delayedRanAt.get() - killedAt), republished.get(),
                 JOBS - runs.size(), duplicates, JOBS);
+        System.out.println("backlog with " + killedNode + " down (its management API listed first): "
+                + depthWhileDown);
         assertEquals(JOBS, runs.size(), "lost jobs");
         assertEquals(0, ctl().listQueues(broker.queue("default.dead-letter")).values().stream()
                 .mapToLong(RabbitMqCtl.QueueRow::ready).sum(), "nothing dead-lettered");
@@ -146,6 +149,26 @@ class RabbitMqNodeFailureTest {
             producer.close();
         }
         throw new AssertionError("no producer connection landed on " + node + " in 30 attempts");
+    }
+
+    /**
+     * The backlog probe the operator's autoscaler uses, with the management API of every node and the dead one first:
+     * it must still report ready and unacked from the management API (of another node), not fall back to AMQP.
+     */
+    private String backlogWhileDown(String deadNode) throws Exception {
+        List<String> roots = new java.util.ArrayList<>(List.of("http://127.0.0.1:15681", "http://127.0.0.1:15682",
+                "http://127.0.0.1:15683"));
+        String dead = roots.remove(deadNode.charAt(3) - 'a');
+        roots.add(0, dead);
+        RabbitMqProvider probing = broker.provider("probe", Map.of(RabbitMqSettings.OPTION_MANAGEMENT_URL,
+                String.join(",", roots)));
+        java.util.concurrent.atomic.AtomicReference<dev.backstage.runtime.spi.QueueBacklog> seen =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        await("depth from another node's management API").atMost(Duration.ofSeconds(30)).until(() -> {
+            seen.set(probing.backlogProbe().measure(List.of("default"), null).queues().get(0));
+            return seen.get().note().startsWith("ready and unacked from the management API");
+        });
+        return seen.get().toString();
     }
 
     /** An unconfirmed publish (the failover) is published again: at least once, same job id, never dropped. */
