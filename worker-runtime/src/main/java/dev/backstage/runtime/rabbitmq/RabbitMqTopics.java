@@ -105,7 +105,10 @@ final class RabbitMqTopics implements TopicsCapability {
             if (fanOut) {
                 ch.queueDeclare(queue, false, true, true, null);
             } else {
-                admin.ensureQueue(deadLetters.queue(), settings.queueArguments().deadLetterQueue());
+                if (settings.queueArguments().quorum()) {
+                    // The group queue names it as its delivery limit's target; classic groups create it on first use.
+                    admin.ensureQueue(deadLetters.queue(), settings.queueArguments().deadLetterQueue());
+                }
                 admin.ensureQueue(queue, settings.queueArguments().workQueue(deadLetters.queue()));
             }
             ch.queueBind(queue, names.topicsExchange(), subscription.topic());
