@@ -170,17 +170,111 @@ start_rabbitmq_node() {
     without_inherited_fds rabbitmq-server -detached >/dev/null 2>&1 || true
     return 0
   fi
-  # A node of an earlier start that never came to listen (its port is closed) is stopped first.
-  if pgrep -u rabbitmq -f beam.smp >/dev/null; then
+  # A node of an earlier start that never came to listen (its port is closed) is stopped first. Only the node whose
+  # HOME is the package's: the cluster nodes below (ensure_rabbitmq_cluster) have a HOME of their own.
+  local single='beam.smp.* -home /var/lib/rabbitmq '
+  if pgrep -u rabbitmq -f "$single" >/dev/null; then
     echo "stopping a RabbitMQ node that is running but not listening on 5672" >&2
-    pkill -9 -u rabbitmq -f beam.smp || true
-    for _ in $(seq 1 20); do pgrep -u rabbitmq -f beam.smp >/dev/null || break; sleep 0.25; done
+    pkill -9 -u rabbitmq -f "$single" || true
+    for _ in $(seq 1 20); do pgrep -u rabbitmq -f "$single" >/dev/null || break; sleep 0.25; done
   fi
   rm -rf "$RABBITMQ_DATA"
   mkdir -p "$RABBITMQ_DATA/mnesia" "$RABBITMQ_DATA/log"
   chown -R rabbitmq:rabbitmq "$RABBITMQ_DATA"
   # su gives the node the PAM soft limit of 1,024 open files; raise it to the hard limit first.
   without_inherited_fds su rabbitmq -s /bin/sh -c "ulimit -n \$(ulimit -Hn); cd /var/lib/rabbitmq; export HOME=/var/lib/rabbitmq $env; /usr/lib/rabbitmq/bin/rabbitmq-server -detached" >/dev/null 2>&1 || true
+}
+
+# A disposable 3-node RabbitMQ cluster beside the single node (which keeps 5672/15672): nodes bs-a, bs-b, bs-c
+# @localhost, AMQP 5681-5683, management 15681-15683, distribution 25681-25683, all on 127.0.0.1, data emptied at
+# every start under $RABBITMQ_CLUSTER_DATA, one Erlang cookie of its own (in the nodes' own HOME), 400 MiB memory
+# watermark per node. Reused when all three answer as one cluster. Each node directory gets a `start` script (the
+# node-failure test restarts a node it killed with it) and the node's pid file; `$RABBITMQ_CLUSTER_DATA/ctl` is
+# rabbitmqctl with the cluster's cookie (e.g. `ctl -n bs-b@localhost cluster_status`).
+RABBITMQ_CLUSTER_DATA="${BACKSTAGE_RABBITMQ_CLUSTER_DIR:-/tmp/backstage-rabbitmq-cluster}"
+RABBITMQ_CLUSTER_NODES="bs-a:5681 bs-b:5682 bs-c:5683"
+ensure_rabbitmq_cluster() {
+  if rabbitmq_cluster_answers; then return 0; fi
+  command -v rabbitmq-server >/dev/null || { echo "rabbitmq-server missing: installing it" >&2; apt-get update -qq && apt-get install -y -qq rabbitmq-server >/dev/null; }
+  echo "starting a 3-node RabbitMQ cluster on 127.0.0.1:5681-5683 (data in $RABBITMQ_CLUSTER_DATA, emptied first)" >&2
+  local entry name port pid
+  for entry in $RABBITMQ_CLUSTER_NODES; do
+    pid="$RABBITMQ_CLUSTER_DATA/${entry%%:*}/pid"
+    # A node of an earlier start, by its own pid: nothing else on the machine is touched.
+    if [ -s "$pid" ]; then kill -9 "$(cat "$pid")" 2>/dev/null || true; fi
+  done
+  rm -rf "$RABBITMQ_CLUSTER_DATA"
+  mkdir -p "$RABBITMQ_CLUSTER_DATA/home"
+  head -c 30 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$RABBITMQ_CLUSTER_DATA/home/.erlang.cookie"
+  chmod 400 "$RABBITMQ_CLUSTER_DATA/home/.erlang.cookie"
+  printf '#!/bin/sh\nHOME=%s exec /usr/lib/rabbitmq/bin/rabbitmqctl "$@"\n' "$RABBITMQ_CLUSTER_DATA/home" > "$RABBITMQ_CLUSTER_DATA/ctl"
+  chmod 755 "$RABBITMQ_CLUSTER_DATA/ctl"
+  for entry in $RABBITMQ_CLUSTER_NODES; do
+    name=${entry%%:*}; port=${entry##*:}
+    write_rabbitmq_cluster_node "$name" "$port"
+  done
+  chown -R rabbitmq:rabbitmq "$RABBITMQ_CLUSTER_DATA"
+  for entry in $RABBITMQ_CLUSTER_NODES; do without_inherited_fds "$RABBITMQ_CLUSTER_DATA/${entry%%:*}/start"; done
+  for entry in $RABBITMQ_CLUSTER_NODES; do
+    name=${entry%%:*}
+    # await_startup fails at once while the node has not registered yet: ask again until a deadline.
+    for _ in $(seq 1 60); do
+      "$RABBITMQ_CLUSTER_DATA/ctl" -q -n "$name@localhost" await_startup --timeout 10 >/dev/null 2>&1 && continue 2
+      sleep 1
+    done
+    echo "RabbitMQ node $name@localhost did not start within 2 min: see $RABBITMQ_CLUSTER_DATA/$name/log" >&2; return 1
+  done
+  for name in bs-b bs-c; do
+    "$RABBITMQ_CLUSTER_DATA/ctl" -q -n "$name@localhost" stop_app >/dev/null \
+      && "$RABBITMQ_CLUSTER_DATA/ctl" -q -n "$name@localhost" join_cluster bs-a@localhost >/dev/null \
+      && "$RABBITMQ_CLUSTER_DATA/ctl" -q -n "$name@localhost" start_app >/dev/null \
+      || { echo "RabbitMQ node $name@localhost could not join bs-a@localhost: see $RABBITMQ_CLUSTER_DATA/$name/log" >&2; return 1; }
+  done
+  for _ in $(seq 1 120); do rabbitmq_cluster_answers && return 0; sleep 0.5; done
+  echo "the RabbitMQ cluster did not answer on 5681-5683 and 15681-15683 within 60 s: see $RABBITMQ_CLUSTER_DATA/*/log" >&2
+  return 1
+}
+
+# True when every node listens (AMQP and management) and bs-a sees all three running.
+rabbitmq_cluster_answers() {
+  local entry port running
+  for entry in $RABBITMQ_CLUSTER_NODES; do
+    port=${entry##*:}
+    port_open "$port" && port_open "1$port" || return 1
+  done
+  [ -x "$RABBITMQ_CLUSTER_DATA/ctl" ] || return 1
+  running=$("$RABBITMQ_CLUSTER_DATA/ctl" -q -n bs-a@localhost eval \
+    'length(rabbit_nodes:all_running()).' 2>/dev/null) || return 1
+  [ "$running" = 3 ]
+}
+
+# The configuration and the start script of one cluster node (run as the rabbitmq user, open files raised).
+write_rabbitmq_cluster_node() {
+  local name=$1 port=$2 dir="$RABBITMQ_CLUSTER_DATA/$1"
+  mkdir -p "$dir/mnesia" "$dir/log"
+  cat > "$dir/rabbitmq.conf" <<CONF
+listeners.tcp.default = 127.0.0.1:$port
+management.tcp.ip = 127.0.0.1
+management.tcp.port = 1$port
+vm_memory_high_watermark.absolute = 400MiB
+disk_free_limit.absolute = 200MiB
+cluster_partition_handling = pause_minority
+CONF
+  echo '[rabbitmq_management].' > "$dir/enabled_plugins"
+  cat > "$dir/env" <<ENV
+export HOME=$RABBITMQ_CLUSTER_DATA/home RABBITMQ_NODENAME=$name@localhost RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+export RABBITMQ_NODE_PORT=$port RABBITMQ_DIST_PORT=2$port RABBITMQ_MNESIA_BASE=$dir/mnesia RABBITMQ_LOG_BASE=$dir/log
+export RABBITMQ_PID_FILE=$dir/pid RABBITMQ_CONFIG_FILE=$dir/rabbitmq RABBITMQ_ENABLED_PLUGINS_FILE=$dir/enabled_plugins
+export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="+S 1:1 +A 4"
+ENV
+  cat > "$dir/start" <<START
+#!/bin/sh
+# Starts node $name@localhost of the test cluster in the background (as the rabbitmq user when run by root).
+cmd='ulimit -n \$(ulimit -Hn); . $dir/env; cd $dir; exec /usr/lib/rabbitmq/bin/rabbitmq-server -detached'
+if [ "\$(id -u)" = 0 ]; then exec su rabbitmq -s /bin/sh -c "\$cmd" >/dev/null 2>&1; fi
+exec sh -c "\$cmd" >/dev/null 2>&1
+START
+  chmod 755 "$dir/start"
 }
 
 # Builds the jars and their lib/ folders unless they are newer than every source file.

@@ -28,13 +28,18 @@ public final class RabbitMqQueues {
 
     /** @param amqpUrl {@code amqp://user:pass@host:5672}; the management API is taken to be on the same host */
     public RabbitMqQueues(String amqpUrl) {
+        this(amqpUrl, "http://" + URI.create(amqpUrl).getHost() + ":15672");
+    }
+
+    /** @param managementUrl the management API's root, e.g. {@code http://127.0.0.1:15681} for a cluster node */
+    public RabbitMqQueues(String amqpUrl, String managementUrl) {
         URI uri = URI.create(amqpUrl);
         String userInfo = uri.getRawUserInfo() == null ? "guest:guest" : uri.getRawUserInfo();
         String[] parts = userInfo.split(":", 2);
         String credentials = URLDecoder.decode(parts[0], StandardCharsets.UTF_8) + ":"
                 + (parts.length > 1 ? URLDecoder.decode(parts[1], StandardCharsets.UTF_8) : "");
         this.authorization = "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8));
-        this.api = "http://" + uri.getHost() + ":15672/api/";
+        this.api = managementUrl + "/api/";
     }
 
     /** The names of the queues in vhost {@code /} that start with {@code prefix + "."}. */

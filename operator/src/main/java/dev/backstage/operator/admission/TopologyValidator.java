@@ -7,6 +7,7 @@ import dev.backstage.operator.model.DelayedExchangeMode;
 import dev.backstage.operator.model.DeletionPolicy;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
+import dev.backstage.operator.model.RabbitMqQueueType;
 import dev.backstage.operator.model.RabbitMqSettings;
 import dev.backstage.operator.model.ScheduleSpec;
 import dev.backstage.operator.model.SecretKeyReference;
@@ -240,10 +241,31 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
         }
     }
 
+    /*
+     * A queue's type is fixed when the broker creates it, so a changed type would leave the existing queues as they are
+     * and make new ones of the other type. Unset to classic is the one change let through: a topology written before
+     * queue types existed has classic queues, and saying so changes nothing on the broker.
+     */
+    private static void queueTypeChange(Verdict verdict, RabbitMqSettings old, RabbitMqSettings spec) {
+        RabbitMqQueueType before = RabbitMqSettings.effectiveQueueType(old);
+        RabbitMqQueueType after = RabbitMqSettings.effectiveQueueType(spec);
+        boolean wasUnset = old == null || old.getQueueType() == null;
+        if (before == after || (wasUnset && after == RabbitMqQueueType.CLASSIC)) {
+            return;
+        }
+        verdict.deny("spec.rabbitmq.queueType cannot change in place (it is " + before.wire() + "): RabbitMQ fixes a"
+                + " queue's type when it creates it. To migrate, create a new BackstageTopology with another keyPrefix"
+                + " and queueType " + after.wire() + ", point producers at it, let the workers drain the old queues,"
+                + " then delete the old topology");
+    }
+
     private static void changes(Verdict verdict, BackstageTopologySpec old, BackstageTopologySpec spec) {
         if (old.getProvider() != null && spec.getProvider() != null && old.getProvider() != spec.getProvider()) {
             verdict.deny("spec.provider is immutable (it was " + old.getProvider().wire() + "): create a new"
                     + " BackstageTopology to move to " + spec.getProvider().wire());
+        }
+        if (spec.getProvider() == ProviderType.RABBITMQ && old.getProvider() == ProviderType.RABBITMQ) {
+            queueTypeChange(verdict, old.getRabbitmq(), spec.getRabbitmq());
         }
         if (!Objects.equals(old.getKeyPrefix(), spec.getKeyPrefix())) {
             verdict.warn("spec.keyPrefix changed from '" + old.getKeyPrefix() + "' to '" + spec.getKeyPrefix()

@@ -38,8 +38,8 @@ public final class TopologyProviderSettings {
 
     private static Map<String, String> options(BackstageTopologySpec spec) {
         RabbitMqSettings rabbit = spec.getRabbitmq();
-        if (spec.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
-            return Map.of(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
+        if (spec.getProvider() == ProviderType.RABBITMQ) {
+            return RabbitMqSettings.providerOptions(rabbit);
         }
         return dev.backstage.operator.model.RedisTopologySettings.options(spec);
     }

@@ -14,6 +14,9 @@ import io.fabric8.generator.annotation.ValidationRule;
 public class RabbitMqSettings {
     /** The provider option the runtime reads this setting from. */
     public static final String DELAYED_EXCHANGE_OPTION = "delayedExchange";
+    public static final String QUEUE_TYPE_OPTION = "queueType";
+    public static final String DELIVERY_LIMIT_OPTION = "deliveryLimit";
+    public static final String ADDRESSES_OPTION = "addresses";
 
     @Default("auto")
     @JsonPropertyDescription("auto (plugin if present, else fallback) | plugin | fallback | supplied (spec.capabilities.delays).")
@@ -28,7 +31,73 @@ public class RabbitMqSettings {
             + " plugin (admission cannot see the broker; the operator checks it when it declares the topology).")
     private Boolean pluginInstalled;
 
+    /*
+     * No schema default on purpose: the API server applies defaults when it reads stored objects, so a default here
+     * would silently turn topologies created before this field into quorum ones while their queues are classic.
+     * Unset means quorum for the queues the operator creates; see effectiveQueueType().
+     */
+    @JsonPropertyDescription("quorum (default: replicated on every node, broker delivery limit) | classic. Fixed when"
+            + " queues are created: to change it, create a new topology with another keyPrefix and move to it.")
+    private RabbitMqQueueType queueType;
+
+    @io.fabric8.generator.annotation.Min(1)
+    @JsonPropertyDescription("Quorum queues: how often the broker hands out a job whose worker dies before settling it"
+            + " before it moves the job to the dead-letter queue (default 20). Failures the worker reports follow the"
+            + " pool's maxDeliveries instead.")
+    private Integer deliveryLimit;
+
+    @JsonPropertyDescription("A cluster's nodes as host:port,host:port: workers and the operator connect to any of them"
+            + " and reconnect to another when one fails (the connection Secret's URL still gives credentials and vhost).")
+    private String addresses;
+
     public RabbitMqSettings() {}
+
+    /** Quorum unless the topology says classic (also when it has no rabbitmq section at all). */
+    public static RabbitMqQueueType effectiveQueueType(RabbitMqSettings rabbit) {
+        return rabbit == null || rabbit.queueType == null ? RabbitMqQueueType.QUORUM : rabbit.queueType;
+    }
+
+    /** The runtime's provider options for a RabbitMQ topology with these settings (null: none given). */
+    public static java.util.Map<String, String> providerOptions(RabbitMqSettings rabbit) {
+        java.util.Map<String, String> options = new java.util.TreeMap<>();
+        options.put(QUEUE_TYPE_OPTION, effectiveQueueType(rabbit).wire());
+        if (rabbit != null) {
+            if (rabbit.delayedExchange != null) {
+                options.put(DELAYED_EXCHANGE_OPTION, rabbit.delayedExchange.wire());
+            }
+            if (rabbit.deliveryLimit != null) {
+                options.put(DELIVERY_LIMIT_OPTION, String.valueOf(rabbit.deliveryLimit));
+            }
+            if (rabbit.addresses != null && !rabbit.addresses.isBlank()) {
+                options.put(ADDRESSES_OPTION, rabbit.addresses);
+            }
+        }
+        return options;
+    }
+
+    public RabbitMqQueueType getQueueType() {
+        return queueType;
+    }
+
+    public void setQueueType(RabbitMqQueueType queueType) {
+        this.queueType = queueType;
+    }
+
+    public Integer getDeliveryLimit() {
+        return deliveryLimit;
+    }
+
+    public void setDeliveryLimit(Integer deliveryLimit) {
+        this.deliveryLimit = deliveryLimit;
+    }
+
+    public String getAddresses() {
+        return addresses;
+    }
+
+    public void setAddresses(String addresses) {
+        this.addresses = addresses;
+    }
 
     public RabbitMqSettings(DelayedExchangeMode delayedExchange) {
         this.delayedExchange = delayedExchange;

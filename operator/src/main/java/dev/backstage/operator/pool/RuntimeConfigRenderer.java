@@ -60,8 +60,8 @@ public final class RuntimeConfigRenderer {
         Map<String, String> options = new java.util.TreeMap<>(WorkerContainer.tlsOptions(
                 WorkerContainer.tlsDir(PROVIDER_ROLE), broker.getTls(), broker.getProvider()));
         RabbitMqSettings rabbit = broker.getRabbitmq();
-        if (broker.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
-            options.put(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
+        if (broker.getProvider() == ProviderType.RABBITMQ) {
+            options.putAll(RabbitMqSettings.providerOptions(rabbit)); // workers declare queues of the same type
         }
         if (broker.getProvider() == ProviderType.KAFKA) {
             // The topology owns its topics (partitions, replication): a worker that starts first must not create

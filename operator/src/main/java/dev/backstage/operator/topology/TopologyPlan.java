@@ -50,8 +50,8 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
         boolean deadLetter = !Boolean.FALSE.equals(spec.getDeadLetter());
         Map<String, String> options = new TreeMap<>();
         RabbitMqSettings rabbit = spec.getRabbitmq();
-        if (spec.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
-            options.put(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
+        if (spec.getProvider() == ProviderType.RABBITMQ) {
+            options.putAll(RabbitMqSettings.providerOptions(rabbit));
         }
         options.putAll(dev.backstage.operator.model.RedisTopologySettings.options(spec));
         return new TopologyPlan(spec.getProvider().wire(), spec.getKeyPrefix(), spec.getConsumerGroup(),

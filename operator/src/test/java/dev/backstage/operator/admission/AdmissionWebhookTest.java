@@ -14,6 +14,7 @@ import dev.backstage.operator.model.DelayedExchangeMode;
 import dev.backstage.operator.model.DeletionPolicy;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
+import dev.backstage.operator.model.RabbitMqQueueType;
 import dev.backstage.operator.model.RabbitMqSettings;
 import dev.backstage.operator.model.ScheduleSpec;
 import dev.backstage.operator.model.SecretKeyReference;
@@ -168,6 +169,24 @@ class AdmissionWebhookTest {
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("UPDATE", ns, after, before));
         assertFalse(answer.allowed());
         assertTrue(answer.message().contains("spec.provider is immutable (it was redis)"), answer.message());
+    }
+
+    @Test
+    void givenRabbitMqQueueTypeChangedInPlace_whenUpdated_thenDeniedSayingHowToMigrate() {
+        BackstageTopology before = rabbit("orders", DelayedExchangeMode.AUTO);
+        before.getSpec().getRabbitmq().setQueueType(RabbitMqQueueType.CLASSIC);
+        BackstageTopology after = rabbit("orders", DelayedExchangeMode.AUTO);
+        after.getSpec().getRabbitmq().setQueueType(RabbitMqQueueType.QUORUM);
+        WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("UPDATE", ns, after, before));
+        assertFalse(answer.allowed());
+        assertTrue(answer.message().contains("spec.rabbitmq.queueType cannot change in place (it is classic)"),
+                answer.message());
+        assertTrue(answer.message().contains("create a new BackstageTopology with another keyPrefix"), answer.message());
+        BackstageTopology unset = rabbit("orders", DelayedExchangeMode.AUTO);
+        assertTrue(webhook.send(TOPOLOGY, review("UPDATE", ns, before, unset)).allowed(),
+                "unset to classic: a topology from before queue types states what its queues are");
+        assertFalse(webhook.send(TOPOLOGY, review("UPDATE", ns, unset, before)).allowed(),
+                "classic to unset means quorum: refused");
     }
 
     @Test

@@ -64,7 +64,7 @@ class ExampleManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "kafka.yaml"})
+    @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "rabbitmq-cluster.yaml", "kafka.yaml"})
     void exampleParsesIntoTheCrClassesAndIsSelfConsistent(String file) throws IOException {
         List<HasMetadata> items = load(file);
         List<BackstageTopology> topologies = ofType(items, BackstageTopology.class);
@@ -113,7 +113,7 @@ class ExampleManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "kafka.yaml"})
+    @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "rabbitmq-cluster.yaml", "kafka.yaml"})
     void exampleReconcilesIntoWorkersReadingTheirSecrets(String file) throws IOException {
         String ns = harness.newNamespace(file.replace(".yaml", ""));
         List<HasMetadata> items = load(file);

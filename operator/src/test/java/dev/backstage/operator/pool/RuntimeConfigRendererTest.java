@@ -51,14 +51,21 @@ class RuntimeConfigRendererTest {
     }
 
     @Test
-    void givenRabbitMq_thenDelayedExchangeModeIsAProviderOption() {
+    void givenRabbitMq_thenDelayedExchangeModeAndTheTopologysQueueTypeAreProviderOptions() {
         BackstageTopology topology = redisTopology("ns", "t", "default");
         topology.getSpec().setProvider(ProviderType.RABBITMQ);
         topology.getSpec().setRabbitmq(new RabbitMqSettings(DelayedExchangeMode.FALLBACK));
 
         RuntimeConfig config = RuntimeConfigRenderer.render(pool("ns", "p", "t", "default"), topology);
 
-        assertEquals(Map.of("delayedExchange", "fallback"), config.provider().options());
+        assertEquals(Map.of("delayedExchange", "fallback", "queueType", "quorum"), config.provider().options(),
+                "unset queueType: quorum, as the topology declares it");
+        topology.getSpec().getRabbitmq().setQueueType(dev.backstage.operator.model.RabbitMqQueueType.CLASSIC);
+        topology.getSpec().getRabbitmq().setDeliveryLimit(7);
+        topology.getSpec().getRabbitmq().setAddresses("a:5672,b:5672");
+        assertEquals(Map.of("delayedExchange", "fallback", "queueType", "classic", "deliveryLimit", "7",
+                "addresses", "a:5672,b:5672"), RuntimeConfigRenderer.render(pool("ns", "p", "t", "default"), topology)
+                .provider().options());
     }
 
     @Test

@@ -106,6 +106,8 @@ class RabbitMqTopologyReconcilerTest {
         assertTrue(exchanges.contains(prefix + ".topics"), exchanges.toString());
         assertTrue(exchanges.contains(prefix + ".delay-deliver"), exchanges.toString());
         assertTrue(durable("queues", prefix + ".orders"), "work queues are durable");
+        assertEquals("quorum", queueColumn(prefix + ".orders", "type"), "a new topology's queues are quorum queues");
+        assertEquals("quorum", queueColumn(prefix + ".orders.dead-letter", "type"));
 
         Map<String, CapabilityStatus> capabilities = get(client, ns, "orders").getStatus().getCapabilities().stream()
                 .collect(Collectors.toMap(CapabilityStatus::getCapability, c -> c));
@@ -229,6 +231,15 @@ class RabbitMqTopologyReconcilerTest {
             Thread.currentThread().interrupt();
             throw new AssertionError("reading the " + type + " of " + prefix, e);
         }
+    }
+
+    private static String queueColumn(String name, String column) {
+        for (JsonNode item : management("/api/queues/%2F?columns=name," + column)) {
+            if (item.path("name").asText().equals(name)) {
+                return item.path(column).asText();
+            }
+        }
+        throw new AssertionError(name + " not found");
     }
 
     private static boolean durable(String type, String name) {

@@ -68,7 +68,7 @@ final class FallbackDelays implements RabbitMqDelays {
         return ladder;
     }
 
-    /** Declares the ladder (idempotent: same names, same arguments). */
+    /** Declares the ladder (idempotent: same names, same arguments; existing level queues are kept as they are). */
     void declareLadder() {
         admin.call("declare the delay ladder", ch -> {
             ch.exchangeDeclare(names.delayDeliverExchange(), "headers", true, false, null);
@@ -88,7 +88,12 @@ final class FallbackDelays implements RabbitMqDelays {
         Map<String, Object> args = new HashMap<>();
         args.put("x-message-ttl", ladder.ttlMs(level));
         args.put("x-dead-letter-exchange", next); // no dead-letter routing key: the bits in the key steer on
-        ch.queueDeclare(names.delayLevel(level), true, false, false, args);
+        // A level that exists is used as it is: one declared by an earlier version, or as another queue type,
+        // would refuse these arguments (406) and close the channel.
+        if (!admin.queueExists(names.delayLevel(level))) {
+            ch.queueDeclare(names.delayLevel(level), true, false, false,
+                    jobs.declarations().arguments().delayLevel(args));
+        }
         ch.queueBind(names.delayLevel(level), names.delayLevel(level), ladder.bindingPattern(level, true));
         ch.exchangeBind(next, names.delayLevel(level), ladder.bindingPattern(level, false));
     }

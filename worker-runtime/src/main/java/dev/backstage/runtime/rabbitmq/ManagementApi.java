@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import dev.backstage.runtime.spi.ConnectionFailure;
@@ -22,8 +23,11 @@ import dev.backstage.runtime.spi.ConnectionFailure;
  * interval (5 s by default), so they lag the queue slightly; AMQP alone can only count ready messages.
  */
 final class ManagementApi {
-    private final URI base;
-    private final String authorization;
+    /** One node's API root (without credentials) and the Authorization header for it. */
+    private record Endpoint(URI base, String authorization) {}
+
+    private final List<Endpoint> endpoints;
+    private volatile int preferred;
     private final HttpClient http;
     private final ObjectMapper mapper;
 
@@ -54,18 +58,15 @@ final class ManagementApi {
      *                   JDK's defaults (the JDK's client always verifies the host name)
      */
     ManagementApi(URI configured, String amqpUser, String amqpPassword, SSLContext tls, ObjectMapper mapper) {
-        String user = amqpUser;
-        String password = amqpPassword;
-        if (configured.getRawUserInfo() != null) {
-            String[] parts = configured.getRawUserInfo().split(":", 2);
-            user = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
-            password = parts.length > 1 ? URLDecoder.decode(parts[1], StandardCharsets.UTF_8) : "";
-        }
-        this.base = URI.create(configured.getScheme() + "://" + configured.getHost()
-                + (configured.getPort() > 0 ? ":" + configured.getPort() : "")
-                + (configured.getRawPath() == null ? "" : configured.getRawPath().replaceAll("/+$", "")));
-        this.authorization = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
-                .getBytes(StandardCharsets.UTF_8));
+        this(List.of(configured), amqpUser, amqpPassword, tls, mapper);
+    }
+
+    /**
+     * A cluster's nodes: each call asks the node that answered last, and the others in turn when it does not answer,
+     * so the figures keep coming while any one node is down (every node reports every queue of the cluster).
+     */
+    ManagementApi(List<URI> configured, String amqpUser, String amqpPassword, SSLContext tls, ObjectMapper mapper) {
+        this.endpoints = configured.stream().map(uri -> endpoint(uri, amqpUser, amqpPassword)).toList();
         // HTTP/1.1: the broker's web server does not take the h2c upgrade the JDK client tries by default.
         HttpClient.Builder http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2));
@@ -76,16 +77,48 @@ final class ManagementApi {
         this.mapper = mapper;
     }
 
-    /** The API root without credentials, for messages. */
-    URI base() {
-        return base;
+    private static Endpoint endpoint(URI configured, String amqpUser, String amqpPassword) {
+        String user = amqpUser;
+        String password = amqpPassword;
+        if (configured.getRawUserInfo() != null) {
+            String[] parts = configured.getRawUserInfo().split(":", 2);
+            user = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
+            password = parts.length > 1 ? URLDecoder.decode(parts[1], StandardCharsets.UTF_8) : "";
+        }
+        URI base = URI.create(configured.getScheme() + "://" + configured.getHost()
+                + (configured.getPort() > 0 ? ":" + configured.getPort() : "")
+                + (configured.getRawPath() == null ? "" : configured.getRawPath().replaceAll("/+$", "")));
+        return new Endpoint(base, "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(StandardCharsets.UTF_8)));
     }
 
-    /** The queue's figures, or empty when the queue does not exist. */
+    /** The API root without credentials (the node that answered last), for messages. */
+    URI base() {
+        return endpoints.get(preferred).base();
+    }
+
+    /** The queue's figures, or empty when the queue does not exist; asks the next node when one does not answer. */
     Optional<QueueStats> queue(String vhost, String name) throws UnavailableException {
+        int first = preferred;
+        UnavailableException last = null;
+        for (int i = 0; i < endpoints.size(); i++) {
+            int index = (first + i) % endpoints.size();
+            try {
+                Optional<QueueStats> stats = queue(endpoints.get(index), vhost, name);
+                preferred = index;
+                return stats;
+            } catch (UnavailableException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    private Optional<QueueStats> queue(Endpoint endpoint, String vhost, String name) throws UnavailableException {
+        URI base = endpoint.base();
         URI uri = URI.create(base + "/api/queues/" + encode(vhost) + "/" + encode(name));
         HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5))
-                .header("Authorization", authorization).header("Accept", "application/json").GET().build();
+                .header("Authorization", endpoint.authorization()).header("Accept", "application/json").GET().build();
         HttpResponse<String> response;
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());

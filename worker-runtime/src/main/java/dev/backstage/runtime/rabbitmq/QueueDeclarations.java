@@ -12,19 +12,26 @@ import java.util.concurrent.ConcurrentHashMap;
 final class QueueDeclarations {
     private final RabbitMqNames names;
     private final BrokerAdmin admin;
+    private final QueueArguments arguments;
     private final Set<String> ensured = ConcurrentHashMap.newKeySet();
 
-    QueueDeclarations(RabbitMqNames names, BrokerAdmin admin) {
+    QueueDeclarations(RabbitMqNames names, BrokerAdmin admin, QueueArguments arguments) {
         this.names = names;
         this.admin = admin;
+        this.arguments = arguments;
     }
 
+    QueueArguments arguments() {
+        return arguments;
+    }
+
+    /** The dead-letter queue first: a quorum work queue names it as the target of its delivery limit. */
     void ensureJobQueue(String queue) {
         if (ensured.contains(queue)) {
             return;
         }
-        admin.ensureQueue(names.workQueue(queue), null);
-        admin.ensureQueue(names.deadLetterQueue(queue), null);
+        admin.ensureQueue(names.deadLetterQueue(queue), arguments.deadLetterQueue());
+        admin.ensureQueue(names.workQueue(queue), arguments.workQueue(names.deadLetterQueue(queue)));
         ensured.add(queue);
     }
 

@@ -94,15 +94,16 @@ final class RabbitMqConnections implements AutoCloseable {
             RecoveryFailures failures) {
         String name = settings.connectionName() + "/" + role;
         try {
-            Connection connection = factory.newConnection(name);
+            Connection connection = settings.addresses().isEmpty() ? factory.newConnection(name)
+                    : factory.newConnection(settings.addresses(), name);
             Tracked tracked = new Tracked(role, connection, settings.recoveryInterval().toMillis(), failures);
             connection.addShutdownListener(tracked::lost);
             ((RecoverableConnection) connection).addRecoveryListener(tracked);
-            log.info("rabbitmq connection '{}' open to {}", name, settings.redactedUrl());
+            log.info("rabbitmq connection '{}' open to {}", name, settings.redactedTarget());
             return tracked;
         } catch (IOException | TimeoutException e) {
             throw new BrokerUnavailableException(ConnectionFailure.label(e) + "cannot connect to RabbitMQ at "
-                    + settings.redactedUrl() + " (" + role + " connection): " + describe(e), e);
+                    + settings.redactedTarget() + " (" + role + " connection): " + describe(e), e);
         }
     }
 
@@ -121,10 +122,12 @@ final class RabbitMqConnections implements AutoCloseable {
             }
         });
         try {
-            return throwaway.newConnection(settings.connectionName() + "/" + role);
+            String name = settings.connectionName() + "/" + role;
+            return settings.addresses().isEmpty() ? throwaway.newConnection(name)
+                    : throwaway.newConnection(settings.addresses(), name);
         } catch (IOException | TimeoutException e) {
             throw new BrokerUnavailableException(ConnectionFailure.label(e) + "cannot connect to RabbitMQ at "
-                    + settings.redactedUrl() + " (" + role + " connection): " + describe(e), e);
+                    + settings.redactedTarget() + " (" + role + " connection): " + describe(e), e);
         }
     }
 

@@ -12,7 +12,9 @@ import java.util.Optional;
  * The broker side of a topology on RabbitMQ: per queue the durable work queue and (with dead-lettering) its
  * dead-letter queue; the topics exchange when topics are named (subscriber queues are created by the
  * subscribers); and the delay path: the delayed-message exchange and its bindings, or the TTL ladder
- * (reported as one {@code delay-ladder} object). Existing queues are accepted whatever their arguments.
+ * (reported as one {@code delay-ladder} object). Queues are of the provider's {@link QueueType}, with the
+ * arguments of {@link QueueArguments}; existing queues are accepted whatever their type and arguments (a queue's
+ * type cannot change in place).
  *
  * <p>{@link #delete} removes the named queues (with their messages), the topics exchange and the delay
  * objects of this prefix: the ladder is shared by every queue under the prefix, so delete a topology only
@@ -22,18 +24,28 @@ final class RabbitMqDeclarer implements TopologyDeclarer {
     private final RabbitMqNames names;
     private final BrokerAdmin admin;
     private final Optional<RabbitMqDelays> delays;
+    private final QueueArguments arguments;
 
-    RabbitMqDeclarer(RabbitMqNames names, BrokerAdmin admin, Optional<RabbitMqDelays> delays) {
+    RabbitMqDeclarer(RabbitMqNames names, BrokerAdmin admin, Optional<RabbitMqDelays> delays,
+            QueueArguments arguments) {
         this.names = names;
         this.admin = admin;
         this.delays = delays;
+        this.arguments = arguments;
     }
 
     @Override
     public List<DeclaredObject> declare(TopologyRequest request) {
         List<DeclaredObject> result = new ArrayList<>();
-        for (String queueName : queueNames(request)) {
-            result.add(declareQueue(queueName));
+        for (String queue : queues(request)) {
+            // The dead-letter queue first: a quorum work queue names it as its delivery limit's target.
+            String deadLetters = names.deadLetterQueue(queue);
+            DeclaredObject deadLetterQueue = request.deadLetter()
+                    ? declareQueue(deadLetters, arguments.deadLetterQueue()) : null;
+            result.add(declareQueue(names.workQueue(queue), arguments.workQueue(deadLetters)));
+            if (deadLetterQueue != null) {
+                result.add(deadLetterQueue);
+            }
         }
         if (!request.topics().isEmpty()) {
             boolean created = admin.ensureExchange(names.topicsExchange(), "topic", null);
@@ -43,9 +55,10 @@ final class RabbitMqDeclarer implements TopologyDeclarer {
         return result;
     }
 
-    private DeclaredObject declareQueue(String name) {
+    private DeclaredObject declareQueue(String name, java.util.Map<String, Object> queueArguments) {
         try {
-            return DeclaredObject.of("queue", name, admin.ensureQueue(name, null) ? State.CREATED : State.EXISTED);
+            return DeclaredObject.of("queue", name, admin.ensureQueue(name, queueArguments) ? State.CREATED
+                    : State.EXISTED);
         } catch (BrokerAdmin.BrokerCallException e) {
             return new DeclaredObject("queue", name, State.FAILED, e.getMessage());
         }

@@ -88,14 +88,14 @@ public final class RabbitMqProvider implements Provider {
         RabbitMqNames names = settings.names();
         BrokerAdmin admin = new BrokerAdmin(connections.publishing());
         this.publisher = new ConfirmingPublisher(connections.publishing(), settings.confirmTimeout(), confirms);
-        this.jobs = new RabbitMqJobs(settings, new JobBodyCodec(mapper), publisher, new QueueDeclarations(names, admin),
+        this.jobs = new RabbitMqJobs(settings, new JobBodyCodec(mapper), publisher, new QueueDeclarations(names, admin, settings.queueArguments()),
                 connections::consuming, supervisor);
         this.delays = resolveDelays(settings, names, admin, connections, jobs);
         this.topics = new RabbitMqTopics(settings, mapper, publisher, admin, connections::consuming, supervisor);
         this.broadcast = new RabbitMqBroadcast(settings, mapper, publisher, admin, connections::consuming, supervisor);
-        this.declarer = new RabbitMqDeclarer(names, admin, delays);
-        this.backlogProbe = new RabbitMqBacklogProbe(names, admin, settings.managementUrl().map(url ->
-                new ManagementApi(url, connections.username(), connections.password(),
+        this.declarer = new RabbitMqDeclarer(names, admin, delays, settings.queueArguments());
+        this.backlogProbe = new RabbitMqBacklogProbe(names, admin, settings.managementUrl().map(first ->
+                new ManagementApi(settings.managementUrls(), connections.username(), connections.password(),
                         settings.secure() ? settings.tls().sslContext() : null, mapper)),
                 connections.virtualHost());
         this.deadLetters = new RabbitMqDeadLetters(names, admin, jobs);

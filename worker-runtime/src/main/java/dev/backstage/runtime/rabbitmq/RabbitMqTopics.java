@@ -96,15 +96,25 @@ final class RabbitMqTopics implements TopicsCapability {
                 return TopicBody.encode(mapper, delivery.payloadJson(), delivery.publishedAtMs(), deliveryCount);
             }
         };
+        TopicDeadLetters deadLetters = new TopicDeadLetters(publisher, admin, names.topicDeadLetterQueue(
+                subscription.topic(), subscription.group(), consumerId), settings.queueArguments().deadLetterQueue());
         RabbitMqTopicConsumer consumer = new RabbitMqTopicConsumer(publisher, format, label, tag, queue, ch -> {
             ch.exchangeDeclare(names.topicsExchange(), "topic", true, false, null);
-            // Fan-out: exclusive + auto-delete, gone with the connection; a group queue outlives its members.
-            ch.queueDeclare(queue, !fanOut, fanOut, fanOut, null);
+            // Fan-out: exclusive + auto-delete, gone with the connection, so always classic (a quorum queue can be
+            // neither); a group queue outlives its members, and is of the provider's queue type.
+            if (fanOut) {
+                ch.queueDeclare(queue, false, true, true, null);
+            } else {
+                if (settings.queueArguments().quorum()) {
+                    // The group queue names it as its delivery limit's target; classic groups create it on first use.
+                    admin.ensureQueue(deadLetters.queue(), settings.queueArguments().deadLetterQueue());
+                }
+                admin.ensureQueue(queue, settings.queueArguments().workQueue(deadLetters.queue()));
+            }
             ch.queueBind(queue, names.topicsExchange(), subscription.topic());
             return queue;
         }, sink, consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval(),
-                new TopicDeadLetters(publisher, admin, names.topicDeadLetterQueue(subscription.topic(),
-                        subscription.group(), consumerId)));
+                deadLetters);
         consumer.start();
         return consumer;
     }

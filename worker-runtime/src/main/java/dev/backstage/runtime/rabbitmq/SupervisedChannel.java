@@ -166,9 +166,10 @@ final class SupervisedChannel implements AutoCloseable {
 
     private void openChannel() throws IOException {
         Channel ch = connection.createChannel();
-        // global=true: the limit covers every queue this channel reads, so the worker never holds more
-        // unacked deliveries than its in-flight allowance, however many queues it consumes.
-        ch.basicQos(prefetch, true);
+        // Per consumer, the allowance shared among the queues this channel reads (at least one each): a global
+        // (per-channel) limit would be exact, but quorum queues refuse to be consumed under one (540
+        // NOT_IMPLEMENTED, closing the connection), and a worker cannot know every queue's type beforehand.
+        ch.basicQos(Math.max(1, prefetch / subscriptions.size()), false);
         ch.addShutdownListener(cause -> closed(ch, cause));
         if (ch instanceof Recoverable recoverable) {
             recoverable.addRecoveryListener(new RecoveryListener() {

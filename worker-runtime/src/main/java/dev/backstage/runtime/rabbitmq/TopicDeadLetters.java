@@ -7,7 +7,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The dead-letter queue of one topic subscription, {@link RabbitMqNames#topicDeadLetterQueue}: durable, declared
- * at the first dead letter (so a subscription that never dead-letters leaves nothing behind), private to the
+ * at the first dead letter (so a subscription that never dead-letters leaves nothing behind; a quorum group queue
+ * names it as the target of its delivery limit, so with quorum queues it comes with the group), private to the
  * group or fan-out subscriber. A dead letter is the original body, byte for byte, with the original properties
  * (its message id among them), persistent, and the reason in headers named like Kafka's topic dead-letter
  * headers: {@value #ERROR}, {@value #DELIVERY_COUNT}, {@value #DEAD_LETTERED_AT}, {@value #TOPIC}.
@@ -21,9 +22,11 @@ final class TopicDeadLetters {
     private final ConfirmingPublisher publisher;
     private final BrokerAdmin admin;
     private final String queue;
+    private final Map<String, Object> arguments;
     private volatile boolean declared;
 
-    TopicDeadLetters(ConfirmingPublisher publisher, BrokerAdmin admin, String queue) {
+    TopicDeadLetters(ConfirmingPublisher publisher, BrokerAdmin admin, String queue, Map<String, Object> arguments) {
+        this.arguments = arguments;
         this.publisher = publisher;
         this.admin = admin;
         this.queue = queue;
@@ -36,7 +39,7 @@ final class TopicDeadLetters {
     /** Publishes the copy; completes once the broker confirmed it (the caller acks the original only then). */
     CompletableFuture<Void> publish(RabbitMqTopicDelivery delivery, String reason) {
         if (!declared) {
-            admin.ensureQueue(queue, null);
+            admin.ensureQueue(queue, arguments);
             declared = true;
         }
         Map<String, Object> headers = new HashMap<>();

@@ -13,6 +13,24 @@ import java.util.concurrent.TimeUnit;
  * figures are exact at once, unlike the management API's, which the broker refreshes every few seconds.
  */
 final class RabbitMqCtl {
+    private final String executable;
+    private final String node;
+
+    /** The single node's {@code rabbitmqctl}. */
+    RabbitMqCtl() {
+        this("rabbitmqctl", null);
+    }
+
+    /** @param executable e.g. the cluster's {@code ctl} script (with its cookie); @param node the node to ask */
+    RabbitMqCtl(String executable, String node) {
+        this.executable = executable;
+        this.node = node;
+    }
+
+    /** The lines {@code eval expression} prints. */
+    List<String> eval(String expression) {
+        return run("-q", "eval", expression);
+    }
     /** One row of {@code list_queues name messages_ready messages_unacknowledged}. */
     record QueueRow(long ready, long unacknowledged) {}
 
@@ -54,10 +72,12 @@ final class RabbitMqCtl {
                 .sorted().toList();
     }
 
-    private static List<String> run(String... args) {
-        String[] command = new String[args.length + 1];
-        command[0] = "rabbitmqctl";
-        System.arraycopy(args, 0, command, 1, args.length);
+    private List<String> run(String... args) {
+        List<String> command = new java.util.ArrayList<>(List.of(executable));
+        if (node != null) {
+            command.addAll(List.of("-n", node));
+        }
+        command.addAll(List.of(args));
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -18,38 +18,47 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 
 /** Delayed jobs on RabbitMQ. The test broker has no delayed-message plugin, so the TTL ladder runs. */
 @Tag("broker")
 class RabbitMqDelaysTest {
-    private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
+    private RabbitMqTestBroker broker;
 
     @AfterEach
     void cleanUp() throws Exception {
-        broker.close();
+        if (broker != null) {
+            broker.close();
+        }
     }
 
-    @Test
-    void givenABrokerWithoutThePlugin_whenAuto_thenDetectionPicksTheFallbackAndTheProviderStaysHealthy() {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenABrokerWithoutThePlugin_whenAuto_thenDetectionPicksTheFallbackAndTheProviderStaysHealthy(RabbitMqShape shape) {
+        broker = new RabbitMqTestBroker(shape);
         RabbitMqProvider provider = broker.provider("p");
         assertEquals(DelayMode.FALLBACK, provider.delayMode());
         assertEquals(FallbackDelays.BACKEND, provider.delays().orElseThrow().backend());
         assertTrue(provider.health().up(), "the probe's connection-level 503 must not touch the provider's connection");
     }
 
-    @Test
-    void givenABrokerWithoutThePlugin_whenPluginIsRequired_thenStartupFailsSayingWhatToDo() {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenABrokerWithoutThePlugin_whenPluginIsRequired_thenStartupFailsSayingWhatToDo(RabbitMqShape shape) {
+        broker = new RabbitMqTestBroker(shape);
         ConfigurationException error = assertThrows(ConfigurationException.class, () -> broker.provider("p",
                 Map.of(RabbitMqSettings.OPTION_DELAYED_EXCHANGE, "plugin")));
         assertTrue(error.getMessage().contains("rabbitmq_delayed_message_exchange"), error.getMessage());
         assertTrue(error.getMessage().contains("fallback"), error.getMessage());
     }
 
-    @Test
-    void givenDelaysOfSeveralLevels_thenNoneArrivesEarly_andShortOnesDoNotWaitBehindLongOnes()
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenDelaysOfSeveralLevels_thenNoneArrivesEarly_andShortOnesDoNotWaitBehindLongOnes(RabbitMqShape shape)
             throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         Map<String, Long> arrivedAt = new ConcurrentHashMap<>();
         List<String> order = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(broker.worker("w").build());
@@ -76,8 +85,10 @@ class RabbitMqDelaysTest {
         assertEquals(List.of("700ms", "2300ms", "4000ms"), order);
     }
 
-    @Test
-    void givenAFailureWithABackoff_thenTheRetryCopyWaitsInTheLadderForTheBackoff() throws Exception {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenAFailureWithABackoff_thenTheRetryCopyWaitsInTheLadderForTheBackoff(RabbitMqShape shape) throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         List<Long> runs = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(broker.worker("w").build());
         worker.register("slow.retry", String.class, TaskOptions.defaults().withBackoff(Backoff.fixed(Duration.ofMillis(1200))),
@@ -97,8 +108,10 @@ class RabbitMqDelaysTest {
         System.out.printf("retry after a 1200 ms back-off: ran again %d ms after the failure%n", gap);
     }
 
-    @Test
-    void givenDelayedExchangeSupplied_whenTheWorkerHasNoDelaysCapability_thenItRefusesToStart() {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenDelayedExchangeSupplied_whenTheWorkerHasNoDelaysCapability_thenItRefusesToStart(RabbitMqShape shape) {
+        broker = new RabbitMqTestBroker(shape);
         Worker worker = broker.own(broker.worker("w", Map.of(RabbitMqSettings.OPTION_DELAYED_EXCHANGE, "supplied"))
                 .build());
         worker.register("t", String.class, (ctx, s) -> Next.done());

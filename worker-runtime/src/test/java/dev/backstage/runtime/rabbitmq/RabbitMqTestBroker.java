@@ -40,16 +40,27 @@ final class RabbitMqTestBroker implements AutoCloseable {
             "http://127.0.0.1:15672");
 
     final String prefix = UniqueNames.prefix("rmq");
+    final RabbitMqShape shape;
     private final ObjectMapper mapper = new ObjectMapper();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<String> policies = new ArrayList<>();
     private Connection raw;
 
+    /** On the single node with classic queues. */
+    RabbitMqTestBroker() {
+        this(RabbitMqShape.SINGLE_CLASSIC);
+    }
+
+    RabbitMqTestBroker(RabbitMqShape shape) {
+        this.shape = shape;
+    }
+
     ProviderSettings settings(String connectionRole, Map<String, String> options) {
-        Map<String, String> all = new HashMap<>(options);
+        Map<String, String> all = new HashMap<>(shape.options());
+        all.putAll(options);
         all.putIfAbsent(RabbitMqSettings.OPTION_CONNECTION_NAME, prefix + "-" + connectionRole);
-        return new ProviderSettings("rabbitmq", URL, prefix, null, all);
+        return new ProviderSettings("rabbitmq", shape.url, prefix, null, all);
     }
 
     /** A provider the test owns (closed at the end); fallback delays unless the options say otherwise. */
@@ -97,8 +108,9 @@ final class RabbitMqTestBroker implements AutoCloseable {
     synchronized Channel channel() throws Exception {
         if (raw == null) {
             ConnectionFactory factory = new ConnectionFactory();
-            factory.setUri(URL);
-            raw = factory.newConnection(prefix + "-test");
+            factory.setUri(shape.url);
+            raw = shape.addresses.isEmpty() ? factory.newConnection(prefix + "-test")
+                    : factory.newConnection(shape.addresses, prefix + "-test");
         }
         return raw.createChannel();
     }
@@ -106,13 +118,30 @@ final class RabbitMqTestBroker implements AutoCloseable {
     void publishRaw(String brokerQueue, String body) throws Exception {
         Channel ch = channel();
         try {
-            ch.queueDeclare(brokerQueue, true, false, false, null);
+            if (!exists(brokerQueue)) {
+                ch.queueDeclare(brokerQueue, true, false, false, shape.queueType == QueueType.QUORUM
+                        ? Map.of(QueueArguments.QUEUE_TYPE, "quorum") : null);
+            }
             ch.confirmSelect();
             ch.basicPublish("", brokerQueue, new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
                     body.getBytes(StandardCharsets.UTF_8));
             ch.waitForConfirmsOrDie(5_000);
         } finally {
             ch.close();
+        }
+    }
+
+    boolean exists(String brokerQueue) throws Exception {
+        Channel ch = channel();
+        try {
+            ch.queueDeclarePassive(brokerQueue);
+            return true;
+        } catch (IOException e) {
+            return false;
+        } finally {
+            if (ch.isOpen()) {
+                ch.close();
+            }
         }
     }
 
@@ -168,7 +197,7 @@ final class RabbitMqTestBroker implements AutoCloseable {
 
     private HttpRequest.Builder request(String path) {
         String auth = Base64.getEncoder().encodeToString("guest:guest".getBytes(StandardCharsets.UTF_8));
-        return HttpRequest.newBuilder(URI.create(MANAGEMENT + path)).timeout(Duration.ofSeconds(10))
+        return HttpRequest.newBuilder(URI.create(shape.management + path)).timeout(Duration.ofSeconds(10))
                 .header("Authorization", "Basic " + auth);
     }
 
@@ -226,7 +255,7 @@ final class RabbitMqTestBroker implements AutoCloseable {
         for (String policy : policies) {
             send("DELETE", "/api/policies/%2F/" + enc(policy), null);
         }
-        new RabbitMqQueues(URL).deleteQueuesAndExchanges(prefix);
+        new RabbitMqQueues(shape.url, shape.management).deleteQueuesAndExchanges(prefix);
         if (raw != null) {
             raw.close();
         }

@@ -11,23 +11,28 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 
 /** Topics on the {@code {p}.topics} exchange through the Worker API. */
 @Tag("broker")
 class RabbitMqTopicsTest {
-    private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
+    private RabbitMqTestBroker broker;
 
     @AfterEach
     void cleanUp() throws Exception {
-        broker.close();
+        if (broker != null) {
+            broker.close();
+        }
     }
 
     record Event(String id) {}
 
-    @Test
-    void givenTwoFanOutSubscribers_thenEachGetsEveryMessage() throws Exception {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenTwoFanOutSubscribers_thenEachGetsEveryMessage(RabbitMqShape shape) throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         List<String> a = new CopyOnWriteArrayList<>();
         List<String> b = new CopyOnWriteArrayList<>();
         Worker workerA = broker.own(broker.worker("a").build());
@@ -47,8 +52,10 @@ class RabbitMqTopicsTest {
         assertEquals(java.util.Set.of("e-1", "e-2"), new HashSet<>(b));
     }
 
-    @Test
-    void givenTwoMembersOfANamedGroup_thenTheyShareTheMessagesWithoutDuplicates() throws Exception {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenTwoMembersOfANamedGroup_thenTheyShareTheMessagesWithoutDuplicates(RabbitMqShape shape) throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         List<String> handled = new CopyOnWriteArrayList<>();
         for (String role : List.of("a", "b")) {
             Worker worker = broker.own(broker.worker(role).build());
@@ -66,8 +73,10 @@ class RabbitMqTopicsTest {
         assertTrue(broker.ready(broker.queue("topic.orders.billing")) == 0);
     }
 
-    @Test
-    void givenAFailingTopicHandler_thenTheMessageIsRedeliveredUpToMaxDeliveriesAndThenDeadLettered() throws Exception {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenAFailingTopicHandler_thenTheMessageIsRedeliveredUpToMaxDeliveriesAndThenDeadLettered(RabbitMqShape shape) throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         List<Integer> counts = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(broker.worker("w").maxDeliveries(3).build());
         worker.subscribe(Subscription.group("alerts", "pager"), Event.class, (ctx, e) -> {

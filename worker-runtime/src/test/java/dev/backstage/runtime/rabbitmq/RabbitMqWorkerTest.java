@@ -17,23 +17,28 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 
 /** Jobs on a real RabbitMQ through the public Worker API, so the core's settlement runs for real. */
 @Tag("broker")
 class RabbitMqWorkerTest {
-    private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
+    private RabbitMqTestBroker broker;
 
     record Order(String id, int amount) {}
 
     @AfterEach
     void cleanUp() throws Exception {
-        broker.close();
+        if (broker != null) {
+            broker.close();
+        }
     }
 
-    @Test
-    void givenAnEnqueuedJob_whenAWorkerRuns_thenTheHandlerGetsThePayloadAndTheQueueEndsEmpty() throws Exception {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenAnEnqueuedJob_whenAWorkerRuns_thenTheHandlerGetsThePayloadAndTheQueueEndsEmpty(RabbitMqShape shape) throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         List<Order> seen = new CopyOnWriteArrayList<>();
         Map<String, String> jobIds = new ConcurrentHashMap<>();
         Worker worker = broker.own(broker.worker("w").build());
@@ -54,9 +59,11 @@ class RabbitMqWorkerTest {
         assertEquals(0, broker.ready(broker.queue("default")), "acked, not requeued at close");
     }
 
-    @Test
-    void givenAHandlerThatAlwaysFails_whenRetriesRunOut_thenTheJobIsInTheDeadLetterQueueWithTheError()
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenAHandlerThatAlwaysFails_whenRetriesRunOut_thenTheJobIsInTheDeadLetterQueueWithTheError(RabbitMqShape shape)
             throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         AtomicInteger runs = new AtomicInteger();
         List<Integer> counts = new CopyOnWriteArrayList<>();
         List<String> ids = new CopyOnWriteArrayList<>();
@@ -84,8 +91,10 @@ class RabbitMqWorkerTest {
         assertEquals(0, broker.ready(broker.queue("default")));
     }
 
-    @Test
-    void givenAHandlerReturningANextTask_thenTheNextTaskRunsWithItsPayload() throws Exception {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenAHandlerReturningANextTask_thenTheNextTaskRunsWithItsPayload(RabbitMqShape shape) throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         List<String> receipts = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(broker.worker("w").build());
         worker.register("order.process", Order.class, (ctx, order) -> Next.task("receipt.send", "receipt-" + order.id()));
@@ -100,9 +109,11 @@ class RabbitMqWorkerTest {
         assertEquals("receipt-o-3", receipts.get(0));
     }
 
-    @Test
-    void givenAHandlerReturningADelayedNextTask_thenItRunsAfterTheDelayThroughTheBrokersDelayPath()
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenAHandlerReturningADelayedNextTask_thenItRunsAfterTheDelayThroughTheBrokersDelayPath(RabbitMqShape shape)
             throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         List<Long> ranAt = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(broker.worker("w").build());
         long[] chainedAt = new long[1];
@@ -122,8 +133,10 @@ class RabbitMqWorkerTest {
         assertTrue(waited >= 800, "never early: waited " + waited + " ms");
     }
 
-    @Test
-    void givenABodyThatIsNotJson_thenItIsDeadLetteredWithTheReasonAndNotRetried() throws Exception {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenABodyThatIsNotJson_thenItIsDeadLetteredWithTheReasonAndNotRetried(RabbitMqShape shape) throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         AtomicInteger runs = new AtomicInteger();
         Worker worker = broker.own(broker.worker("w").build());
         worker.register("any", String.class, (ctx, s) -> {
@@ -147,8 +160,10 @@ class RabbitMqWorkerTest {
         assertEquals(0, broker.ready(broker.queue("default")));
     }
 
-    @Test
-    void givenAJobForAnUnknownTask_thenItIsDeadLetteredNamingTheTask() throws Exception {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenAJobForAnUnknownTask_thenItIsDeadLetteredNamingTheTask(RabbitMqShape shape) throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         Worker worker = broker.own(broker.worker("w").build());
         worker.register("known", String.class, (ctx, s) -> Next.done());
         worker.start();
@@ -159,9 +174,11 @@ class RabbitMqWorkerTest {
         assertEquals("unknown task 'nobody.handles.this'", admin.deadLetters().list("default", 1).get(0).error());
     }
 
-    @Test
-    void givenAWorkerThatLeavesUnknownTasksPending_thenItHandsThemBackWithoutSpinning_andTheOwnerRunsThem()
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenAWorkerThatLeavesUnknownTasksPending_thenItHandsThemBackWithoutSpinning_andTheOwnerRunsThem(RabbitMqShape shape)
             throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         Worker bystander = broker.own(broker.worker("a").unknownTasks(UnknownTaskPolicy.LEAVE_PENDING).build());
         bystander.register("not.this.one", String.class, (ctx, s) -> Next.done());
         bystander.start();
@@ -183,8 +200,10 @@ class RabbitMqWorkerTest {
         assertEquals(0, broker.provider("admin").deadLetters().count("default"), "never dead-lettered");
     }
 
-    @Test
-    void givenASeedStyleBodyWithoutJobId_thenRetriesKeepTheIdOfItsFirstDelivery() throws Exception {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenASeedStyleBodyWithoutJobId_thenRetriesKeepTheIdOfItsFirstDelivery(RabbitMqShape shape) throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         List<String> ids = new CopyOnWriteArrayList<>();
         List<Integer> counts = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(broker.worker("w").build());
@@ -205,8 +224,10 @@ class RabbitMqWorkerTest {
         assertEquals(ids.get(0), ids.get(1), "the retry copy carries the first delivery's id as jobId");
     }
 
-    @Test
-    void givenAProducersMessageId_whenTheJobIsDeadLetteredAndRedriven_thenThatIdStaysItsJobId() throws Exception {
+    @ParameterizedTest
+    @EnumSource(RabbitMqShape.class)
+    void givenAProducersMessageId_whenTheJobIsDeadLetteredAndRedriven_thenThatIdStaysItsJobId(RabbitMqShape shape) throws Exception {
+        broker = new RabbitMqTestBroker(shape);
         List<String> ids = new CopyOnWriteArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
         Worker worker = broker.own(broker.worker("w").maxDeliveries(1).build());

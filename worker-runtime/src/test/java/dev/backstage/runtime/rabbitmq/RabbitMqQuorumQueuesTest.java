@@ -1,0 +1,135 @@
+package dev.backstage.runtime.rabbitmq;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.backstage.runtime.spi.JobMeta;
+import dev.backstage.runtime.spi.OutgoingJob;
+import dev.backstage.runtime.spi.TopologyRequest;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Quorum queues on the 3-node cluster: what the declarations make of them on the broker (type, members on every
+ * node, delivery limit, dead-letter target), and a job that crashes its worker JVM every time it runs ending in
+ * the dead-letter queue through the broker's delivery limit instead of crash-looping.
+ */
+class RabbitMqQuorumQueuesTest {
+    private static final int DELIVERY_LIMIT = 2;
+
+    private final RabbitMqTestBroker broker = new RabbitMqTestBroker(RabbitMqShape.CLUSTER_QUORUM);
+    private final List<Process> children = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (Process child : children) {
+            child.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+        broker.close();
+    }
+
+    @Test
+    void givenQueueTypeQuorum_whenATopologyIsDeclared_thenEveryQueueIsAQuorumQueueOnAllThreeNodes() throws Exception {
+        RabbitMqProvider provider = broker.provider("declarer", Map.of(RabbitMqSettings.OPTION_DELAYED_EXCHANGE,
+                "fallback"));
+        provider.declarer().declare(new TopologyRequest(List.of(TopologyRequest.QueueSpec.named("orders")),
+                List.of("events"), true, null));
+
+        JsonNode work = broker.queueInfo(broker.queue("orders"));
+        assertEquals("quorum", work.path("type").asText(), work.toString());
+        assertEquals(3, work.path("members").size(), "a member on each node: " + work.path("members"));
+        JsonNode arguments = work.path("arguments");
+        assertEquals(20, arguments.path("x-delivery-limit").asInt(), arguments.toString());
+        assertEquals("", arguments.path("x-dead-letter-exchange").asText("missing"), arguments.toString());
+        assertEquals(broker.queue("orders.dead-letter"), arguments.path("x-dead-letter-routing-key").asText());
+        assertEquals("at-least-once", arguments.path("x-dead-letter-strategy").asText());
+        assertEquals("quorum", broker.queueInfo(broker.queue("orders.dead-letter")).path("type").asText());
+        JsonNode level = broker.queueInfo(broker.queue("delay-level.00"));
+        assertEquals("quorum", level.path("type").asText(), "the delay ladder too: " + level);
+        assertEquals(100, level.path("arguments").path("x-message-ttl").asInt(), level.toString());
+        assertEquals("at-least-once", level.path("arguments").path("x-dead-letter-strategy").asText());
+    }
+
+    @Test
+    void givenAJobThatCrashesItsWorkerEveryTime_whenWorkersKeepRestarting_thenTheBrokerDeadLettersItAfterTheLimit()
+            throws Exception {
+        Map<String, String> options = Map.of(RabbitMqSettings.OPTION_DELIVERY_LIMIT, String.valueOf(DELIVERY_LIMIT));
+        try (RabbitMqProvider producer = RabbitMqProvider.connect(broker.settings("producer", options))) {
+            producer.jobs().publish(OutgoingJob.fresh("default", "crash", "{\"n\":7}", JobMeta.NONE));
+        }
+        String deadLetters = broker.queue("default.dead-letter");
+        int crashes = 0;
+        // Each worker takes the job and halts; the broker counts the unsettled return. Bounded: a loop would never end.
+        for (int restart = 0; restart < DELIVERY_LIMIT + 3 && broker.ready(deadLetters) == 0; restart++) {
+            if (runUntilItCrashesOrIdles("worker-" + restart, options)) {
+                crashes++;
+            }
+        }
+        await("the job reaches the dead-letter queue").atMost(Duration.ofSeconds(30))
+                .until(() -> broker.ready(deadLetters) == 1);
+        assertEquals(0, broker.ready(broker.queue("default")), "nothing left to crash-loop on");
+        assertEquals(DELIVERY_LIMIT + 1, crashes, "ran once, then once per allowed return");
+        JsonNode deadLetter = broker.json(broker.drain(deadLetters).get(0));
+        assertEquals("crash", deadLetter.path("taskName").asText(), "the job itself, as published: " + deadLetter);
+        System.out.printf("poison job: crashed its worker %d times, then dead-lettered by the broker (limit %d)%n",
+                crashes, DELIVERY_LIMIT);
+    }
+
+    /** True when the worker JVM halted on the job; false when it consumed without crashing (nothing left). */
+    private boolean runUntilItCrashesOrIdles(String consumerId, Map<String, String> options) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xmx128m", "-cp", System.getProperty("java.class.path"), PoisonWorkerMain.class.getName(),
+                broker.shape.url, broker.prefix, broker.prefix + "-" + consumerId));
+        broker.settings("poison", options).options().forEach((k, v) -> command.add(k + "=" + v));
+        Process child = new ProcessBuilder(command).redirectError(new File("target/poison-" + consumerId + ".log"))
+                .start();
+        children.add(child);
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String line;
+            boolean started = false;
+            while ((line = out.readLine()) != null) {
+                if (line.startsWith("CRASH")) {
+                    assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the worker halted");
+                    return true;
+                }
+                if (line.equals("STARTED")) {
+                    started = true;
+                    break;
+                }
+            }
+            assertTrue(started, "the poison worker started (see target/poison-" + consumerId + ".log)");
+            // Consuming: it crashes at once when the job is there; when the broker dead-lettered it, it idles.
+            String next = readLineWithin(out, child, Duration.ofSeconds(15));
+            return next != null && next.startsWith("CRASH") && child.waitFor(30, TimeUnit.SECONDS);
+        } finally {
+            child.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String readLineWithin(BufferedReader out, Process child, Duration max) throws Exception {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (out.ready()) {
+                return out.readLine();
+            }
+            if (!child.isAlive()) {
+                return out.readLine();
+            }
+            Thread.sleep(50); // polling a child's output for a condition, with a deadline
+        }
+        return null;
+    }
+}
