@@ -41,7 +41,7 @@ public final class RuntimeConfigRenderer {
                 topics(spec.getTopics()),
                 spec.getConcurrency(),
                 spec.getPrefetch(),
-                // The runtime's maxDeliveries counts retries (WIRE.md §8), as spec.maxRetries does.
+                // The runtime's maxDeliveries counts retries (docs/wire-format.md), as spec.maxRetries does.
                 spec.effectiveMaxRetries(),
                 backoff(spec.getRetryBackoff()),
                 millis("spec.hardTimeout", spec.getHardTimeout()),
