@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaCluster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaCluster.class);
-    private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(300);
 
     private final Path dir;
     private final String clusterId = Uuid.randomUuid().toString();

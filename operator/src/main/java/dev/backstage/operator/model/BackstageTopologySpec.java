@@ -14,6 +14,8 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "!has(self.rabbitmq) || self.provider == 'rabbitmq'",
         message = "spec.rabbitmq applies only to provider rabbitmq")
+@ValidationRule(value = "!has(self.kafka) || self.provider == 'kafka'",
+        message = "spec.kafka applies only to provider kafka")
 @ValidationRule(value = "!has(self.rabbitmq) || self.rabbitmq.delayedExchange != 'supplied'"
         + " || (has(self.capabilities) && has(self.capabilities.delays))",
         message = "rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays")
@@ -77,6 +79,10 @@ public class BackstageTopologySpec {
 
     @JsonPropertyDescription("RabbitMQ-only settings.")
     private RabbitMqSettings rabbitmq;
+
+    @JsonPropertyDescription("Kafka-only settings: replication of the topics (default replication factor 3,"
+            + " min.insync.replicas 2; replicationFactor: 1 for a single-broker development cluster).")
+    private KafkaTopologySettings kafka;
 
     @Default("retain")
     @JsonPropertyDescription("retain (default): broker objects outlive the topology; delete: remove them on deletion.")
@@ -160,6 +166,14 @@ public class BackstageTopologySpec {
 
     public void setCapabilities(SuppliedCapabilities capabilities) {
         this.capabilities = capabilities;
+    }
+
+    public KafkaTopologySettings getKafka() {
+        return kafka;
+    }
+
+    public void setKafka(KafkaTopologySettings kafka) {
+        this.kafka = kafka;
     }
 
     public RabbitMqSettings getRabbitmq() {

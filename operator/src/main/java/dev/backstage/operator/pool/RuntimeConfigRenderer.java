@@ -6,6 +6,7 @@ import dev.backstage.operator.model.BackstageTopologySpec;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolSpec;
 import dev.backstage.operator.model.CapabilityBackend;
+import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.RabbitMqSettings;
 import dev.backstage.operator.model.RetryBackoffSpec;
@@ -62,6 +63,7 @@ public final class RuntimeConfigRenderer {
         if (broker.getProvider() == ProviderType.RABBITMQ && rabbit != null && rabbit.getDelayedExchange() != null) {
             options.put(RabbitMqSettings.DELAYED_EXCHANGE_OPTION, rabbit.getDelayedExchange().wire());
         }
+        options.putAll(KafkaTopologySettings.providerOptions(broker)); // workers create retry and dead-letter topics too
         return options.isEmpty() ? null : options;
     }
 

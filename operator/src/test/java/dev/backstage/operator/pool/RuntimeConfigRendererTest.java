@@ -46,7 +46,8 @@ class RuntimeConfigRendererTest {
         assertEquals("dedupe-prefix", config.dedupe().prefix());
         assertNull(config.provider().url());
         assertNull(config.delays().url());
-        assertNull(config.provider().options(), "no provider options for Kafka");
+        assertEquals(Map.of("replicationFactor", "3", "minInsyncReplicas", "2"), config.provider().options(),
+                "workers create retry and dead-letter topics with the topology's replication (default 3, min ISR 2)");
     }
 
     @Test
