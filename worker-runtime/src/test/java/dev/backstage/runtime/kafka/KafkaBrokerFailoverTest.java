@@ -35,8 +35,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A broker of a 3-node cluster dies (SIGKILL) in the middle of 5,000 jobs on a topic with replication factor 3
- * and {@code min.insync.replicas} 2: the broker leading the most of its partitions. Half of the jobs are enqueued
- * before the kill and half while the cluster elects new leaders, and a delayed job falls due during the failover.
+ * and {@code min.insync.replicas} 2: the broker leading the most of its partitions, once 1,000 jobs ran, while the
+ * rest are still being enqueued and run; a delayed job falls due during the failover, and the operator's backlog
+ * probe reads the lag with the broker down.
  * Nothing may be lost: every job runs, the topic holds every job's record, and the group's committed offsets
  * reach the end of every partition, as the surviving brokers report them. Duplicates and the time from the kill
  * until the dead broker's partitions deliver again are printed, not asserted.
@@ -86,9 +87,14 @@ class KafkaBrokerFailoverTest {
         String topic = prefix + ".jobs";
 
         ExecutorService producers = Executors.newFixedThreadPool(PRODUCERS);
-        try {
-            enqueue(producers, 0, JOBS / 2);
-            await().atMost(Duration.ofSeconds(120)).until(() -> runs.size() >= 1_000);
+        ExecutorService enqueuing = Executors.newSingleThreadExecutor();
+        try (KafkaProvider operatorSide = KafkaProvider.connect(settings)) {
+            // All 5,000 are enqueued from the start; the kill lands while they are still being enqueued and run.
+            Future<?> enqueued = enqueuing.submit(() -> {
+                enqueue(producers, 0, JOBS);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(300)).until(() -> runs.size() >= 1_000 || enqueued.isDone());
 
             int victim = cluster.leaderOfMostPartitions(topic);
             Set<Integer> victimPartitions = partitionsLedBy(topic, victim);
@@ -97,7 +103,10 @@ class KafkaBrokerFailoverTest {
             cluster.kill(victim);
             System.out.printf("broker failover: killed node %d, leader of partitions %s of %d, after %d of %d jobs ran%n",
                     victim, victimPartitions, PARTITIONS, runs.size(), JOBS);
-            enqueue(producers, JOBS / 2, JOBS);
+            // The operator's backlog probe reads the lag from the surviving brokers.
+            long backlog = operatorSide.backlogProbe().measure(List.of("jobs"), group).outstanding();
+            System.out.printf("broker failover: backlog read with node %d down: %d jobs outstanding%n", victim, backlog);
+            enqueued.get(300, TimeUnit.SECONDS);
 
             await().atMost(Duration.ofSeconds(180)).until(() -> runs.size() == JOBS + 1);
             try (Admin admin = cluster.admin()) {
@@ -112,6 +121,8 @@ class KafkaBrokerFailoverTest {
                 Map<TopicPartition, Long> end = endOffsets(admin, topic);
                 long records = end.values().stream().mapToLong(Long::longValue).sum();
                 await().atMost(Duration.ofSeconds(30)).until(() -> committedEverywhere(admin, topic, end));
+                assertEquals(0, operatorSide.backlogProbe().measure(List.of("jobs"), group).outstanding(),
+                        "with one broker still down, the backlog probe sees the group at the end of every partition");
                 int duplicates = runs.values().stream().mapToInt(c -> c.get() - 1).sum();
                 Set<Integer> missing = new TreeSet<>();
                 for (int n = 0; n < JOBS; n++) {
@@ -128,6 +139,7 @@ class KafkaBrokerFailoverTest {
                 assertTrue(records >= JOBS + 1, "the topic holds every job: " + records + " records");
             }
         } finally {
+            enqueuing.shutdownNow();
             producers.shutdownNow();
         }
     }

@@ -114,6 +114,11 @@ public final class CrashRecoveryRun implements AutoCloseable {
             return Set.copyOf(doneAt.keySet());
         }
 
+        /** {@link System#nanoTime()} when this worker's first job finished, or -1 while none has. */
+        public long firstDoneAt() {
+            return doneAt.values().stream().mapToLong(Long::longValue).min().orElse(-1);
+        }
+
         /** SIGKILL; returns {@link System#nanoTime()} at the kill, once the JVM is gone and its output read. */
         public long kill() throws InterruptedException {
             long at = System.nanoTime();
