@@ -25,10 +25,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -96,6 +98,7 @@ class KafkaBrokerFailoverTest {
             });
             await().atMost(Duration.ofSeconds(300)).until(() -> runs.size() >= 1_000 || enqueued.isDone());
 
+            assertReplicatedAsConfigured(topic);
             int victim = cluster.leaderOfMostPartitions(topic);
             Set<Integer> victimPartitions = partitionsLedBy(topic, victim);
             worker.schedule("work", new Job(LATE), Duration.ofSeconds(3), EnqueueOptions.onQueue("jobs"));
@@ -166,6 +169,22 @@ class KafkaBrokerFailoverTest {
         } finally {
             System.out.printf("broker failover: enqueued %d of jobs %d-%d in %.1f s%n", acked.get(), from, to - 1,
                     (System.nanoTime() - started) / 1e9);
+        }
+    }
+
+    /** The runtime created the topic with 3 replicas per partition and min.insync.replicas 2 set on the topic itself. */
+    private void assertReplicatedAsConfigured(String topic) throws Exception {
+        try (Admin admin = cluster.admin()) {
+            for (TopicPartitionInfo p : admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .get(topic).partitions()) {
+                assertEquals(3, p.replicas().size(), "replicas of partition " + p.partition());
+            }
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+            ConfigEntry minIsr = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource)
+                    .get("min.insync.replicas");
+            assertEquals("2", minIsr.value());
+            assertEquals(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, minIsr.source(),
+                    "min.insync.replicas is the topic's own setting, not the broker default");
         }
     }
 
