@@ -2,6 +2,7 @@ package dev.backstage.runtime.kafka;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -10,6 +11,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.MemberToRemove;
 import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,10 +60,18 @@ final class DeadSiblingMembers {
                     dead.size(), group, dead.stream().map(MemberToRemove::groupInstanceId).toList());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof GroupIdNotFoundException)) { // a new group has no members to remove
+                warn(group, e);
+            }
         } catch (Exception e) {
-            log.warn("could not remove dead members of group {} ({}); they leave when their session times out",
-                    group, KafkaBrokerException.describe(e));
+            warn(group, e);
         }
+    }
+
+    private static void warn(String group, Exception e) {
+        log.warn("could not remove dead members of group {} ({}); they leave when their session times out",
+                group, KafkaBrokerException.describe(e));
     }
 
     private static boolean alive(long otherPid, long myPid) {
