@@ -84,10 +84,11 @@ ensure_kafka_cluster() {
   local id; id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)" # a Kafka cluster id: 16 bytes
   rm -rf "$KAFKA_CLUSTER_DATA"; mkdir -p "$KAFKA_CLUSTER_DATA"
   for n in 1 2 3; do
-    without_inherited_fds nohup java -Xmx512m -cp "$cp" dev.backstage.testsupport.KafkaClusterNodeMain "$n" \
+    # The JVM writes its own pid file (sh execs into it), so the file names the broker, not a wrapper shell.
+    without_inherited_fds nohup sh -c 'echo $$ >"$0"; exec "$@"' "$KAFKA_CLUSTER_DATA/node-$n.pid" \
+      java -Xmx512m -cp "$cp" dev.backstage.testsupport.KafkaClusterNodeMain "$n" \
       "$KAFKA_CLUSTER_DATA/node-$n" "$id" 19092,19093,19094 19192,19193,19194 \
       </dev/null >"$KAFKA_CLUSTER_DATA/node-$n.log" 2>&1 &
-    echo $! >"$KAFKA_CLUSTER_DATA/node-$n.pid"
   done
   for _ in $(seq 1 240); do port_open 19092 && port_open 19093 && port_open 19094 && return 0; sleep 0.5; done
   echo "the Kafka cluster did not listen on 19092-19094 within 120 s: see $KAFKA_CLUSTER_DATA/node-*.log" >&2; return 1
