@@ -56,7 +56,9 @@ class KafkaWorkerRestartTest {
         run = new CrashRecoveryRun("kafka-restart", id -> List.of("kafka", kafka.bootstrap, kafka.prefix, kafka.group,
                 id, "default", String.valueOf(CONCURRENCY), "40", RedisTestSupport.URL, redis.prefix()), JOBS);
         CrashRecoveryRun.Child first = run.start(consumerId);
-        await().atMost(Duration.ofSeconds(120)).until(() -> first.done() >= KILL_AFTER);
+        // Killed while jobs are inside its handlers (between polls there can be a moment with none).
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(5))
+                .until(() -> first.done() >= KILL_AFTER && inHandlers(first) > 0);
         long killedAt = first.kill();
         Set<Integer> held = new TreeSet<>(first.started());
         held.removeAll(first.finished());
@@ -75,6 +77,12 @@ class KafkaWorkerRestartTest {
                     == kafka.endOffset(topic, partition));
         }
         assertEquals(0, figures.lost(), "jobs lost: " + figures);
+    }
+
+    private static int inHandlers(CrashRecoveryRun.Child child) {
+        Set<Integer> running = new TreeSet<>(child.started());
+        running.removeAll(child.finished());
+        return running.size();
     }
 
     private static String job(int n) {
