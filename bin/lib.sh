@@ -275,6 +275,31 @@ if [ "\$(id -u)" = 0 ]; then exec su rabbitmq -s /bin/sh -c "\$cmd" >/dev/null 2
 exec sh -c "\$cmd" >/dev/null 2>&1
 START
   chmod 755 "$dir/start"
+
+# A disposable 3-broker KRaft Kafka cluster on loopback for people (tests start their own with test-support's
+# KafkaCluster): brokers on 127.0.0.1:19092-19094, controllers on 19192-19194, each node a broker and a controller
+# voter in a JVM of its own (test-support's KafkaClusterNodeMain), data under $KAFKA_CLUSTER_DATA (emptied first).
+# Stop one node like a dead machine with: kill -9 "$(cat "$KAFKA_CLUSTER_DATA/node-1.pid")".
+KAFKA_CLUSTER_DATA="${BACKSTAGE_KAFKA_CLUSTER_DIR:-/tmp/backstage-kafka-cluster}"
+ensure_kafka_cluster() {
+  if port_open 19092 && port_open 19093 && port_open 19094; then return 0; fi
+  echo "starting a 3-broker Kafka cluster on 127.0.0.1:19092-19094 (data in $KAFKA_CLUSTER_DATA, emptied first)" >&2
+  (cd "$ROOT" && $MVN -q -o -pl test-support compile dependency:build-classpath \
+      -Dmdep.outputFile="$ROOT/test-support/target/classpath.txt" >/dev/null 2>&1 \
+    || $MVN -q -pl test-support compile dependency:build-classpath \
+      -Dmdep.outputFile="$ROOT/test-support/target/classpath.txt") >&2
+  local cp; cp="$ROOT/test-support/target/classes:$(cat "$ROOT/test-support/target/classpath.txt")"
+  local id; id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)" # a Kafka cluster id: 16 bytes
+  rm -rf "$KAFKA_CLUSTER_DATA"; mkdir -p "$KAFKA_CLUSTER_DATA"
+  for n in 1 2 3; do
+    # The JVM writes its own pid file (sh execs into it), so the file names the broker, not a wrapper shell.
+    without_inherited_fds nohup sh -c 'echo $$ >"$0"; exec "$@"' "$KAFKA_CLUSTER_DATA/node-$n.pid" \
+      java -Xmx512m -cp "$cp" dev.backstage.testsupport.KafkaClusterNodeMain "$n" \
+      "$KAFKA_CLUSTER_DATA/node-$n" "$id" 19092,19093,19094 19192,19193,19194 \
+      </dev/null >"$KAFKA_CLUSTER_DATA/node-$n.log" 2>&1 &
+  done
+  for _ in $(seq 1 240); do port_open 19092 && port_open 19093 && port_open 19094 && return 0; sleep 0.5; done
+  echo "the Kafka cluster did not listen on 19092-19094 within 120 s: see $KAFKA_CLUSTER_DATA/node-*.log" >&2; return 1
 }
 
 # Builds the jars and their lib/ folders unless they are newer than every source file.

@@ -202,6 +202,7 @@ class RealClusterScenarioTest {
         rewrite.put("redis://:CHANGE-ME@redis.shop.svc.cluster.local:6379/1", REDIS);
         rewrite.put("keyPrefix: shop", "keyPrefix: " + prefix);
         rewrite.put("replicationFactor: 3", "replicationFactor: 1"); // one broker here
+        rewrite.put("minInsyncReplicas: 2", "minInsyncReplicas: 1");
         applyExample("kafka.yaml", ns, rewrite);
         await("the Kafka pool's first worker Ready").atMost(Duration.ofMinutes(2)).until(() ->
                 topologyReady(ns, "shop-kafka") && readyReplicas(ns, "shop-kafka-workers") >= 1);

@@ -63,6 +63,7 @@ class ScalingLoopTest {
                 new Broker("kafka", null, """
                         provider: kafka
                           connection: {secretName: broker, key: url}
+                          kafka: {replicationFactor: 1}
                           capabilities:
                             delays: {backend: redis, connection: {secretName: delays, key: url}}"""));
     }

@@ -180,6 +180,11 @@ public final class EmbeddedKafka {
 
     /** {@code kafka-storage format}: writes meta.properties and the bootstrap metadata into the log dir. */
     private static void format(Path dir, Properties props) {
+        format(dir, props, Uuid.randomUuid().toString());
+    }
+
+    /** {@code kafka-storage format} with a given cluster id (every node of a cluster shares it). */
+    static void format(Path dir, Properties props, String clusterId) {
         Path config = dir.resolve("server.properties");
         try (OutputStream out = Files.newOutputStream(config)) {
             props.store(out, "embedded Kafka for tests");
@@ -188,7 +193,7 @@ public final class EmbeddedKafka {
         }
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         int rc = StorageTool.execute(new String[] {
-            "format", "--cluster-id", Uuid.randomUuid().toString(), "--config", config.toString()
+            "format", "--cluster-id", clusterId, "--config", config.toString()
         }, new PrintStream(captured, true, StandardCharsets.UTF_8));
         if (rc != 0) {
             throw new IllegalStateException("kafka-storage format failed (" + rc + "): "
@@ -224,7 +229,7 @@ public final class EmbeddedKafka {
      * when each logger is created, so this works as long as it runs before the broker's classes log, and never
      * overrides an explicit setting. The modules on logback set the same levels in their logback-test.xml.
      */
-    private static void quietBrokerLogs() {
+    static void quietBrokerLogs() {
         for (String logger : new String[] {"kafka", "org.apache.kafka", "state.change.logger"}) {
             String key = "org.slf4j.simpleLogger.log." + logger;
             if (System.getProperty(key) == null) {
@@ -241,7 +246,7 @@ public final class EmbeddedKafka {
         }
     }
 
-    private static int freePort() {
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();
@@ -250,7 +255,7 @@ public final class EmbeddedKafka {
         }
     }
 
-    private static void deleteRecursively(Path dir) {
+    static void deleteRecursively(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

@@ -5,6 +5,7 @@ import dev.backstage.operator.model.BackstageTopologySpec;
 import dev.backstage.operator.model.CapabilityBackend;
 import dev.backstage.operator.model.DelayedExchangeMode;
 import dev.backstage.operator.model.DeletionPolicy;
+import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
 import dev.backstage.operator.model.RabbitMqQueueType;
@@ -51,6 +52,7 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             capabilities(verdict, spec);
             rabbitMq(verdict, spec);
             redis(verdict, spec);
+            kafka(verdict, spec);
         }
         if (operation == Operation.UPDATE && old != null && old.getSpec() != null) {
             changes(verdict, old.getSpec(), spec);
@@ -94,7 +96,7 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             if (!seen.add(queue.getName())) {
                 verdict.deny(field + ": queue '" + queue.getName() + "' is declared twice; queue names must be unique");
             }
-            sizing(verdict, spec.getProvider(), field, queue.getPartitions(), queue.getReplicationFactor());
+            sizing(verdict, spec.getProvider(), spec.getKafka(), field, queue.getPartitions(), queue.getReplicationFactor());
         }
     }
 
@@ -119,7 +121,7 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             if (!seen.add(topic.getName())) {
                 verdict.deny(field + ": topic '" + topic.getName() + "' is declared twice; topic names must be unique");
             }
-            sizing(verdict, spec.getProvider(), field, topic.getPartitions(), topic.getReplicationFactor());
+            sizing(verdict, spec.getProvider(), spec.getKafka(), field, topic.getPartitions(), topic.getReplicationFactor());
         }
     }
 
@@ -159,17 +161,40 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
         }
     }
 
-    private static void sizing(Verdict verdict, ProviderType provider, String field, Integer partitions,
-            Integer replicationFactor) {
+    private static void sizing(Verdict verdict, ProviderType provider, KafkaTopologySettings kafka, String field,
+            Integer partitions, Integer replicationFactor) {
         if (partitions != null && partitions < 1) {
             verdict.deny(field + ".partitions must be at least 1 (got " + partitions + ")");
         }
         if (replicationFactor != null && replicationFactor < 1) {
             verdict.deny(field + ".replicationFactor must be at least 1 (got " + replicationFactor + ")");
         }
+        if (provider == ProviderType.KAFKA && replicationFactor != null && replicationFactor >= 1
+                && replicationFactor < KafkaTopologySettings.minInsyncReplicasOf(kafka)) {
+            verdict.deny(field + ".replicationFactor " + replicationFactor + " is below the topology's min.insync.replicas "
+                    + KafkaTopologySettings.minInsyncReplicasOf(kafka) + ", so no produce could succeed: raise it or set"
+                    + " spec.kafka.minInsyncReplicas to at most " + replicationFactor);
+        }
         if (provider != null && provider != ProviderType.KAFKA && (partitions != null || replicationFactor != null)) {
             verdict.warn(field + ": partitions and replicationFactor apply to Kafka only; the " + provider.wire()
                     + " provider ignores them");
+        }
+    }
+
+    private static void kafka(Verdict verdict, BackstageTopologySpec spec) {
+        KafkaTopologySettings kafka = spec.getKafka();
+        if (kafka == null) {
+            return;
+        }
+        if (spec.getProvider() != ProviderType.KAFKA) {
+            verdict.deny("spec.kafka applies only to provider kafka; remove it for provider " + spec.getProvider().wire());
+            return;
+        }
+        int rf = KafkaTopologySettings.replicationFactorOf(kafka);
+        int minIsr = KafkaTopologySettings.minInsyncReplicasOf(kafka);
+        if (minIsr > rf) {
+            verdict.deny("spec.kafka.minInsyncReplicas " + minIsr + " exceeds the replication factor " + rf
+                    + ", so no produce could succeed: set it to at most " + rf + " (1 on a single-broker cluster)");
         }
     }
 

@@ -16,6 +16,8 @@ import java.util.List;
         message = "spec.rabbitmq applies only to provider rabbitmq")
 @ValidationRule(value = "!has(self.redis) || self.provider == 'redis'",
         message = "spec.redis applies only to provider redis")
+@ValidationRule(value = "!has(self.kafka) || self.provider == 'kafka'",
+        message = "spec.kafka applies only to provider kafka")
 @ValidationRule(value = "!has(self.rabbitmq) || self.rabbitmq.delayedExchange != 'supplied'"
         + " || (has(self.capabilities) && has(self.capabilities.delays))",
         message = "rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays")
@@ -82,6 +84,9 @@ public class BackstageTopologySpec {
 
     @JsonPropertyDescription("Redis-only settings: connection mode (standalone | cluster | sentinel) and replica wait.")
     private RedisTopologySettings redis;
+    @JsonPropertyDescription("Kafka-only settings: replication of the topics (default replication factor 3,"
+            + " min.insync.replicas 2; replicationFactor: 1 for a single-broker development cluster).")
+    private KafkaTopologySettings kafka;
 
     @Default("retain")
     @JsonPropertyDescription("retain (default): broker objects outlive the topology; delete: remove them on deletion.")
@@ -165,6 +170,14 @@ public class BackstageTopologySpec {
 
     public void setCapabilities(SuppliedCapabilities capabilities) {
         this.capabilities = capabilities;
+    }
+
+    public KafkaTopologySettings getKafka() {
+        return kafka;
+    }
+
+    public void setKafka(KafkaTopologySettings kafka) {
+        this.kafka = kafka;
     }
 
     public RabbitMqSettings getRabbitmq() {

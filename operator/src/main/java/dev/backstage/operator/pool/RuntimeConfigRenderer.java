@@ -6,6 +6,7 @@ import dev.backstage.operator.model.BackstageTopologySpec;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolSpec;
 import dev.backstage.operator.model.CapabilityBackend;
+import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.RabbitMqSettings;
 import dev.backstage.operator.model.RetryBackoffSpec;
@@ -69,6 +70,7 @@ public final class RuntimeConfigRenderer {
             options.put(KAFKA_CREATE_TOPICS_OPTION, "false");
         }
         options.putAll(dev.backstage.operator.model.RedisTopologySettings.options(broker));
+        options.putAll(KafkaTopologySettings.providerOptions(broker)); // workers create retry and dead-letter topics too
         return options.isEmpty() ? null : options;
     }
 

@@ -5,6 +5,7 @@ import dev.backstage.operator.broker.ConnectionSecrets;
 import dev.backstage.operator.broker.TopologyProblem;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologySpec;
+import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
 import dev.backstage.operator.model.RabbitMqSettings;
@@ -40,7 +41,9 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
         if (spec.getQueues() == null || spec.getQueues().isEmpty()) {
             throw new TopologyProblem(ReadyReason.INVALID_SPEC, "spec.queues is empty; declare at least one queue");
         }
-        List<TopologyRequest.QueueSpec> queues = spec.getQueues().stream().map(TopologyPlan::queue).toList();
+        boolean kafka = spec.getProvider() == ProviderType.KAFKA;
+        short defaultReplication = (short) (kafka ? KafkaTopologySettings.replicationFactorOf(spec.getKafka()) : 1);
+        List<TopologyRequest.QueueSpec> queues = spec.getQueues().stream().map(q -> queue(q, defaultReplication)).toList();
         List<String> topics = spec.getTopics() == null ? List.of()
                 : spec.getTopics().stream().map(TopicSpec::getName).toList();
         List<TopologyRequest.QueueSpec> topicSizing = spec.getTopics() == null ? List.of()
@@ -54,6 +57,7 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
             options.putAll(RabbitMqSettings.providerOptions(rabbit));
         }
         options.putAll(dev.backstage.operator.model.RedisTopologySettings.options(spec));
+        options.putAll(KafkaTopologySettings.providerOptions(spec));
         return new TopologyPlan(spec.getProvider().wire(), spec.getKeyPrefix(), spec.getConsumerGroup(),
                 Map.copyOf(options), new TopologyRequest(queues, topics, deadLetter, groupOrDefault(spec), topicSizing));
     }
@@ -78,9 +82,10 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
                 + secret.resourceVersion() + "|" + sha256(secret.url());
     }
 
-    private static TopologyRequest.QueueSpec queue(QueueSpec q) {
+    private static TopologyRequest.QueueSpec queue(QueueSpec q, short defaultReplication) {
         int partitions = q.getPartitions() == null ? 1 : q.getPartitions();
-        short replicationFactor = q.getReplicationFactor() == null ? 1 : q.getReplicationFactor().shortValue();
+        short replicationFactor = q.getReplicationFactor() == null ? defaultReplication
+                : q.getReplicationFactor().shortValue();
         return new TopologyRequest.QueueSpec(q.getName(), partitions, replicationFactor);
     }
 

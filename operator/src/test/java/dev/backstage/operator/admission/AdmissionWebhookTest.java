@@ -11,6 +11,7 @@ import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.CapabilityBackend;
 import dev.backstage.operator.model.DelayedExchangeMode;
+import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.DeletionPolicy;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
@@ -130,6 +131,38 @@ class AdmissionWebhookTest {
         assertTrue(answer.message().contains("spec.capabilities.delays.backend: kafka cannot supply delays"),
                 answer.message());
         assertTrue(answer.message().contains("set it to redis"), answer.message());
+    }
+
+    @Test
+    void givenKafkaMinInsyncReplicasAboveTheReplicationFactorItIsDeniedSayingWhatToSet() {
+        BackstageTopology topology = kafka("jobs", backend(ProviderType.REDIS));
+        topology.getSpec().setKafka(new KafkaTopologySettings(1, 2));
+        WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
+        assertFalse(answer.allowed());
+        assertTrue(answer.message().contains("spec.kafka.minInsyncReplicas 2 exceeds the replication factor 1"),
+                answer.message());
+
+        topology.getSpec().setKafka(new KafkaTopologySettings(1, null)); // the single-broker override: min ISR 1
+        assertTrue(webhook.send(TOPOLOGY, review("CREATE", ns, topology, null)).allowed());
+    }
+
+    @Test
+    void givenAKafkaQueueWithFewerReplicasThanTheDefaultMinInsyncReplicasItIsDeniedNamingTheQueue() {
+        BackstageTopology topology = kafka("jobs", backend(ProviderType.REDIS));
+        topology.getSpec().getQueues().get(0).setReplicationFactor(1); // the topology's default min ISR is 2
+        WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
+        assertFalse(answer.allowed());
+        assertTrue(answer.message().contains("spec.queues[0].replicationFactor 1 is below the topology's"
+                + " min.insync.replicas 2"), answer.message());
+    }
+
+    @Test
+    void givenKafkaSettingsOnARedisTopologyItIsDenied() {
+        BackstageTopology topology = redis("jobs");
+        topology.getSpec().setKafka(new KafkaTopologySettings(3, 2));
+        WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
+        assertFalse(answer.allowed());
+        assertTrue(answer.message().contains("spec.kafka applies only to provider kafka"), answer.message());
     }
 
     @Test

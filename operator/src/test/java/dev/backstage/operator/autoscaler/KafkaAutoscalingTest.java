@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.backstage.operator.model.AutoscalingSpec;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologySpec;
+import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolStatus;
 import dev.backstage.operator.model.CapabilityBackend;
@@ -123,6 +124,7 @@ class KafkaAutoscalingTest {
         spec.setConnection(new SecretKeyReference("kafka-url", "url"));
         spec.setKeyPrefix(prefix);
         spec.setQueues(List.of(new QueueSpec("orders", 3, 1)));
+        spec.setKafka(new KafkaTopologySettings(1, null)); // the test broker is a single node
         spec.setCapabilities(new SuppliedCapabilities(
                 new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("redis-url", "url"), null), null));
         BackstageTopology topology = new BackstageTopology();

@@ -46,8 +46,9 @@ class RuntimeConfigRendererTest {
         assertEquals("dedupe-prefix", config.dedupe().prefix());
         assertNull(config.provider().url());
         assertNull(config.delays().url());
-        assertEquals(Map.of("createTopics", "false"), config.provider().options(),
-                "the topology owns the topics: workers never create them");
+        assertEquals(Map.of("createTopics", "false", "replicationFactor", "3", "minInsyncReplicas", "2"),
+                config.provider().options(), "the topology owns the topics (workers never create them) and its"
+                + " replication (default 3, min ISR 2) applies to the retry and dead-letter topics workers create");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologySpec;
+import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.model.ProviderType;
@@ -51,6 +52,9 @@ final class TopologyTestSupport {
             queueSpecs.add(new QueueSpec(queue, null, null));
         }
         spec.setQueues(queueSpecs);
+        if (provider == ProviderType.KAFKA) {
+            spec.setKafka(new KafkaTopologySettings(1, null)); // the test broker is a single node
+        }
         BackstageTopology topology = new BackstageTopology();
         topology.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name).build());
         topology.setSpec(spec);

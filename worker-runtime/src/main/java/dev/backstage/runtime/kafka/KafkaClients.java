@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -170,10 +171,16 @@ final class KafkaClients implements AutoCloseable {
             return;
         }
         try {
-            admin().createTopics(List.of(new NewTopic(topic, partitions, replicationFactor)))
+            admin().createTopics(List.of(newTopic(topic, partitions, replicationFactor)))
                     .all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            log.info("created topic {} ({} partitions, replication factor {})", topic, partitions, replicationFactor);
+            log.info("created topic {} ({} partitions, replication factor {}{})", topic, partitions, replicationFactor,
+                    settings.minInsyncReplicas() > 0 ? ", min ISR " + settings.minInsyncReplicas() : "");
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof InvalidReplicationFactorException) {
+                throw new KafkaBrokerException("could not create topic " + topic + ": " + e.getCause().getMessage()
+                        + "; set the provider option replicationFactor (and minInsyncReplicas) to at most the number"
+                        + " of brokers, e.g. 1 for a single-broker development cluster", e);
+            }
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw new KafkaBrokerException("could not create topic " + topic, e);
             }
@@ -185,6 +192,11 @@ final class KafkaClients implements AutoCloseable {
             throw new KafkaBrokerException("interrupted while creating topic " + topic, e);
         }
         ensuredTopics.add(topic);
+    }
+
+    /** A topic to create with the settings' {@code min.insync.replicas} (when set). */
+    NewTopic newTopic(String topic, int partitions, short replicationFactor) {
+        return new NewTopic(topic, partitions, replicationFactor).configs(settings.topicConfigs());
     }
 
     private void requireExisting(String topic) {

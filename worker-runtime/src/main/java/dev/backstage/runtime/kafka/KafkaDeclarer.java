@@ -72,7 +72,7 @@ final class KafkaDeclarer implements TopologyDeclarer {
         Map<String, NewTopic> create = new LinkedHashMap<>();
         wanted.forEach((topic, w) -> {
             if (!existing.containsKey(topic)) {
-                create.put(topic, new NewTopic(topic, w.partitions(), w.replicationFactor()));
+                create.put(topic, clients.newTopic(topic, w.partitions(), w.replicationFactor()));
             }
         });
         Map<String, KafkaFuture<Void>> created = create.isEmpty() ? Map.of()
@@ -93,8 +93,9 @@ final class KafkaDeclarer implements TopologyDeclarer {
     private DeclaredObject createdOrFailed(String topic, Wanted w, KafkaFuture<Void> future) {
         try {
             future.get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            return new DeclaredObject(KIND, topic, State.CREATED,
-                    w.partitions() + " partitions, replication factor " + w.replicationFactor());
+            short minIsr = clients.settings().minInsyncReplicas();
+            return new DeclaredObject(KIND, topic, State.CREATED, w.partitions() + " partitions, replication factor "
+                    + w.replicationFactor() + (minIsr > 0 ? ", min.insync.replicas " + minIsr : ""));
         } catch (ExecutionException e) {
             if (e.getCause() instanceof TopicExistsException) {
                 return DeclaredObject.of(KIND, topic, State.EXISTED); // created concurrently by someone else

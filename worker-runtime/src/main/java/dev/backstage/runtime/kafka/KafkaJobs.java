@@ -95,6 +95,8 @@ final class KafkaJobs implements JobsCapability {
             queueOfTopic.put(topic, queue);
         }
         KafkaSettings kafka = clients.settings();
+        DeadSiblingMembers.removeDead(clients.admin(), kafka.consumerGroup(), settings.consumerId() + "-jobs",
+                hostName(), ProcessHandle.current().pid());
         KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(kafka.consumerGroup(),
                 settings.consumerId() + "-jobs", "earliest", Math.max(1, settings.prefetch()), true);
         RecordSink toCore = new RecordSink() {
@@ -134,6 +136,15 @@ final class KafkaJobs implements JobsCapability {
                 return loop.failure();
             }
         };
+    }
+
+    /** This machine's host name as the default consumer id spells it ({@code <host>-<pid>}). */
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "worker";
+        }
     }
 
     /** The seed's default queues; on Kafka they are read side by side (no priority between topics). */

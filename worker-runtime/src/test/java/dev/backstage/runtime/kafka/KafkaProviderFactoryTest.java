@@ -48,6 +48,24 @@ class KafkaProviderFactoryTest {
     }
 
     @Test
+    void givenReplicationOptionsTheSettingsCarryThemAndTheTopicsGetMinInsyncReplicas() {
+        KafkaSettings s = KafkaSettings.from(new ProviderSettings("kafka", "127.0.0.1:9", null, null,
+                Map.of("replicationFactor", "3", "minInsyncReplicas", "2")));
+        assertEquals(3, s.replicationFactor());
+        assertEquals(2, s.minInsyncReplicas());
+        assertEquals(Map.of("min.insync.replicas", "2"), s.topicConfigs());
+        assertEquals(Map.of(), KafkaSettings.of("127.0.0.1:9").topicConfigs(), "development: the broker's default");
+    }
+
+    @Test
+    void givenMinInsyncReplicasAboveTheReplicationFactorCreationFailsSayingWhatToSet() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> Providers.create(
+                new ProviderSettings("kafka", "127.0.0.1:9", null, null,
+                        Map.of("replicationFactor", "1", "minInsyncReplicas", "2"))));
+        assertTrue(e.getMessage().contains("minInsyncReplicas 2 is more than replicationFactor 1"), e.getMessage());
+    }
+
+    @Test
     void givenNoBroker_thenHealthIsDownWithoutThrowing() {
         try (KafkaProvider provider = KafkaProvider.connect("127.0.0.1:1")) {
             assertFalse(provider.health().up());

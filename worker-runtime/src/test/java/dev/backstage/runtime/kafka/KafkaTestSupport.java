@@ -2,7 +2,6 @@ package dev.backstage.runtime.kafka;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.backstage.testsupport.EmbeddedKafka;
 import dev.backstage.testsupport.UniqueNames;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -27,18 +26,29 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The shared in-process broker with a unique prefix and group per test, plus raw kafka-clients access for
- * setting up records and asserting on the broker's own state (committed offsets, end offsets, topics).
+ * A shared cluster of one {@link KafkaShape} (by default the in-process single broker) with a unique prefix and group
+ * per test, plus raw kafka-clients access for setting up records and asserting on the brokers' own state (committed
+ * offsets, end offsets, topics).
  */
 final class KafkaTestSupport implements AutoCloseable {
-    final String bootstrap = EmbeddedKafka.shared().bootstrapServers();
+    final KafkaShape shape;
+    final String bootstrap;
     final String prefix = UniqueNames.prefix("bk");
     final String group = UniqueNames.prefix("workers");
     private Admin admin;
     private KafkaProducer<byte[], byte[]> producer;
 
+    KafkaTestSupport() {
+        this(KafkaShape.ONE_BROKER);
+    }
+
+    KafkaTestSupport(KafkaShape shape) {
+        this.shape = shape;
+        this.bootstrap = shape.bootstrap();
+    }
+
     KafkaSettings settings() {
-        return KafkaSettings.of(bootstrap).withPrefix(prefix).withGroup(group);
+        return shape.replicated(KafkaSettings.of(bootstrap).withPrefix(prefix).withGroup(group));
     }
 
     KafkaProvider provider() {
@@ -67,7 +77,11 @@ final class KafkaTestSupport implements AutoCloseable {
 
     /** Creates {@code topic} and waits until the broker's metadata shows it (that lags the creation a little). */
     void createTopic(String topic, int partitions) throws Exception {
-        admin().createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        NewTopic newTopic = new NewTopic(topic, partitions, shape.replicationFactor);
+        if (shape.minInsyncReplicas > 0) {
+            newTopic.configs(Map.of("min.insync.replicas", String.valueOf(shape.minInsyncReplicas)));
+        }
+        admin().createTopics(List.of(newTopic)).all().get(30, TimeUnit.SECONDS);
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> admin().describeTopics(List.of(topic))
                 .allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size() == partitions);
     }

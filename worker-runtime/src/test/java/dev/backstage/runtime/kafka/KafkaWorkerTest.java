@@ -29,13 +29,24 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The delivery model on the in-process Kafka broker, with Redis delays as the retry store. */
+/**
+ * The delivery model with Redis delays as the retry store, on both cluster shapes: the in-process single broker and
+ * a 3-broker cluster with replication factor 3 and min ISR 2 (the behaviour does not depend on the shape).
+ */
+@ParameterizedClass(name = "{0}")
+@EnumSource(KafkaShape.class)
 @Tag("broker")
 class KafkaWorkerTest {
     record Job(int n) {}
 
-    private final KafkaTestSupport kafka = new KafkaTestSupport();
+    private final KafkaTestSupport kafka;
+
+    KafkaWorkerTest(KafkaShape shape) {
+        this.kafka = new KafkaTestSupport(shape);
+    }
     private final RedisTestSupport redis = new RedisTestSupport();
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
 

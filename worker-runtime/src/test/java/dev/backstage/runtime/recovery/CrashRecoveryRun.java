@@ -64,6 +64,7 @@ public final class CrashRecoveryRun implements AutoCloseable {
         private final AtomicInteger doneLines = new AtomicInteger();
         private final CountDownLatch outputClosed = new CountDownLatch(1);
         private volatile boolean ready;
+        private volatile long readyAt = -1;
 
         Child(String consumerId) throws IOException {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -88,6 +89,7 @@ public final class CrashRecoveryRun implements AutoCloseable {
                         doneAt.putIfAbsent(Integer.parseInt(line.substring(5).trim()), System.nanoTime());
                         doneLines.incrementAndGet();
                     } else if (line.equals("STARTED")) {
+                        readyAt = System.nanoTime();
                         ready = true;
                     }
                 }
@@ -112,6 +114,16 @@ public final class CrashRecoveryRun implements AutoCloseable {
 
         public Set<Integer> finished() {
             return Set.copyOf(doneAt.keySet());
+        }
+
+        /** {@link System#nanoTime()} when this worker said it started, or -1 while it has not. */
+        public long readyAt() {
+            return readyAt;
+        }
+
+        /** {@link System#nanoTime()} when this worker's first job finished, or -1 while none has. */
+        public long firstDoneAt() {
+            return doneAt.values().stream().mapToLong(Long::longValue).min().orElse(-1);
         }
 
         /** SIGKILL; returns {@link System#nanoTime()} at the kill, once the JVM is gone and its output read. */

@@ -15,7 +15,8 @@ import java.util.concurrent.CountDownLatch;
  * user gets), task {@code work} that takes {@code workMs} and prints {@code START <n>} / {@code DONE <n>}
  * around each job. The test kills it with SIGKILL, so nothing is acked, committed or closed on the way out.
  *
- * <p>Arguments: provider, url, prefix, group, consumer id, queue, concurrency, work ms[, redis delays url,
+ * <p>Arguments: provider, url, prefix, group, consumer id ({@code -}: the runtime's default, host name and process
+ * id), queue, concurrency, work ms[, redis delays url,
  * redis delays prefix] (the delays a Kafka worker needs to start).
  */
 public final class CrashRecoveryWorkerMain {
@@ -30,7 +31,10 @@ public final class CrashRecoveryWorkerMain {
         int concurrency = Integer.parseInt(args[6]);
         long workMs = Long.parseLong(args[7]);
         Worker.Builder builder = Worker.builder().provider(Providers.create(settings)).queues(queue)
-                .consumerId(consumerId).concurrency(concurrency).shutdownGrace(Duration.ofSeconds(5));
+                .concurrency(concurrency).shutdownGrace(Duration.ofSeconds(5));
+        if (!consumerId.equals("-")) {
+            builder.consumerId(consumerId);
+        }
         if (args.length > 9) {
             builder.delays(RedisDelays.connect(RedisSettings.of(args[8]).withPrefix(args[9])));
         }
