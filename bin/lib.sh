@@ -275,6 +275,7 @@ if [ "\$(id -u)" = 0 ]; then exec su rabbitmq -s /bin/sh -c "\$cmd" >/dev/null 2
 exec sh -c "\$cmd" >/dev/null 2>&1
 START
   chmod 755 "$dir/start"
+}
 
 # A disposable 3-broker KRaft Kafka cluster on loopback for people (tests start their own with test-support's
 # KafkaCluster): brokers on 127.0.0.1:19092-19094, controllers on 19192-19194, each node a broker and a controller
