@@ -284,7 +284,8 @@ class RedisTlsTest {
         assertEquals(1, process.exitValue(), output);
         List<String> errors = output.lines().filter(l -> l.contains("ERROR")).toList();
         assertEquals(1, errors.size(), output);
-        assertTrue(errors.get(0).contains("worker cannot start: TLSUntrusted: redis at rediss://***@localhost:"), output);
+        assertTrue(errors.get(0).contains("worker cannot start: ")
+                && errors.get(0).contains("TLSUntrusted: redis at rediss://***@localhost:"), output);
         assertFalse(output.contains(PASSWORD), output);
         assertFalse(output.contains("\tat "), "no stack trace: " + output);
     }
