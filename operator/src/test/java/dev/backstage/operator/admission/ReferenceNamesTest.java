@@ -81,6 +81,7 @@ class ReferenceNamesTest {
     void givenValidReferenceNames_thenNoNameDenial() {
         BackstageTopology topology = BackstageFixtures.redisTopology("ns", "orders.v2", "default");
         topology.getSpec().setConnection(new SecretKeyReference("orders-redis.v1", "redis_url-2.txt"));
+        topology.getSpec().setKeyPrefix("orders-v2"); // a key prefix allows no '.', a Kubernetes name does
 
         Verdict verdict = new TopologyValidator().check(topology, null, Operation.CREATE, "ns");
 

@@ -94,7 +94,7 @@ class CrdOnApiServerTest {
     void givenPoolsAndTopologiesWhenListedThenKubectlPrintsTheColumnsInAUsefulOrder() {
         cluster.kubectlWithInput(topology("columns", "provider: redis"), "apply", "-n", namespace, "-f", "-").orThrow();
         cluster.kubectlWithInput(pool("columns", ""), "apply", "-n", namespace, "-f", "-").orThrow();
-        assertEquals(List.of("NAME", "READY", "REPLICAS", "DESIRED", "BACKLOG", "DEADLETTERS", "AGE"),
+        assertEquals(List.of("NAME", "READY", "REPLICAS", "DESIRED", "BACKLOG", "DEADLETTERS", "HEARTBEAT", "AGE"),
                 header(cluster.kubectl("get", "bwp", "-n", namespace).orThrow().out()));
         assertEquals(List.of("NAME", "PROVIDER", "READY", "SCHEDULES", "LAST", "FIRED", "AGE"),
                 header(cluster.kubectl("get", "btp", "-n", namespace).orThrow().out()));
@@ -238,6 +238,13 @@ class CrdOnApiServerTest {
         t.put(dev.backstage.operator.model.RedisTopologySettings.NOTHING_WAITS, new String[] {
                 "provider: redis\nredis: {waitTimeoutMs: 500}",
                 "provider: redis\nredis: {waitReplicas: 1, waitTimeoutMs: 500}"});
+        String kafkaDelays = "\ncapabilities: {delays: {backend: redis, connection: {secretName: redis, key: url}}}";
+        t.put("spec.kafka applies only to provider kafka", new String[] {
+                "provider: redis\nkafka: {replicationFactor: 1}",
+                "provider: kafka\nkafka: {replicationFactor: 1}" + kafkaDelays});
+        t.put("kafka.minInsyncReplicas must not exceed kafka.replicationFactor: no produce could succeed", new String[] {
+                "provider: kafka\nkafka: {replicationFactor: 1, minInsyncReplicas: 2}" + kafkaDelays,
+                "provider: kafka\nkafka: {replicationFactor: 1, minInsyncReplicas: 1}" + kafkaDelays});
         t.put("rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays", new String[] {
                 "provider: rabbitmq\nrabbitmq: {delayedExchange: supplied}",
                 "provider: rabbitmq\nrabbitmq: {delayedExchange: supplied}\n"
@@ -284,6 +291,9 @@ class CrdOnApiServerTest {
         p.put("autoscaling.pollInterval must be greater than zero, e.g. 5s", new String[] {
                 "queues: [default]\nautoscaling: {enabled: true, pollInterval: 0s}",
                 "queues: [default]\nautoscaling: {enabled: true, pollInterval: 5s}"});
+        p.put("autoscaling.zeroPollInterval must be greater than zero, e.g. 1s", new String[] {
+                "queues: [default]\nautoscaling: {enabled: true, zeroPollInterval: 0s}",
+                "queues: [default]\nautoscaling: {enabled: true, zeroPollInterval: 1s}"});
         p.put("autoscaling.scaleUpLookahead must be at most 1h, e.g. 120s", new String[] {
                 "queues: [default]\nautoscaling: {enabled: true, scaleUpLookahead: 1h1s}",
                 "queues: [default]\nautoscaling: {enabled: true, scaleUpLookahead: 1h}"});
