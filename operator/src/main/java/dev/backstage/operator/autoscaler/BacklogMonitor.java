@@ -4,6 +4,7 @@ import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.Conditions;
+import dev.backstage.operator.polling.PolledResource;
 import dev.backstage.operator.workload.DeploymentReplicas;
 import dev.backstage.operator.scaling.BacklogSample;
 import dev.backstage.operator.scaling.PodStartupTimes;
@@ -18,25 +19,22 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The backlog loop of one pool, every {@code pollInterval} on a monitor thread: measure through the topology's
+ * The backlog poll of one pool, every {@code pollInterval} on a monitor thread ({@link BacklogMonitors}, a
+ * {@code PerResourcePoller}): measure through the topology's
  * probe, remember the sample, decide (while autoscaling is on), write status when it changed, tell the user with an
  * Event when the pool scales or its backlog becomes unreadable or readable again.
  *
  * <p>It never touches the Deployment: a new {@code status.desiredReplicas} makes the pool reconciler scale it
- * ({@code PoolChangeFilter}, {@code DeploymentReplicas}). Ticks of one monitor never overlap (each schedules the
+ * ({@code PoolChangeFilter}, {@code DeploymentReplicas}). Polls of one monitor never overlap (each schedules the
  * next when it ends), so the sample history needs no lock. The next tick is {@code pollInterval} after this one
  * ends, or sooner when the decision asks for a quick follow-up ({@link ScalingDecision#probeAgainIn()}: after a
  * scale-up that activated the pool or answered an arrival step).
  */
-final class BacklogMonitor {
+final class BacklogMonitor implements PolledResource<BackstageWorkerPool> {
     private static final Logger LOG = LoggerFactory.getLogger(BacklogMonitor.class);
     /** History kept while autoscaling is off: enough for rates the moment it is turned on. */
     static final Duration UNSCALED_RETENTION = Duration.ofMinutes(2);
@@ -50,7 +48,6 @@ final class BacklogMonitor {
     private final StatusPatcher<BackstageWorkerPool> patcher;
     private final ScalingDecider decider;
     private final EventRecorder events;
-    private final ScheduledExecutorService scheduler;
     private final Clock clock;
     private final Duration statusRefresh;
     /** Polls in a row whose copy of the pool showed no reconciler status (only the monitor thread touches it). */
@@ -58,8 +55,7 @@ final class BacklogMonitor {
 
     private volatile Snapshot snapshot;
     private SampleHistory history = SampleHistory.empty();
-    private ScheduledFuture<?> next;
-    private boolean stopped;
+    private volatile boolean stopped;
     /** "available" or the last unavailable reason, so the log says each change once. Tick thread only. */
     private String lastAvailability;
     /** A quick follow-up poll the last decision asked for ({@link ScalingDecision#probeAgainIn()}). Tick thread only. */
@@ -69,8 +65,7 @@ final class BacklogMonitor {
 
     BacklogMonitor(Snapshot first, BacklogMeasurer measurer, PodStartupMeter startups,
             StatusPatcher<BackstageWorkerPool> patcher,
-            ScalingDecider decider, EventRecorder events, ScheduledExecutorService scheduler, Clock clock,
-            Duration statusRefresh) {
+            ScalingDecider decider, EventRecorder events, Clock clock, Duration statusRefresh) {
         this.snapshot = Objects.requireNonNull(first, "first");
         this.key = first.pool().getMetadata().getNamespace() + "/" + first.pool().getMetadata().getName();
         this.measurer = measurer;
@@ -78,7 +73,6 @@ final class BacklogMonitor {
         this.patcher = patcher;
         this.decider = decider;
         this.events = events;
-        this.scheduler = scheduler;
         this.clock = clock;
         this.statusRefresh = statusRefresh;
     }
@@ -99,48 +93,38 @@ final class BacklogMonitor {
     }
 
     /** The latest pool from the informer (any write, status included), or from our own patch. */
-    void updatePool(BackstageWorkerPool pool) {
+    @Override
+    public void refresh(BackstageWorkerPool pool) {
         synchronized (this) {
             snapshot = new Snapshot(pool, snapshot.topology());
         }
     }
 
-    synchronized void start() {
-        schedule(Duration.ZERO);
-    }
-
-    synchronized void stop() {
+    @Override
+    public void stop() {
         stopped = true;
-        if (next != null) {
-            next.cancel(false);
-        }
     }
 
-    void tick() {
+    /** One poll; the next one comes after the pool's poll interval, or the follow-up its decision asked for. */
+    @Override
+    public Duration poll() {
         followUp = null;
         try {
-            poll();
+            measureAndWrite();
         } catch (RuntimeException e) {
             LOG.warn("backlog monitor of pool {} failed this poll (next in {}): {}", key,
                     Durations.format(PoolScalingPolicy.pollInterval(snapshot.pool())), e.toString());
             LOG.debug("backlog monitor failure of pool {}", key, e);
-        } finally {
-            synchronized (this) {
-                if (!stopped) {
-                    schedule(nextDelay(PoolScalingPolicy.nextPoll(snapshot.pool()), followUp));
-                }
-            }
         }
+        return nextDelay(PoolScalingPolicy.nextPoll(snapshot.pool()), followUp);
     }
 
-    private void poll() {
+    private void measureAndWrite() {
         Snapshot seen = snapshot;
         BackstageWorkerPool pool = seen.pool();
         BacklogMeasurement measurement = measurer.measure(pool, seen.topology());
-        synchronized (this) {
-            if (stopped) {
-                return; // the pool went away while the broker answered
-            }
+        if (stopped) {
+            return; // the pool went away while the broker answered
         }
         logAvailability(measurement);
         // The count asked for when measured: a change between two samples is a scale event (down-moves are
@@ -164,7 +148,7 @@ final class BacklogMonitor {
             // The copy a reconcile hands over is the one it started from: one that started before its own first
             // status write can arrive after the informer's newer copy, and no event replaces it while nothing
             // changes. From the second poll on, the pool is read instead of waiting for an event.
-            updatePool(read);
+            refresh(read);
             base = read;
         }
         unreconciledPolls = 0;
@@ -196,7 +180,7 @@ final class BacklogMonitor {
         if (after == null) {
             return; // nothing changed
         }
-        updatePool(after);
+        refresh(after);
         AutoscalerStatus.Outcome outcome = written.get().result();
         if (outcome.scaled()) {
             LOG.info("pool {}: desired replicas {} -> {}: {}", key, outcome.scaledFrom(), outcome.scaledTo(),
@@ -257,13 +241,5 @@ final class BacklogMonitor {
     private static int readyReplicas(BackstageWorkerPool pool) {
         Integer ready = pool.getStatus() == null ? null : pool.getStatus().getReadyReplicas();
         return ready == null ? 0 : Math.max(0, ready);
-    }
-
-    private void schedule(Duration delay) {
-        try {
-            next = scheduler.schedule(this::tick, delay.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            stopped = true; // the monitors are shutting down
-        }
     }
 }

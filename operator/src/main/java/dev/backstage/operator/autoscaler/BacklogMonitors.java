@@ -4,6 +4,7 @@ import dev.backstage.operator.broker.ProbeProviders;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.polling.PerResourcePoller;
 import dev.backstage.operator.scaling.ScalingDecider;
 import dev.backstage.operator.status.StatusPatcher;
 import dev.backstage.operator.broker.ConnectionSecrets;
@@ -12,44 +13,32 @@ import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.javaoperatorsdk.operator.OperatorException;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
-import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.ResourceEventAware;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The backlog monitors of all pools: one {@link BacklogMonitor} per pool, on a small shared scheduler
- * ({@code backlog-monitor-N} threads), with the probe connections they share ({@link ProbeProviders}).
+ * The backlog monitors of all pools: one {@link BacklogMonitor} per pool on the operator's one per-resource polling
+ * mechanism ({@link PerResourcePoller}, {@code backlog-monitor-N} threads), with the probe connections they share
+ * ({@link ProbeProviders}).
  *
- * <p>Lifecycle, tied to JOSDK's: the pool reconciler calls {@link #track} on every reconcile, which starts a
- * monitor for a new pool or hands it the newest pool and topology; it returns at once (the broker is only ever
- * called from monitor threads). Registered with the pool controller as an event source, it also hears of every
- * pool update (a fresher copy for the monitor) and deletion (the monitor stops, and a topology's connection closes
- * when no pool uses it any more), and it is stopped with the operator. It emits no events of its own. Monitors
- * start from reconciles only, so only the leader measures and writes.
+ * <p>The pool reconciler calls {@link #track} on every reconcile, which starts a monitor for a new pool or hands it
+ * the newest pool and topology; it returns at once (the broker is only ever called from monitor threads). Monitors
+ * start from reconciles only, so only the leader measures and writes. As the pool controller's event source it
+ * hears of every pool update (a fresher copy for the monitor, and the exported gauges) and deletion (the monitor
+ * stops, and a topology's connection closes when no pool uses it any more); it stops with the operator.
  */
-public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWorkerPool>
-        implements ResourceEventAware<BackstageWorkerPool> {
+public final class BacklogMonitors extends PerResourcePoller<BackstageWorkerPool, BacklogMonitor> {
     public static final String NAME = "backlog-monitors";
     private static final Logger LOG = LoggerFactory.getLogger(BacklogMonitors.class);
     /** How often a pool's pods are listed to measure their start-up. */
     static final java.time.Duration STARTUP_REFRESH = java.time.Duration.ofMinutes(1);
 
-    private final ConcurrentMap<ResourceID, BacklogMonitor> monitors = new ConcurrentHashMap<>();
     private final ProbeProviders providers;
     private final BacklogMeasurer measurer;
     private final PodStartupMeter startups;
@@ -58,7 +47,6 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
     private final EventRecorder events;
     private final Clock clock;
     private final AutoscalerSettings settings;
-    private final ScheduledExecutorService scheduler;
     /** The pools' figures as gauges, once {@link #exportTo} named a registry. */
     private volatile PoolMetrics metrics;
 
@@ -76,7 +64,7 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
      */
     public BacklogMonitors(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events, Clock clock,
             AutoscalerSettings settings, Function<ProviderSettings, Provider> opener) {
-        super(Void.class, NAME);
+        super(NAME, settings.threads(), "backlog-monitor");
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -85,7 +73,6 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
         this.measurer = new BacklogMeasurer(providers, clock);
         this.startups = new PodStartupMeter(client, clock, STARTUP_REFRESH);
         this.patcher = new StatusPatcher<>(client, BackstageWorkerPool.class);
-        this.scheduler = Executors.newScheduledThreadPool(settings.threads(), threads());
     }
 
     public static BacklogMonitors create(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events,
@@ -110,28 +97,23 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
             exported.record(pool);
         }
         ResourceID id = ResourceID.fromResource(pool);
-        BacklogMonitor existing = monitors.get(id);
-        if (existing != null) {
-            String before = topologyUid(existing.snapshot().topology());
-            existing.update(pool, topology.orElse(null));
+        Optional<BacklogMonitor> existing = polled(id);
+        if (existing.isPresent()) {
+            String before = topologyUid(existing.get().snapshot().topology());
+            existing.get().update(pool, topology.orElse(null));
             if (!Objects.equals(before, topologyUid(topology.orElse(null)))) {
                 dropUnusedConnections();
             }
             return;
         }
         BacklogMonitor monitor = new BacklogMonitor(new BacklogMonitor.Snapshot(pool, topology.orElse(null)),
-                measurer, startups, patcher, decider, events, scheduler, clock, settings.statusRefresh());
-        if (monitors.putIfAbsent(id, monitor) == null) {
+                measurer, startups, patcher, decider, events, clock, settings.statusRefresh());
+        BacklogMonitor started = startPolling(id, () -> monitor);
+        if (started == monitor) {
             LOG.info("backlog monitor started for pool {}", id);
-            monitor.start();
         } else {
-            monitors.get(id).update(pool, topology.orElse(null)); // two reconciles raced: one monitor wins
+            started.update(pool, topology.orElse(null)); // two reconciles raced: one monitor wins
         }
-    }
-
-    /** Pools monitored now (for tests and metrics). */
-    public int size() {
-        return monitors.size();
     }
 
     /** Topology connections open now (for tests and metrics). */
@@ -140,50 +122,33 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
     }
 
     @Override
-    public void onResourceUpdated(BackstageWorkerPool newResource, BackstageWorkerPool oldResource) {
-        BacklogMonitor monitor = monitors.get(ResourceID.fromResource(newResource));
+    protected void updated(BackstageWorkerPool pool) {
         PoolMetrics exported = metrics;
         if (exported != null) {
-            exported.record(newResource);
-        }
-        if (monitor != null) {
-            monitor.updatePool(newResource);
+            exported.record(pool);
         }
     }
 
     @Override
-    public void onResourceDeleted(BackstageWorkerPool resource) {
+    protected void deleted(BackstageWorkerPool pool, boolean wasPolled) {
         PoolMetrics exported = metrics;
         if (exported != null) {
-            exported.remove(resource);
+            exported.remove(pool);
         }
-        ResourceID id = ResourceID.fromResource(resource);
-        BacklogMonitor monitor = monitors.remove(id);
-        if (monitor != null) {
-            monitor.stop();
-            startups.forget(resource);
-            LOG.info("backlog monitor stopped for pool {} (deleted)", id);
+        if (wasPolled) {
+            startups.forget(pool);
+            LOG.info("backlog monitor stopped for pool {} (deleted)", ResourceID.fromResource(pool));
             dropUnusedConnections();
         }
     }
 
     @Override
-    public Set<Void> getSecondaryResources(BackstageWorkerPool primary) {
-        return Set.of();
-    }
-
-    @Override
-    public void stop() throws OperatorException {
-        monitors.values().forEach(BacklogMonitor::stop);
-        monitors.clear();
-        scheduler.shutdownNow();
+    protected void closing() {
         providers.close();
-        LOG.info("backlog monitors stopped");
-        super.stop();
     }
 
     private void dropUnusedConnections() {
-        providers.retainOnly(monitors.values().stream()
+        providers.retainOnly(polled().stream()
                 .map(m -> topologyUid(m.snapshot().topology()))
                 .filter(Objects::nonNull)
                 .collect(Collectors.toSet()));
@@ -191,14 +156,5 @@ public final class BacklogMonitors extends AbstractEventSource<Void, BackstageWo
 
     private static String topologyUid(BackstageTopology topology) {
         return topology == null ? null : topology.getMetadata().getUid();
-    }
-
-    private static ThreadFactory threads() {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, "backlog-monitor-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 }

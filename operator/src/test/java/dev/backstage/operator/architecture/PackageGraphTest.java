@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The operator's package graph is one-way. From the bottom: {@code model} (the CRDs' Java types), {@code scaling}
- * (the pure scaling decision), {@code status} and {@code events} (the API writers every controller shares), then
+ * (the pure scaling decision), {@code status} and {@code events} (the API writers every controller shares) and
+ * {@code polling} (the one per-resource polling loop under the backlog monitors and the schedule firing), then
  * {@code workload} (facts about a pool's pods: replica counts, resources, the container contract) and
  * {@code broker} (broker access: connection Secrets, TLS files, scrubbing, failure reasons, backlog probes), then
  * the controllers ({@code autoscaler}, {@code schedule}, {@code pool}, {@code topology}), then {@code admission}
@@ -33,6 +34,7 @@ class PackageGraphTest {
                 .layer("model").definedBy("dev.backstage.operator.model..")
                 .layer("scaling").definedBy("dev.backstage.operator.scaling..")
                 .layer("writers").definedBy("dev.backstage.operator.status..", "dev.backstage.operator.events..")
+                .layer("polling").definedBy("dev.backstage.operator.polling..")
                 .layer("workload").definedBy("dev.backstage.operator.workload..")
                 .layer("broker").definedBy("dev.backstage.operator.broker..")
                 .layer("autoscaler").definedBy("dev.backstage.operator.autoscaler..")
@@ -52,6 +54,7 @@ class PackageGraphTest {
                         "topology", "main")
                 .whereLayer("writers").mayOnlyBeAccessedByLayers("autoscaler", "schedule", "pool", "topology",
                         "admission", "main")
+                .whereLayer("polling").mayOnlyBeAccessedByLayers("autoscaler", "schedule")
                 .whereLayer("scaling").mayOnlyBeAccessedByLayers("autoscaler", "pool", "main")
                 .check(OPERATOR);
     }
