@@ -8,6 +8,7 @@ import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.scaling.ScalingDecision;
 import dev.backstage.operator.scaling.ScalingLimit;
 import dev.backstage.operator.scaling.ScalingPolicy;
+import dev.backstage.operator.status.StatusFields;
 import dev.backstage.runtime.config.Durations;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Writes one poll's outcome into a pool's status: the fields the autoscaler owns, and only those (backlog,
@@ -30,6 +32,15 @@ public final class AutoscalerStatus {
     public static final String SCALING_LIMITED = "ScalingLimited";
     /** BacklogAvailable=True. */
     public static final String MEASURED = "Measured";
+    /**
+     * The backlog monitor's status fields: these, plus {@code measuredPodStartupTime} and the BacklogStalled
+     * condition it sets beside them, and no other. {@code desiredReplicas} is the reconciler's while autoscaling is
+     * off (it then writes {@code spec.replicas} there) and this writer's while it is on.
+     */
+    public static final StatusFields OWNED = new StatusFields(
+            Set.of("backlog", "deadLetters", "backlogMeasuredAt", "desiredReplicas", "lastScaleTime",
+                    "lastScaleReason", "measuredPodStartupTime"),
+            Set.of(BACKLOG_AVAILABLE, SCALING_LIMITED, StallDetector.TYPE));
 
     private AutoscalerStatus() {}
 

@@ -72,7 +72,7 @@ public final class BacklogMonitors extends PerResourcePoller<BackstageWorkerPool
                 settings.reconnectDelay());
         this.measurer = new BacklogMeasurer(providers, clock);
         this.startups = new PodStartupMeter(client, clock, STARTUP_REFRESH);
-        this.patcher = new StatusPatcher<>(client, BackstageWorkerPool.class);
+        this.patcher = new StatusPatcher<>(client, BackstageWorkerPool.class, AutoscalerStatus.OWNED);
     }
 
     public static BacklogMonitors create(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events,

@@ -64,7 +64,7 @@ public final class ScheduleFiring extends PerResourcePoller<BackstageTopology, T
         this.clock = Objects.requireNonNull(clock, "clock");
         this.period = Objects.requireNonNull(period, "period");
         this.publisher = new TickPublisher(secrets, opener, clock);
-        this.patcher = new StatusPatcher<>(client, BackstageTopology.class);
+        this.patcher = new StatusPatcher<>(client, BackstageTopology.class, ScheduleStatuses.OWNED);
     }
 
     public static ScheduleFiring create(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events,

@@ -4,12 +4,14 @@ import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopologyStatus;
 import dev.backstage.operator.model.ScheduleSpec;
 import dev.backstage.operator.model.ScheduleStatus;
+import dev.backstage.operator.status.StatusFields;
 import dev.backstage.runtime.spi.schedule.InvalidScheduleException;
 import dev.backstage.runtime.spi.schedule.Schedule;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * One turn of all of a topology's schedules, as the status fields the schedule firing owns: {@code schedules} (one
@@ -17,6 +19,9 @@ import java.util.Objects;
  * has no schedules. Fires through the caller; touches no other status field.
  */
 final class ScheduleStatuses {
+    /** The schedule firing's status fields: no one else writes them, and it writes no other. */
+    static final StatusFields OWNED = new StatusFields(Set.of("schedules", "scheduleSummary", "lastFiredTick"), Set.of());
+
     private ScheduleStatuses() {}
 
     /**

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.net.HttpURLConnection;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * and the schedule firing ({@code status.schedules} of a topology). The patch carries the {@code resourceVersion} it
  * was computed from: if anyone wrote the resource in between, the API server answers 409 (or 422, when the copy is
  * old enough that the patch no longer applies) and the change is recomputed from a fresh read. The first attempt
- * starts from the caller's copy (the informer's), sparing a GET per poll.
+ * starts from the caller's copy (the informer's), sparing a GET per poll. Each patcher writes only the fields its
+ * writer owns ({@link StatusFields}): a change to any other is refused before it reaches the API server.
  */
 public final class StatusPatcher<R extends CustomResource<?, ?>> {
     private static final Logger LOG = LoggerFactory.getLogger(StatusPatcher.class);
@@ -31,10 +33,13 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
 
     private final KubernetesClient client;
     private final Class<R> type;
+    private final StatusFields owned;
 
-    public StatusPatcher(KubernetesClient client, Class<R> type) {
+    /** @param owned the status fields this writer owns; it may change no other */
+    public StatusPatcher(KubernetesClient client, Class<R> type, StatusFields owned) {
         this.client = Objects.requireNonNull(client, "client");
         this.type = Objects.requireNonNull(type, "type");
+        this.owned = Objects.requireNonNull(owned, "owned");
     }
 
     /** The resource as the API server has it now; null when it no longer exists. */
@@ -54,6 +59,7 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
      *               e.g. the replicas the decision starts from, so it is re-run on every attempt). The copy's status
      *               is its own; its metadata and spec are {@code known}'s, for reading only
      * @return empty when the pool no longer exists or every attempt met a conflict
+     * @throws IllegalStateException when {@code change} touched a status field this writer does not own (a bug)
      */
     public <T> Optional<Written<R, T>> update(R known, Function<R, T> change) {
         String namespace = known.getMetadata().getNamespace();
@@ -76,6 +82,12 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
             ArrayNode patch = StatusJsonPatch.between(before, after, copy.getMetadata().getResourceVersion());
             if (patch.isEmpty()) {
                 return Optional.of(new Written<>(result, null));
+            }
+            List<String> foreign = owned.foreignChanges(before, after);
+            if (!foreign.isEmpty()) {
+                throw new IllegalStateException("status of " + type.getSimpleName() + " " + namespace + "/" + name
+                        + " not written: the change touches " + foreign + ", which this writer does not own (it owns "
+                        + owned.fields() + " and the conditions " + owned.conditionTypes() + ")");
             }
             try {
                 R written = resource.subresource("status")

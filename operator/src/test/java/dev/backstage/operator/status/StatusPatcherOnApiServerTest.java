@@ -2,6 +2,7 @@ package dev.backstage.operator.status;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.operator.model.BackstageWorkerPool;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -37,7 +39,8 @@ class StatusPatcherOnApiServerTest {
         api = RealApiServer.shared();
         client = api.client();
         ns = api.namespace("status-patch");
-        patcher = new StatusPatcher<>(client, BackstageWorkerPool.class);
+        patcher = new StatusPatcher<>(client, BackstageWorkerPool.class,
+                new StatusFields(Set.of("desiredReplicas", "lastScaleReason"), Set.of()));
     }
 
     @AfterAll
@@ -101,6 +104,22 @@ class StatusPatcherOnApiServerTest {
         assertEquals(4, now.getDesiredReplicas());
         assertEquals(2, now.getReadyReplicas(), "the other writer's field is kept");
         assertEquals("first reason", now.getLastScaleReason());
+    }
+
+    @Test
+    void givenAChangeToAFieldTheWriterDoesNotOwn_thenItIsRefused_andTheStoredStatusIsUnchanged() {
+        BackstageWorkerPool stored = createWithStatus("foreign", "own reason", 1);
+
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> patcher.update(stored, copy -> {
+            copy.getStatus().setDesiredReplicas(5);
+            copy.getStatus().setReadyReplicas(7); // the reconciler's
+            return "changed";
+        }));
+
+        assertTrue(refused.getMessage().contains("[readyReplicas]"), refused.getMessage());
+        BackstageWorkerPoolStatus now = client.resource(stored).get().getStatus();
+        assertEquals(1, now.getDesiredReplicas(), "nothing of the change is written");
+        assertNull(now.getReadyReplicas());
     }
 
     /** A copy of the pool as read now, then {@code statusPatch} written by someone else: the copy is old. */
