@@ -34,7 +34,7 @@ interface OutcomePolicy<S> {
     /** Runs the handler on the decoded payload; a throw (an {@code Error} included) is the handler's failure. */
     void invoke(S subject, Object payload) throws Exception;
 
-    /** After the handler succeeded and before the ack (jobs: enqueue the next task): null, or why it failed after all. */
+    /** After the handler succeeded, before the ack (jobs: enqueue the next task): null, or why it failed after all. */
     default String beforeAck(S subject) {
         return null;
     }

@@ -15,6 +15,6 @@ sealed interface Verdict permits Verdict.Run, Verdict.Leave, Verdict.Reject {
     /** Leave it with the broker: {@link #LEAVE}. */
     record Leave() implements Verdict {}
 
-    /** Not runnable (unreadable record or payload, unknown task, past its allowance): settled at once with the reason. */
+    /** Not runnable (unreadable record or payload, unknown task, past its allowance): settled at once, with why. */
     record Reject(String reason) implements Verdict {}
 }

@@ -17,7 +17,8 @@ public final class DeadLetterValueCodec {
     public byte[] encodeDeadLetter(JobValue job, String jobId, String error, String originalId, int deliveryCount,
             long deadLetteredAtMs) {
         return jobs.write(g -> {
-            jobs.writeJobFields(g, job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta(), deliveryCount, jobId);
+            jobs.writeJobFields(g, job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta(), deliveryCount,
+                    jobId);
             g.writeStringField("error", error == null ? "" : error);
             g.writeStringField("originalId", originalId);
             g.writeNumberField("deadLetteredAt", deadLetteredAtMs);
