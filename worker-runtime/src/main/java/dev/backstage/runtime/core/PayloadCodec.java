@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import dev.backstage.runtime.spi.ConfigurationException;
+import dev.backstage.runtime.spi.Payload;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -77,6 +78,10 @@ public final class PayloadCodec {
      * @throws MalformedPayloadException with a reason fit for a dead-letter entry
      */
     public <T> T decode(ByteBuffer utf8, Class<T> type) {
+        if (!utf8.hasArray()) { // read-only or direct: one copy, then as below
+            ByteBuffer copy = ByteBuffer.allocate(utf8.remaining()).put(utf8.duplicate());
+            return decode(copy.flip(), type);
+        }
         byte[] array = utf8.array();
         int offset = utf8.arrayOffset() + utf8.position();
         int length = utf8.remaining();
@@ -106,6 +111,33 @@ public final class PayloadCodec {
         } catch (IOException e) {
             return decode(text.get(), type); // throws, with the reason
         }
+    }
+
+    /**
+     * Decodes a delivery's payload to {@code type} from the form its provider holds it in ({@link Payload}): the
+     * core's parsed tokens when the provider read them ({@link JsonTokens}), else the bytes, else the text. This is
+     * the one decoding route for jobs and topic messages; failures read as {@link #decode(String, Class)}'s.
+     *
+     * @throws MalformedPayloadException with a reason fit for a dead-letter entry
+     */
+    public <T> T decode(Payload payload, Class<T> type) {
+        if (payload instanceof JsonTokens parsed) {
+            com.fasterxml.jackson.core.JsonParser tokens = parsed.tokens();
+            return tokens != null ? decode(tokens, type, parsed::json) : decode(parsed.json(), type);
+        }
+        if (payload instanceof Payload.Bytes bytes) {
+            return decode(bytes.utf8(), type);
+        }
+        return decode(payload.json(), type); // text, or a parsed form that is not the core's
+    }
+
+    /**
+     * Has a payload in the core's parsed form bound in its provider's one pass over the record, by {@code binder}
+     * ({@link JsonTokens#readBinding}); {@link JsonTokens#NOT_BOUND} for every other form, and when the pass did
+     * not bind it.
+     */
+    public Object readBinding(Payload payload, JsonTokens.Binder binder) {
+        return payload instanceof JsonTokens parsed ? parsed.readBinding(binder) : JsonTokens.NOT_BOUND;
     }
 
     /**

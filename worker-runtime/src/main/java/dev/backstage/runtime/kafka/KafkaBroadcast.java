@@ -46,7 +46,8 @@ final class KafkaBroadcast implements BroadcastCapability {
     private static final Duration POLL = Duration.ofMillis(500);
 
     private final KafkaClients clients;
-    private final JobValueCodec codec = new JobValueCodec();
+    private final JobValueEncoder encoder = new JobValueEncoder();
+    private final JobValueDecoder decoder = new JobValueDecoder();
 
     KafkaBroadcast(KafkaClients clients) {
         this.clients = clients;
@@ -69,7 +70,7 @@ final class KafkaBroadcast implements BroadcastCapability {
     @Override
     public String send(String taskName, String payloadJson) {
         ensureTopic();
-        byte[] value = codec.encode(new OutgoingJob(QUEUE_FIELD, taskName, payloadJson, System.currentTimeMillis(),
+        byte[] value = encoder.encode(new OutgoingJob(QUEUE_FIELD, taskName, payloadJson, System.currentTimeMillis(),
                 JobMeta.NONE, 1, null), null);
         try {
             RecordMetadata md = clients.send(topic(), value).get(KafkaClients.ADMIN_TIMEOUT.toMillis(),
@@ -151,7 +152,7 @@ final class KafkaBroadcast implements BroadcastCapability {
                 while (running) {
                     try {
                         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
-                            sink.accept(new Message(this, record, codec.decode(record.value()), 0));
+                            sink.accept(new Message(this, record, decoder.decode(record.value()), 0));
                         }
                     } catch (WakeupException e) {
                         // close() woke the poll
@@ -196,10 +197,10 @@ final class KafkaBroadcast implements BroadcastCapability {
     private static final class Message implements TopicDelivery {
         private final Listener listener;
         private final ConsumerRecord<byte[], byte[]> record;
-        private final JobValueCodec.Decoded decoded;
+        private final JobValueDecoder.Decoded decoded;
         private final int redeliveries;
 
-        Message(Listener listener, ConsumerRecord<byte[], byte[]> record, JobValueCodec.Decoded decoded,
+        Message(Listener listener, ConsumerRecord<byte[], byte[]> record, JobValueDecoder.Decoded decoded,
                 int redeliveries) {
             this.listener = listener;
             this.record = record;
@@ -208,7 +209,7 @@ final class KafkaBroadcast implements BroadcastCapability {
         }
 
         private Optional<JobValue> job() {
-            return decoded instanceof JobValueCodec.Valid valid ? Optional.of(valid.job()) : Optional.empty();
+            return decoded instanceof JobValueDecoder.Valid valid ? Optional.of(valid.job()) : Optional.empty();
         }
 
         @Override
@@ -238,7 +239,7 @@ final class KafkaBroadcast implements BroadcastCapability {
 
         @Override
         public Optional<String> malformedReason() {
-            return decoded instanceof JobValueCodec.Malformed malformed ? Optional.of(malformed.reason())
+            return decoded instanceof JobValueDecoder.Malformed malformed ? Optional.of(malformed.reason())
                     : Optional.empty();
         }
 

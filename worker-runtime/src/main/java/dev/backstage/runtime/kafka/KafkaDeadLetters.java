@@ -139,7 +139,7 @@ final class KafkaDeadLetters implements DeadLetterQueue {
     }
 
     private DeadLetterEntry entry(String queue, ConsumerRecord<byte[], byte[]> r) {
-        DeadLetterValue v = jobs.codec().decodeDeadLetter(r.value());
+        DeadLetterValue v = jobs.deadLetterValues().decodeDeadLetter(r.value());
         String id = r.topic() + ":" + r.partition() + ":" + r.offset();
         JobValue job = v.job();
         return new DeadLetterEntry(id, queue, job == null ? null : job.taskName(),
@@ -208,7 +208,7 @@ final class KafkaDeadLetters implements DeadLetterQueue {
 
     /** A fresh job value for a dead-letter record; a record that never was a readable job goes back as it was. */
     private byte[] jobValueFor(String queue, ConsumerRecord<byte[], byte[]> r) {
-        DeadLetterValue v = jobs.codec().decodeDeadLetter(r.value());
+        DeadLetterValue v = jobs.deadLetterValues().decodeDeadLetter(r.value());
         JobValue job = v.job();
         if (job == null) {
             return v.rawValue() == null ? new byte[0] : v.rawValue().getBytes(StandardCharsets.UTF_8);
@@ -218,7 +218,7 @@ final class KafkaDeadLetters implements DeadLetterQueue {
                 : v.originalId() != null ? v.originalId() : r.topic() + ":" + r.partition() + ":" + r.offset();
         OutgoingJob fresh = new OutgoingJob(queue, job.taskName(), job.payloadJson(),
                 job.enqueuedAtMs() == null ? r.timestamp() : job.enqueuedAtMs(), job.meta(), 1, jobId);
-        return jobs.codec().encode(fresh, jobId);
+        return jobs.encoder().encode(fresh, jobId);
     }
 
     /** Deletes records a redrive has moved; if this fails they are still skipped by the redrive offset. */

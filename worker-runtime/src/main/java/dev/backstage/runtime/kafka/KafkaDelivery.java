@@ -2,12 +2,12 @@ package dev.backstage.runtime.kafka;
 
 import dev.backstage.runtime.api.Capability;
 import dev.backstage.runtime.api.CapabilityMissingException;
-import dev.backstage.runtime.core.PayloadTokens;
+import dev.backstage.runtime.core.JsonTokens;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.Delivery;
 import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
-import java.nio.ByteBuffer;
+import dev.backstage.runtime.spi.Payload;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,13 +26,13 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * and then marks it settled. When storing the copy fails, the record is handed out again after a pause
  * instead, as a broker redelivers an unacknowledged message.
  */
-final class KafkaDelivery implements Delivery, PayloadTokens {
+final class KafkaDelivery implements Delivery {
     private final String queue;
     private final ConsumerRecord<byte[], byte[]> record;
     private final SettlementTicket ticket;
     private final KafkaJobs jobs;
     private final Optional<DelaysCapability> delays;
-    private volatile JobValueCodec.Decoded decoded;
+    private volatile JobValueDecoder.Decoded decoded;
 
     KafkaDelivery(String queue, ConsumerRecord<byte[], byte[]> record,
             SettlementTicket ticket, KafkaJobs jobs, Optional<DelaysCapability> delays) {
@@ -43,32 +43,55 @@ final class KafkaDelivery implements Delivery, PayloadTokens {
         this.delays = delays;
     }
 
-    private JobValueCodec.Decoded decoded() {
-        JobValueCodec.Decoded d = decoded;
+    private JobValueDecoder.Decoded decoded() {
+        JobValueDecoder.Decoded d = decoded;
         if (d == null) {
-            d = jobs.codec().decode(record.value());
+            d = jobs.decoder().decode(record.value());
             decoded = d; // a racing second decode gives an equal result
         }
         return d;
     }
 
-    /** The first read of the record, on the handler thread: the payload is bound in the same pass when it can be. */
+    /**
+     * The payload in the core's parsed form: nothing is read until the core asks, first on the handler thread, so
+     * the one read of the record can bind the payload in its pass.
+     */
     @Override
-    public Object readBinding(PayloadTokens.Binder binder) {
-        if (decoded != null) {
-            return PayloadTokens.NOT_BOUND;
+    public Payload payload() {
+        return new Tokens();
+    }
+
+    /** This record's payload as the one streaming pass over the value reads it (docs/architecture.md). */
+    private final class Tokens extends JsonTokens {
+        /** The first read of the record, on the handler thread: the payload is bound in the same pass when it can be. */
+        @Override
+        protected Object readBinding(JsonTokens.Binder binder) {
+            if (decoded != null) {
+                return JsonTokens.NOT_BOUND;
+            }
+            JobValueDecoder.Decoded d = jobs.decoder().decode(record.value(), binder);
+            decoded = d;
+            return d instanceof JobValueDecoder.Valid valid ? valid.boundPayload() : JsonTokens.NOT_BOUND;
         }
-        JobValueCodec.Decoded d = jobs.codec().decode(record.value(), binder);
-        decoded = d;
-        return d instanceof JobValueCodec.Valid valid ? valid.boundPayload() : PayloadTokens.NOT_BOUND;
+
+        @Override
+        protected com.fasterxml.jackson.core.JsonParser tokens() {
+            JobValueDecoder.Valid job = valid();
+            return job == null ? null : job.payloadTokens();
+        }
+
+        @Override
+        public String json() {
+            return payloadJson();
+        }
     }
 
     private JobValue job() {
-        return decoded() instanceof JobValueCodec.Valid valid ? valid.job() : null;
+        return decoded() instanceof JobValueDecoder.Valid valid ? valid.job() : null;
     }
 
-    private JobValueCodec.Valid valid() {
-        return decoded() instanceof JobValueCodec.Valid valid ? valid : null;
+    private JobValueDecoder.Valid valid() {
+        return decoded() instanceof JobValueDecoder.Valid valid ? valid : null;
     }
 
     @Override
@@ -78,7 +101,7 @@ final class KafkaDelivery implements Delivery, PayloadTokens {
 
     @Override
     public String taskName() {
-        JobValueCodec.Valid job = valid();
+        JobValueDecoder.Valid job = valid();
         return job == null ? "" : job.taskName();
     }
 
@@ -89,39 +112,27 @@ final class KafkaDelivery implements Delivery, PayloadTokens {
     }
 
     @Override
-    public com.fasterxml.jackson.core.JsonParser payloadTokens() {
-        JobValueCodec.Valid job = valid();
-        return job == null ? null : job.payloadTokens();
-    }
-
-    @Override
-    public ByteBuffer payloadBytes() {
-        JobValueCodec.Valid job = valid();
-        return job == null ? null : job.payloadBytes();
-    }
-
-    @Override
     public long enqueuedAtMs() {
-        JobValueCodec.Valid job = valid();
+        JobValueDecoder.Valid job = valid();
         return job == null || job.enqueuedAtMs() == null ? record.timestamp() : job.enqueuedAtMs();
     }
 
     @Override
     public JobMeta meta() {
-        JobValueCodec.Valid job = valid();
+        JobValueDecoder.Valid job = valid();
         return job == null ? JobMeta.NONE : job.meta();
     }
 
     @Override
     public int deliveryCount() {
-        JobValueCodec.Valid job = valid();
+        JobValueDecoder.Valid job = valid();
         return job == null ? 1 : job.deliveryCount();
     }
 
     /** The value's {@code jobId}; a value without one (a seed producer) is known by this first delivery's id. */
     @Override
     public String jobId() {
-        JobValueCodec.Valid job = valid();
+        JobValueDecoder.Valid job = valid();
         return job != null && job.jobId() != null ? job.jobId() : deliveryId();
     }
 
@@ -132,7 +143,7 @@ final class KafkaDelivery implements Delivery, PayloadTokens {
 
     @Override
     public Optional<String> malformedReason() {
-        return decoded() instanceof JobValueCodec.Malformed m ? Optional.of(m.reason()) : Optional.empty();
+        return decoded() instanceof JobValueDecoder.Malformed m ? Optional.of(m.reason()) : Optional.empty();
     }
 
     /**
@@ -153,7 +164,7 @@ final class KafkaDelivery implements Delivery, PayloadTokens {
         }
         OutgoingJob copy = job.toOutgoing(queue, enqueuedAtMs(), jobId()).retryCopy(deliveryCount() + 1, jobId());
         if (delay.isZero() || delay.isNegative()) {
-            return jobs.send(jobs.names().jobTopic(queue), jobs.codec().encode(copy, jobId()))
+            return jobs.send(jobs.names().jobTopic(queue), jobs.encoder().encode(copy, jobId()))
                     .thenCompose(metadata -> ticket.settle(false))
                     .whenComplete((ok, failure) -> redeliverOn(failure));
         }
@@ -175,8 +186,8 @@ final class KafkaDelivery implements Delivery, PayloadTokens {
         try {
             JobValue job = job();
             value = job != null
-                    ? jobs.codec().encodeDeadLetter(job, jobId(), error, deliveryId(), deliveryCount(), now)
-                    : jobs.codec().encodeMalformedDeadLetter(rawText(), error, deliveryId(), now);
+                    ? jobs.deadLetterValues().encodeDeadLetter(job, jobId(), error, deliveryId(), deliveryCount(), now)
+                    : jobs.deadLetterValues().encodeMalformedDeadLetter(rawText(), error, deliveryId(), now);
             jobs.clients().ensureDeadLetterTopic(jobs.names().deadLetterTopic(queue));
         } catch (RuntimeException e) {
             ticket.redeliverLater();

@@ -33,12 +33,13 @@ final class KafkaJobs implements JobsCapability {
             + " (or `delays: {name: redis, urlEnv: ...}` in runtime.yaml)";
 
     private final KafkaClients clients;
-    private final JobValueCodec codec;
+    private final JobValueEncoder encoder = new JobValueEncoder();
+    private final JobValueDecoder decoder = new JobValueDecoder();
+    private final DeadLetterValueCodec deadLetterValues = new DeadLetterValueCodec();
     private final KafkaNames names;
 
-    KafkaJobs(KafkaClients clients, JobValueCodec codec) {
+    KafkaJobs(KafkaClients clients) {
         this.clients = clients;
-        this.codec = codec;
         this.names = clients.settings().names();
     }
 
@@ -46,8 +47,16 @@ final class KafkaJobs implements JobsCapability {
         return clients;
     }
 
-    JobValueCodec codec() {
-        return codec;
+    JobValueEncoder encoder() {
+        return encoder;
+    }
+
+    JobValueDecoder decoder() {
+        return decoder;
+    }
+
+    DeadLetterValueCodec deadLetterValues() {
+        return deadLetterValues;
     }
 
     KafkaNames names() {
@@ -64,7 +73,7 @@ final class KafkaJobs implements JobsCapability {
         String jobId = job.jobId() != null ? job.jobId() : UUID.randomUUID().toString();
         String topic = names.jobTopic(job.queue());
         clients.ensureJobTopic(topic);
-        byte[] value = codec.encode(job, jobId);
+        byte[] value = encoder.encode(job, jobId);
         try {
             send(topic, value).get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

@@ -38,7 +38,7 @@ public final class KafkaProvider implements Provider {
     private KafkaProvider(KafkaSettings settings) {
         this.settings = settings;
         this.clients = new KafkaClients(settings);
-        this.jobs = new KafkaJobs(clients, new JobValueCodec());
+        this.jobs = new KafkaJobs(clients);
         this.topics = new KafkaTopics(clients);
         this.broadcast = new KafkaBroadcast(clients);
         this.declarer = new KafkaDeclarer(clients);

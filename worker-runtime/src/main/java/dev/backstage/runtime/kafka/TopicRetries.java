@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * The two topics private to one topic subscription's consumer group: its retry topic
  * {@code {p}.topic.{t}.{g}.retry}, which the subscription's own consumer reads beside the topic, and its
  * dead-letter topic {@code {p}.topic.{t}.{g}.dead-letter} ({@link KafkaNames}). Mechanics only; the core decides
- * which copy is made ({@code TopicProcessor}).
+ * which copy is made ({@code TopicOutcomes}).
  *
  * <p>A retry copy is the original record's bytes with {@link TopicRetryHeaders} (next delivery count, due time,
  * the original topic/partition/offset, the error). It is produced and acknowledged by every in-sync replica

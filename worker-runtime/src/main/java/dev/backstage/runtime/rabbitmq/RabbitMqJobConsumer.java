@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Consumes a worker's queues on one supervised channel and carries out the settlements the core decides
- * (the mechanics only; the policy is {@code DeliveryProcessor}'s):
+ * (the mechanics only; the policy is the core's {@code JobOutcomes}):
  *
  * <ul>
  *   <li>ack: {@code basic.ack}.

@@ -1,6 +1,5 @@
 package dev.backstage.runtime.spi;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -18,18 +17,21 @@ public interface Delivery {
     /** Empty string when the record carried none. */
     String taskName();
 
-    /** The payload as JSON text, exactly as the broker carried it (null when absent). */
+    /**
+     * The payload as JSON text, exactly as the broker carried it (null when absent): what the provider copies into
+     * a retry or a dead-letter entry. The core reads the payload through {@link #payload()} only.
+     */
     String payloadJson();
 
     /**
-     * The same payload as UTF-8 JSON bytes, for a provider that holds the record as bytes anyway (a slice
-     * of it, not a copy); the core then decodes straight from them instead of from {@link #payloadJson()}.
-     * Null (the default) when the provider has no such bytes or the payload is absent. A provider that already
-     * holds the payload's parsed tokens offers them through the core's {@code PayloadTokens} instead: the
-     * {@code spi} carries no JSON library's types.
+     * The payload in the form this provider holds it, for the core to decode to the task's type: the text by
+     * default; a provider that holds the record as bytes anyway offers {@link Payload.Bytes}, one that read the
+     * payload's JSON tokens in its pass over the record offers {@link Payload.Parsed}. Called once per delivery,
+     * first of all on the handler thread (before any other field), so a provider that reads its record lazily can
+     * bind the payload in that one read.
      */
-    default ByteBuffer payloadBytes() {
-        return null;
+    default Payload payload() {
+        return new Payload.Text(payloadJson());
     }
 
     long enqueuedAtMs();

@@ -25,7 +25,13 @@ public interface TopicDelivery {
 
     String messageId();
 
+    /** The payload as JSON text, exactly as the broker carried it. */
     String payloadJson();
+
+    /** The payload for the core to decode to the subscription's type ({@link Payload}): the text by default. */
+    default Payload payload() {
+        return new Payload.Text(payloadJson());
+    }
 
     long publishedAtMs();
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * top. Checked on the compiled classes, so a new import that points the wrong way fails the build.
  *
  * <p>The provider contract ({@code spi}) carries no Jackson: a provider that hands the core parsed JSON tokens
- * does it through the core's {@code PayloadTokens}. The one use left is inside {@code spi.schedule}, which
+ * does it through the core's {@code JsonTokens} (a {@code spi.Payload.Parsed}). The one use left is inside {@code spi.schedule}, which
  * validates and normalises a schedule's {@code args} JSON with jackson-databind in private code (shared with the
  * operator, which sees only the {@code spi}); no Jackson type appears in any signature the {@code spi} exposes.
  */
@@ -73,7 +73,7 @@ class PackageGraphTest {
                 .and().resideOutsideOfPackage("dev.backstage.runtime.spi.schedule..")
                 .should().dependOnClassesThat().resideInAPackage("com.fasterxml..")
                 .because("the provider contract must not tie providers (or the operator) to a JSON library;"
-                        + " parsed tokens go through core.PayloadTokens")
+                        + " parsed tokens go through core.JsonTokens")
                 .check(RUNTIME);
     }
 

@@ -1,7 +1,9 @@
 package dev.backstage.runtime.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.core.JsonParser;
 import dev.backstage.runtime.api.Next;
@@ -10,6 +12,7 @@ import dev.backstage.runtime.api.UnknownTaskPolicy;
 import dev.backstage.runtime.spi.Backoff;
 import dev.backstage.runtime.spi.Delivery;
 import dev.backstage.runtime.spi.JobMeta;
+import dev.backstage.runtime.spi.Payload;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,21 +31,24 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The core decodes a payload once, from the best form its provider offers: the tokens a provider already read
- * ({@link PayloadTokens}, core-side so the {@code spi} carries no Jackson), else the bytes, else the text. Each
- * delivery below carries a different value in each form, so the handler's value shows which one was bound.
+ * The core reaches a payload through one accessor, {@link Delivery#payload()}, and decodes it once from the form the
+ * provider holds ({@link Payload}): the core's parsed tokens ({@link JsonTokens}, core-side so the {@code spi}
+ * carries no Jackson) or the value bound in the provider's one pass, the bytes, or the text. The deliveries below
+ * carry a different value in {@link Delivery#payloadJson()} than in their payload's form, so the handler's value
+ * shows which one was decoded.
  */
-class PayloadTokensTest {
+class PayloadFormsTest {
     record Point(int n) {}
 
     private final PayloadCodec codec = PayloadCodec.defaults();
     private final BlockingQueue<Object> handled = new LinkedBlockingQueue<>();
     private final BlockingQueue<String> acked = new LinkedBlockingQueue<>();
+    private final BlockingQueue<String> deadLettered = new LinkedBlockingQueue<>();
     private final ExecutorService handlers = Executors.newFixedThreadPool(2);
     private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor();
     private final DeliveryProcessor processor;
 
-    PayloadTokensTest() {
+    PayloadFormsTest() {
         TaskRegistry registry = new TaskRegistry();
         registry.register("point", Point.class, TaskOptions.defaults(), (context, point) -> {
             handled.add(point);
@@ -61,15 +67,15 @@ class PayloadTokensTest {
     }
 
     @Test
-    void givenAProviderThatReadTheTokens_whenProcessed_thenTheTokensAreBoundNotTheBytesOrText() throws Exception {
-        processor.accept(new TokenDelivery("d1", "{\"n\":1}", "{\"n\":2}", "{\"n\":3}"));
+    void givenAProviderThatReadTheTokens_whenProcessed_thenTheTokensAreBoundNotTheText() throws Exception {
+        processor.accept(new TokenDelivery("d1", "{\"n\":1}", "{\"n\":3}"));
         assertEquals(new Point(3), handled.poll(30, TimeUnit.SECONDS));
         assertEquals("d1", acked.poll(30, TimeUnit.SECONDS));
     }
 
     @Test
     void givenAProviderThatBindsInItsOnePass_whenProcessed_thenItIsAskedWithTheTaskNameAndItsValueIsUsed() throws Exception {
-        BindingDelivery d = new BindingDelivery("d4", "{\"n\":1}", "{\"n\":2}", "{\"n\":3}", "{\"n\":4}");
+        BindingDelivery d = new BindingDelivery("d4", "{\"n\":1}", "{\"n\":3}", "{\"n\":4}");
         processor.accept(d);
         assertEquals(new Point(4), handled.poll(30, TimeUnit.SECONDS));
         assertEquals("d4", acked.poll(30, TimeUnit.SECONDS));
@@ -78,13 +84,13 @@ class PayloadTokensTest {
 
     @Test
     void givenAProviderWhoseOnePassDidNotBind_whenProcessed_thenItsTokensAreBoundAsBefore() throws Exception {
-        processor.accept(new BindingDelivery("d5", "{\"n\":1}", "{\"n\":2}", "{\"n\":3}", null));
+        processor.accept(new BindingDelivery("d5", "{\"n\":1}", "{\"n\":3}", null));
         assertEquals(new Point(3), handled.poll(30, TimeUnit.SECONDS));
         assertEquals("d5", acked.poll(30, TimeUnit.SECONDS));
     }
 
     @Test
-    void givenBytesButNoTokens_whenProcessed_thenTheBytesAreBound() throws Exception {
+    void givenAProviderThatHoldsBytes_whenProcessed_thenTheBytesAreBound() throws Exception {
         processor.accept(new TextDelivery("d2", "{\"n\":1}", "{\"n\":2}"));
         assertEquals(new Point(2), handled.poll(30, TimeUnit.SECONDS));
         assertEquals("d2", acked.poll(30, TimeUnit.SECONDS));
@@ -95,6 +101,40 @@ class PayloadTokensTest {
         processor.accept(new TextDelivery("d3", "{\"n\":1}", null));
         assertEquals(new Point(1), handled.poll(30, TimeUnit.SECONDS));
         assertEquals("d3", acked.poll(30, TimeUnit.SECONDS));
+        assertNull(handled.poll());
+    }
+
+    @Test
+    void givenReadOnlyBytes_whenProcessed_thenTheyAreCopiedOnceAndBound() throws Exception {
+        processor.accept(new TextDelivery("d8", "{\"n\":1}", null) {
+            @Override
+            public Payload payload() {
+                return new Payload.Bytes(slice("[\"record\",{\"n\":8}]", 10, 7).asReadOnlyBuffer());
+            }
+        });
+        assertEquals(new Point(8), handled.poll(30, TimeUnit.SECONDS));
+        assertEquals("d8", acked.poll(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void givenAParsedFormThatIsNotTheCores_whenProcessed_thenItsTextIsBound() throws Exception {
+        processor.accept(new TextDelivery("d6", "{\"n\":1}", null) {
+            @Override
+            public Payload payload() {
+                return (Payload.Parsed) () -> "{\"n\":6}";
+            }
+        });
+        assertEquals(new Point(6), handled.poll(30, TimeUnit.SECONDS));
+        assertEquals("d6", acked.poll(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void givenTokensThatDoNotFitTheType_whenProcessed_thenItIsDeadLetteredWithTheReasonFromTheText() throws Exception {
+        processor.accept(new TokenDelivery("d7", "{\"n\":\"seven\"}", "{\"n\":\"seven\"}"));
+        String reason = deadLettered.poll(30, TimeUnit.SECONDS);
+        assertNotNull(reason, "dead-lettered");
+        assertTrue(reason.startsWith("payload cannot be read as Point"), reason);
+        assertTrue(reason.contains("(payload: {\"n\":\"seven\"})"), reason);
         assertNull(handled.poll());
     }
 
@@ -126,8 +166,9 @@ class PayloadTokensTest {
         }
 
         @Override
-        public ByteBuffer payloadBytes() {
-            return bytes == null ? null : ByteBuffer.wrap(bytes.getBytes(StandardCharsets.UTF_8));
+        public Payload payload() {
+            return bytes == null ? new Payload.Text(text)
+                    : new Payload.Bytes(slice("[\"record\"," + bytes + "]", 10, bytes.length()));
         }
 
         @Override
@@ -168,7 +209,8 @@ class PayloadTokensTest {
 
         @Override
         public CompletionStage<Void> deadLetter(String error) {
-            return CompletableFuture.failedFuture(new AssertionError("dead-lettered: " + error));
+            deadLettered.add(error);
+            return CompletableFuture.completedFuture(null);
         }
 
         @Override
@@ -177,21 +219,50 @@ class PayloadTokensTest {
         }
     }
 
-    private class TokenDelivery extends TextDelivery implements PayloadTokens {
+    /** Offers the core's parsed form: tokens read in its "pass" ({@code tokens}), the text only for reasons. */
+    private class TokenDelivery extends TextDelivery {
         private final String tokens;
 
-        TokenDelivery(String id, String text, String bytes, String tokens) {
-            super(id, text, bytes);
+        TokenDelivery(String id, String text, String tokens) {
+            super(id, text, null);
             this.tokens = tokens;
         }
 
         @Override
-        public JsonParser payloadTokens() {
-            try {
-                return codec.mapper().getFactory().createParser(tokens); // unpositioned, as TokenBuffer.asParser()
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+        public Payload payload() {
+            return new JsonTokens() {
+                @Override
+                protected JsonParser tokens() {
+                    return parser(tokens); // unpositioned, as TokenBuffer.asParser()
+                }
+
+                @Override
+                protected Object readBinding(Binder binder) {
+                    return TokenDelivery.this.readBinding(binder);
+                }
+
+                @Override
+                public String json() {
+                    return payloadJson();
+                }
+            };
+        }
+
+        Object readBinding(JsonTokens.Binder binder) {
+            return JsonTokens.NOT_BOUND;
+        }
+    }
+
+    /** {@code length} bytes at {@code offset} of {@code record}, as a provider's slice of its record. */
+    private static ByteBuffer slice(String record, int offset, int length) {
+        return ByteBuffer.wrap(record.getBytes(StandardCharsets.UTF_8), offset, length);
+    }
+
+    private JsonParser parser(String json) {
+        try {
+            return codec.mapper().getFactory().createParser(json);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -200,18 +271,18 @@ class PayloadTokensTest {
         private final String inPass;
         volatile String askedFor;
 
-        BindingDelivery(String id, String text, String bytes, String tokens, String inPass) {
-            super(id, text, bytes, tokens);
+        BindingDelivery(String id, String text, String tokens, String inPass) {
+            super(id, text, tokens);
             this.inPass = inPass;
         }
 
         @Override
-        public Object readBinding(Binder binder) {
+        Object readBinding(JsonTokens.Binder binder) {
             if (inPass == null) {
-                return NOT_BOUND;
+                return JsonTokens.NOT_BOUND;
             }
             askedFor = taskName();
-            try (JsonParser p = codec.mapper().getFactory().createParser(inPass)) {
+            try (JsonParser p = parser(inPass)) {
                 p.nextToken(); // on the payload's first token, as the provider's pass is
                 return binder.bind(taskName(), p);
             } catch (IOException e) {

@@ -16,11 +16,17 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-class JobValueCodecTest {
-    private final JobValueCodec codec = new JobValueCodec();
+/**
+ * The Kafka job value and dead-letter value formats (docs/wire-format.md), through the three codecs that write and
+ * read them: {@link JobValueEncoder}, {@link JobValueDecoder} and {@link DeadLetterValueCodec}.
+ */
+class JobValueFormatTest {
+    private final JobValueEncoder encoder = new JobValueEncoder();
+    private final JobValueDecoder decoder = new JobValueDecoder();
+    private final DeadLetterValueCodec deadLetters = new DeadLetterValueCodec();
 
     private JobValue valid(String json) {
-        return assertInstanceOf(JobValueCodec.Valid.class, codec.decode(json.getBytes(StandardCharsets.UTF_8))).job();
+        return assertInstanceOf(JobValueDecoder.Valid.class, decoder.decode(json.getBytes(StandardCharsets.UTF_8))).job();
     }
 
     @Test
@@ -39,7 +45,7 @@ class JobValueCodecTest {
     void givenAJob_whenEncoded_thenItMatchesTheWireShapeAndRoundTrips() throws Exception {
         JobMeta meta = new JobMeta(3, Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30)), 10_000L);
         OutgoingJob out = new OutgoingJob("emails", "email.send", "{\"to\":\"a@b.c\",\"n\":1.10}", 1718900000000L, meta, 2, null);
-        byte[] value = codec.encode(out, "job-1");
+        byte[] value = encoder.encode(out, "job-1");
         assertEquals(new ObjectMapper().readTree("{\"taskName\":\"email.send\",\"payload\":{\"to\":\"a@b.c\",\"n\":1.10},"
                 + "\"enqueuedAt\":1718900000000,\"meta\":{\"attempts\":3,\"backoff\":{\"type\":\"exponential\","
                 + "\"delay\":1000,\"maxDelay\":30000},\"timeout\":10000},\"deliveryCount\":2,\"jobId\":\"job-1\"}"),
@@ -54,12 +60,12 @@ class JobValueCodecTest {
     @Test
     void givenAPayload_whenDecoded_thenItsBytesAreASliceOfTheValue_andAbsentMeansNone() {
         byte[] value = "{\"taskName\":\"t\",\"payload\": {\"n\": [1, 2]} ,\"deliveryCount\":1}".getBytes(StandardCharsets.UTF_8);
-        var valid = assertInstanceOf(JobValueCodec.Valid.class, codec.decode(value));
+        var valid = assertInstanceOf(JobValueDecoder.Valid.class, decoder.decode(value));
         ByteBuffer bytes = valid.payloadBytes();
         assertSame(value, bytes.array(), "no copy of the record value");
         assertEquals("{\"n\": [1, 2]}", StandardCharsets.UTF_8.decode(bytes.duplicate()).toString());
         assertEquals(valid.job().payloadJson(), StandardCharsets.UTF_8.decode(bytes.duplicate()).toString());
-        var none = assertInstanceOf(JobValueCodec.Valid.class, codec.decode("{\"taskName\":\"t\"}".getBytes(StandardCharsets.UTF_8)));
+        var none = assertInstanceOf(JobValueDecoder.Valid.class, decoder.decode("{\"taskName\":\"t\"}".getBytes(StandardCharsets.UTF_8)));
         assertNull(none.payloadBytes());
         assertEquals("null", none.job().payloadJson());
     }
@@ -86,24 +92,24 @@ class JobValueCodecTest {
     @Test
     void givenValuesThatAreNotJobs_thenTheyAreMalformedWithAReason() {
         for (String bad : new String[] {"not json", "[1,2]", "{\"payload\":1}", "{\"taskName\":\"t\",", "42"}) {
-            var decoded = assertInstanceOf(JobValueCodec.Malformed.class, codec.decode(bad.getBytes(StandardCharsets.UTF_8)), bad);
+            var decoded = assertInstanceOf(JobValueDecoder.Malformed.class, decoder.decode(bad.getBytes(StandardCharsets.UTF_8)), bad);
             assertEquals(bad, decoded.text());
             assertTrue(!decoded.reason().isBlank());
         }
-        assertInstanceOf(JobValueCodec.Malformed.class, codec.decode(null));
+        assertInstanceOf(JobValueDecoder.Malformed.class, decoder.decode(null));
     }
 
     @Test
     void givenAPayloadThatIsNotJson_whenEncoding_thenItFailsInsteadOfWritingABrokenValue() {
         OutgoingJob out = new OutgoingJob("q", "t", "{oops", 1L, JobMeta.NONE, 1, null);
-        assertThrows(IllegalArgumentException.class, () -> codec.encode(out, "id"));
+        assertThrows(IllegalArgumentException.class, () -> encoder.encode(out, "id"));
     }
 
     @Test
     void givenADeadLetter_whenEncodedAndDecoded_thenTheJobAndTheErrorComeBack() {
         JobValue job = valid("{\"taskName\":\"t\",\"payload\":{\"k\":1},\"enqueuedAt\":5,\"meta\":{},\"deliveryCount\":6}");
-        byte[] value = codec.encodeDeadLetter(job, "job-9", "boom", "backstage.q:0:17", 6, 99L);
-        DeadLetterValue dl = codec.decodeDeadLetter(value);
+        byte[] value = deadLetters.encodeDeadLetter(job, "job-9", "boom", "backstage.q:0:17", 6, 99L);
+        DeadLetterValue dl = deadLetters.decodeDeadLetter(value);
         assertEquals("boom", dl.error());
         assertEquals("backstage.q:0:17", dl.originalId());
         assertEquals(6, dl.deliveryCount());
@@ -112,7 +118,7 @@ class JobValueCodecTest {
         assertEquals("job-9", dl.job().jobId());
         assertNull(dl.rawValue());
 
-        DeadLetterValue raw = codec.decodeDeadLetter(codec.encodeMalformedDeadLetter("garbage", "not a job", "x:0:1", 7L));
+        DeadLetterValue raw = deadLetters.decodeDeadLetter(deadLetters.encodeMalformedDeadLetter("garbage", "not a job", "x:0:1", 7L));
         assertNull(raw.job());
         assertEquals("garbage", raw.rawValue());
         assertEquals("not a job", raw.error());
@@ -123,13 +129,13 @@ class JobValueCodecTest {
 
     private final dev.backstage.runtime.core.PayloadCodec payloads = dev.backstage.runtime.core.PayloadCodec.defaults();
 
-    private JobValueCodec.Valid decodeBinding(String json, dev.backstage.runtime.core.PayloadTokens.Binder binder) {
-        return assertInstanceOf(JobValueCodec.Valid.class, codec.decode(json.getBytes(StandardCharsets.UTF_8), binder));
+    private JobValueDecoder.Valid decodeBinding(String json, dev.backstage.runtime.core.JsonTokens.Binder binder) {
+        return assertInstanceOf(JobValueDecoder.Valid.class, decoder.decode(json.getBytes(StandardCharsets.UTF_8), binder));
     }
 
     @Test
     void givenTheTaskNameBeforeThePayload_whenDecodedWithABinder_thenThePayloadIsBoundInThePassAndTheRestIsRead() {
-        JobValueCodec.Valid v = decodeBinding("{\"taskName\":\"order\",\"payload\":{\"id\":\"o-1\",\"qty\":3},"
+        JobValueDecoder.Valid v = decodeBinding("{\"taskName\":\"order\",\"payload\":{\"id\":\"o-1\",\"qty\":3},"
                 + "\"enqueuedAt\":5,\"meta\":{\"attempts\":2},\"deliveryCount\":4,\"jobId\":\"j-1\"}",
                 (task, parser) -> payloads.decodeInline(parser, Order.class));
         assertEquals(new Order("o-1", 3), v.boundPayload());
@@ -143,9 +149,9 @@ class JobValueCodecTest {
 
     @Test
     void givenAPayloadOfTheWrongShape_whenTheBinderFails_thenTheValueIsReadAgainWithTokensAndNothingIsBound() {
-        JobValueCodec.Valid v = decodeBinding("{\"taskName\":\"order\",\"payload\":{\"id\":[1,2],\"qty\":\"x\"},"
+        JobValueDecoder.Valid v = decodeBinding("{\"taskName\":\"order\",\"payload\":{\"id\":[1,2],\"qty\":\"x\"},"
                 + "\"jobId\":\"j-2\"}", (task, parser) -> payloads.decodeInline(parser, Order.class));
-        assertSame(dev.backstage.runtime.core.PayloadTokens.NOT_BOUND, v.boundPayload());
+        assertSame(dev.backstage.runtime.core.JsonTokens.NOT_BOUND, v.boundPayload());
         assertEquals("j-2", v.jobId(), "fields after the payload are read in the second pass");
         assertThrows(dev.backstage.runtime.core.PayloadCodec.MalformedPayloadException.class,
                 () -> payloads.decode(v.payloadTokens(), Order.class, () -> v.job().payloadJson()),
@@ -154,28 +160,28 @@ class JobValueCodecTest {
 
     @Test
     void givenThePayloadBeforeTheTaskName_whenDecodedWithABinder_thenTheBinderIsNotAskedAndTokensAreKept() {
-        JobValueCodec.Valid v = decodeBinding("{\"payload\":{\"id\":\"o-3\",\"qty\":1},\"taskName\":\"order\"}",
+        JobValueDecoder.Valid v = decodeBinding("{\"payload\":{\"id\":\"o-3\",\"qty\":1},\"taskName\":\"order\"}",
                 (task, parser) -> {
                     throw new AssertionError("no task name is known when the payload comes first");
                 });
-        assertSame(dev.backstage.runtime.core.PayloadTokens.NOT_BOUND, v.boundPayload());
+        assertSame(dev.backstage.runtime.core.JsonTokens.NOT_BOUND, v.boundPayload());
         assertEquals(new Order("o-3", 1), payloads.decode(v.payloadTokens(), Order.class, () -> v.job().payloadJson()));
     }
 
     @Test
     void givenABinderThatDeclines_whenDecoded_thenThePayloadIsKeptAsTokens() {
-        JobValueCodec.Valid v = decodeBinding("{\"taskName\":\"unknown\",\"payload\":[1,2],\"jobId\":\"j-4\"}",
-                (task, parser) -> dev.backstage.runtime.core.PayloadTokens.NOT_BOUND);
-        assertSame(dev.backstage.runtime.core.PayloadTokens.NOT_BOUND, v.boundPayload());
+        JobValueDecoder.Valid v = decodeBinding("{\"taskName\":\"unknown\",\"payload\":[1,2],\"jobId\":\"j-4\"}",
+                (task, parser) -> dev.backstage.runtime.core.JsonTokens.NOT_BOUND);
+        assertSame(dev.backstage.runtime.core.JsonTokens.NOT_BOUND, v.boundPayload());
         assertEquals("[1,2]", v.job().payloadJson());
         assertEquals("j-4", v.jobId());
     }
 
     @Test
     void givenANullPayloadForATypeThatNeedsOne_whenBound_thenItIsNotBoundAndTheCoreReportsIt() {
-        JobValueCodec.Valid v = decodeBinding("{\"taskName\":\"order\",\"payload\":null,\"jobId\":\"j-5\"}",
+        JobValueDecoder.Valid v = decodeBinding("{\"taskName\":\"order\",\"payload\":null,\"jobId\":\"j-5\"}",
                 (task, parser) -> payloads.decodeInline(parser, Order.class));
-        assertSame(dev.backstage.runtime.core.PayloadTokens.NOT_BOUND, v.boundPayload());
+        assertSame(dev.backstage.runtime.core.JsonTokens.NOT_BOUND, v.boundPayload());
         assertEquals("j-5", v.jobId());
     }
 }
