@@ -123,9 +123,10 @@ public final class WebhookCertificateManager implements AutoCloseable {
             if (change.isEmpty()) {
                 return stored.orElseThrow();
             }
+            WebhookKeyMaterial written = stored.isEmpty() ? adoptingTrustedCa(change.get().material())
+                    : change.get().material();
             try {
-                write(secret, change.get().material().toSecretData());
-                WebhookKeyMaterial written = change.get().material();
+                write(secret, written.toSecretData());
                 LOG.info("webhook certificate in Secret {}/{}: {}; serving {} until {}", settings.namespace(),
                         settings.secretName(), change.get().reason(), written.serving().serial(),
                         written.serving().notAfter());
@@ -136,6 +137,32 @@ public final class WebhookCertificateManager implements AutoCloseable {
                 }
                 // another replica wrote first: read its pair
             }
+        }
+    }
+
+    /**
+     * A first pair keeps the CA the webhook configuration trusts already (e.g. the one an earlier chart generated) as
+     * the previous CA, so replicas of the earlier release that still serve its certificate stay trusted while they
+     * are replaced. It leaves the caBundle at the next CA rotation, or when it expires.
+     */
+    private WebhookKeyMaterial adoptingTrustedCa(WebhookKeyMaterial fresh) {
+        ValidatingWebhookConfiguration configuration = client.admissionRegistration().v1()
+                .validatingWebhookConfigurations().withName(settings.webhookConfigurationName()).get();
+        if (configuration == null || configuration.getWebhooks().isEmpty()
+                || configuration.getWebhooks().get(0).getClientConfig().getCaBundle() == null) {
+            return fresh;
+        }
+        try {
+            String pem = new String(Base64.getDecoder().decode(
+                    configuration.getWebhooks().get(0).getClientConfig().getCaBundle()), StandardCharsets.US_ASCII);
+            Instant now = clock.instant();
+            return WebhookKeyMaterial.certificates(pem).stream()
+                    .filter(ca -> ca.getBasicConstraints() >= 0 && ca.getNotAfter().toInstant().isAfter(now))
+                    .findFirst()
+                    .map(ca -> new WebhookKeyMaterial(fresh.ca(), fresh.serving(), fresh.nextCa(), Optional.of(ca)))
+                    .orElse(fresh);
+        } catch (java.io.IOException | java.security.GeneralSecurityException | IllegalArgumentException e) {
+            return fresh; // an unreadable caBundle is replaced
         }
     }
 

@@ -101,6 +101,42 @@ class WebhookCertificateOnApiServerTest {
         }
     }
 
+    @Test
+    void givenAConfigurationTrustingAnEarlierCa_whenTheFirstPairIsMade_thenTheCaBundleTrustsBoth() throws Exception {
+        RealApiServer api = RealApiServer.shared();
+        KubernetesClient client = api.client();
+        String ns = api.namespace("webhook-adopt");
+        String configuration = ns + "-webhook";
+        // What an earlier chart left: a caBundle of its own CA, whose certificate old replicas still serve.
+        KeyAndCertificate earlier = CertificateIssuer.newCa("earlier-chart-ca", Duration.ofDays(1),
+                java.time.Instant.now());
+        String bundle64 = Base64.getEncoder().encodeToString(WebhookKeyMaterial.pem(earlier.certificate())
+                .getBytes(StandardCharsets.US_ASCII));
+        String yaml = webhookConfiguration(configuration, ns, 1)
+                .replaceAll("(?m)^(\\s*)url: ", "$1caBundle: " + bundle64 + "\n$1url: ");
+        assertTrue(yaml.contains("caBundle: " + bundle64), yaml);
+        WebhookCertificateSettings settings = new WebhookCertificateSettings(ns, "webhook-tls", configuration,
+                List.of("127.0.0.1"), new RotationPlan(Duration.ofDays(30), Duration.ofDays(10), Duration.ofSeconds(7)),
+                CHECK_INTERVAL);
+        try {
+            api.controlPlane().kubectlWithInput(yaml, "apply", "-f", "-").orThrow();
+            try (WebhookCertificateManager manager = new WebhookCertificateManager(client, settings, Clock.systemUTC())) {
+                manager.start();
+                for (String bundle : client.admissionRegistration().v1().validatingWebhookConfigurations()
+                        .withName(configuration).get().getWebhooks().stream()
+                        .map(w -> w.getClientConfig().getCaBundle()).toList()) {
+                    List<X509Certificate> trusted = WebhookKeyMaterial.certificates(
+                            new String(Base64.getDecoder().decode(bundle), StandardCharsets.US_ASCII));
+                    assertEquals(2, trusted.size(), "the new CA and the earlier one");
+                    assertTrue(trusted.contains(earlier.certificate()), "the earlier CA stays trusted");
+                }
+            }
+        } finally {
+            api.controlPlane().kubectl("delete", "validatingwebhookconfiguration", configuration, "--ignore-not-found");
+            api.deleteNamespace(ns);
+        }
+    }
+
     /** A valid topology (dry run), then a pool whose topology does not exist: what the API server answered. */
     private static List<String> probe(KubernetesClient client, String ns) {
         List<String> outcome = new ArrayList<>();
