@@ -101,7 +101,15 @@ public final class WebhookCertificateManager implements AutoCloseable {
     boolean check() {
         try {
             WebhookKeyMaterial material = currentMaterial();
-            caBundleInPlace = ensureCaBundle(material.caBundlePem(clock.instant()));
+            String bundle = material.caBundlePem(clock.instant());
+            try {
+                caBundleInPlace = ensureCaBundle(bundle);
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+                caBundleInPlace = ensureCaBundle(bundle); // another replica patched it meanwhile: read it again
+            }
             keyManager.use(material);
             lastProblem = "";
             return true;
