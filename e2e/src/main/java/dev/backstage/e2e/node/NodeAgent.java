@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * and readiness probes, restarts exited containers with a back-off (restartPolicy), and on deletion sends
  * SIGTERM, waits the Pod's grace period, then SIGKILL, and removes the Pod. An unknown image leaves the Pod
  * Pending with an {@code ErrImagePull} state and a Warning Event saying which images are known. It also
- * forwards each Service's loopback ClusterIP to a ready pod ({@link ServiceProxy}).
+ * forwards each Service's loopback ClusterIP to a ready pod ({@link ServiceProxy}), and serves the kubelet's log
+ * endpoint, so {@code kubectl logs} works ({@code PodLogServer}).
  *
  * <p>This class is the loop (every 400 ms: renew the node, sync the Services, bind, sync each Pod, forget the gone)
  * and the pods' table; each concern is a class of its own ({@code NodeRegistration}, {@code PodBinder},
@@ -65,6 +66,7 @@ public final class NodeAgent implements AutoCloseable {
     private final PodStatusWriter status;
     private SharedIndexInformer<Pod> podInformer;
     private SharedIndexInformer<Service> serviceInformer;
+    private PodLogServer logs;
 
     public NodeAgent(KubernetesClient client, Path workDir, KnownImages images) {
         this.client = client;
@@ -95,7 +97,13 @@ public final class NodeAgent implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         node.takeLease();
-        node.registerNode();
+        try {
+            logs = new PodLogServer(this::podDir, (namespace, pod) -> pods.values().stream().anyMatch(s ->
+                    s.namespace.equals(namespace) && s.name.equals(pod) && s.container != null && s.container.alive()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        node.registerNode(logs.port());
         podInformer = client.pods().inAnyNamespace().inform();
         serviceInformer = client.services().inAnyNamespace().inform();
         loop.scheduleWithFixedDelay(() -> {
@@ -213,6 +221,9 @@ public final class NodeAgent implements AutoCloseable {
     public void close() {
         loop.shutdownNow();
         proxy.close();
+        if (logs != null) {
+            logs.close();
+        }
         List<Runnable> stops = new ArrayList<>();
         pods.values().forEach(s -> {
             ChildJvmPod c = s.container;

@@ -100,7 +100,8 @@ final class NodeRegistration {
         }
     }
 
-    void registerNode() {
+    /** Registers the Node; {@code logPort} is where the API server reaches its log endpoint ({@code kubectl logs}). */
+    void registerNode(int logPort) {
         int cpus = Runtime.getRuntime().availableProcessors();
         Map<String, Quantity> capacity = Map.of("cpu", new Quantity(Integer.toString(cpus)),
                 "memory", new Quantity(Long.toString(totalMemory())), "pods", new Quantity("110"));
@@ -115,8 +116,9 @@ final class NodeRegistration {
         client.nodes().withName(NodeAgent.NODE_NAME).editStatus(n -> {
             n.setStatus(new NodeStatusBuilder()
                     .withCapacity(capacity).withAllocatable(capacity)
+                    // InternalIP only: the API server dials a node's Hostname address first, and this one's name
+                    // resolves nowhere (kubectl logs reaches the log endpoint through this address).
                     .addNewAddress().withType("InternalIP").withAddress(NodeAgent.HOST_IP).endAddress()
-                    .addNewAddress().withType("Hostname").withAddress(NodeAgent.NODE_NAME).endAddress()
                     .addNewCondition().withType("Ready").withStatus("True").withReason("NodeAgentReady")
                     .withMessage("backstage node agent: pods run as JVMs on this machine")
                     .withLastHeartbeatTime(PodEvents.now()).withLastTransitionTime(PodEvents.now()).endCondition()
@@ -126,6 +128,8 @@ final class NodeRegistration {
                     .withKubeProxyVersion(version).withContainerRuntimeVersion(NodeAgent.CONTAINER_ID_SCHEME + "java-"
                             + Runtime.version().feature())
                     .withMachineID("").withSystemUUID("").withBootID("").endNodeInfo()
+                    .withNewDaemonEndpoints().withNewKubeletEndpoint().withPort(logPort).endKubeletEndpoint()
+                    .endDaemonEndpoints()
                     .build());
             return n;
         });
