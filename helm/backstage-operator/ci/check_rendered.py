@@ -98,7 +98,7 @@ def main():
     webhook = values["webhook"]
     cert_manager = webhook["enabled"] and webhook["certManager"]["enabled"]
     existing_tls = webhook["enabled"] and not cert_manager and bool(webhook["selfSigned"].get("existingSecret"))
-    self_signed = webhook["enabled"] and not cert_manager and not existing_tls
+    operator_tls = webhook["enabled"] and not cert_manager and not existing_tls
     sa_name = values["serviceAccount"]["name"] or name
 
     def of_kind(kind):
@@ -123,7 +123,9 @@ def main():
                  if any("*" in x for key in ("verbs", "resources", "apiGroups", "resourceNames") for x in rule.get(key, []))
                  or "nonResourceURLs" in rule]
     c.expect(not wildcards, "no '*' and no nonResourceURLs in any rule", str(wildcards))
-    secret_verbs = {v for r in roles for (g, res, v) in permissions(r.get("rules", [])) if g == "" and res == "secrets"}
+    # The webhook-certificate Role (operator TLS) writes the operator's own Secret: checked in check_operator_tls.
+    secret_verbs = {v for r in roles if r["metadata"]["name"] != f"{name}-webhook-certificate"
+                    for (g, res, v) in permissions(r.get("rules", [])) if g == "" and res == "secrets"}
     c.expect(secret_verbs <= {"get"}, "Secrets: get only (the operator reads a topology's Secret by name)", str(secret_verbs))
 
     operator_cluster_roles = [r for r in of_kind("ClusterRole") if r["metadata"]["name"] == name]
@@ -236,7 +238,11 @@ def main():
     c.expect(len(volumes) == len(pod.get("volumes", [])), "volume names are unique")
     c.expect("/tmp" in mounts and "emptyDir" in volumes.get(mounts["/tmp"]["name"], {}) if "/tmp" in mounts else False,
              "/tmp is an emptyDir (read-only root filesystem)")
-    if webhook["enabled"]:
+    if operator_tls:
+        c.expect("WEBHOOK_TLS_DIR" not in env and TLS_DIR not in mounts,
+                 "operator TLS: no TLS files mounted (the operator reads its Secret through the API)")
+        tls_secret = {}
+    elif webhook["enabled"]:
         c.expect(env.get("WEBHOOK_TLS_DIR", {}).get("value") == TLS_DIR, f"WEBHOOK_TLS_DIR = {TLS_DIR}")
         tls_mount = mounts.get(TLS_DIR)
         tls_secret = volumes.get(tls_mount["name"], {}).get("secret", {}) if tls_mount else {}
@@ -293,8 +299,8 @@ def main():
             annotations = config["metadata"].get("annotations") or {}
             if cert_manager:
                 check_cert_manager(c, docs, values, name, namespace, annotations, hooks, tls_secret)
-            if self_signed:
-                check_self_signed(c, docs, name, namespace, hooks, tls_secret, deployment)
+            if operator_tls:
+                check_operator_tls(c, docs, name, namespace, hooks, env)
             if existing_tls:
                 check_existing_tls(c, docs, webhook, hooks, tls_secret, deployment)
 
@@ -587,39 +593,24 @@ def check_network_policy(c, docs, values, name, pod_labels, ports):
         c.expect(spec["egress"][1:] == np_values["egress"], "NetworkPolicy egress: DNS plus the given rules")
 
 
-def check_self_signed(c, docs, name, namespace, hooks, tls_secret, deployment):
-    secrets = [d for d in docs if d["kind"] == "Secret" and d["metadata"]["name"] == tls_secret.get("secretName")]
-    if not c.expect(len(secrets) == 1 and secrets[0]["type"] == "kubernetes.io/tls",
-                    "self-signed: the pod mounts a rendered kubernetes.io/tls Secret"):
-        return
-    data = secrets[0]["data"]
-    if not c.expect(all(isinstance(data.get(k), str) and data[k] for k in ("tls.crt", "tls.key", "ca.crt")),
-                    "self-signed: the Secret holds tls.crt, tls.key and ca.crt"):
-        return
-    bundles = {h["clientConfig"].get("caBundle") for h in hooks}
-    c.expect(bundles == {data["ca.crt"]}, "self-signed: both webhooks trust the Secret's CA (caBundle = ca.crt)")
-    annotations = deployment["spec"]["template"]["metadata"].get("annotations") or {}
-    c.expect("checksum/webhook-tls" in annotations, "self-signed: the pod template carries the TLS checksum (rolls on a new pair)")
-    key_pem = base64.b64decode(data["tls.key"]).decode()
-    c.expect(key_pem.startswith("-----BEGIN RSA PRIVATE KEY-----"), "self-signed: tls.key is PKCS#1 PEM")
-    openssl = shutil.which("openssl")
-    if not openssl:
-        print(f"  skip  [{c.scenario}] certificate chain and SAN (no openssl)")
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = {}
-        for key in ("tls.crt", "tls.key", "ca.crt"):
-            paths[key] = os.path.join(tmp, key)
-            with open(paths[key], "wb") as f:
-                f.write(base64.b64decode(data[key]))
-        verify = subprocess.run([openssl, "verify", "-CAfile", paths["ca.crt"], paths["tls.crt"]], capture_output=True, text=True)
-        c.expect(verify.returncode == 0, "self-signed: tls.crt is signed by ca.crt", verify.stderr.strip())
-        text = subprocess.run([openssl, "x509", "-noout", "-text", "-in", paths["tls.crt"]], capture_output=True, text=True).stdout
-        host = f"{name}-webhook.{namespace}.svc"
-        c.expect(f"DNS:{host}," in text or f"DNS:{host}\n" in text, f"self-signed: the certificate names {host}")
-        cert_pub = subprocess.run([openssl, "x509", "-noout", "-pubkey", "-in", paths["tls.crt"]], capture_output=True, text=True).stdout
-        key_pub = subprocess.run([openssl, "pkey", "-pubout", "-in", paths["tls.key"]], capture_output=True, text=True).stdout
-        c.expect(cert_pub and cert_pub == key_pub, "self-signed: tls.key matches tls.crt")
+def check_operator_tls(c, docs, name, namespace, hooks, env):
+    """The default: the operator makes its own certificate. Nothing random is rendered (GitOps-safe)."""
+    secret = f"{name}-webhook-operator-tls"
+    c.expect(env.get("BACKSTAGE_WEBHOOK_TLS_SECRET", {}).get("value") == secret
+             and env.get("BACKSTAGE_WEBHOOK_CONFIGURATION", {}).get("value") == name
+             and env.get("BACKSTAGE_WEBHOOK_SERVICE", {}).get("value") == f"{name}-webhook",
+             f"operator TLS: the operator keeps its pair in {secret} and the caBundle of {name}")
+    c.expect(not [d for d in docs if d["kind"] in ("Secret", "Certificate", "Issuer")],
+             "operator TLS: the chart renders no Secret, Certificate or Issuer")
+    c.expect(all("caBundle" not in h["clientConfig"] for h in hooks),
+             "operator TLS: no caBundle rendered (the operator writes it; a re-render never resets it)")
+    roles = [d for d in docs if d["kind"] in ("Role", "ClusterRole") and d["metadata"]["name"] == f"{name}-webhook-certificate"]
+    rules = [r for d in roles for r in d["rules"]]
+    c.expect({"create"} in [set(r["verbs"]) for r in rules if r["resources"] == ["secrets"]]
+             and any(r.get("resourceNames") == [secret] and set(r["verbs"]) == {"get", "update"} for r in rules)
+             and any(r.get("resourceNames") == [name] and r["resources"] == ["validatingwebhookconfigurations"]
+                     and set(r["verbs"]) == {"get", "patch"} for r in rules),
+             "operator TLS: rights on its own Secret and its own webhook configuration only, by name", str(rules))
 
 
 def finish(c):

@@ -70,7 +70,8 @@ app.kubernetes.io/part-of: backstage
 {{- end }}
 
 {{/* Distinct Secret names per TLS source, so switching between them never collides with a Secret the
-     other source left behind (cert-manager keeps its Secret when the Certificate is deleted). */}}
+     other source left behind (cert-manager keeps its Secret when the Certificate is deleted; the operator's own
+     Secret is not part of the release). */}}
 {{- define "backstage-operator.webhookSecretName" -}}
 {{- $mode := include "backstage-operator.webhookTlsMode" . }}
 {{- if eq $mode "cert-manager" }}
@@ -78,25 +79,25 @@ app.kubernetes.io/part-of: backstage
 {{- else if eq $mode "existing" }}
 {{- .Values.webhook.selfSigned.existingSecret }}
 {{- else }}
-{{- include "backstage-operator.suffixedName" (list . "webhook-tls") }}
+{{- include "backstage-operator.suffixedName" (list . "webhook-operator-tls") }}
 {{- end }}
 {{- end }}
 
-{{/* Where the webhook's TLS comes from: cert-manager, existing (a Secret the user provides) or generated. */}}
+{{/* Where the webhook's TLS comes from: cert-manager, existing (a Secret the user provides) or operator (the
+     operator makes, rotates and serves its own CA and certificate, and patches the caBundle: the default). */}}
 {{- define "backstage-operator.webhookTlsMode" -}}
 {{- if .Values.webhook.certManager.enabled }}cert-manager
 {{- else if .Values.webhook.selfSigned.existingSecret }}existing
-{{- else }}generated
+{{- else }}operator
 {{- end }}
 {{- end }}
 
-{{/* The caBundle written into the webhook configuration; empty in cert-manager mode (cainjector fills it). */}}
+{{/* The caBundle written into the webhook configuration: only for an existing Secret (cert-manager's cainjector
+     or the operator fills it otherwise, so the rendered manifests never change between renders). */}}
 {{- define "backstage-operator.webhookCaBundle" -}}
 {{- $mode := include "backstage-operator.webhookTlsMode" . }}
 {{- if eq $mode "existing" }}
 {{- required "webhook.selfSigned.caBundle is required with webhook.selfSigned.existingSecret: the base64 PEM of the CA that signed its tls.crt (base64 -w0 ca.crt)" .Values.webhook.selfSigned.caBundle }}
-{{- else if eq $mode "generated" }}
-{{- (include "backstage-operator.webhookSelfSignedTls" . | fromYaml).ca }}
 {{- end }}
 {{- end }}
 
@@ -134,41 +135,6 @@ app.kubernetes.io/part-of: backstage
 - {{ printf "%s.%s" $svc $ns }}
 - {{ printf "%s.%s.svc" $svc $ns }}
 - {{ printf "%s.%s.svc.cluster.local" $svc $ns }}
-{{- end }}
-
-{{/*
-The self-signed webhook TLS material as YAML {crt, key, ca}, each base64-encoded PEM.
-
-Why a cache: genCA/genSignedCert are random, yet the Secret, the webhook configuration's caBundle and the
-Deployment's checksum annotation live in different template files and must see the same pair. Helm shares
-one root context per chart across all its template files within a render, so the first caller stores
-the result there and later callers read it back.
-
-Why lookup: on upgrade the existing Secret is reused, so the CA the API server trusts does not change
-under running pods. `helm template` and client-side dry runs see no cluster and always generate a fresh pair.
-
-The key is PKCS#1 PEM ("RSA PRIVATE KEY", RSA 2048): what Helm's genSignedCert produces. The cert-manager
-Certificate asks for the same encoding, so the operator reads one format.
-*/}}
-{{- define "backstage-operator.webhookSelfSignedTls" -}}
-{{- if not (hasKey . "backstageOperatorWebhookTls") }}
-{{- $secretName := include "backstage-operator.webhookSecretName" . }}
-{{- $existing := lookup "v1" "Secret" .Release.Namespace $secretName }}
-{{- $data := dig "data" (dict) $existing }}
-{{- $tls := dict }}
-{{- if and (index $data "tls.crt") (index $data "tls.key") (index $data "ca.crt") }}
-{{- $tls = dict "crt" (index $data "tls.crt") "key" (index $data "tls.key") "ca" (index $data "ca.crt") }}
-{{- else }}
-{{- $days := int .Values.webhook.selfSigned.validityDays }}
-{{- $svc := include "backstage-operator.webhookServiceName" . }}
-{{- $ca := genCA (printf "%s-webhook-ca" (include "backstage-operator.fullname" .)) $days }}
-{{- $dnsNames := include "backstage-operator.webhookDnsNames" . | fromYamlArray }}
-{{- $cert := genSignedCert (printf "%s.%s.svc" $svc .Release.Namespace) nil $dnsNames $days $ca }}
-{{- $tls = dict "crt" ($cert.Cert | b64enc) "key" ($cert.Key | b64enc) "ca" ($ca.Cert | b64enc) }}
-{{- end }}
-{{- $_ := set . "backstageOperatorWebhookTls" $tls }}
-{{- end }}
-{{- toYaml (index . "backstageOperatorWebhookTls") }}
 {{- end }}
 
 {{/* RBAC -------------------------------------------------------------------------------------------- */}}

@@ -6,7 +6,6 @@ import dev.backstage.operator.main.LeaseSettings;
 import dev.backstage.operator.main.OperatorSettings;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
-import dev.backstage.operator.testing.MockKubernetes;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -26,7 +25,7 @@ import java.util.Set;
  * processes talking to the local brokers. The e2e suite and the sandbox both run on it.
  */
 public final class SandboxCluster implements DemoCluster {
-    private final MockKubernetes mock;
+    private final SandboxApiServer mock;
     /**
      * The mock web server logs every request through java.util.logging at INFO (not slf4j: logback's levels do not
      * reach it). JUL holds loggers weakly, so the one whose level is set is kept here: a logger looked up, set and
@@ -39,7 +38,7 @@ public final class SandboxCluster implements DemoCluster {
     private final LocalKubelet kubelet;
     private final String namespace;
 
-    private SandboxCluster(MockKubernetes mock, BackstageOperator operator, LocalKubelet kubelet, String namespace) {
+    private SandboxCluster(SandboxApiServer mock, BackstageOperator operator, LocalKubelet kubelet, String namespace) {
         this.mock = mock;
         this.operator = operator;
         this.kubelet = kubelet;
@@ -48,7 +47,7 @@ public final class SandboxCluster implements DemoCluster {
 
     public static SandboxCluster start(String namespace, Path workDir) {
         MOCK_WEB_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
-        MockKubernetes mock = MockKubernetes.start();
+        SandboxApiServer mock = SandboxApiServer.start();
         KubernetesClient client = mock.client();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
                 .create();
@@ -57,7 +56,8 @@ public final class SandboxCluster implements DemoCluster {
         BackstageOperator operator = BackstageOperator.create(client, settings,
                 MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(new SimpleMeterRegistry()).build(),
                 Clock.systemUTC(), java.util.Optional.of(dev.backstage.operator.topology.TopologySettings.fromEnv(System.getenv())),
-                MockKubernetes::withoutServerSideApply);
+                // The mock has no server-side apply: JOSDK patches status and matches dependents without it.
+                o -> o.withUseSSAToPatchPrimaryResource(false).withSSABasedCreateUpdateMatchForDependentResources(false));
         operator.start();
         LocalKubelet kubelet = new LocalKubelet(client, namespace, workDir).start();
         return new SandboxCluster(mock, operator, kubelet, namespace);

@@ -11,13 +11,15 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.X509ExtendedKeyManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The validating admission webhook over HTTPS (the API server calls webhooks over TLS only). The paths are a fixed
- * contract with the Helm chart's ValidatingWebhookConfiguration. The key pair comes from {@code tls.crt} and
- * {@code tls.key} in one directory and is re-read when it is rotated. Slow or stalled callers cannot exhaust it: a
+ * contract with the Helm chart's ValidatingWebhookConfiguration. The key pair comes from a key manager that may swap
+ * it between handshakes: the operator's own certificate, or {@code tls.crt} and {@code tls.key} in one directory
+ * (cert-manager, or a Secret of the user's), re-read when it is rotated. Slow or stalled callers cannot exhaust it: a
  * bounded number of threads, each exchange cut off at a deadline, request bodies bounded in size
  * ({@link WebhookLimits}, {@link DeadlineExecutor}, {@link AdmissionEndpoint}).
  */
@@ -58,9 +60,18 @@ public final class WebhookServer implements AutoCloseable {
      */
     public WebhookServer(InetSocketAddress address, Path tlsDir, KubernetesClient client, WebhookLimits limits,
             TopologyLookup topologies) throws IOException, GeneralSecurityException {
+        this(address, new ReloadingKeyManager(tlsDir.resolve(CERTIFICATE_FILE), tlsDir.resolve(KEY_FILE)), client,
+                limits, topologies);
+    }
+
+    /**
+     * @param keyManager serves the key pair; it may change the pair between handshakes (the operator's own
+     *                   certificate, {@code dev.backstage.operator.certificates.ServingKeyManager})
+     */
+    public WebhookServer(InetSocketAddress address, X509ExtendedKeyManager keyManager, KubernetesClient client,
+            WebhookLimits limits, TopologyLookup topologies) throws IOException, GeneralSecurityException {
         SSLContext tls = SSLContext.getInstance("TLS");
-        tls.init(new KeyManager[] {
-            new ReloadingKeyManager(tlsDir.resolve(CERTIFICATE_FILE), tlsDir.resolve(KEY_FILE))}, null, null);
+        tls.init(new KeyManager[] {keyManager}, null, null);
         // Explicit, so the AdmissionReview's object is read as our CR classes even where META-INF/services is lost
         // (e.g. a shaded jar).
         client.getKubernetesSerialization().registerKubernetesResource(BackstageTopology.class);

@@ -1,6 +1,8 @@
 package dev.backstage.operator.main;
 
 import dev.backstage.operator.admission.WebhookLimits;
+import dev.backstage.operator.certificates.WebhookCertificateManager;
+import dev.backstage.operator.certificates.WebhookCertificateSettings;
 import dev.backstage.operator.admission.WebhookServer;
 import dev.backstage.operator.admission.WebhookSettings;
 import dev.backstage.operator.pool.StatusHeartbeat;
@@ -42,8 +44,10 @@ public final class OperatorMain {
         CommonPool.sizeForAsyncCompletions();
         LogBackend.configureFromEnvOrExit(System.getenv());
         OperatorSettings settings;
+        Optional<WebhookCertificateSettings> certificateSettings;
         try {
             settings = OperatorSettings.fromEnv(System.getenv());
+            certificateSettings = WebhookCertificateSettings.fromEnv(System.getenv());
             StatusHeartbeat.fromEnv(System.getenv(), Clock.systemUTC()); // read again where it is used
         } catch (IllegalArgumentException e) {
             LOG.error("bad setting: {}", e.getMessage()); // one line: the variable, what it must be, what it was
@@ -78,15 +82,29 @@ public final class OperatorMain {
         // topologies from the operator's informer cache (running on every replica once the operator starts).
         WebhookSettings webhookSettings = WebhookSettings.fromEnv(System.getenv());
         Optional<WebhookServer> webhook = Optional.empty();
-        if (webhookSettings.tlsDir().isPresent()) {
+        Optional<WebhookCertificateManager> certificates = Optional.empty();
+        if (certificateSettings.isPresent()) {
+            // The operator's own CA and serving certificate (the chart's default): kept in a Secret, rotated, the
+            // caBundle patched; the server swaps the pair without a restart.
+            WebhookCertificateManager manager = new WebhookCertificateManager(client, certificateSettings.get(),
+                    Clock.systemUTC());
+            manager.start();
+            certificates = Optional.of(manager);
+            WebhookServer server = new WebhookServer(new InetSocketAddress(webhookSettings.port()),
+                    manager.keyManager(), client, WebhookLimits.DEFAULT, operator.cachedTopologies());
+            server.start();
+            webhook = Optional.of(server);
+        } else if (webhookSettings.tlsDir().isPresent()) {
             WebhookServer server = new WebhookServer(new InetSocketAddress(webhookSettings.port()),
                     webhookSettings.tlsDir().get(), client, WebhookLimits.DEFAULT, operator.cachedTopologies());
             server.start();
             webhook = Optional.of(server);
         } else {
-            LOG.warn("WEBHOOK_TLS_DIR is not set: the admission webhook is off (the CRD schema and CEL rules still apply)");
+            LOG.warn("neither BACKSTAGE_WEBHOOK_TLS_SECRET nor WEBHOOK_TLS_DIR is set: the admission webhook is off"
+                    + " (the CRD schema and CEL rules still apply)");
         }
         Optional<WebhookServer> webhookToClose = webhook;
+        Optional<WebhookCertificateManager> certificatesToClose = certificates;
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -95,6 +113,7 @@ public final class OperatorMain {
                 operator.stop();
             } finally {
                 webhookToClose.ifPresent(WebhookServer::close);
+                certificatesToClose.ifPresent(WebhookCertificateManager::close);
                 health.close();
                 gc.close();
                 client.close();

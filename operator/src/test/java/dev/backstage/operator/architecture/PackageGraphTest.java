@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * {@code workload} (facts about a pool's pods: replica counts, resources, the container contract) and
  * {@code broker} (broker access: connection Secrets, TLS files, scrubbing, failure reasons, backlog probes), then
  * the controllers ({@code autoscaler}, {@code schedule}, {@code pool}, {@code topology}), then {@code admission}
- * and {@code main}. Checked on the compiled classes, so an import that points the wrong way fails the build.
+ * and {@code certificates} (the webhook's own serving certificate), then {@code main}. Checked on the compiled
+ * classes, so an import that points the wrong way fails the build.
  */
 class PackageGraphTest {
     static final JavaClasses OPERATOR = new ClassFileImporter()
@@ -42,9 +43,11 @@ class PackageGraphTest {
                 .layer("pool").definedBy("dev.backstage.operator.pool..")
                 .layer("topology").definedBy("dev.backstage.operator.topology..")
                 .layer("admission").definedBy("dev.backstage.operator.admission..")
+                .layer("certificates").definedBy("dev.backstage.operator.certificates..")
                 .layer("main").definedBy("dev.backstage.operator.main..")
                 .whereLayer("main").mayNotBeAccessedByAnyLayer()
                 .whereLayer("admission").mayOnlyBeAccessedByLayers("main")
+                .whereLayer("certificates").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("topology").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("pool").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("schedule").mayOnlyBeAccessedByLayers("topology", "admission", "main")
