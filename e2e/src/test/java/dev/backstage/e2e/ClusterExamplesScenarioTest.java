@@ -70,8 +70,7 @@ class ClusterExamplesScenarioTest {
         cluster = LocalCluster.shared();
         client = cluster.client();
         // helm never upgrades CRDs it finds installed: apply this checkout's, as an upgrading user does first.
-        cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", cluster.root().resolve("crds").toString())
-                .orThrow();
+        applyCrds();
         RealSandbox.installChart(cluster);
     }
 
@@ -189,8 +188,16 @@ class ClusterExamplesScenarioTest {
             assertTrue(yaml.contains(r.getKey()), file + " no longer contains " + r.getKey());
             yaml = yaml.replace(r.getKey(), r.getValue());
         }
+        // The control plane is shared: another checkout's test may have applied older CRDs since @BeforeAll, and the
+        // API server refuses fields they lack (spec.rabbitmq.managementUrl). This checkout's go in right before.
+        applyCrds();
         log("kubectl apply -n " + ns + " -f examples/manifests/" + file);
         cluster.kubectlWithInput(yaml, "apply", "-n", ns, "-f", "-").orThrow();
+    }
+
+    private static void applyCrds() {
+        cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", cluster.root().resolve("crds").toString())
+                .orThrow();
     }
 
     private static void patchPool(String ns, String pool, String spec) {
