@@ -50,11 +50,14 @@ public final class KafkaCluster implements AutoCloseable {
     private final String clusterId = Uuid.randomUuid().toString();
     private final List<Integer> brokerPorts;
     private final List<Integer> controllerPorts;
+    private final Map<String, String> brokerSettings;
     private final Map<Integer, Process> nodes = new TreeMap<>();
     private boolean closed;
 
-    private KafkaCluster(Path dir, List<Integer> brokerPorts, List<Integer> controllerPorts) {
+    private KafkaCluster(Path dir, List<Integer> brokerPorts, List<Integer> controllerPorts,
+            Map<String, String> brokerSettings) {
         this.dir = dir;
+        this.brokerSettings = new TreeMap<>(brokerSettings);
         this.brokerPorts = List.copyOf(brokerPorts);
         this.controllerPorts = List.copyOf(controllerPorts);
     }
@@ -70,13 +73,21 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** A cluster of {@code size} nodes on free loopback ports, ready (every broker registered) when this returns. */
     public static KafkaCluster start(int size) {
+        return start(size, Map.of());
+    }
+
+    /**
+     * As {@link #start(int)}, every node with these broker settings on top of its own (e.g.
+     * {@code broker.session.timeout.ms}); they survive {@link #restart}.
+     */
+    public static KafkaCluster start(int size, Map<String, String> brokerSettings) {
         List<Integer> broker = new ArrayList<>();
         List<Integer> controller = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             broker.add(EmbeddedKafka.freePort());
             controller.add(EmbeddedKafka.freePort());
         }
-        KafkaCluster cluster = new KafkaCluster(createTempDir(), broker, controller);
+        KafkaCluster cluster = new KafkaCluster(createTempDir(), broker, controller, brokerSettings);
         Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "kafka-cluster-stop"));
         long started = System.nanoTime();
         try {
@@ -167,12 +178,13 @@ public final class KafkaCluster implements AutoCloseable {
 
     private CountDownLatch launch(int id) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = List.of(java, "-Xms128m", "-Xmx512m",
+        List<String> command = new ArrayList<>(List.of(java, "-Xms128m", "-Xmx512m",
                 // Serial GC and C1 only: a node's JVM starts in a fraction of the CPU, which matters with three of them
                 // starting at once on a shared 2-core machine; throughput stays far above what the tests need.
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 KafkaClusterNodeMain.class.getName(), String.valueOf(id), dir.resolve("node-" + id).toString(),
-                clusterId, join(brokerPorts), join(controllerPorts), "--until-stdin-closes");
+                clusterId, join(brokerPorts), join(controllerPorts), "--until-stdin-closes"));
+        brokerSettings.forEach((key, value) -> command.add(key + "=" + value));
         CountDownLatch started = new CountDownLatch(1);
         Process process;
         try {

@@ -26,7 +26,7 @@ public final class KafkaClusterNodeMain {
     public static void main(String[] args) throws IOException {
         if (args.length < 5) {
             System.err.println("usage: KafkaClusterNodeMain <node id> <data dir> <cluster id> <broker ports,>"
-                    + " <controller ports,> [--until-stdin-closes]");
+                    + " <controller ports,> [--until-stdin-closes] [broker.setting=value ...]");
             System.exit(2);
         }
         EmbeddedKafka.quietBrokerLogs();
@@ -36,6 +36,17 @@ public final class KafkaClusterNodeMain {
         List<Integer> brokerPorts = ports(args[3]);
         List<Integer> controllerPorts = ports(args[4]);
         Properties props = properties(nodeId, dir, brokerPorts, controllerPorts);
+        boolean untilStdinCloses = false;
+        for (int i = 5; i < args.length; i++) {
+            if (args[i].equals("--until-stdin-closes")) {
+                untilStdinCloses = true;
+            } else if (args[i].contains("=")) {
+                props.setProperty(args[i].substring(0, args[i].indexOf('=')), args[i].substring(args[i].indexOf('=') + 1));
+            } else {
+                System.err.println("not a broker.setting=value: " + args[i]);
+                System.exit(2);
+            }
+        }
         Files.createDirectories(dir);
         if (!Files.exists(dir.resolve("data").resolve("meta.properties"))) {
             EmbeddedKafka.format(dir, props, clusterId);
@@ -44,7 +55,7 @@ public final class KafkaClusterNodeMain {
         server.startup();
         System.out.println("NODE " + nodeId + " STARTED");
         System.out.flush();
-        if (args.length < 6 || !args[5].equals("--until-stdin-closes")) {
+        if (!untilStdinCloses) {
             server.awaitShutdown(); // until killed
             return;
         }

@@ -52,6 +52,19 @@ public final class RabbitMqQueues {
         return names("exchanges", prefix);
     }
 
+    /**
+     * The management API's view of queue {@code name} in vhost {@code /}: {@code type}, {@code members} and
+     * {@code leader} of a quorum queue, {@code messages}, {@code arguments}.
+     */
+    public JsonNode queue(String name) throws IOException, InterruptedException {
+        String url = api + "queues/%2F/" + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
+        HttpResponse<String> response = HTTP.send(request(url).GET().build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET " + url + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
     /** Deletes every queue and exchange of the prefix. */
     public void deleteQueuesAndExchanges(String prefix) throws IOException, InterruptedException {
         delete("queues", prefix);

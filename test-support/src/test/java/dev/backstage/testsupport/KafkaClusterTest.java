@@ -1,5 +1,6 @@
 package dev.backstage.testsupport;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
@@ -15,8 +16,12 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+/** A 3-node {@link KafkaCluster}: a killed leader's partition moves to a survivor, and the node rejoins the ISR. */
+@Tag("broker")
+@Tag("slow")
 class KafkaClusterTest {
 
     @Test
@@ -36,11 +41,8 @@ class KafkaClusterTest {
             TopicPartitionInfo during = partition(admin, topic);
             assertNotEquals(leader, during.leader().id(), "a surviving node leads the partition");
             cluster.restart(leader);
-            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            while (partition(admin, topic).isr().size() < 3 && System.nanoTime() < deadline) {
-                Thread.sleep(200); // polling interval
-            }
-            assertEquals(3, partition(admin, topic).isr().size(), "the restarted node is back in sync");
+            await("the restarted node back in sync").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> assertEquals(3, partition(admin, topic).isr().size(), "ISR of " + topic));
         }
     }
 

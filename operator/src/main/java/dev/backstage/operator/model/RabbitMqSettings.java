@@ -17,6 +17,10 @@ public class RabbitMqSettings {
     public static final String QUEUE_TYPE_OPTION = "queueType";
     public static final String DELIVERY_LIMIT_OPTION = "deliveryLimit";
     public static final String ADDRESSES_OPTION = "addresses";
+    public static final String MANAGEMENT_URL_OPTION = "managementUrl";
+    /** The admission message for a managementUrl that is not a list of http(s) roots or carries credentials. */
+    public static final String MANAGEMENT_URL_FORM = "rabbitmq.managementUrl takes http(s)://host:port roots separated"
+            + " by commas, without credentials (the connection Secret's are used), e.g. http://rabbitmq-0.rabbitmq:15672";
 
     @Default("auto")
     @JsonPropertyDescription("auto (plugin if present, else fallback) | plugin | fallback | supplied (spec.capabilities.delays).")
@@ -50,6 +54,18 @@ public class RabbitMqSettings {
             + " and reconnect to another when one fails (the connection Secret's URL still gives credentials and vhost).")
     private String addresses;
 
+    /*
+     * The backlog probe reads ready and unacked counts from the management API. By default it asks port 15672 of the
+     * URL's host or of every host in addresses; a cluster whose API is elsewhere (another port, a Service, https)
+     * names it here. Credentials stay in the connection Secret: a URL with user-info would put them in the spec.
+     */
+    @ValidationRule(value = "self.matches('^https?://[^,@/\\\\s]+[^,@\\\\s]*(,\\\\s*https?://[^,@/\\\\s]+[^,@\\\\s]*)*$')",
+            message = MANAGEMENT_URL_FORM)
+    @JsonPropertyDescription("The management API the operator reads the backlog from, one root per node separated by"
+            + " commas (asked in turn when one does not answer), without credentials; default port 15672 of the URL's"
+            + " host or of every host in addresses.")
+    private String managementUrl;
+
     public RabbitMqSettings() {}
 
     /** Quorum unless the topology says classic (also when it has no rabbitmq section at all). */
@@ -70,6 +86,9 @@ public class RabbitMqSettings {
             }
             if (rabbit.addresses != null && !rabbit.addresses.isBlank()) {
                 options.put(ADDRESSES_OPTION, rabbit.addresses);
+            }
+            if (rabbit.managementUrl != null && !rabbit.managementUrl.isBlank()) {
+                options.put(MANAGEMENT_URL_OPTION, rabbit.managementUrl);
             }
         }
         return options;
@@ -97,6 +116,14 @@ public class RabbitMqSettings {
 
     public void setAddresses(String addresses) {
         this.addresses = addresses;
+    }
+
+    public String getManagementUrl() {
+        return managementUrl;
+    }
+
+    public void setManagementUrl(String managementUrl) {
+        this.managementUrl = managementUrl;
     }
 
     public RabbitMqSettings(DelayedExchangeMode delayedExchange) {

@@ -245,6 +245,9 @@ class CrdOnApiServerTest {
         t.put("kafka.minInsyncReplicas must not exceed kafka.replicationFactor: no produce could succeed", new String[] {
                 "provider: kafka\nkafka: {replicationFactor: 1, minInsyncReplicas: 2}" + kafkaDelays,
                 "provider: kafka\nkafka: {replicationFactor: 1, minInsyncReplicas: 1}" + kafkaDelays});
+        t.put(RabbitMqSettings.MANAGEMENT_URL_FORM, new String[] {
+                "provider: rabbitmq\nrabbitmq: {managementUrl: 'http://admin:secret@rabbitmq-0:15672'}",
+                "provider: rabbitmq\nrabbitmq: {managementUrl: 'http://rabbitmq-0:15672, https://rabbitmq-1:15671/api-root'}"});
         t.put("rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays", new String[] {
                 "provider: rabbitmq\nrabbitmq: {delayedExchange: supplied}",
                 "provider: rabbitmq\nrabbitmq: {delayedExchange: supplied}\n"

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * reconciler declares each queue's stream, group and dead-letter stream under the queue's hash tag, asserted on the
  * cluster itself.
  */
+@Tag("broker")
 class RedisClusterTopologyReconcilerTest {
     private static OperatorTestHarness harness;
     private static KubernetesClient client;

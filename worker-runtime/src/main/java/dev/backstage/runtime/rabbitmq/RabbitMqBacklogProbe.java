@@ -65,7 +65,10 @@ final class RabbitMqBacklogProbe implements BacklogProbe {
     private QueueBacklog fromManagement(String queue, ManagementApi api) throws ManagementApi.UnavailableException {
         Optional<ManagementApi.QueueStats> work = api.queue(vhost, names.workQueue(queue));
         Optional<ManagementApi.QueueStats> dead = api.queue(vhost, names.deadLetterQueue(queue));
-        long deadLetters = dead.map(d -> d.total() != null ? d.total() : 0L).orElse(0L);
+        // A queue the API lists without figures (statistics not collected yet, or between two refreshes of a
+        // quorum queue's) is not an empty one: count its ready messages over AMQP instead of reading 0.
+        long deadLetters = dead.isEmpty() ? 0L : dead.get().total() != null ? dead.get().total()
+                : admin.ready(names.deadLetterQueue(queue)).orElse(0);
         if (work.isEmpty()) {
             return new QueueBacklog(queue, 0, 0, deadLetters, null, List.of(),
                     "queue " + names.workQueue(queue) + " does not exist");

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.Test;
  * and printed, publishes the failover left unconfirmed are published again (same job id), and a delayed job due
  * during the failover runs. The time from the kill until jobs flow again is printed, not asserted.
  */
+@Tag("broker")
+@Tag("slow")
 class RabbitMqNodeFailureTest {
     private static final int JOBS = 5_000;
     private static final int KILL_AFTER = 1_500;

@@ -18,7 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * node, delivery limit, dead-letter target), and a job that crashes its worker JVM every time it runs ending in
  * the dead-letter queue through the broker's delivery limit instead of crash-looping.
  */
+@Tag("broker")
 class RabbitMqQuorumQueuesTest {
     private static final int DELIVERY_LIMIT = 2;
 
@@ -119,17 +122,14 @@ class RabbitMqQuorumQueuesTest {
         }
     }
 
+    /** The child's next line once one is ready or the child has exited; null when none comes within {@code max}. */
     private static String readLineWithin(BufferedReader out, Process child, Duration max) throws Exception {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (out.ready()) {
-                return out.readLine();
-            }
-            if (!child.isAlive()) {
-                return out.readLine();
-            }
-            Thread.sleep(50); // polling a child's output for a condition, with a deadline
+        try {
+            await("a line from the worker").atMost(max).pollInterval(Duration.ofMillis(50))
+                    .until(() -> out.ready() || !child.isAlive());
+        } catch (ConditionTimeoutException e) {
+            return null; // it idles: the broker dead-lettered the job, nothing is left to crash on
         }
-        return null;
+        return out.readLine();
     }
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.Arguments;
@@ -39,6 +40,8 @@ import java.util.stream.Stream;
  * once the cluster has promoted its replica the killed node is started again (it rejoins as that shard's replica:
  * until then WAIT 1 cannot be met on that shard and its enqueues are retried).
  */
+@Tag("broker")
+@Tag("slow")
 @ParameterizedClass(name = "{0}, waitReplicas={1}")
 @MethodSource("runs")
 class RedisFailoverTest {
