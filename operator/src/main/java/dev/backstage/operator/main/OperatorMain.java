@@ -3,6 +3,8 @@ package dev.backstage.operator.main;
 import dev.backstage.operator.admission.WebhookLimits;
 import dev.backstage.operator.admission.WebhookServer;
 import dev.backstage.operator.admission.WebhookSettings;
+import dev.backstage.operator.console.Console;
+import dev.backstage.operator.console.ConsoleSettings;
 import dev.backstage.operator.pool.StatusHeartbeat;
 import dev.backstage.runtime.logging.LogBackend;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -42,8 +44,10 @@ public final class OperatorMain {
         CommonPool.sizeForAsyncCompletions();
         LogBackend.configureFromEnvOrExit(System.getenv());
         OperatorSettings settings;
+        ConsoleSettings consoleSettings;
         try {
             settings = OperatorSettings.fromEnv(System.getenv());
+            consoleSettings = ConsoleSettings.fromEnv(System.getenv());
             StatusHeartbeat.fromEnv(System.getenv(), Clock.systemUTC()); // read again where it is used
         } catch (IllegalArgumentException e) {
             LOG.error("bad setting: {}", e.getMessage()); // one line: the variable, what it must be, what it was
@@ -88,6 +92,18 @@ public final class OperatorMain {
         }
         Optional<WebhookServer> webhookToClose = webhook;
 
+        // The console runs on every replica (its informers and histories are its own), leader or not.
+        Optional<Console> console = Optional.empty();
+        if (consoleSettings.enabled()) {
+            Console started = new Console(client, consoleSettings, settings.watchNamespaces(), operator.events(),
+                    Clock.systemUTC());
+            started.start();
+            console = Optional.of(started);
+        } else {
+            LOG.info("the console is off (BACKSTAGE_CONSOLE_ENABLED=false)");
+        }
+        Optional<Console> consoleToClose = console;
+
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("shutting down (SIGTERM or exit): stopping the operator");
@@ -95,6 +111,7 @@ public final class OperatorMain {
                 operator.stop();
             } finally {
                 webhookToClose.ifPresent(WebhookServer::close);
+                consoleToClose.ifPresent(Console::close);
                 health.close();
                 gc.close();
                 client.close();

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
  * {@code workload} (facts about a pool's pods: replica counts, resources, the container contract) and
  * {@code broker} (broker access: connection Secrets, TLS files, scrubbing, failure reasons, backlog probes), then
  * the controllers ({@code autoscaler}, {@code schedule}, {@code pool}, {@code topology}), then {@code admission}
- * and {@code main}. Checked on the compiled classes, so an import that points the wrong way fails the build.
+ * and {@code console} (the web console: reads the model, uses broker access and the Event writer), then
+ * {@code main}. Checked on the compiled classes, so an import that points the wrong way fails the build.
  */
 class PackageGraphTest {
     static final JavaClasses OPERATOR = new ClassFileImporter()
@@ -40,18 +41,21 @@ class PackageGraphTest {
                 .layer("pool").definedBy("dev.backstage.operator.pool..")
                 .layer("topology").definedBy("dev.backstage.operator.topology..")
                 .layer("admission").definedBy("dev.backstage.operator.admission..")
+                .layer("console").definedBy("dev.backstage.operator.console..")
                 .layer("main").definedBy("dev.backstage.operator.main..")
                 .whereLayer("main").mayNotBeAccessedByAnyLayer()
+                .whereLayer("console").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("admission").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("topology").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("pool").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("schedule").mayOnlyBeAccessedByLayers("topology", "admission", "main")
                 .whereLayer("autoscaler").mayOnlyBeAccessedByLayers("pool", "main")
-                .whereLayer("broker").mayOnlyBeAccessedByLayers("autoscaler", "schedule", "pool", "topology", "main")
+                .whereLayer("broker").mayOnlyBeAccessedByLayers("autoscaler", "schedule", "pool", "topology", "console",
+                        "main")
                 .whereLayer("workload").mayOnlyBeAccessedByLayers("broker", "autoscaler", "schedule", "pool",
                         "topology", "main")
                 .whereLayer("writers").mayOnlyBeAccessedByLayers("autoscaler", "schedule", "pool", "topology",
-                        "admission", "main")
+                        "admission", "console", "main")
                 .whereLayer("scaling").mayOnlyBeAccessedByLayers("autoscaler", "pool", "main")
                 .check(OPERATOR);
     }
