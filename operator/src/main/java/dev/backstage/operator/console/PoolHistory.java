@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * A pool's recent samples in a fixed ring of primitive arrays: once full, each new sample overwrites the oldest, so
  * the memory per pool is fixed at construction: {@link #BYTES_PER_SAMPLE} bytes per slot plus the arrays' headers
- * (about 11.6 KiB at the default 360 slots, one hour at one sample per 10 s; 11.3 MiB at 1,000 pools). Thread-safe:
+ * (14,496 bytes, about 14.2 KiB, at the default 360 slots, one hour at one sample per 10 s; 13.8 MiB at
+ * 1,000 pools). Thread-safe:
  * the sampler appends while HTTP threads read.
  */
 public final class PoolHistory {
