@@ -20,7 +20,7 @@ final class PoolPage {
                 .append(OverviewPage.orDash(s.getReadyReplicas())).append(" / ")
                 .append(OverviewPage.orDash(s.getDesiredReplicas())).append("</dd><dt>Backlog</dt><dd class=\"backlog\">")
                 .append(OverviewPage.orDash(s.getBacklog() == null ? null : s.getBacklog().getOutstanding()))
-                .append("</dd><dt>Measured at</dt><dd>").append(Html.text(s.getBacklogMeasuredAt()))
+                .append("</dd><dt>Measured at</dt><dd>").append(Html.text(s.getBacklogMeasuredAt() == null ? "-" : s.getBacklogMeasuredAt()))
                 .append("</dd><dt>Last scaling</dt><dd class=\"reason\">")
                 .append(Html.text(s.getLastScaleTime() == null ? "-" : s.getLastScaleTime() + ": " + s.getLastScaleReason()))
                 .append("</dd></dl>");
