@@ -29,8 +29,15 @@ public final class Console implements AutoCloseable {
         ConsoleAccess access = new ConsoleAccess(client);
         ConsoleRoutes routes = new ConsoleRoutes(cache, access, new ConsoleActions(client, brokers, events), clock,
                 settings.historySeconds());
-        this.server = new ConsoleServer(new InetSocketAddress(settings.port()), access,
-                new Sessions(clock, settings.sessionLifetime()), routes);
+        try {
+            this.server = new ConsoleServer(new InetSocketAddress(settings.port()), access,
+                    new Sessions(clock, settings.sessionLifetime()), routes);
+        } catch (IOException e) {
+            cache.close();
+            brokers.close();
+            throw new IOException("the console cannot listen on port " + settings.port() + " (" + e.getMessage()
+                    + "); set BACKSTAGE_CONSOLE_PORT (chart: console.port) to a free port", e);
+        }
     }
 
     public void start() {

@@ -121,7 +121,8 @@ public final class ConsoleCache implements AutoCloseable {
         try {
             sample();
         } catch (RuntimeException e) {
-            LOG.warn("console: sampling the pools failed: {}", e.toString());
+            LOG.warn("console: sampling the pools failed: {}",
+                    dev.backstage.operator.broker.SecretScrubber.none().scrub(e.toString()));
         }
     }
 

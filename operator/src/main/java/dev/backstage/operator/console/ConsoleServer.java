@@ -2,6 +2,7 @@ package dev.backstage.operator.console;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.backstage.operator.broker.SecretScrubber;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -102,7 +103,9 @@ public final class ConsoleServer implements AutoCloseable {
             } catch (ConsoleRequest.BadRequest e) {
                 response = ConsoleRoutes.Response.error(400, e.getMessage());
             } catch (RuntimeException e) {
-                LOG.warn("console: {} {} failed: {}", request.method, String.join("/", request.path), e.toString());
+                // Broker clients may echo a URL: user-info is masked before the line is written.
+                LOG.warn("console: {} /{} failed: {}", request.method, String.join("/", request.path),
+                        SecretScrubber.none().scrub(e.toString()));
                 response = ConsoleRoutes.Response.error(500, "the console could not do this: "
                         + e.getClass().getSimpleName() + "; see the operator's log");
             }
@@ -112,7 +115,7 @@ public final class ConsoleServer implements AutoCloseable {
                 send(exchange, response.status(), "text/html", response.html());
             }
         } catch (RuntimeException e) {
-            LOG.warn("console: request failed: {}", e.toString());
+            LOG.warn("console: request failed: {}", SecretScrubber.none().scrub(e.toString()));
         }
     }
 

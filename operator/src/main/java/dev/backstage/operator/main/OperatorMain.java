@@ -95,10 +95,15 @@ public final class OperatorMain {
         // The console runs on every replica (its informers and histories are its own), leader or not.
         Optional<Console> console = Optional.empty();
         if (consoleSettings.enabled()) {
-            Console started = new Console(client, consoleSettings, settings.watchNamespaces(), operator.events(),
-                    Clock.systemUTC());
-            started.start();
-            console = Optional.of(started);
+            try {
+                Console started = new Console(client, consoleSettings, settings.watchNamespaces(), operator.events(),
+                        Clock.systemUTC());
+                started.start();
+                console = Optional.of(started);
+            } catch (java.io.IOException e) {
+                // The operator's work goes on without its console; the line says what to change.
+                LOG.error("{}", e.getMessage());
+            }
         } else {
             LOG.info("the console is off (BACKSTAGE_CONSOLE_ENABLED=false)");
         }
