@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageWorkerPool;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,7 +27,8 @@ import org.openqa.selenium.chrome.ChromeOptions;
 /**
  * The console in a real browser: Debian's headless Chromium driven through its chromedriver (both installed by
  * {@code ensure_chromium} in bin/lib.sh), against the real API server and Redis of {@link ConsoleFixture}. One
- * walk through the pages as a user does it: sign in, see the pool, open its dead letters (a hostile payload shows
+ * walk through the pages as a user does it: sign in, see the pool (and a new scaling reason arrive on the open page,
+ * and its plot grow), open its dead letters (a hostile payload shows
  * as text, and no script of it runs), redrive one, suspend a schedule, then as a read-only user be refused. With
  * {@code -Dbackstage.updateDocs=true} it writes a screenshot of each page to {@code docs/console/}.
  */
@@ -74,8 +76,20 @@ class ConsoleBrowserTest {
         });
         screenshot("overview");
 
+        // Live: a new scaling decision reaches the open page by its own polling, without a reload.
+        String reason = "backlog 480 needs 4 workers (" + System.nanoTime() + ")";
+        fixture.client.resources(BackstageWorkerPool.class).inNamespace(fixture.ns).withName("workers").editStatus(p -> {
+            p.getStatus().setLastScaleReason(reason);
+            return p;
+        });
+        await("the overview updates itself").atMost(WAIT).ignoreExceptions().until(() -> browser
+                .findElement(By.cssSelector("tr[data-pool='" + fixture.ns + "/workers']")).getText().contains(reason));
+
         browser.findElement(By.linkText("workers")).click();
         await("the plot").atMost(WAIT).until(() -> !browser.findElements(By.cssSelector("svg.plot")).isEmpty());
+        int samples = samplesShown();
+        await("the plot grows while the page is open").atMost(WAIT).ignoreExceptions()
+                .until(() -> samplesShown() > samples);
         screenshot("pool");
 
         browser.findElement(By.cssSelector("a.dlq")).click();
@@ -115,6 +129,12 @@ class ConsoleBrowserTest {
         assertEquals(Boolean.TRUE, fixture.client.resources(BackstageTopology.class).inNamespace(fixture.ns)
                 .withName("orders").get().getSpec().getSchedules().get(0).getSuspend(), "still suspended");
         screenshot("refused");
+    }
+
+    /** The sample count the pool page's legend states ("… · N samples"). */
+    private static int samplesShown() {
+        String legend = browser.findElement(By.cssSelector("p.legend")).getText();
+        return Integer.parseInt(legend.replaceAll(".*· (\\d+) samples.*", "$1"));
     }
 
     private static void signIn(String serviceAccount) {
