@@ -73,8 +73,12 @@ public final class ConsoleRoutes {
                 return Response.page(Layout.page(name, session.user(), session.csrf(), notices.remove(session.id()),
                         PoolPage.body(pool, cache.history(ns, name), historySeconds)));
             }
-            if (p.size() >= 4 && "dead-letters".equals(p.get(3))) {
-                return deadLetters(session, request, pool, p.size() == 5 ? p.get(4) : null);
+            if (get && p.size() == 4 && "dead-letters".equals(p.get(3))) {
+                return deadLetters(session, request, pool, null);
+            }
+            // Actions are POSTs only (with the CSRF token the server checked): never a link or a GET.
+            if (!get && p.size() == 5 && "dead-letters".equals(p.get(3))) {
+                return deadLetters(session, request, pool, p.get(4));
             }
         }
         if (!get && p.size() == 4 && "schedules".equals(p.get(0))) {

@@ -6,7 +6,8 @@ import java.util.function.ToLongFunction;
 
 /**
  * A pool's history as a small inline SVG: backlog (outstanding) and in flight on the left scale, desired and ready
- * replicas on the right scale, time left to right. Pure: samples in, markup out.
+ * replicas on the right scale, time left to right, and a vertical mark (with a tooltip) where desired replicas
+ * changed: a scaling decision. Pure: samples in, markup out.
  */
 public final class HistoryPlot {
     static final int WIDTH = 600;
@@ -26,12 +27,28 @@ public final class HistoryPlot {
         if (samples.size() >= 2) {
             long backlogMax = Math.max(1, max(samples, PoolSample::outstanding));
             long replicaMax = Math.max(1, Math.max(max(samples, PoolSample::desired), max(samples, PoolSample::ready)));
+            scaleMarks(out, samples);
             line(out, "backlog", samples, PoolSample::outstanding, backlogMax);
             line(out, "inflight", samples, PoolSample::inFlight, backlogMax);
             line(out, "desired", samples, PoolSample::desired, replicaMax);
             line(out, "ready", samples, PoolSample::ready, replicaMax);
         }
         return out.append("</svg>").toString();
+    }
+
+    private static void scaleMarks(StringBuilder out, List<PoolSample> samples) {
+        long first = samples.get(0).atMs();
+        long span = Math.max(1, samples.get(samples.size() - 1).atMs() - first);
+        for (int i = 1; i < samples.size(); i++) {
+            PoolSample before = samples.get(i - 1);
+            PoolSample now = samples.get(i);
+            if (before.desired() != now.desired()) {
+                double x = PAD + (WIDTH - 2.0 * PAD) * (now.atMs() - first) / span;
+                out.append(String.format(Locale.ROOT, "<line class=\"scale\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\">"
+                        + "<title>desired %d → %d at %s</title></line>", x, x, HEIGHT, before.desired(), now.desired(),
+                        java.time.Instant.ofEpochMilli(now.atMs())));
+            }
+        }
     }
 
     private static long max(List<PoolSample> samples, ToLongFunction<PoolSample> value) {

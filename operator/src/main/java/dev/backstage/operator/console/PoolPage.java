@@ -27,7 +27,8 @@ final class PoolPage {
         out.append("<h2>Last ").append(historySeconds / 60).append(" minutes</h2>")
                 .append("<p class=\"legend\"><span class=\"backlog\">backlog</span> <span class=\"inflight\">in flight")
                 .append("</span> (left scale) · <span class=\"desired\">desired</span> <span class=\"ready\">ready")
-                .append("</span> replicas (right scale) · ").append(history.size()).append(" samples</p>")
+                .append("</span> replicas (right scale) · dotted: a scaling decision · ").append(history.size())
+                .append(" samples</p>")
                 .append(HistoryPlot.svg(history));
         out.append("<h2>Dead letters</h2><ul class=\"queues\">");
         List<String> queues = pool.getSpec() == null || pool.getSpec().getQueues() == null ? List.of()

@@ -113,6 +113,10 @@ class ConsoleOnApiServerTest {
         assertEquals(403, noCsrf.statusCode(), "a form without the session's CSRF token is refused");
         assertEquals(2, redis.xlen(keys.deadLetter("default")));
 
+        assertEquals(404, writer.get("/pools/" + ns + "/workers/dead-letters/redrive?queue=default&id=" + first)
+                .statusCode(), "an action is never a GET");
+        assertEquals(2, redis.xlen(keys.deadLetter("default")));
+        writer.get("/pools/" + ns + "/workers/dead-letters?queue=default");
         assertEquals(303, writer.act("/pools/" + ns + "/workers/dead-letters/redrive", "queue", "default", "id", first)
                 .statusCode());
         assertEquals(List.of(second), redis.xrange(keys.deadLetter("default"), Range.create("-", "+")).stream()

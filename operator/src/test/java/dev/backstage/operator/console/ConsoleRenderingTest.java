@@ -91,7 +91,7 @@ class ConsoleRenderingTest {
     }
 
     @Test
-    void givenSamples_whenPlotted_thenEachSeriesIsAPolylineWithinTheFrame() {
+    void givenSamples_whenPlotted_thenEachSeriesIsAPolylineAndEachScalingDecisionAMark() {
         List<PoolSample> samples = List.of(new PoolSample(0, 100, 10, 1, 1, 0), new PoolSample(10_000, 50, 5, 4, 2, 0),
                 new PoolSample(20_000, 0, 0, 4, 4, 0));
         String svg = HistoryPlot.svg(samples);
@@ -101,6 +101,10 @@ class ConsoleRenderingTest {
         // the backlog starts at the top (its maximum) and ends at the bottom (zero)
         assertTrue(svg.contains("points=\"4.0,4.0 300.0,80.0 596.0,156.0\""), svg);
         assertFalse(HistoryPlot.svg(List.of()).contains("polyline"));
+        // one scaling decision (desired 1 -> 4 at the second sample), marked once with its tooltip
+        assertEquals(1, svg.split("<line class=\"scale\"", -1).length - 1, svg);
+        assertTrue(svg.contains("<line class=\"scale\" x1=\"300.0\" y1=\"0\" x2=\"300.0\" y2=\"160\">"
+                + "<title>desired 1 → 4 at 1970-01-01T00:00:10Z</title></line>"), svg);
     }
 
     @Test
