@@ -48,11 +48,16 @@ public final class ConsoleAccess {
      * {@code namespace}; a null name asks for every object of that resource in the namespace.
      */
     public boolean allowed(Session session, Verb verb, String resource, String namespace, String name) {
+        return allowed(session, verb, GROUP, resource, namespace, name);
+    }
+
+    /** As above, for a resource of API group {@code group} ("" = core, e.g. events). */
+    public boolean allowed(Session session, Verb verb, String group, String resource, String namespace, String name) {
         SubjectAccessReview review = client.authorization().v1().subjectAccessReview().create(
                 new SubjectAccessReviewBuilder().withNewSpec()
                         .withUser(session.user()).withGroups(session.groups())
                         .withNewResourceAttributes()
-                        .withGroup(GROUP).withResource(resource).withVerb(verb.rbac())
+                        .withGroup(group).withResource(resource).withVerb(verb.rbac())
                         .withNamespace(namespace).withName(name)
                         .endResourceAttributes().endSpec().build());
         return review.getStatus() != null && Boolean.TRUE.equals(review.getStatus().getAllowed());

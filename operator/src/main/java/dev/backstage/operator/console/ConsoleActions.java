@@ -47,6 +47,26 @@ public final class ConsoleActions {
         });
     }
 
+    /** The pool's newest Events (at most {@code limit}), newest first. */
+    public List<io.fabric8.kubernetes.api.model.Event> recentEvents(BackstageWorkerPool pool, int limit) {
+        List<io.fabric8.kubernetes.api.model.Event> events = new java.util.ArrayList<>(client.v1().events()
+                .inNamespace(pool.getMetadata().getNamespace())
+                .withField("involvedObject.name", pool.getMetadata().getName())
+                .withField("involvedObject.kind", pool.getKind()).list().getItems());
+        events.sort(java.util.Comparator.comparing(ConsoleActions::lastSeen).reversed());
+        return events.size() > limit ? events.subList(0, limit) : events;
+    }
+
+    private static String lastSeen(io.fabric8.kubernetes.api.model.Event e) {
+        if (e.getLastTimestamp() != null) {
+            return e.getLastTimestamp();
+        }
+        if (e.getEventTime() != null && e.getEventTime().getTime() != null) {
+            return e.getEventTime().getTime();
+        }
+        return e.getMetadata().getCreationTimestamp() == null ? "" : e.getMetadata().getCreationTimestamp();
+    }
+
     public boolean redriveOne(Session user, BackstageWorkerPool pool, BackstageTopology topology, String queue, String id)
             throws BrokerConnectionException {
         boolean moved = withQueue(topology, dlq -> dlq.redriveOne(queue, id));

@@ -71,7 +71,8 @@ public final class ConsoleRoutes {
             }
             if (get && p.size() == 3) {
                 return Response.page(Layout.page(name, session.user(), session.csrf(), notices.remove(session.id()),
-                        PoolPage.body(pool, cache.history(ns, name), historySeconds)));
+                        PoolPage.body(pool, cache.history(ns, name), historySeconds,
+                                permissions.mayListEvents(session, ns) ? actions.recentEvents(pool, 10) : null)));
             }
             if (get && p.size() == 4 && "dead-letters".equals(p.get(3))) {
                 return deadLetters(session, request, pool, null);

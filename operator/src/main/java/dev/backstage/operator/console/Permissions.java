@@ -33,8 +33,17 @@ final class Permissions {
         return ask(session, verb, resource, namespace, name);
     }
 
+    /** Whether the user may list the Events of {@code namespace} (core group). */
+    boolean mayListEvents(Session session, String namespace) {
+        return ask(session, Verb.LIST, "", "events", namespace, null);
+    }
+
     private boolean ask(Session session, Verb verb, String resource, String namespace, String name) {
-        String key = session.id() + '|' + verb + '|' + resource + '|' + namespace + '|' + name;
+        return ask(session, verb, ConsoleAccess.GROUP, resource, namespace, name);
+    }
+
+    private boolean ask(Session session, Verb verb, String group, String resource, String namespace, String name) {
+        String key = session.id() + '|' + verb + '|' + group + '|' + resource + '|' + namespace + '|' + name;
         long now = clock.millis();
         synchronized (answers) {
             Answer cached = answers.get(key);
@@ -42,7 +51,7 @@ final class Permissions {
                 return cached.allowed();
             }
         }
-        boolean allowed = access.allowed(session, verb, resource, namespace, name);
+        boolean allowed = access.allowed(session, verb, group, resource, namespace, name);
         synchronized (answers) {
             answers.put(key, new Answer(allowed, now + ttl.toMillis()));
             while (answers.size() > MAX) {

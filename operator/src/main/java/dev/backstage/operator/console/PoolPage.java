@@ -10,7 +10,11 @@ import java.util.List;
 final class PoolPage {
     private PoolPage() {}
 
-    static String body(BackstageWorkerPool pool, List<PoolSample> history, long historySeconds) {
+    /**
+     * @param events the pool's newest Events, or null when the user may not list Events in the namespace
+     */
+    static String body(BackstageWorkerPool pool, List<PoolSample> history, long historySeconds,
+            List<io.fabric8.kubernetes.api.model.Event> events) {
         String ns = pool.getMetadata().getNamespace();
         String name = pool.getMetadata().getName();
         BackstageWorkerPoolStatus s = pool.getStatus() == null ? new BackstageWorkerPoolStatus() : pool.getStatus();
@@ -48,6 +52,24 @@ final class PoolPage {
                     .append("</td><td>").append(Html.text(c.getReason())).append("</td><td>")
                     .append(Html.text(c.getMessage())).append("</td><td>").append(Html.text(c.getLastTransitionTime()))
                     .append("</td></tr>");
+        }
+        out.append("</tbody></table><h2>Recent Events</h2>");
+        if (events == null) {
+            out.append("<p class=\"events-refused\">Your RBAC does not allow 'list' on events in ").append(Html.text(ns))
+                    .append(".</p>");
+            return out.toString();
+        }
+        out.append("<table class=\"events\"><thead><tr><th>Last seen</th><th>Type</th><th>Reason</th><th>Count</th>")
+                .append("<th>Message</th></tr></thead><tbody>");
+        for (io.fabric8.kubernetes.api.model.Event e : events) {
+            out.append("<tr class=\"event\"><td>").append(Html.text(e.getLastTimestamp() != null ? e.getLastTimestamp()
+                    : e.getMetadata().getCreationTimestamp())).append("</td><td>").append(Html.text(e.getType()))
+                    .append("</td><td>").append(Html.text(e.getReason())).append("</td><td>")
+                    .append(e.getCount() == null ? 1 : e.getCount()).append("</td><td>").append(Html.text(e.getMessage()))
+                    .append("</td></tr>");
+        }
+        if (events.isEmpty()) {
+            out.append("<tr><td colspan=\"5\">No Events.</td></tr>");
         }
         return out.append("</tbody></table>").toString();
     }

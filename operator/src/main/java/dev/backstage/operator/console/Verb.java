@@ -1,8 +1,12 @@
 package dev.backstage.operator.console;
 
-/** What a console request asks of a custom resource: {@code get} to read it, {@code update} to act on it. */
+/**
+ * What a console request asks: {@code get} to read a custom resource, {@code update} to act on it, {@code list} to
+ * read the Events of its namespace.
+ */
 public enum Verb {
     GET("get"),
+    LIST("list"),
     UPDATE("update");
 
     private final String rbac;

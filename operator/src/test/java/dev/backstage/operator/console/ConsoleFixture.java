@@ -27,7 +27,7 @@ import java.util.Set;
 /**
  * What the console's cluster tests share: a fresh namespace on the real API server with a Redis topology
  * ({@code orders}, queue {@code default}, schedule {@code nightly}), a pool ({@code workers}) with a status, two
- * service accounts ({@code reader}: get; {@code writer}: get and update on both kinds) and a console on a free port
+ * service accounts ({@code reader}: get; {@code writer}: get and update on both kinds, and list on Events) and a console on a free port
  * watching that namespace, with its own Redis key prefix.
  */
 final class ConsoleFixture implements AutoCloseable {
@@ -94,7 +94,10 @@ final class ConsoleFixture implements AutoCloseable {
                 .build()).create();
         client.resource(new RoleBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
                 .addNewRule().withApiGroups("backstage.dev")
-                .withResources("backstageworkerpools", "backstagetopologies").withVerbs(verbs).endRule().build())
+                .withResources("backstageworkerpools", "backstagetopologies").withVerbs(verbs).endRule()
+                // The writer may also list the namespace's Events (the pool page shows them); the reader may not.
+                .addNewRule().withApiGroups("").withResources("events")
+                .withVerbs("writer".equals(name) ? List.of("list") : List.of("get")).endRule().build())
                 .create();
         client.resource(new RoleBindingBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
                 .withNewRoleRef("rbac.authorization.k8s.io", "Role", name)

@@ -80,6 +80,7 @@ class ConsoleOnApiServerTest {
         });
         String pool = reader.get("/pools/" + ns + "/workers").body();
         assertTrue(pool.contains("<svg class=\"plot\""), pool);
+        assertTrue(pool.contains("does not allow 'list' on events in " + ns), "no Events without list on events");
         String schedules = reader.get("/schedules?namespace=" + ns).body();
         assertTrue(schedules.contains("data-schedule=\"nightly\""), schedules);
 
@@ -146,6 +147,9 @@ class ConsoleOnApiServerTest {
             assertTrue(messages.contains("ScheduleSuspended: console: " + user + " suspended schedule nightly"),
                     messages.toString());
         });
+        String poolPage = writer.get("/pools/" + ns + "/workers").body();
+        assertTrue(poolPage.contains("<td>DeadLetterRedriven</td>") && poolPage.contains("<td>DeadLetterDeleted</td>"),
+                poolPage);
     }
 
     private static ConsoleClient signedIn(String serviceAccount) throws Exception {
