@@ -8,13 +8,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolStatus;
+import dev.backstage.runtime.api.Next;
+import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.redis.RedisKeys;
+import dev.backstage.runtime.redis.RedisProvider;
+import dev.backstage.runtime.redis.RedisSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lettuce.core.Range;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -100,7 +106,7 @@ class ConsoleOnApiServerTest {
     }
 
     @Test
-    void givenAWriter_whenTheyRedriveDeleteAndSuspend_thenBrokerAndApiServerChangeAndEventsNameThem()
+    void givenAWriter_whenTheyRedriveDeleteAndSuspend_thenTheJobRunsTheApiServerChangesAndEventsNameThem()
             throws Exception {
         ConsoleClient writer = signedIn("writer");
         RedisKeys keys = new RedisKeys(prefix);
@@ -118,12 +124,22 @@ class ConsoleOnApiServerTest {
                 .statusCode(), "an action is never a GET");
         assertEquals(2, redis.xlen(keys.deadLetter("default")));
         writer.get("/pools/" + ns + "/workers/dead-letters?queue=default");
-        assertEquals(303, writer.act("/pools/" + ns + "/workers/dead-letters/redrive", "queue", "default", "id", first)
-                .statusCode());
-        assertEquals(List.of(second), redis.xrange(keys.deadLetter("default"), Range.create("-", "+")).stream()
-                .map(m -> m.getId()).toList());
-        assertEquals("{\"n\":1}", redis.xrange(keys.stream("default"), Range.create("-", "+")).get(0).getBody()
-                .get("payload"));
+        // A worker on the queue: the redriven job runs, under the job id it had before it was dead-lettered.
+        List<String> ran = new CopyOnWriteArrayList<>();
+        try (Worker worker = Worker.builder().provider(RedisProvider.connect(RedisSettings.of(ConsoleFixture.REDIS)
+                .withPrefix(prefix))).queues("default").concurrency(1).shutdownGrace(Duration.ofSeconds(2)).build()) {
+            worker.register("processOrder", Map.class, (ctx, payload) -> {
+                ran.add(ctx.jobId() + " " + payload);
+                return Next.done();
+            });
+            worker.start();
+            assertEquals(303, writer.act("/pools/" + ns + "/workers/dead-letters/redrive", "queue", "default", "id",
+                    first).statusCode());
+            assertEquals(List.of(second), redis.xrange(keys.deadLetter("default"), Range.create("-", "+")).stream()
+                    .map(m -> m.getId()).toList());
+            await("the redriven job runs").atMost(WAIT).until(() -> !ran.isEmpty());
+        }
+        assertEquals(List.of("0-1 {n=1}"), ran);
         assertTrue(writer.get("/pools/" + ns + "/workers/dead-letters?queue=default").body().contains("Redrove " + first));
 
         assertEquals(303, writer.act("/pools/" + ns + "/workers/dead-letters/delete", "queue", "default", "id", second)
