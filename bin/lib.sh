@@ -144,6 +144,16 @@ ensure_redis_binaries() {
   fi
 }
 
+# Debian's headless Chromium and its chromedriver for the console's browser test (ConsoleBrowserTest drives
+# /usr/bin/chromium through /usr/bin/chromedriver with Selenium), installed when missing.
+ensure_chromium() {
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    echo "chromium/chromedriver missing: installing them" >&2
+    apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 \
+      || { apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; }
+  fi
+}
+
 # The RabbitMQ these scripts start is disposable, like the Redis above (which keeps nothing on disk): its data
 # directory is emptied at every start. A node recovering a data directory full of queues left by earlier runs
 # can take minutes to listen, and under the 1,024 open files `su rabbitmq` gives it, never does.

@@ -59,6 +59,35 @@ public final class RealSandbox implements DemoCluster {
         return cluster;
     }
 
+    /**
+     * The console for the demo: a ServiceAccount {@code <namespace>-console} that may read and act on the namespace's
+     * pools and topologies, and the two lines that open the console (its Service's loopback ClusterIP, which the
+     * node agent forwards to the operator pod, and the command that makes a token; the token itself is never
+     * printed). Empty when the chart runs without the console.
+     */
+    public List<String> consoleInstructions() {
+        var service = client().services().inNamespace(OPERATOR_NAMESPACE).withName(RELEASE + "-console").get();
+        if (service == null || service.getSpec() == null || service.getSpec().getClusterIP() == null) {
+            return List.of();
+        }
+        String account = namespace + "-console";
+        client().resource(new io.fabric8.kubernetes.api.model.ServiceAccountBuilder().withNewMetadata()
+                .withNamespace(namespace).withName(account).endMetadata().build()).serverSideApply();
+        client().resource(new io.fabric8.kubernetes.api.model.rbac.RoleBuilder().withNewMetadata()
+                .withNamespace(namespace).withName(account).endMetadata().addNewRule().withApiGroups("backstage.dev")
+                .withResources("backstageworkerpools", "backstagetopologies")
+                .withVerbs("get", "list", "watch", "update").endRule().build()).serverSideApply();
+        client().resource(new io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder().withNewMetadata()
+                .withNamespace(namespace).withName(account).endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "Role", account).addNewSubject()
+                .withKind("ServiceAccount").withName(account).withNamespace(namespace).endSubject().build())
+                .serverSideApply();
+        int port = service.getSpec().getPorts().get(0).getPort();
+        return List.of("console: http://" + service.getSpec().getClusterIP() + ":" + port + "/ (docs/operator/console.md)",
+                "  sign in with the token of: " + cluster.root().resolve(".tools/bin/kubectl") + " --kubeconfig "
+                        + cluster.kubeconfig() + " -n " + namespace + " create token " + account);
+    }
+
     @Override
     public void apply(String yaml) {
         cluster.kubectlWithInput(yaml, "apply", "-n", namespace, "-f", "-").orThrow();

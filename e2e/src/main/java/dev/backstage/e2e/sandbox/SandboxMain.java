@@ -109,6 +109,9 @@ public final class SandboxMain {
         {
             cluster.apply(SandboxManifests.redis(redisUrl, prefix));
             System.out.println("applied topology shop-redis and pool shop-workers (autoscaling 1..4, 250 jobs per replica)");
+            if (cluster instanceof RealSandbox real) {
+                real.consoleInstructions().forEach(System.out::println);
+            }
             long started = System.nanoTime();
             waitUntil(() -> cluster.readyReplicas("shop-workers") >= 1, Duration.ofMinutes(2), "the first worker to be ready");
             int declined = Math.max(1, orders / 100);

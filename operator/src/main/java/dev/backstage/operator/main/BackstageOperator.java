@@ -135,6 +135,11 @@ public final class BackstageOperator implements AutoCloseable {
         return MicrometerMetrics.newMicrometerMetricsBuilder(registry).notCollectingMetricsPerResource().build();
     }
 
+    /** The operator's Event recorder (the console records its users' actions with it). */
+    public EventRecorder events() {
+        return events;
+    }
+
     /** The per-pool backlog monitors and autoscalers. */
     public BacklogMonitors backlogMonitors() {
         return backlogMonitors;

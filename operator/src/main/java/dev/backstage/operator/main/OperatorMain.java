@@ -5,6 +5,8 @@ import dev.backstage.operator.certificates.WebhookCertificateManager;
 import dev.backstage.operator.certificates.WebhookCertificateSettings;
 import dev.backstage.operator.admission.WebhookServer;
 import dev.backstage.operator.admission.WebhookSettings;
+import dev.backstage.operator.console.Console;
+import dev.backstage.operator.console.ConsoleSettings;
 import dev.backstage.operator.pool.StatusHeartbeat;
 import dev.backstage.runtime.logging.LogBackend;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -45,9 +47,11 @@ public final class OperatorMain {
         LogBackend.configureFromEnvOrExit(System.getenv());
         OperatorSettings settings;
         Optional<WebhookCertificateSettings> certificateSettings;
+        ConsoleSettings consoleSettings;
         try {
             settings = OperatorSettings.fromEnv(System.getenv());
             certificateSettings = WebhookCertificateSettings.fromEnv(System.getenv());
+            consoleSettings = ConsoleSettings.fromEnv(System.getenv());
             StatusHeartbeat.fromEnv(System.getenv(), Clock.systemUTC()); // read again where it is used
         } catch (IllegalArgumentException e) {
             LOG.error("bad setting: {}", e.getMessage()); // one line: the variable, what it must be, what it was
@@ -106,6 +110,23 @@ public final class OperatorMain {
         Optional<WebhookServer> webhookToClose = webhook;
         Optional<WebhookCertificateManager> certificatesToClose = certificates;
 
+        // The console runs on every replica (its informers and histories are its own), leader or not.
+        Optional<Console> console = Optional.empty();
+        if (consoleSettings.enabled()) {
+            try {
+                Console started = new Console(client, consoleSettings, settings.watchNamespaces(), operator.events(),
+                        Clock.systemUTC());
+                started.start();
+                console = Optional.of(started);
+            } catch (java.io.IOException e) {
+                // The operator's work goes on without its console; the line says what to change.
+                LOG.error("{}", e.getMessage());
+            }
+        } else {
+            LOG.info("the console is off (BACKSTAGE_CONSOLE_ENABLED=false)");
+        }
+        Optional<Console> consoleToClose = console;
+
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("shutting down (SIGTERM or exit): stopping the operator");
@@ -114,6 +135,7 @@ public final class OperatorMain {
             } finally {
                 webhookToClose.ifPresent(WebhookServer::close);
                 certificatesToClose.ifPresent(WebhookCertificateManager::close);
+                consoleToClose.ifPresent(Console::close);
                 health.close();
                 gc.close();
                 client.close();

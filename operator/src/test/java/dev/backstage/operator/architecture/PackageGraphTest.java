@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
  * {@code polling} (the one per-resource polling loop under the backlog monitors and the schedule firing), then
  * {@code workload} (facts about a pool's pods: replica counts, resources, the container contract) and
  * {@code broker} (broker access: connection Secrets, TLS files, scrubbing, failure reasons, backlog probes), then
- * the controllers ({@code autoscaler}, {@code schedule}, {@code pool}, {@code topology}), then {@code admission}
- * and {@code certificates} (the webhook's own serving certificate), then {@code main}. Checked on the compiled
- * classes, so an import that points the wrong way fails the build.
+ * the controllers ({@code autoscaler}, {@code schedule}, {@code pool}, {@code topology}), then {@code admission},
+ * {@code certificates} (the webhook's own serving certificate) and {@code console} (the web console: reads the
+ * model, uses broker access and the Event writer), then {@code main}. Checked on the compiled classes, so an import
+ * that points the wrong way fails the build.
  */
 class PackageGraphTest {
     static final JavaClasses OPERATOR = new ClassFileImporter()
@@ -44,19 +45,22 @@ class PackageGraphTest {
                 .layer("topology").definedBy("dev.backstage.operator.topology..")
                 .layer("admission").definedBy("dev.backstage.operator.admission..")
                 .layer("certificates").definedBy("dev.backstage.operator.certificates..")
+                .layer("console").definedBy("dev.backstage.operator.console..")
                 .layer("main").definedBy("dev.backstage.operator.main..")
                 .whereLayer("main").mayNotBeAccessedByAnyLayer()
+                .whereLayer("console").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("admission").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("certificates").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("topology").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("pool").mayOnlyBeAccessedByLayers("main")
                 .whereLayer("schedule").mayOnlyBeAccessedByLayers("topology", "admission", "main")
                 .whereLayer("autoscaler").mayOnlyBeAccessedByLayers("pool", "main")
-                .whereLayer("broker").mayOnlyBeAccessedByLayers("autoscaler", "schedule", "pool", "topology", "main")
+                .whereLayer("broker").mayOnlyBeAccessedByLayers("autoscaler", "schedule", "pool", "topology", "console",
+                        "main")
                 .whereLayer("workload").mayOnlyBeAccessedByLayers("broker", "autoscaler", "schedule", "pool",
                         "topology", "main")
                 .whereLayer("writers").mayOnlyBeAccessedByLayers("autoscaler", "schedule", "pool", "topology",
-                        "admission", "main")
+                        "admission", "console", "main")
                 .whereLayer("polling").mayOnlyBeAccessedByLayers("autoscaler", "schedule")
                 .whereLayer("scaling").mayOnlyBeAccessedByLayers("autoscaler", "pool", "main")
                 .check(OPERATOR);

@@ -1114,6 +1114,7 @@ public final class OperatorScaleBenchmark {
             env.put("BACKSTAGE_LEASE_NAME", leaseName);
             env.put("BACKSTAGE_LEASE_NAMESPACE", system);
             env.put("BACKSTAGE_HTTP_PORT", String.valueOf(httpPort));
+            env.put("BACKSTAGE_CONSOLE_PORT", "0"); // on, as the chart ships it, on a free port
             env.put("WEBHOOK_TLS_DIR", tls.toString());
             env.put("BACKSTAGE_WEBHOOK_PORT", String.valueOf(webhookPort));
             return new OperatorProcess(builder.start(), log, httpPort, leaseName, system, identity, jvm, jar);

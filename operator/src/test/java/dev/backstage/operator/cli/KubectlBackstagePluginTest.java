@@ -201,8 +201,14 @@ class KubectlBackstagePluginTest {
         ControlPlane.Result noPools = plugin("inspect", "down-workers", "-n", namespace, "--as=nobody");
         assertOneLineError(noPools, 1, "the RBAC verb \"get\" on backstageworkerpools.backstage.dev 'down-workers'");
 
+        // console: a bad port, and a namespace without the operator's console Service, each one line.
+        assertOneLineError(plugin("console", "--port", "70000"), 2, "--port must be a local port number from 1 to 65535");
+        assertOneLineError(plugin("console", "-n", namespace), 1, "no console Service of the operator in namespace "
+                + namespace);
+
         ControlPlane.Result help = plugin("--help");
         assertEquals(0, help.exit(), help.err());
         assertTrue(help.out().contains("kubectl backstage <command> <pool>"), help.out());
+        assertTrue(help.out().contains("console [--port P]"), help.out());
     }
 }

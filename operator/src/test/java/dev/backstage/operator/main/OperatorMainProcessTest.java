@@ -221,6 +221,7 @@ class OperatorMainProcessTest {
         builder.environment().put("BACKSTAGE_LEASE_RETRY_PERIOD", "500ms");
         builder.environment().put("POD_NAME", "backstage-operator-0");
         builder.environment().put("BACKSTAGE_HTTP_PORT", String.valueOf(port));
+        builder.environment().put("BACKSTAGE_CONSOLE_PORT", "0"); // on, as the chart ships it, on a free port
         builder.environment().putAll(env);
         return builder.start();
     }

@@ -29,9 +29,16 @@ final class RedisDeadLetters implements DeadLetterQueue {
 
     @Override
     public List<DeadLetterEntry> list(String queue, int limit) {
+        return page(queue, null, limit);
+    }
+
+    @Override
+    public List<DeadLetterEntry> page(String queue, String afterId, int limit) {
         List<DeadLetterEntry> out = new ArrayList<>();
+        // XRANGE with an exclusive start "(id": the page after the last entry the reader saw.
+        String from = afterId == null ? "-" : "(" + afterId;
         for (StreamMessage<String, String> m : provider.sync().xrange(provider.keys().deadLetter(queue),
-                Range.create("-", "+"), Limit.from(limit))) {
+                Range.create(from, "+"), Limit.from(limit))) {
             Map<String, String> b = m.getBody();
             out.add(new DeadLetterEntry(m.getId(), queue, b.get("taskName"), b.get("payload"), b.get("error"),
                     JobEntryCodec.parseInt(b.get("deliveryCount")), JobEntryCodec.parseLong(b.get("deadLetteredAt")),
@@ -59,21 +66,8 @@ final class RedisDeadLetters implements DeadLetterQueue {
             // The batch's moves are pipelined (one round trip per batch, not per job); each is its own atomic script.
             List<io.lettuce.core.RedisFuture<String>> moves = new ArrayList<>(batch.size());
             for (StreamMessage<String, String> entry : batch) {
-                List<String> args = new ArrayList<>();
-                args.add(entry.getId());
-                Map<String, String> job = new LinkedHashMap<>(entry.getBody());
-                // The job id goes back with the job: the first dead-lettering's source entry id, unless it had one.
-                String jobId = job.getOrDefault(RedisDelivery.JOB_ID_FIELD, job.get("originalId"));
-                job.keySet().removeAll(DEAD_LETTER_FIELDS);
-                if (jobId != null && !jobId.isEmpty()) {
-                    job.put(RedisDelivery.JOB_ID_FIELD, jobId);
-                }
-                job.forEach((k, v) -> {
-                    args.add(k);
-                    args.add(v);
-                });
                 moves.add(provider.async().eval(RedisScripts.REDRIVE, ScriptOutputType.VALUE, new String[] {dlq, stream},
-                        args.toArray(String[]::new)));
+                        redriveArgs(entry)));
             }
             for (io.lettuce.core.RedisFuture<String> move : moves) {
                 try {
@@ -90,5 +84,45 @@ final class RedisDeadLetters implements DeadLetterQueue {
             }
         }
         return moved;
+    }
+
+    @Override
+    public boolean supportsSingleEntries() {
+        return true;
+    }
+
+    @Override
+    public boolean redriveOne(String queue, String id) {
+        String dlq = provider.keys().deadLetter(queue);
+        List<StreamMessage<String, String>> found = provider.sync().xrange(dlq, Range.create(id, id), Limit.from(1));
+        if (found.isEmpty()) {
+            return false;
+        }
+        provider.sync().eval(RedisScripts.REDRIVE, ScriptOutputType.VALUE,
+                new String[] {dlq, provider.keys().stream(queue)}, redriveArgs(found.get(0)));
+        return true;
+    }
+
+    @Override
+    public boolean delete(String queue, String id) {
+        return provider.sync().xdel(provider.keys().deadLetter(queue), id) > 0;
+    }
+
+    /** The REDRIVE script's ARGV: the dead letter's id, then the job's fields as they go back onto the queue. */
+    private static String[] redriveArgs(StreamMessage<String, String> entry) {
+        List<String> args = new ArrayList<>();
+        args.add(entry.getId());
+        Map<String, String> job = new LinkedHashMap<>(entry.getBody());
+        // The job id goes back with the job: the first dead-lettering's source entry id, unless it had one.
+        String jobId = job.getOrDefault(RedisDelivery.JOB_ID_FIELD, job.get("originalId"));
+        job.keySet().removeAll(DEAD_LETTER_FIELDS);
+        if (jobId != null && !jobId.isEmpty()) {
+            job.put(RedisDelivery.JOB_ID_FIELD, jobId);
+        }
+        job.forEach((k, v) -> {
+            args.add(k);
+            args.add(v);
+        });
+        return args.toArray(String[]::new);
     }
 }

@@ -71,4 +71,33 @@ class RedisRedriveTest {
         assertEquals(java.util.Collections.nCopies(5, result.id()), jobIds);
         assertEquals(0, provider.deadLetters().count("default"));
     }
+
+    @Test
+    void givenThreeDeadLetters_whenPagedThenOneRedrivenAndOneDeleted_thenEachChangeTouchesOnlyItsEntry() {
+        RedisProvider provider = redis.provider();
+        String dlq = provider.keys().deadLetter("default");
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            ids.add(provider.sync().xadd(dlq, Map.of("taskName", "charge", "payload", "{\"n\":" + i + "}",
+                    "error", "boom", "deliveryCount", "5", "originalId", "0-" + i)));
+        }
+        var dead = provider.deadLetters();
+        assertEquals(true, dead.supportsSingleEntries());
+        assertEquals(List.of(ids.get(0), ids.get(1)), dead.page("default", null, 2).stream()
+                .map(dev.backstage.runtime.spi.DeadLetterEntry::id).toList());
+        assertEquals(List.of(ids.get(2)), dead.page("default", ids.get(1), 2).stream()
+                .map(dev.backstage.runtime.spi.DeadLetterEntry::id).toList());
+
+        assertEquals(true, dead.redriveOne("default", ids.get(1)));
+        assertEquals(false, dead.redriveOne("default", ids.get(1)), "gone from the dead letters");
+        var requeued = provider.sync().xrange(provider.keys().stream("default"), io.lettuce.core.Range.create("-", "+"));
+        assertEquals(1, requeued.size());
+        assertEquals("{\"n\":2}", requeued.get(0).getBody().get("payload"));
+        assertEquals("0-2", requeued.get(0).getBody().get(RedisDelivery.JOB_ID_FIELD), "the job keeps its id");
+
+        assertEquals(true, dead.delete("default", ids.get(0)));
+        assertEquals(false, dead.delete("default", ids.get(0)));
+        assertEquals(List.of(ids.get(2)), dead.list("default", 10).stream()
+                .map(dev.backstage.runtime.spi.DeadLetterEntry::id).toList());
+    }
 }

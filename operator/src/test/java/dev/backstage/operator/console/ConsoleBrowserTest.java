@@ -1,0 +1,157 @@
+package dev.backstage.operator.console;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * The console in a real browser: Debian's headless Chromium driven through its chromedriver (both installed by
+ * {@code ensure_chromium} in bin/lib.sh), against the real API server and Redis of {@link ConsoleFixture}. One
+ * walk through the pages as a user does it: sign in, see the pool (and a new scaling reason arrive on the open page,
+ * and its plot grow), open its dead letters (a hostile payload shows
+ * as text, and no script of it runs), redrive one, suspend a schedule, then as a read-only user be refused. With
+ * {@code -Dbackstage.updateDocs=true} it writes a screenshot of each page to {@code docs/console/}.
+ */
+@Tag("cluster")
+@Tag("broker")
+class ConsoleBrowserTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static ConsoleFixture fixture;
+    private static WebDriver browser;
+    private static String base;
+
+    @BeforeAll
+    static void start() throws IOException {
+        fixture = new ConsoleFixture();
+        base = "http://127.0.0.1:" + fixture.console.port();
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary("/usr/bin/chromium");
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1280,900");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File("/usr/bin/chromedriver")).usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    @Test
+    void givenAWriterAndAReader_whenTheyUseTheConsoleInABrowser_thenItActsForOneAndRefusesTheOther() throws Exception {
+        String hostile = "{\"note\":\"<script>document.title='pwned'</script><img src=x onerror=alert(1)>\"}";
+        String hostileId = fixture.deadLetter(hostile);
+        String plainId = fixture.deadLetter("{\"orderId\":\"o-42\"}");
+
+        signIn("writer");
+        await("the pool in the overview").atMost(WAIT).ignoreExceptions().until(() -> {
+            browser.navigate().refresh();
+            return !browser.findElements(By.cssSelector("tr[data-pool='" + fixture.ns + "/workers']")).isEmpty();
+        });
+        screenshot("overview");
+
+        // Live: a new scaling decision reaches the open page by its own polling, without a reload.
+        String reason = "backlog 480 needs 4 workers (" + System.nanoTime() + ")";
+        fixture.client.resources(BackstageWorkerPool.class).inNamespace(fixture.ns).withName("workers").editStatus(p -> {
+            p.getStatus().setLastScaleReason(reason);
+            return p;
+        });
+        await("the overview updates itself").atMost(WAIT).ignoreExceptions().until(() -> browser
+                .findElement(By.cssSelector("tr[data-pool='" + fixture.ns + "/workers']")).getText().contains(reason));
+
+        browser.findElement(By.linkText("workers")).click();
+        await("the plot").atMost(WAIT).until(() -> !browser.findElements(By.cssSelector("svg.plot")).isEmpty());
+        int samples = samplesShown();
+        await("the plot grows while the page is open").atMost(WAIT).ignoreExceptions()
+                .until(() -> samplesShown() > samples);
+        screenshot("pool");
+
+        browser.findElement(By.cssSelector("a.dlq")).click();
+        WebElement hostileRow = browser.findElement(By.cssSelector("tr[data-id='" + hostileId + "']"));
+        String shown = hostileRow.findElement(By.cssSelector("pre.payload")).getText();
+        assertTrue(shown.contains("<script>document.title='pwned'</script>"), shown);
+        assertTrue(shown.contains("<img src=x onerror=alert(1)>"), shown);
+        assertTrue(browser.getTitle().startsWith("Dead letters"), "no script of the payload ran: " + browser.getTitle());
+        assertEquals(0, browser.findElements(By.cssSelector("main img")).size(), "the payload made no element");
+        screenshot("dead-letters");
+
+        browser.findElement(By.cssSelector("tr[data-id='" + plainId + "'] form[action$='/redrive'] button")).click();
+        browser.switchTo().alert().accept();
+        await("redriven").atMost(WAIT).until(() -> browser.findElements(By.id("notice")).stream()
+                .anyMatch(n -> n.getText().equals("Redrove " + plainId + ".")));
+        assertEquals(List.of(hostileId), fixture.redis.xrange(fixture.keys.deadLetter("default"),
+                io.lettuce.core.Range.create("-", "+")).stream().map(m -> m.getId()).toList());
+        assertEquals(1, fixture.redis.xlen(fixture.keys.stream("default")), "the job is back on its queue");
+
+        browser.get(base + "/schedules?namespace=" + fixture.ns);
+        browser.findElement(By.cssSelector("tr[data-schedule='nightly'] button")).click();
+        browser.switchTo().alert().accept();
+        await("suspended").atMost(WAIT).until(() -> Boolean.TRUE.equals(fixture.client
+                .resources(BackstageTopology.class).inNamespace(fixture.ns).withName("orders").get().getSpec()
+                .getSchedules().get(0).getSuspend()));
+        await("the page says so").atMost(WAIT).ignoreExceptions().until(() -> browser
+                .findElement(By.cssSelector("tr[data-schedule='nightly'] td.suspended")).getText().equals("yes"));
+        screenshot("schedules");
+
+        browser.findElement(By.cssSelector("form.signout button")).click();
+        signIn("reader");
+        browser.get(base + "/schedules?namespace=" + fixture.ns);
+        browser.findElement(By.cssSelector("tr[data-schedule='nightly'] button")).click();
+        browser.switchTo().alert().accept();
+        await("refused").atMost(WAIT).until(() -> browser.findElements(By.id("notice")).stream().anyMatch(n -> n
+                .getText().contains("may not update backstagetopologies " + fixture.ns + "/orders")));
+        assertEquals(Boolean.TRUE, fixture.client.resources(BackstageTopology.class).inNamespace(fixture.ns)
+                .withName("orders").get().getSpec().getSchedules().get(0).getSuspend(), "still suspended");
+        screenshot("refused");
+    }
+
+    /** The sample count the pool page's legend states ("… · N samples"). */
+    private static int samplesShown() {
+        String legend = browser.findElement(By.cssSelector("p.legend")).getText();
+        return Integer.parseInt(legend.replaceAll(".*· (\\d+) samples.*", "$1"));
+    }
+
+    private static void signIn(String serviceAccount) {
+        browser.get(base + "/signin");
+        browser.findElement(By.id("token")).sendKeys(fixture.token(serviceAccount));
+        browser.findElement(By.id("signin")).click();
+        await("signed in").atMost(WAIT).until(() -> !browser.findElements(By.cssSelector("form.signout")).isEmpty());
+    }
+
+    /** Writes docs/console/NAME.png when -Dbackstage.updateDocs=true; otherwise nothing. */
+    private static void screenshot(String name) throws IOException {
+        if (!Boolean.getBoolean("backstage.updateDocs")) {
+            return;
+        }
+        Path dir = Path.of(System.getProperty("backstage.repoRoot", "..")).resolve("docs/console");
+        Files.createDirectories(dir);
+        byte[] png = ((org.openqa.selenium.TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
+        Files.write(dir.resolve(name + ".png"), png);
+    }
+}
