@@ -137,7 +137,7 @@ public final class KedaComparisonBenchmark {
                 JobLedger ledger = JobLedger.read(redis, side.prefix(), start, WORK_MS);
                 rows.add(new TraceResult.SideResult(side.name(), s.replicaSeconds(), ledger.p99WaitMillis(),
                         ledger.maxWaitMillis(), ledger.done(), trace.orders(), s.scaleEvents(), s.maxPods(),
-                        JobLedger.killed(cluster.node(), ns, side.pool()) - killedBefore[i]));
+                        JobLedger.killed(cluster.node(), ns, side.pool()) - killedBefore[i], s.startPods(), s.pods()));
             }
         }
         TraceResult result = new TraceResult(trace, (end - start) / 1000.0, settled, loadBefore, load(), rows);

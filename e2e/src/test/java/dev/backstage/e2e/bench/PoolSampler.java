@@ -23,6 +23,7 @@ final class PoolSampler {
     private int pods;
     private int ready;
     private int maxPods;
+    private int startPods;
 
     PoolSampler(KubernetesClient client, String namespace, String pool) {
         this.client = client;
@@ -54,6 +55,12 @@ final class PoolSampler {
         replicaSeconds = 0;
         scaleEvents = 0;
         maxPods = pods;
+        startPods = pods;
+    }
+
+    /** The pods there were when the totals were last cleared (a trace starts where the previous one left). */
+    int startPods() {
+        return startPods;
     }
 
     String pool() {

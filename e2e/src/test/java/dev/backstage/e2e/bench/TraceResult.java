@@ -16,16 +16,16 @@ record TraceResult(ArrivalTrace trace, double seconds, boolean settled, String l
 
     /** One side's figures. */
     record SideResult(String side, double replicaSeconds, long p99WaitMillis, long maxWaitMillis, int done, long orders,
-            int scaleEvents, int maxPods, int killed) {}
+            int scaleEvents, int maxPods, int killed, int startPods, int endPods) {}
 
     void print() {
         System.out.printf(Locale.ROOT, "%s: window %.0f s (%s), load %s -> %s%n", trace.name(), seconds,
                 settled ? "both back to 1 replica, every order done" : "tail limit reached", loadBefore, loadAfter);
         for (SideResult s : sides) {
             System.out.printf(Locale.ROOT, "  %-5s replica-s %7.0f  p99 wait %6.1f s  max wait %6.1f s  done %d/%d"
-                    + "  scale events %2d  max pods %2d  jobs killed %d%n", s.side(), s.replicaSeconds(),
-                    s.p99WaitMillis() / 1000.0, s.maxWaitMillis() / 1000.0, s.done(), s.orders(), s.scaleEvents(),
-                    s.maxPods(), s.killed());
+                    + "  scale events %2d  pods at start %2d, max %2d, at end %2d  jobs killed %d%n", s.side(),
+                    s.replicaSeconds(), s.p99WaitMillis() / 1000.0, s.maxWaitMillis() / 1000.0, s.done(), s.orders(),
+                    s.scaleEvents(), s.startPods(), s.maxPods(), s.endPods(), s.killed());
         }
     }
 
