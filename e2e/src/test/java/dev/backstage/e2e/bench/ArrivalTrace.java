@@ -66,9 +66,9 @@ record ArrivalTrace(String name, double[] perSecond) {
         return new ArrivalTrace("batch", rates);
     }
 
-    /** All orders of the trace. */
+    /** All orders of the trace: whole orders, as {@link OrderFeed} carries each second's fraction to the next. */
     long orders() {
-        return Math.round(Arrays.stream(perSecond).sum());
+        return (long) Math.floor(Arrays.stream(perSecond).sum() + 1e-9);
     }
 
     String describe() {

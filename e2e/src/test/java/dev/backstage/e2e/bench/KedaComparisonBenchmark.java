@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * handlers are busy; a prefetch of 20 lets the pending entries show a backlog above that).
  *
  * <p>Each trace ({@link ArrivalTrace}) is replayed into both streams at once, order by order; then both sides are
- * watched until every order is done and both are back to 1 replica (or the tail limit passes). Printed per trace and
+ * watched until every order is done and both are back to 1 replica (or the tail limit passes). The next trace starts
+ * once both are back at 1 replica (that wait is not measured). Printed per trace and
  * side: replica-seconds (pods that exist, sampled every 0.5 s, from the trace's start to the end of the tail, the
  * same window for both), p99 and max job wait (an order's enqueue to its handler's start: the receipt's entry time
  * less the 1 s of work), scale events (changes of the Deployment's replicas), jobs killed (deliveries a worker
@@ -39,6 +40,8 @@ public final class KedaComparisonBenchmark {
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
     static final int WORK_MS = 1000;
     private static final String JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+    /** The longest wait for both sides to come back to 1 replica between traces (KEDA's HPA holds for 300 s). */
+    private static final Duration SETTLE_LIMIT = Duration.ofMinutes(8);
 
     private KedaComparisonBenchmark() {}
 
@@ -85,6 +88,17 @@ public final class KedaComparisonBenchmark {
                 }
             }, 0, PoolSampler.PERIOD_MS, TimeUnit.MILLISECONDS);
             for (ArrivalTrace trace : traces) {
+                if (!results.isEmpty()) {
+                    // Each trace starts from 1 replica on both sides: wait out the previous one (not measured).
+                    long settling = System.currentTimeMillis();
+                    waitUntil(SETTLE_LIMIT, "both pools back at 1 replica before " + trace.name(), () -> {
+                        synchronized (samplers) {
+                            return samplers.stream().allMatch(s -> s.desired() <= 1 && s.pods() <= 1);
+                        }
+                    });
+                    System.out.printf("%nboth sides back at 1 replica after %d s (not measured)%n",
+                            (System.currentTimeMillis() - settling) / 1000);
+                }
                 results.add(run(trace, sides, samplers, feed, redis, cluster, ns, tailLimit));
             }
         } finally {
