@@ -14,6 +14,18 @@ import java.util.List;
 record Scenario(ArrivalTrace trace, Workload workload, int maxReplicas, double tailSeconds, String notes,
                 List<Contestant> contestants) {
 
+    /** The autoscaling target: the needed replicas ready within this factor of {@link #causalBoundSeconds}. */
+    static final double TARGET_FACTOR = 1.5;
+
+    /**
+     * The causal bound on the time from a rise of the need to that many replicas ready: one job time (before the
+     * first job finishes, a backlog of slow jobs looks like one of fast ones), plus pod start-up, plus one poll (the
+     * earliest a controller acting on observations sees the change). No autoscaler that is not told beats it.
+     */
+    double causalBoundSeconds(long pollMs) {
+        return workload.serviceSeconds() + workload.startupSeconds() + pollMs / 1000.0;
+    }
+
     int neededAt(double seconds) {
         double rate = trace.rateAt(seconds);
         int need = (int) Math.ceil(rate / workload.perReplicaRate() - 1e-9);
