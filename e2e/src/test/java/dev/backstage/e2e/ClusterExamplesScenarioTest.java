@@ -40,6 +40,8 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * The many-node examples as users apply them, on the real local cluster with the chart installed (as in
@@ -52,6 +54,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("cluster")
 @Tag("slow")
+@UsesSharedBrokers({SharedBroker.REDIS_CLUSTER, SharedBroker.RABBITMQ_CLUSTER})
 class ClusterExamplesScenarioTest {
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
     private static final String REDIS_CLUSTER = "redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002";

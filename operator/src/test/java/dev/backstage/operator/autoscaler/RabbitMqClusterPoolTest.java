@@ -47,6 +47,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * The operator on the 3-node RabbitMQ cluster of {@code bin/lib.sh ensure_rabbitmq_cluster} (bs-a, bs-b, bs-c on
@@ -54,6 +56,7 @@ import org.junit.jupiter.api.Test;
  * management API), and a pool reports the backlog and the dead letters read through the cluster and scales on them.
  */
 @Tag("broker")
+@UsesSharedBrokers(SharedBroker.RABBITMQ_CLUSTER)
 class RabbitMqClusterPoolTest {
     private static final String AMQP = "amqp://guest:guest@127.0.0.1:5681";
     private static final String ADDRESSES = "127.0.0.1:5681,127.0.0.1:5682,127.0.0.1:5683";

@@ -47,6 +47,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * The operator on the 6-node Redis Cluster of {@code bin/lib.sh} (127.0.0.1:7000-7005): a {@code redis+cluster://}
@@ -55,6 +57,7 @@ import org.junit.jupiter.api.Test;
  * shards, reports each queue's backlog and dead letters, and scales back to zero once everything is acknowledged.
  */
 @Tag("broker")
+@UsesSharedBrokers(SharedBroker.REDIS_CLUSTER)
 class RedisClusterPoolTest {
     private static final String SEEDS = "redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002";
     private static final String GROUP = ProviderSettings.DEFAULT_GROUP;

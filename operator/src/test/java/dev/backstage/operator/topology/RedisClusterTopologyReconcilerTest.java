@@ -26,6 +26,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * A topology in cluster mode on the 6-node Redis Cluster of {@code bin/lib.sh} (issue 23): the mode comes from
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * cluster itself.
  */
 @Tag("broker")
+@UsesSharedBrokers(SharedBroker.REDIS_CLUSTER)
 class RedisClusterTopologyReconcilerTest {
     private static OperatorTestHarness harness;
     private static KubernetesClient client;

@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * 5,000 jobs on a quorum queue of the 3-node cluster; mid-run the node leading that queue is SIGKILLed, then
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("broker")
 @Tag("slow")
+@UsesSharedBrokers(value = SharedBroker.RABBITMQ_CLUSTER, disrupts = true)
 class RabbitMqNodeFailureTest {
     private static final int JOBS = 5_000;
     private static final int KILL_AFTER = 1_500;

@@ -29,6 +29,8 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import java.util.stream.Stream;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * Issue 23: a primary dies ({@code kill -9}) in the middle of 5,000 jobs. In every run every job in the broker's
@@ -44,6 +46,7 @@ import java.util.stream.Stream;
 @Tag("slow")
 @ParameterizedClass(name = "{0}, waitReplicas={1}")
 @MethodSource("runs")
+@UsesSharedBrokers(value = {SharedBroker.REDIS_CLUSTER, SharedBroker.REDIS_SENTINEL}, disrupts = true)
 class RedisFailoverTest {
     private static final int JOBS = 5_000;
     private static final int DELAYED = 50;
