@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The webhook under 64 slow clients, judged by the real API server ({@code bin/control-plane}): a
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * request they never finish and open a new one whenever the server cuts one off, and creates of topologies must
  * still be admitted: the API server refuses them if the webhook does not answer within its timeout.
  */
+@Tag("cluster")
 class SlowClientsOnApiServerTest {
     private static final int STALLED = 64;
 

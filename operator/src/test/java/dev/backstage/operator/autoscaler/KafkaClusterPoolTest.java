@@ -40,6 +40,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
@@ -94,8 +95,11 @@ class KafkaClusterPoolTest {
         awaitTopologyReady(client, ns, "events");
         String orders = prefix + ".orders";
         String deadLetters = prefix + ".orders.dead-letter";
-        Map<String, TopicDescription> topics = admin.describeTopics(List.of(orders, deadLetters)).allTopicNames()
-                .get(30, TimeUnit.SECONDS);
+        // The topics were made through one broker; the broker this admin asks may learn of them a moment later.
+        Map<String, TopicDescription> topics = await("both topics known to every broker").atMost(WAIT)
+                .ignoreExceptionsMatching(e -> e.getCause() instanceof UnknownTopicOrPartitionException)
+                .until(() -> admin.describeTopics(List.of(orders, deadLetters)).allTopicNames()
+                        .get(30, TimeUnit.SECONDS), t -> t.size() == 2);
         assertEquals(3, topics.get(orders).partitions().size());
         topics.values().forEach(t -> t.partitions().forEach(p ->
                 assertEquals(3, p.replicas().size(), t.name() + "-" + p.partition() + " replicas " + p.replicas())));

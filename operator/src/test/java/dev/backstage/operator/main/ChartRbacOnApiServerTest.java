@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The chart's RBAC as the real API server's authorizer judges it ({@code kubectl auth can-i} as the operator's
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * cluster-wide rights come only with {@code watchAllNamespaces: true}. The chart is installed without its webhook
  * and no pod runs here (no node): RBAC alone is under test.
  */
+@Tag("cluster")
 class ChartRbacOnApiServerTest {
     @Test
     void givenTheChartsDefaultsTheOperatorMayTouchOnlyItsOwnNamespaceAndClusterWideIsAnExplicitValue() {

@@ -31,11 +31,13 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Deleting topologies on the real API server, with the operator running and after it is gone (as after
  * {@code helm uninstall}): a retained topology carries no finalizer, so nothing waits for an operator.
  */
+@Tag("cluster")
 class TopologyDeletionOnApiServerTest {
     private static final String REDIS = "redis://127.0.0.1:6379";
     private RealApiServer api;
