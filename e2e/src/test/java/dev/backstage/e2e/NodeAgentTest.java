@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * answered from the node's log endpoint.
  */
 @Tag("slow")
+@Tag("cluster")
 class NodeAgentTest {
 
     @Test

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The operator's high availability with the chart's defaults, on the real local cluster (kube-apiserver,
@@ -48,6 +49,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * mid-scale, a live replica leads again (the time is printed; the target is 15 s) and the autoscaling goes on.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("cluster")
+@Tag("broker")
+@Tag("slow")
 class OperatorFailoverTest {
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
     private static final String LEASE = RealSandbox.RELEASE + "-leader";

@@ -35,6 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Day 2 on the real local cluster (kube-apiserver, kube-controller-manager's Deployment controller, the operator
@@ -44,6 +45,9 @@ import org.junit.jupiter.api.Test;
  * counted and printed), nothing stays pending, every old pod's own log says it stopped drained (no handler cut off),
  * every pod now runs the new template, and the pool's status.updatedReplicas went below replicas and back.
  */
+@Tag("cluster")
+@Tag("broker")
+@Tag("slow")
 class RollingUpdateTest {
     private static final String REDIS = RedisStreams.URL;
     private static final int ORDERS = 3000;
