@@ -142,6 +142,74 @@ class KubectlBackstagePluginTest {
     }
 
     @Test
+    void givenATopologyOnTheRedisCluster_whenInspectedListedAndRedriven_thenEachStepMatchesTheShardsState() {
+        // The topology names one node of the 6-node cluster of bin/lib.sh with a plain redis:// URL and says
+        // spec.redis.mode: cluster, as for a managed configuration endpoint: the plugin passes the mode to the CLI.
+        String clusterPrefix = UniqueNames.prefix("kbpc");
+        cp.kubectl("create", "secret", "generic", "cluster-redis", "-n", namespace,
+                "--from-literal=url=redis://127.0.0.1:7000").orThrow();
+        apply("""
+                apiVersion: backstage.dev/v1alpha1
+                kind: BackstageTopology
+                metadata: {name: cluster-redis}
+                spec:
+                  provider: redis
+                  connection: {secretName: cluster-redis, key: url}
+                  keyPrefix: %s
+                  redis: {mode: cluster, waitReplicas: 1}
+                  queues: [{name: default}, {name: emails}]
+                ---
+                apiVersion: backstage.dev/v1alpha1
+                kind: BackstageWorkerPool
+                metadata: {name: cluster-workers}
+                spec:
+                  image: backstage-sample-tasks:0.1.0
+                  topologyRef: {name: cluster-redis}
+                  queues: [default, emails]
+                """.formatted(clusterPrefix));
+        String defaults = "{" + clusterPrefix + ":default}";
+        String emails = "{" + clusterPrefix + ":emails}";
+        var client = io.lettuce.core.cluster.RedisClusterClient.create(
+                java.util.List.of(io.lettuce.core.RedisURI.create("127.0.0.1", 7000)));
+        try (var cluster = client.connect()) {
+            var redis = cluster.sync();
+            try {
+                ControlPlane.Result enqueued = plugin("enqueue", "cluster-workers", "processOrder", "{\"orderId\":\"c1\"}",
+                        "-n", namespace, "--queue", "default", "--count", "3");
+                assertEquals(0, enqueued.exit(), enqueued.err());
+                assertEquals(3, redis.xlen(defaults), "on the shard of " + defaults);
+                for (int i = 0; i < 2; i++) {
+                    redis.xadd(emails + ":dead-letter", "taskName", "sendReceipt", "payload", "{\"n\":" + i + "}",
+                            "enqueuedAt", "1", "originalId", "1-" + i, "deliveryCount", "6", "deadLetteredAt", "2",
+                            "error", "boom");
+                }
+
+                ControlPlane.Result run = plugin("inspect", "cluster-workers", "-n", namespace);
+                assertEquals(0, run.exit(), run.err());
+                assertTrue(run.out().lines().anyMatch(l -> l.matches("default\\s+3\\s+0\\s+0\\s+.*")), run.out());
+                assertTrue(run.out().lines().anyMatch(l -> l.matches("emails\\s+0\\s+0\\s+2\\s+.*")), run.out());
+
+                ControlPlane.Result list = plugin("dead-letters", "list", "cluster-workers", "-n", namespace,
+                        "--queue", "emails");
+                assertEquals(0, list.exit(), list.err());
+                assertTrue(list.out().startsWith("2 dead letters on emails"), list.out());
+                assertTrue(list.out().contains("error=boom"), list.out());
+
+                ControlPlane.Result redrive = plugin("dead-letters", "redrive", "cluster-workers", "-n", namespace,
+                        "--queue", "emails");
+                assertEquals(0, redrive.exit(), redrive.err());
+                assertEquals(0, redis.xlen(emails + ":dead-letter"), "the dead letters left their stream");
+                assertEquals(2, redis.xlen(emails), "and are back on the queue in its slot");
+                assertFalse((run.out() + list.out() + redrive.out()).contains("127.0.0.1:7000"), "the URL is never shown");
+            } finally {
+                redis.del(defaults, emails, emails + ":dead-letter");
+            }
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
     void givenAPoolEnqueueWritesTheJobsWithItsTopologysPrefixOnThePoolQueue() {
         cp.kubectl("create", "secret", "generic", "enq-redis", "-n", namespace, "--from-literal=url=" + REDIS).orThrow();
         topologyAndPool("enq-redis", "enq-redis", "enq-workers");

@@ -36,6 +36,11 @@ final class BrokerOptions {
     @Option(names = "--tls-key-file", description = "PEM private key of --tls-cert-file")
     String tlsKeyFile;
 
+    @Option(names = "--redis-option", paramLabel = "KEY=VALUE", description = "a Redis provider option, e.g."
+            + " mode=cluster (a redis:// URL naming one node of a cluster), waitReplicas=1, waitTimeoutMs=2000;"
+            + " repeatable (kubectl backstage passes the topology's spec.redis)")
+    Map<String, String> redisOptions;
+
     @Option(names = "--tls", description = "Kafka only: TLS with the JVM's default roots (the TLS file flags imply it)")
     boolean kafkaTls;
 
@@ -63,6 +68,13 @@ final class BrokerOptions {
         putIfSet(options, BrokerTls.OPT_CA_FILE, tlsCaFile);
         putIfSet(options, BrokerTls.OPT_CERT_FILE, tlsCertFile);
         putIfSet(options, BrokerTls.OPT_KEY_FILE, tlsKeyFile);
+        if (redisOptions != null && !redisOptions.isEmpty()) {
+            if (!name.equals("redis")) {
+                throw new ConfigurationException("--redis-option is for --provider redis, not " + name
+                        + ": drop it");
+            }
+            options.putAll(redisOptions);
+        }
         if (kafkaTls) {
             if (!name.equals("kafka")) {
                 throw new ConfigurationException("--tls is for Kafka; Redis and RabbitMQ take TLS from rediss:// or amqps://");

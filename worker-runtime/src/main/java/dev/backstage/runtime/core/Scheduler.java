@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Missed ticks follow Kubernetes CronJob's {@code startingDeadlineSeconds} ({@link TickPolicy}): when several
  * ticks came due at once (a pause, a stopped loop) only the latest is fired, and only while it is within the
- * schedule's starting deadline. A scheduler keeps no state of its own: at start it fires the latest tick within
+ * schedule's starting deadline; ticks that came due while the broker failed or was slow (a failover) are each fired,
+ * in order, up to {@link TickPolicy#OUTAGE_CATCH_UP} late. A scheduler keeps no state of its own: at start it fires the latest tick within
  * the deadline (once across the fleet, thanks to the claim); without a deadline it starts with the next tick.
  *
  * <pre>{@code
@@ -69,6 +70,8 @@ public final class Scheduler implements AutoCloseable {
         Instant lastFiredTick;
         String lastError;
         Instant retryAt;
+        /** The broker failed or was slow since this schedule last caught up: late ticks are each fired. */
+        boolean brokerTrouble;
 
         Entry(Schedule schedule, Instant handledThrough) {
             this.schedule = schedule;
@@ -107,7 +110,8 @@ public final class Scheduler implements AutoCloseable {
     private synchronized List<CronTick.Outcome> runDue(Instant now) {
         List<CronTick.Outcome> outcomes = new ArrayList<>();
         for (Entry entry : entries.values()) {
-            TickDecision decision = TickPolicy.decide(entry.schedule, entry.handledThrough, now);
+            TickDecision decision = TickPolicy.decide(entry.schedule, entry.handledThrough, now,
+                    entry.brokerTrouble ? TickPolicy.OUTAGE_CATCH_UP : TickPolicy.CATCH_UP);
             if (decision.fire().isEmpty()) {
                 if (decision.missed() > 0) {
                     LOG.warn("schedule '{}': tick {} skipped, {}s past its starting deadline of {}s ({} missed)",
@@ -121,9 +125,13 @@ public final class Scheduler implements AutoCloseable {
             }
             Instant tick = decision.fire().get();
             entry.retryAt = null;
+            long calledAt = System.nanoTime();
             try {
                 CronTick.Outcome outcome = CronTick.fire(entry.schedule, tick, capabilities.dedupe(),
                         capabilities.jobs(), clock);
+                // A call that took longer than a turn (a failover the client rode out) leaves ticks due behind it.
+                entry.brokerTrouble = System.nanoTime() - calledAt > MAX_SLEEP.toNanos()
+                        || (entry.brokerTrouble && !caughtUp(entry.schedule, decision.handledThrough()));
                 if (outcome.alreadyFired()) {
                     entry.alreadyFired++;
                 } else {
@@ -136,22 +144,31 @@ public final class Scheduler implements AutoCloseable {
                 entry.lastError = null;
                 outcomes.add(outcome);
             } catch (CronTick.ClaimedNotPublishedException e) {
+                entry.brokerTrouble = true;
                 entry.handledThrough = decision.handledThrough(); // claimed: no one may fire it again
                 entry.lastError = e.getMessage();
                 LOG.error("schedule '{}': {}", entry.schedule.name(), e.getMessage());
             } catch (CronTick.NotPublishedException e) {
                 // Released: the tick stays due and is tried again next turn, within the deadline.
+                entry.brokerTrouble = true;
                 entry.lastError = e.getMessage();
                 entry.retryAt = now.plus(RETRY_PAUSE);
                 LOG.warn("schedule '{}': {}", entry.schedule.name(), entry.lastError);
             } catch (RuntimeException e) {
                 // The claim itself failed (the dedupe backend is unreachable): try again next turn, within the deadline.
+                entry.brokerTrouble = true;
                 entry.lastError = "claiming tick " + tick + " failed: " + e.getMessage();
                 entry.retryAt = now.plus(RETRY_PAUSE);
                 LOG.warn("schedule '{}': {}", entry.schedule.name(), entry.lastError);
             }
         }
         return outcomes;
+    }
+
+    /** True when no tick after {@code handledThrough} is due yet on the real clock. */
+    private boolean caughtUp(Schedule schedule, Instant handledThrough) {
+        return schedule.cron().next(handledThrough, schedule.zone()).map(next -> next.isAfter(clock.instant()))
+                .orElse(true);
     }
 
     /** Starts the loop on a daemon thread ({@code backstage-scheduler-N}). */

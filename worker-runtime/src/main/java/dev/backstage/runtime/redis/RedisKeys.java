@@ -70,6 +70,15 @@ public record RedisKeys(String prefix, boolean queueTags) {
         return prefix + ":dedupe:" + key;
     }
 
+    /**
+     * The claim of a cron tick whose job goes to {@code queue}, written together with the job by one script: the
+     * dedupe key {@link #dedupe}, except with per-queue tags, where it carries the queue's tag
+     * ({@code {p:q}:dedupe:cron:…}) so that it lives in the stream's slot.
+     */
+    public String tickClaim(String queue, String key) {
+        return queueTags ? stream(queue) + ":dedupe:" + key : dedupe(key);
+    }
+
     /** The failure record of entry {@code entryId} read from {@code stream}, in the stream's slot. */
     public String error(String stream, String entryId) {
         return queueTags ? stream + ":error:" + entryId : prefix + ":error:" + entryId;

@@ -46,6 +46,20 @@ final class RedisScripts {
             """;
 
     /**
+     * Claim a cron tick and enqueue its job in one step (a tick is never enqueued twice, even by a retry after an
+     * unclear failure): when the claim key is free, XADD the job and store the entry's id as the claim's value, with
+     * the claim's TTL. KEYS[1] = claim, KEYS[2] = stream (one slot: see {@link RedisKeys#tickClaim}); ARGV = TTL in
+     * ms, then the job's field/value pairs. Returns {1, id} when claimed here, {0, value} when already claimed.
+     */
+    static final String CLAIM_AND_ADD = """
+            local held = redis.call('GET', KEYS[1])
+            if held then return {0, held} end
+            local id = redis.call('XADD', KEYS[2], '*', unpack(ARGV, 2))
+            redis.call('SET', KEYS[1], id, 'PX', ARGV[1])
+            return {1, id}
+            """;
+
+    /**
      * Claim due members for a foreign jobs provider: move them from {p}:scheduled to {p}:scheduled:claimed
      * (score = claim time) and return them, together with claims abandoned longer than the retry age.
      * KEYS[1] = scheduled, KEYS[2] = claimed; ARGV = now, batch, abandonedBefore.

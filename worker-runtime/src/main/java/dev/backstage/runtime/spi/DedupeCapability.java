@@ -16,4 +16,12 @@ public interface DedupeCapability {
     default boolean release(String key) {
         return false;
     }
+
+    /**
+     * The atomic claim-and-enqueue onto {@code jobs}, when this backend and {@code jobs} are the same broker (Redis
+     * dedupe and Redis jobs of one URL and prefix); empty otherwise, and then callers claim and publish in two steps.
+     */
+    default java.util.Optional<ClaimingPublisher> claimingPublisher(JobsCapability jobs) {
+        return java.util.Optional.empty();
+    }
 }

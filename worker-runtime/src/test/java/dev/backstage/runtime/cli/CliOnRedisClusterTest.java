@@ -92,6 +92,22 @@ class CliOnRedisClusterTest {
         assertTrue(run.exit() != 0, "exit " + run.exit());
     }
 
+    @Test
+    void givenOneNodesRedisUrlWithRedisOptionModeCluster_whenEnqueuing_thenTheJobsGoToTheQueuesSlotOnTheCluster() {
+        CliRun run = CliRun.of("enqueue", "mail", "{}", "--url", "redis://127.0.0.1:7000", "--redis-option",
+                "mode=cluster", "--redis-option", "waitReplicas=1", "--prefix", prefix, "--queue", "emails",
+                "--count", "2");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(2, redis.xlen(stream("emails")), "under the queue's hash tag, on its shard");
+
+        CliRun wrong = CliRun.of("inspect", "--provider", "rabbitmq", "--redis-option", "mode=cluster");
+        assertEquals(2, wrong.exit(), wrong.err());
+        assertEquals(1, wrong.err().strip().lines().count(), wrong.err());
+        assertTrue(wrong.err().contains("--redis-option is for --provider redis, not rabbitmq: drop it"), wrong.err());
+        CliRun unknown = CliRun.of("inspect", "--url", URL, "--redis-option", "mood=cluster", "--prefix", prefix);
+        assertTrue(unknown.err().contains("unknown redis option 'mood'"), unknown.err());
+    }
+
     private String stream(String queue) {
         return "{" + prefix + ":" + queue + "}";
     }

@@ -95,7 +95,7 @@ class RedisSchedulerTest {
         assertEquals(expected, enqueued);
         assertEquals(expected, sa.fired() + sb.fired());
         assertEquals(expected, sa.alreadyFired() + sb.alreadyFired(), "each tick was also tried by the other one");
-        long claims = redis.redis().keys(redis.keys().dedupe("cron:every-minute:*")).size();
+        long claims = redis.redis().keys(redis.keys().tickClaim("reports", "cron:every-minute:*")).size();
         assertEquals(expected, claims, "one claim key per tick");
     }
 
@@ -113,7 +113,7 @@ class RedisSchedulerTest {
         await("four ticks").atMost(Duration.ofSeconds(30)).until(() -> streamLength("default") >= 4);
         schedulers.forEach(Scheduler::close);
         long jobs = streamLength("default");
-        long claims = redis.redis().keys(redis.keys().dedupe("cron:every-second:*")).size();
+        long claims = redis.redis().keys(redis.keys().tickClaim("default", "cron:every-second:*")).size();
         long fired = schedulers.stream().mapToLong(s -> s.stats("every-second").fired()).sum();
         System.out.printf("two started schedulers, '* * * * * *' on the real clock: ticks claimed %d, jobs enqueued %d,"
                 + " fired %d%n", claims, jobs, fired);
@@ -139,9 +139,9 @@ class RedisSchedulerTest {
         // docs/wire-format.md: taskName, payload = {"taskName":…,"args":[…]}, enqueuedAt, in the TS order.
         assertEquals("taskName=report.build payload={\"taskName\":\"report.build\",\"args\":[{\"full\":true}]}"
                 + " enqueuedAt=1767232801000", record);
-        String claim = redis.keys().dedupe("cron:nightly-report:") + Instant.parse("2026-01-01T02:00:00Z")
+        String claim = redis.keys().tickClaim("reports", "cron:nightly-report:") + Instant.parse("2026-01-01T02:00:00Z")
                 .toEpochMilli();
-        assertEquals("1", redis.redis().get(claim));
+        assertEquals(entry.getId(), redis.redis().get(claim), "the claim names the job its tick enqueued");
         long ttl = redis.redis().ttl(claim);
         System.out.println("claim key: " + claim + " TTL " + ttl + " s");
         assertTrue(ttl > 3600 && ttl <= 3900, "starting deadline 5 min + 1 h, got " + ttl);

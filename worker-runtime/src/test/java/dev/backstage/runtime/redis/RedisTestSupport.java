@@ -26,6 +26,7 @@ public final class RedisTestSupport implements AutoCloseable {
             "redis-sentinel://127.0.0.1:26379,127.0.0.1:26380,127.0.0.1:26381#backstage");
 
     private final RedisMode mode;
+    private final String url;
     private final String prefix;
     private final AbstractRedisClient client;
     private final StatefulConnection<String, String> connection;
@@ -41,9 +42,15 @@ public final class RedisTestSupport implements AutoCloseable {
 
     /** With a prefix of the test's choosing, e.g. one in braces (the seed layout on a cluster). */
     public RedisTestSupport(RedisMode mode, String prefix) {
+        this(mode, url(mode), prefix);
+    }
+
+    /** On another Redis than the shared one of this mode, e.g. a {@code PrivateRedisCluster}'s URL. */
+    public RedisTestSupport(RedisMode mode, String url, String prefix) {
         this.mode = mode;
+        this.url = url;
         this.prefix = prefix;
-        var uris = RedisEndpoints.of(url(mode), mode);
+        var uris = RedisEndpoints.of(url, mode);
         if (mode == RedisMode.CLUSTER) {
             RedisClusterClient cluster = RedisClusterClient.create(uris);
             // Follows a failover as the provider does, so assertions after a killed primary reach the new one.
@@ -86,7 +93,7 @@ public final class RedisTestSupport implements AutoCloseable {
 
     /** Settings with this test's prefix and timings short enough for tests. */
     public RedisSettings settings() {
-        return RedisSettings.of(url(mode)).withPrefix(prefix)
+        return RedisSettings.of(url).withPrefix(prefix)
                 .withIdleTimeout(Duration.ofSeconds(2))
                 .withReclaimInterval(Duration.ofMillis(250));
     }

@@ -2,6 +2,7 @@ package dev.backstage.runtime.spi.schedule;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.backstage.runtime.spi.ClaimingPublisher;
 import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.JobsCapability;
@@ -22,7 +23,9 @@ import java.time.Instant;
  * again, by this scheduler or another, while within its deadline (a publish that reached the broker but reported
  * a failure can then run twice — at-least-once). Only when the claim cannot be given back (a backend without
  * release, or the release failed too) is the tick reported as {@link ClaimedNotPublishedException} and not fired
- * again. A failed claim (the dedupe backend is down) propagates as it is, and the tick stays due.
+ * again. A failed claim (the dedupe backend is down) propagates as it is, and the tick stays due. When the dedupe
+ * backend is the jobs' own broker (Redis), claim and job are one atomic step instead ({@link ClaimingPublisher}): a
+ * retry never enqueues a tick twice.
  */
 public final class CronTick {
     /** How long a claim outlives the starting deadline (the whole claim when there is no deadline). */
@@ -58,9 +61,20 @@ public final class CronTick {
                 1, null);
     }
 
-    /** Claims {@code tick} and, when this caller won the claim, publishes its job. Broker errors propagate. */
+    /**
+     * Claims {@code tick} and, when this caller won the claim, publishes its job. Broker errors propagate. When the
+     * dedupe backend and the jobs are one broker ({@link DedupeCapability#claimingPublisher}), claim and job are one
+     * atomic step: a failure leaves neither (or both, when only the replica wait failed) and the tick stays due; the
+     * retry then finds the claim and reports the tick already fired, so it is enqueued once.
+     */
     public static Outcome fire(Schedule schedule, Instant tick, DedupeCapability dedupe, JobsCapability jobs,
             Clock clock) {
+        java.util.Optional<ClaimingPublisher> atomic = dedupe.claimingPublisher(jobs);
+        if (atomic.isPresent()) {
+            ClaimingPublisher.Result result = atomic.get().claimAndPublish(dedupeKey(schedule, tick),
+                    claimTtl(schedule), job(schedule, clock));
+            return new Outcome(tick, result.jobId(), !result.claimed());
+        }
         if (!dedupe.tryClaim(dedupeKey(schedule, tick), claimTtl(schedule))) {
             return new Outcome(tick, null, true);
         }

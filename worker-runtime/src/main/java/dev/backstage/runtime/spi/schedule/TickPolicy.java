@@ -12,12 +12,22 @@ import java.util.Optional;
  * <p>A tick that is only a little late ({@link #CATCH_UP} or less, and within the starting deadline) is never passed
  * over: when a slow turn lets a per-second schedule's next tick come due before the previous one fired, both fire,
  * oldest first. Only ticks older than that follow the latest-only rule.
+ *
+ * <p>A scheduler whose broker failed or answered slowly (a failover) passes {@link #OUTAGE_CATCH_UP} instead: the
+ * ticks that came due while it kept trying are each fired, in order, once the broker answers again, as long as the
+ * oldest is at most that late (and within the starting deadline). A longer outage follows the latest-only rule.
  */
 public final class TickPolicy {
     /** Counting missed ticks stops here (a per-second schedule after a long outage); the figure is then a floor. */
     static final long COUNT_LIMIT = 100_000;
     /** Ticks at most this late are each fired, in order, rather than passed over for the latest. */
     public static final Duration CATCH_UP = Duration.ofSeconds(5);
+    /**
+     * Ticks at most this late are each fired, in order, by a scheduler that was running but could not reach its
+     * broker: longer than a Redis Cluster failover with its default {@code cluster-node-timeout} (15 s) or a Sentinel
+     * failover with the default {@code down-after-milliseconds} (30 s), plus the election and the reconnect.
+     */
+    public static final Duration OUTAGE_CATCH_UP = Duration.ofSeconds(60);
 
     private TickPolicy() {}
 
@@ -26,6 +36,14 @@ public final class TickPolicy {
      * @param now   the scheduler's clock
      */
     public static TickDecision decide(Schedule schedule, Instant since, Instant now) {
+        return decide(schedule, since, now, CATCH_UP);
+    }
+
+    /**
+     * @param catchUp ticks at most this late are each fired, oldest first ({@link #CATCH_UP}, or
+     *                {@link #OUTAGE_CATCH_UP} after the broker failed or was slow)
+     */
+    public static TickDecision decide(Schedule schedule, Instant since, Instant now, Duration catchUp) {
         Optional<Instant> next = schedule.cron().next(now, schedule.zone());
         Optional<Instant> latest = schedule.cron().latest(now, schedule.zone());
         if (latest.isEmpty() || !latest.get().isAfter(since)) {
@@ -34,7 +52,7 @@ public final class TickPolicy {
         Duration deadline = schedule.startingDeadline();
         Instant oldest = schedule.cron().next(since, schedule.zone()).orElseThrow(); // due: latest is after since
         Duration late = Duration.between(oldest, now);
-        if (oldest.isBefore(latest.get()) && late.compareTo(CATCH_UP) <= 0
+        if (oldest.isBefore(latest.get()) && late.compareTo(catchUp) <= 0
                 && (deadline == null || late.compareTo(deadline) <= 0)) {
             return new TickDecision(Optional.of(oldest), 0, Optional.empty(), oldest, next);
         }

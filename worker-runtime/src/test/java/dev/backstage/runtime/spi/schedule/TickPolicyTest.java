@@ -41,6 +41,27 @@ class TickPolicyTest {
     }
 
     @Test
+    void givenABrokerOutageOf40s_whenTheOutageCatchUpApplies_thenEachLateTickFiresOldestFirst() {
+        Schedule perSecond = Schedule.of("s", "* * * * * *", "t");
+        Instant now = T0.plusSeconds(41);
+        TickDecision normal = TickPolicy.decide(perSecond, T0, now);
+        assertEquals(Optional.of(T0.plusSeconds(41)), normal.fire(), "a scheduler that was away: the latest only");
+        assertEquals(40, normal.missed());
+        TickDecision outage = TickPolicy.decide(perSecond, T0, now, TickPolicy.OUTAGE_CATCH_UP);
+        assertEquals(Optional.of(T0.plusSeconds(1)), outage.fire(), "the oldest first");
+        assertEquals(0, outage.missed());
+    }
+
+    @Test
+    void givenABrokerOutageLongerThanTheOutageCatchUp_thenOnlyTheLatestTickFires() {
+        Schedule perSecond = Schedule.of("s", "* * * * * *", "t");
+        Instant now = T0.plus(TickPolicy.OUTAGE_CATCH_UP).plusSeconds(2);
+        TickDecision d = TickPolicy.decide(perSecond, T0, now, TickPolicy.OUTAGE_CATCH_UP);
+        assertEquals(Optional.of(now), d.fire());
+        assertEquals(TickPolicy.OUTAGE_CATCH_UP.toSeconds() + 1, d.missed());
+    }
+
+    @Test
     void afterDowntimeOnlyTheLatestTickFiresAndTheOthersAreCountedMissed() {
         Schedule every = Schedule.of("s", "* * * * *", "t");
         TickDecision d = TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(5));
