@@ -31,7 +31,7 @@ public record Schedule(String name, CronExpression cron, ZoneId zone, String tas
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     public Schedule {
-        BrokerNames.scheduleProblem("schedule name", name).ifPresent(problem -> {
+        BrokerNames.scheduleProblem("schedule", name).ifPresent(problem -> {
             throw new InvalidScheduleException(problem);
         });
         Objects.requireNonNull(cron, "cron");
