@@ -2,8 +2,8 @@ package dev.backstage.operator.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.backstage.runtime.spi.BrokerNames;
 import io.fabric8.generator.annotation.Default;
-import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -44,14 +44,14 @@ public class BackstageTopologySpec {
     private TlsSpec tls;
 
     @Default("backstage")
-    @Size(min = 1, max = 100)
-    @Pattern(ResourceNames.BROKER_NAME)
+    @Size(min = 1, max = BrokerNames.PREFIX_MAX_LENGTH)
+    @ValidationRule(value = BrokerNameRules.PREFIX, message = BrokerNameRules.PREFIX_MESSAGE)
     @JsonPropertyDescription("Prefix of every broker object name (streams, queues, topics, keys).")
     private String keyPrefix = "backstage";
 
     @Default("backstage-workers")
-    @Size(min = 1, max = 200)
-    @Pattern(ResourceNames.BROKER_NAME)
+    @Size(min = 1, max = BrokerNames.GROUP_MAX_LENGTH)
+    @ValidationRule(value = BrokerNameRules.GROUP, message = BrokerNameRules.GROUP_MESSAGE)
     @JsonPropertyDescription("Consumer group the workers join (Redis stream group, Kafka group; RabbitMQ ignores it).")
     private String consumerGroup = "backstage-workers";
 

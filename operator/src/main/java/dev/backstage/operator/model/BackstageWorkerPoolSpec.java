@@ -3,6 +3,7 @@ package dev.backstage.operator.model;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.backstage.runtime.config.Durations;
+import dev.backstage.runtime.spi.BrokerNames;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
@@ -41,8 +42,10 @@ public class BackstageWorkerPoolSpec {
     private TopologyReference topologyRef;
 
     @Size(max = 64)
+    @ValidationRule(value = BrokerNameRules.EVERY_QUEUE, message = BrokerNameRules.QUEUE_MESSAGE)
+    @ValidationRule(value = BrokerNameRules.EVERY_QUEUE_NOT_RESERVED, message = BrokerNameRules.NOT_RESERVED_MESSAGE)
     @JsonPropertyDescription("Topology queues to consume, in read-priority order.")
-    private List<String> queues;
+    private List<@Size(min = 1, max = BrokerNames.QUEUE_MAX_LENGTH) String> queues;
 
     @Size(max = 64)
     @JsonPropertyDescription("Topic subscriptions.")

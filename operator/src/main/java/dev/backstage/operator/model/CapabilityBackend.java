@@ -2,9 +2,10 @@ package dev.backstage.operator.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import io.fabric8.generator.annotation.Pattern;
+import dev.backstage.runtime.spi.BrokerNames;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /** A capability (delays, dedupe) supplied by a backend other than the topology's provider, e.g. Redis delays for Kafka jobs. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -17,8 +18,8 @@ public class CapabilityBackend {
     @JsonPropertyDescription("Secret key holding the backend's connection URL.")
     private SecretKeyReference connection;
 
-    @Size(min = 1, max = 100)
-    @Pattern(ResourceNames.BROKER_NAME)
+    @Size(min = 1, max = BrokerNames.PREFIX_MAX_LENGTH)
+    @ValidationRule(value = BrokerNameRules.PREFIX, message = BrokerNameRules.PREFIX_MESSAGE)
     @JsonPropertyDescription("Key prefix on the backend; defaults to the topology's keyPrefix.")
     private String keyPrefix;
 

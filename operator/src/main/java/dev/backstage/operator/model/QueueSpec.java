@@ -2,17 +2,19 @@ package dev.backstage.operator.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.backstage.runtime.spi.BrokerNames;
 import io.fabric8.generator.annotation.Min;
-import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /** A jobs queue of a topology: a Redis stream, a RabbitMQ queue or a Kafka topic (each with a dead-letter twin). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class QueueSpec {
     @Required
-    @Size(min = 1, max = 200)
-    @Pattern(ResourceNames.BROKER_NAME)
+    @Size(min = 1, max = BrokerNames.QUEUE_MAX_LENGTH)
+    @ValidationRule(value = BrokerNameRules.QUEUE, message = BrokerNameRules.QUEUE_MESSAGE)
+    @ValidationRule(value = BrokerNameRules.NOT_RESERVED, message = BrokerNameRules.NOT_RESERVED_MESSAGE)
     @JsonPropertyDescription("Queue name; the broker object is <keyPrefix>:<name> (Redis) or <keyPrefix>.<name> (RabbitMQ, Kafka).")
     private String name;
 

@@ -3,11 +3,12 @@ package dev.backstage.operator.model;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.backstage.runtime.spi.BrokerNames;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
-import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /**
  * A cron schedule of a topology: at each tick the leader operator enqueues one job on the topology's broker, once
@@ -16,8 +17,8 @@ import io.fabric8.generator.annotation.Size;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ScheduleSpec {
     @Required
-    @Size(min = 1, max = 100)
-    @Pattern("^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    @Size(min = 1, max = BrokerNames.SCHEDULE_MAX_LENGTH)
+    @ValidationRule(value = BrokerNameRules.SCHEDULE, message = BrokerNameRules.SCHEDULE_MESSAGE)
     @JsonPropertyDescription("Schedule name, unique in the topology: part of each tick's dedupe key.")
     private String name;
 
@@ -33,13 +34,15 @@ public class ScheduleSpec {
     private String timeZone;
 
     @Required
-    @Size(min = 1, max = 200)
+    @Size(min = 1, max = BrokerNames.TASK_MAX_LENGTH)
+    @ValidationRule(value = BrokerNameRules.TASK, message = BrokerNameRules.TASK_MESSAGE)
     @JsonPropertyDescription("Task name of the job each tick enqueues.")
     private String task;
 
     @Default("default")
-    @Size(min = 1, max = 200)
-    @Pattern(ResourceNames.BROKER_NAME)
+    @Size(min = 1, max = BrokerNames.QUEUE_MAX_LENGTH)
+    @ValidationRule(value = BrokerNameRules.QUEUE, message = BrokerNameRules.QUEUE_MESSAGE)
+    @ValidationRule(value = BrokerNameRules.NOT_RESERVED, message = BrokerNameRules.NOT_RESERVED_MESSAGE)
     @JsonPropertyDescription("Queue the job goes to; must be one of spec.queues. Default: default.")
     private String queue = "default";
 

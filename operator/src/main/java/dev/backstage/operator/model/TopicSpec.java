@@ -2,17 +2,19 @@ package dev.backstage.operator.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.backstage.runtime.spi.BrokerNames;
 import io.fabric8.generator.annotation.Min;
-import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /** A pub/sub topic of a topology. An object rather than a bare name so Kafka sizing has a place. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TopicSpec {
     @Required
-    @Size(min = 1, max = 200)
-    @Pattern(ResourceNames.BROKER_NAME)
+    @Size(min = 1, max = BrokerNames.QUEUE_MAX_LENGTH)
+    @ValidationRule(value = BrokerNameRules.QUEUE, message = BrokerNameRules.QUEUE_MESSAGE)
+    @ValidationRule(value = BrokerNameRules.NOT_RESERVED, message = BrokerNameRules.NOT_RESERVED_MESSAGE)
     @JsonPropertyDescription("Topic name (prefixed with keyPrefix on the broker).")
     private String name;
 

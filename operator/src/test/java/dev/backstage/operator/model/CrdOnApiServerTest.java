@@ -190,6 +190,8 @@ class CrdOnApiServerTest {
         }
         // The provider's transition rule (self == oldSelf) only runs on update: it has its own test.
         messages.removeIf(m -> m.startsWith("provider is immutable"));
+        // The broker-name rules have a class of their own, with hostile names and a table shared with BrokerNames.
+        messages.removeAll(BrokerNamesOnApiServerTest.MESSAGES);
         return messages;
     }
 

@@ -18,15 +18,52 @@ import java.util.regex.Pattern;
  *       names the providers use themselves ({@value #RESERVED_TEXT}), not ending in {@code .dead-letter} or
  *       {@code .retry} and not starting with {@code topic.} or {@code broadcast.};</li>
  *   <li>consumer group: 1-100 of {@code A-Z a-z 0-9 _ . -}, starting with a letter or digit;</li>
- *   <li>task: 1-200 of {@code A-Z a-z 0-9 _ . - : /}, starting with a letter or digit.</li>
+ *   <li>task: 1-200 of {@code A-Z a-z 0-9 _ . - : /}, starting with a letter or digit;</li>
+ *   <li>schedule: 1-100 of {@code A-Z a-z 0-9 _ . -}, starting with a letter or digit (part of each tick's dedupe
+ *       key).</li>
  * </ul>
+ *
+ * <p>The patterns, lengths and fix-it texts are public constants so that the operator's CRD schemas carry the same
+ * rules (as CEL rules with these texts as their messages): one source of truth for admission and the API server.
  */
 public final class BrokerNames {
     public static final String PREFIX_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$";
     public static final String QUEUE_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$";
     public static final String GROUP_PATTERN = QUEUE_PATTERN;
     public static final String TASK_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$";
-    static final String RESERVED_TEXT = "broadcast, scheduled, topics, delayed, redrive, dead-letter";
+    public static final String SCHEDULE_PATTERN = QUEUE_PATTERN;
+    public static final int PREFIX_MAX_LENGTH = 40;
+    public static final int QUEUE_MAX_LENGTH = 100;
+    public static final int GROUP_MAX_LENGTH = QUEUE_MAX_LENGTH;
+    public static final int SCHEDULE_MAX_LENGTH = QUEUE_MAX_LENGTH;
+    public static final int TASK_MAX_LENGTH = 200;
+    /** The queue and topic names the providers use themselves, separated by {@code ", "}. */
+    public static final String RESERVED_TEXT = "broadcast, scheduled, topics, delayed, redrive, dead-letter";
+    /** A queue or topic name may not end with these ... */
+    public static final String RESERVED_SUFFIX_DEAD_LETTER = ".dead-letter";
+    public static final String RESERVED_SUFFIX_RETRY = ".retry";
+    /** ... nor start with these. */
+    public static final String RESERVED_PREFIX_TOPIC = "topic.";
+    public static final String RESERVED_PREFIX_BROADCAST = "broadcast.";
+    /** What to change, after "is not a valid key prefix: ". */
+    public static final String PREFIX_RULE = "use 1-40 letters, digits, '_' or '-', starting with a letter or digit"
+            + " (no '.' or ':'), e.g. orders";
+    /** What to change, after "is not a valid name: " (queues and topics). */
+    public static final String QUEUE_RULE = "use 1-100 letters, digits, '_', '.' or '-', starting with a letter or"
+            + " digit, e.g. emails";
+    /** What to change, after "is not a valid consumer group: ". */
+    public static final String GROUP_RULE = "use 1-100 letters, digits, '_', '.' or '-', starting with a letter or"
+            + " digit, e.g. backstage-workers";
+    /** What to change, after "is not a valid task name: ". */
+    public static final String TASK_RULE = "use 1-200 letters, digits, '_', '.', '-', ':' or '/', starting with a"
+            + " letter or digit, e.g. sendEmail";
+    /** What to change, after "is not a valid schedule name: ". */
+    public static final String SCHEDULE_RULE = "use 1-100 letters, digits, '_', '.' or '-', starting with a letter or"
+            + " digit, e.g. nightly-report";
+    /** Why a reserved queue or topic name is refused, after "is ". */
+    public static final String RESERVED_RULE = "reserved for the provider's own objects (" + RESERVED_TEXT
+            + ", names ending in " + RESERVED_SUFFIX_DEAD_LETTER + " or " + RESERVED_SUFFIX_RETRY + ", starting with "
+            + RESERVED_PREFIX_TOPIC + " or " + RESERVED_PREFIX_BROADCAST + "); choose another";
     private static final Set<String> RESERVED = Set.of(RESERVED_TEXT.split(", "));
     private static final Pattern PREFIX = Pattern.compile(PREFIX_PATTERN);
     private static final Pattern QUEUE = Pattern.compile(QUEUE_PATTERN);
@@ -40,20 +77,17 @@ public final class BrokerNames {
         if (value != null && PREFIX.matcher(value).matches()) {
             return Optional.empty();
         }
-        return Optional.of(field + " " + shown(value) + " is not a valid key prefix: use 1-40 letters, digits, '_' "
-                + "or '-', starting with a letter or digit (no '.' or ':'), e.g. orders");
+        return Optional.of(field + " " + shown(value) + " is not a valid key prefix: " + PREFIX_RULE);
     }
 
     /** Why {@code value} is no queue name (or topic name: the same rules), or empty. */
     public static Optional<String> queueProblem(String field, String value) {
         if (value == null || !QUEUE.matcher(value).matches()) {
-            return Optional.of(field + " " + shown(value) + " is not a valid name: use 1-100 letters, digits, '_', '.' "
-                    + "or '-', starting with a letter or digit, e.g. emails");
+            return Optional.of(field + " " + shown(value) + " is not a valid name: " + QUEUE_RULE);
         }
-        if (RESERVED.contains(value) || value.endsWith(".dead-letter") || value.endsWith(".retry")
-                || value.startsWith("topic.") || value.startsWith("broadcast.")) {
-            return Optional.of(field + " '" + value + "' is reserved for the provider's own objects (" + RESERVED_TEXT
-                    + ", names ending in .dead-letter or .retry, starting with topic. or broadcast.); choose another");
+        if (RESERVED.contains(value) || value.endsWith(RESERVED_SUFFIX_DEAD_LETTER) || value.endsWith(RESERVED_SUFFIX_RETRY)
+                || value.startsWith(RESERVED_PREFIX_TOPIC) || value.startsWith(RESERVED_PREFIX_BROADCAST)) {
+            return Optional.of(field + " '" + value + "' is " + RESERVED_RULE);
         }
         return Optional.empty();
     }
@@ -63,8 +97,7 @@ public final class BrokerNames {
         if (value != null && QUEUE.matcher(value).matches()) {
             return Optional.empty();
         }
-        return Optional.of(field + " " + shown(value) + " is not a valid consumer group: use 1-100 letters, digits, "
-                + "'_', '.' or '-', starting with a letter or digit, e.g. backstage-workers");
+        return Optional.of(field + " " + shown(value) + " is not a valid consumer group: " + GROUP_RULE);
     }
 
     /** Why {@code value} is no task name, or empty. */
@@ -72,8 +105,15 @@ public final class BrokerNames {
         if (value != null && TASK.matcher(value).matches()) {
             return Optional.empty();
         }
-        return Optional.of(field + " " + shown(value) + " is not a valid task name: use 1-200 letters, digits, '_', "
-                + "'.', '-', ':' or '/', starting with a letter or digit, e.g. sendEmail");
+        return Optional.of(field + " " + shown(value) + " is not a valid task name: " + TASK_RULE);
+    }
+
+    /** Why {@code value} is no schedule name, or empty. */
+    public static Optional<String> scheduleProblem(String field, String value) {
+        if (value != null && QUEUE.matcher(value).matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(field + " " + shown(value) + " is not a valid schedule name: " + SCHEDULE_RULE);
     }
 
     public static String requirePrefix(String field, String value) {

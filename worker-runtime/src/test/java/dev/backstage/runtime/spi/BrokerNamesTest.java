@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.backstage.runtime.spi.schedule.InvalidScheduleException;
+import dev.backstage.runtime.spi.schedule.Schedule;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +19,7 @@ class BrokerNamesTest {
                 "\u202Eevil", "\u001B[31mred", "", " default", "x".repeat(100_001)}) {
             for (Optional<String> problem : java.util.List.of(BrokerNames.queueProblem("q", name),
                     BrokerNames.groupProblem("g", name), BrokerNames.prefixProblem("p", name),
-                    BrokerNames.taskProblem("t", name))) {
+                    BrokerNames.taskProblem("t", name), BrokerNames.scheduleProblem("s", name))) {
                 assertTrue(problem.isPresent(), name);
                 String message = problem.get();
                 assertTrue(message.chars().allMatch(c -> c >= 0x20 && c < 0x7f || c == '…'), message);
@@ -37,6 +39,17 @@ class BrokerNamesTest {
         ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> new ProviderSettings("redis", "redis://127.0.0.1:6379", "hy:a", null, null));
         assertTrue(e.getMessage().startsWith("key prefix 'hy:a' is not a valid key prefix"), e.getMessage());
+    }
+
+    @Test
+    void givenAScheduleWhenItsNameBreaksTheRuleThenScheduleRefusesItWithBrokerNamesMessage() {
+        assertEquals(Optional.empty(), BrokerNames.scheduleProblem("s", "nightly-report.v2"));
+        assertTrue(BrokerNames.scheduleProblem("s", "x".repeat(101)).isPresent());
+        InvalidScheduleException e = assertThrows(InvalidScheduleException.class,
+                () -> Schedule.of("a\nb", "@hourly", "report"));
+        assertEquals(BrokerNames.scheduleProblem("schedule", "a\nb").orElseThrow(), e.getMessage());
+        assertTrue(e.getMessage().startsWith("schedule 'a\\u000Ab' is not a valid schedule name: use 1-100"),
+                e.getMessage());
     }
 
     @Test

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.StringWriter;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.backstage.runtime.spi.BrokerNames;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -26,15 +27,13 @@ import java.util.Objects;
  */
 public record Schedule(String name, CronExpression cron, ZoneId zone, String task, String queue, String argsJson,
         Duration startingDeadline) {
-    public static final String NAME_PATTERN = "[A-Za-z0-9][A-Za-z0-9_.\\-]{0,99}";
     private static final ObjectMapper STRICT_JSON = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     public Schedule {
-        if (name == null || !name.matches(NAME_PATTERN)) {
-            throw new InvalidScheduleException("schedule name '" + name + "' is invalid: use 1-100 letters, digits,"
-                    + " '_', '.' or '-', starting with a letter or digit");
-        }
+        BrokerNames.scheduleProblem("schedule", name).ifPresent(problem -> {
+            throw new InvalidScheduleException(problem);
+        });
         Objects.requireNonNull(cron, "cron");
         zone = zone == null ? ZoneOffset.UTC : zone;
         if (task == null || task.isBlank()) {
