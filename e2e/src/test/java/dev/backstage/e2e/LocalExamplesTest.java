@@ -2,6 +2,7 @@ package dev.backstage.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.backstage.e2e.cluster.LocalCluster;
 import dev.backstage.e2e.sandbox.RealSandbox;
@@ -32,6 +33,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -98,10 +100,16 @@ class LocalExamplesTest {
         for (HasMetadata object : objects) {
             String name = object.getMetadata().getName();
             if (object instanceof BackstageTopology) {
-                await(file + ": topology " + name + " Ready").atMost(Duration.ofMinutes(2)).until(() -> {
-                    BackstageTopology t = client.resources(BackstageTopology.class).inNamespace(ns).withName(name).get();
-                    return t.getStatus() != null && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY);
-                });
+                try {
+                    await(file + ": topology " + name + " Ready").atMost(Duration.ofMinutes(2)).until(() -> {
+                        BackstageTopology t = client.resources(BackstageTopology.class).inNamespace(ns).withName(name)
+                                .get();
+                        return t.getStatus() != null && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY);
+                    });
+                } catch (ConditionTimeoutException e) {
+                    fail(file + ": topology " + name + " not Ready: " + readyMessage(ns, name) + " (the local brokers"
+                            + " come from bin/lib.sh: ensure_redis, ensure_rabbitmq, ensure_kafka)");
+                }
             } else if (object instanceof BackstageWorkerPool) {
                 await(file + ": pool " + name + " Ready with its replicas ready").atMost(Duration.ofMinutes(3))
                         .until(() -> poolReady(ns, name));
@@ -135,6 +143,14 @@ class LocalExamplesTest {
                         topic + "-" + p.partition() + ": replicas on the broker"));
             }
         }
+    }
+
+    /** The topology's Ready condition as the operator wrote it (say, the broker it could not reach). */
+    private static String readyMessage(String ns, String name) {
+        BackstageTopology t = client.resources(BackstageTopology.class).inNamespace(ns).withName(name).get();
+        return t == null || t.getStatus() == null ? "no status"
+                : Conditions.find(t.getStatus().getConditions(), Conditions.READY)
+                        .map(c -> c.getReason() + ": " + c.getMessage()).orElse("no Ready condition");
     }
 
     private static List<HasMetadata> load(String file) throws IOException {
