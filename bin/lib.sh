@@ -295,12 +295,8 @@ KAFKA_CLUSTER_DATA="${BACKSTAGE_KAFKA_CLUSTER_DIR:-/tmp/backstage-kafka-cluster}
 ensure_kafka_cluster() {
   if port_open 19092 && port_open 19093 && port_open 19094; then return 0; fi
   echo "starting a 3-broker Kafka cluster on 127.0.0.1:19092-19094 (data in $KAFKA_CLUSTER_DATA, emptied first)" >&2
-  (cd "$ROOT" && $MVN -q -o -pl test-support compile dependency:build-classpath \
-      -Dmdep.outputFile="$ROOT/test-support/target/classpath.txt" >/dev/null 2>&1 \
-    || $MVN -q -pl test-support compile dependency:build-classpath \
-      -Dmdep.outputFile="$ROOT/test-support/target/classpath.txt") >&2
-  local cp; cp="$ROOT/test-support/target/classes:$(cat "$ROOT/test-support/target/classpath.txt")"
-  local id; id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)" # a Kafka cluster id: 16 bytes
+  local cp; cp="$(kafka_node_classpath)" || return 1
+  local id; id="$(kafka_cluster_id)"
   rm -rf "$KAFKA_CLUSTER_DATA"; mkdir -p "$KAFKA_CLUSTER_DATA"
   for n in 1 2 3; do
     # The JVM writes its own pid file (sh execs into it), so the file names the broker, not a wrapper shell.
@@ -312,6 +308,37 @@ ensure_kafka_cluster() {
   for _ in $(seq 1 240); do port_open 19092 && port_open 19093 && port_open 19094 && return 0; sleep 0.5; done
   echo "the Kafka cluster did not listen on 19092-19094 within 120 s: see $KAFKA_CLUSTER_DATA/node-*.log" >&2; return 1
 }
+
+# One KRaft Kafka broker on loopback for people and for the examples that run as shipped on `bin/demo --keep`
+# (examples/manifests/local/kafka.yaml): broker on 127.0.0.1:9092, its controller on 127.0.0.1:9093, both in one
+# JVM (test-support's KafkaClusterNodeMain, the node of the 3-broker cluster above, alone), internal topics with
+# replication factor 1. Disposable like the Redis and RabbitMQ here: data under $KAFKA_DATA, emptied at every start.
+# Reused when 9092 answers; stop it with: kill "$(cat "$KAFKA_DATA/kafka.pid")".
+KAFKA_DATA="${BACKSTAGE_KAFKA_DIR:-/tmp/backstage-kafka}"
+ensure_kafka() {
+  if port_open 9092; then return 0; fi
+  echo "starting Kafka on 127.0.0.1:9092 (one KRaft broker; data in $KAFKA_DATA, emptied first)" >&2
+  local cp; cp="$(kafka_node_classpath)" || return 1
+  if [ -s "$KAFKA_DATA/kafka.pid" ]; then kill -9 "$(cat "$KAFKA_DATA/kafka.pid")" 2>/dev/null || true; fi
+  rm -rf "$KAFKA_DATA"; mkdir -p "$KAFKA_DATA"
+  without_inherited_fds nohup sh -c 'echo $$ >"$0"; exec "$@"' "$KAFKA_DATA/kafka.pid" \
+    java -Xmx512m -cp "$cp" dev.backstage.testsupport.KafkaClusterNodeMain 1 "$KAFKA_DATA/node" \
+    "$(kafka_cluster_id)" 9092 9093 </dev/null >"$KAFKA_DATA/kafka.log" 2>&1 &
+  for _ in $(seq 1 240); do grep -q '^NODE 1 STARTED' "$KAFKA_DATA/kafka.log" 2>/dev/null && port_open 9092 && return 0; sleep 0.5; done
+  echo "Kafka did not start on 127.0.0.1:9092 within 120 s: see $KAFKA_DATA/kafka.log" >&2; return 1
+}
+
+# The class path of test-support's Kafka nodes (compiled offline when it can be, else with the network once).
+kafka_node_classpath() {
+  (cd "$ROOT" && $MVN -q -o -pl test-support compile dependency:build-classpath \
+      -Dmdep.outputFile="$ROOT/test-support/target/classpath.txt" >/dev/null 2>&1 \
+    || $MVN -q -pl test-support compile dependency:build-classpath \
+      -Dmdep.outputFile="$ROOT/test-support/target/classpath.txt") >&2 || return 1
+  echo "$ROOT/test-support/target/classes:$(cat "$ROOT/test-support/target/classpath.txt")"
+}
+
+# A new KRaft cluster id: 16 random bytes, URL-safe base64 without padding.
+kafka_cluster_id() { head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22; }
 
 # Builds the jars and their lib/ folders unless they are newer than every source file.
 ensure_built() {

@@ -210,6 +210,11 @@ def main():
     c.expect(env.get("BACKSTAGE_LEASE_NAME", {}).get("value") == lease, f"BACKSTAGE_LEASE_NAME = {lease}")
     c.expect(field("BACKSTAGE_LEASE_NAMESPACE") == "metadata.namespace" and field("POD_NAME") == "metadata.name",
              "BACKSTAGE_LEASE_NAMESPACE and POD_NAME from the pod (fieldRef)")
+    timing = {v: env.get(v, {}).get("value") for v in
+              ("BACKSTAGE_LEASE_DURATION", "BACKSTAGE_LEASE_RENEW_DEADLINE", "BACKSTAGE_LEASE_RETRY_PERIOD")}
+    election = values["leaderElection"]
+    c.expect(list(timing.values()) == [election["leaseDuration"], election["renewDeadline"], election["retryPeriod"]],
+             "BACKSTAGE_LEASE_DURATION / _RENEW_DEADLINE / _RETRY_PERIOD = leaderElection.*", str(timing))
     c.expect("MaxRAMPercentage" in env.get("JAVA_TOOL_OPTIONS", {}).get("value", ""),
              "JAVA_TOOL_OPTIONS bounds the heap by MaxRAMPercentage")
     java_options = env.get("JAVA_TOOL_OPTIONS", {}).get("value", "")

@@ -140,8 +140,8 @@ class OperatorFailoverTest {
         double seconds = (System.nanoTime() - killed) / 1e9;
         String next = renewed.getSpec().getHolderIdentity();
         System.out.printf("[real-cluster] leader failover: %s leads %.1f s after kill -9 of %s (%s; target 15 s;"
-                + " Lease duration 15 s, retry 2 s)%n", next, seconds, leader.getMetadata().getName(),
-                next.equals(leader.getMetadata().getName()) ? "its restarted container" : "the standby");
+                + " the chart's Lease timing: %s)%n", next, seconds, leader.getMetadata().getName(),
+                next.equals(leader.getMetadata().getName()) ? "its restarted container" : "the standby", leaseTiming());
 
         // The pool's pods drain the backlog, helped by a worker in this JVM in the same consumer group: on a
         // loaded 2-core machine the pods' JVMs may not pass their startup probe for minutes, and what is under test
@@ -218,6 +218,18 @@ class OperatorFailoverTest {
             }
         });
         return history;
+    }
+
+    /** The Lease settings the chart gave the operator, as its container's environment says them. */
+    private static String leaseTiming() {
+        Deployment operator = client.apps().deployments().inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                .withName(RealSandbox.RELEASE).get();
+        return operator.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().startsWith("BACKSTAGE_LEASE_") && e.getValue() != null
+                        && !e.getName().equals("BACKSTAGE_LEASE_NAME"))
+                .map(e -> e.getName().substring("BACKSTAGE_LEASE_".length()).toLowerCase(java.util.Locale.ROOT) + " "
+                        + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 
     private static boolean drained(String ns) {

@@ -29,7 +29,8 @@ public final class SandboxMain {
     private static final String USAGE = """
             usage: bin/demo [ORDERS] [--keep] [--mock]
               ORDERS   orders to enqueue (default 5000)
-              --keep   leave the cluster up afterwards and print its KUBECONFIG (Ctrl-C stops the node agent)
+              --keep   leave the cluster up afterwards and print its KUBECONFIG (Ctrl-C stops the node agent);
+                       bin/demo also starts the local RabbitMQ and Kafka for examples/manifests/local/
               --mock   run on the fabric8 mock API instead of the real local control plane""";
 
     private SandboxMain() {}
@@ -97,6 +98,9 @@ public final class SandboxMain {
                 System.out.println("  export KUBECONFIG=" + real.cluster().kubeconfig());
                 System.out.println("  export PATH=" + real.cluster().root().resolve(".tools/bin") + ":$PATH   # kubectl and helm");
                 System.out.println("  kubectl get bwp -A -w");
+                System.out.println("  kubectl create namespace shop-kafka && kubectl apply -n shop-kafka -f "
+                        + real.cluster().root().resolve("examples/manifests/local/kafka.yaml")
+                        + "   # or redis.yaml, rabbitmq.yaml: they run as shipped on the local brokers");
                 System.out.println("pods run in this process: Ctrl-C stops them (bin/control-plane down stops the control plane)");
                 Thread.currentThread().join();
             }

@@ -64,7 +64,8 @@ class ExampleManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "rabbitmq-cluster.yaml", "kafka.yaml"})
+    @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "rabbitmq-cluster.yaml", "kafka.yaml",
+            "local/redis.yaml", "local/rabbitmq.yaml", "local/kafka.yaml"})
     void exampleParsesIntoTheCrClassesAndIsSelfConsistent(String file) throws IOException {
         List<HasMetadata> items = load(file);
         List<BackstageTopology> topologies = ofType(items, BackstageTopology.class);

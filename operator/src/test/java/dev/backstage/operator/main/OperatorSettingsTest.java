@@ -62,7 +62,19 @@ class OperatorSettingsTest {
                 Duration.ofMillis(500)), settings.lease());
         var e = assertThrows(IllegalArgumentException.class, () -> OperatorSettings.fromEnv(
                 Map.of("BACKSTAGE_LEASE_DURATION", "5s", "BACKSTAGE_LEASE_RENEW_DEADLINE", "10s")));
-        assertTrue(e.getMessage().contains("renewDeadline < duration"), e.getMessage());
+        assertTrue(e.getMessage().contains("renewDeadline + retryPeriod < duration"), e.getMessage());
+    }
+
+    @Test
+    void givenARenewDeadlinePlusRetryThatReachesTheLeaseDuration_whenRead_thenOneLineNamesTheVariablesAndValues() {
+        var e = assertThrows(IllegalArgumentException.class, () -> OperatorSettings.fromEnv(Map.of(
+                "BACKSTAGE_LEASE_DURATION", "10s", "BACKSTAGE_LEASE_RENEW_DEADLINE", "8s",
+                "BACKSTAGE_LEASE_RETRY_PERIOD", "2s")));
+        assertEquals("lease timing must satisfy retryPeriod < renewDeadline and renewDeadline + retryPeriod < duration"
+                + " (BACKSTAGE_LEASE_RETRY_PERIOD, BACKSTAGE_LEASE_RENEW_DEADLINE, BACKSTAGE_LEASE_DURATION; the chart's"
+                + " leaderElection.*), got retryPeriod 2s, renewDeadline 8s, duration 10s", e.getMessage());
+        assertEquals(new LeaseSettings(LeaseSettings.DEFAULT_NAME, null, Duration.ofSeconds(10), Duration.ofSeconds(7),
+                Duration.ofSeconds(1)), OperatorSettings.fromEnv(Map.of()).lease(), "the defaults: 10s, 7s, 1s");
         var bad = assertThrows(IllegalArgumentException.class,
                 () -> OperatorSettings.fromEnv(Map.of("BACKSTAGE_LEASE_DURATION", "15")));
         assertTrue(bad.getMessage().startsWith("BACKSTAGE_LEASE_DURATION"), bad.getMessage());
