@@ -196,7 +196,9 @@ def main():
     c.expect({"cpu", "memory"} <= set(res.get("requests", {})) and "memory" in res.get("limits", {}),
              "resources: cpu+memory requests, a memory limit", str(res))
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
-    want_ports = {"http": 8081, **({"webhook": 8443} if webhook["enabled"] else {})}
+    console = values.get("console", {})
+    want_ports = {"http": 8081, **({"webhook": 8443} if webhook["enabled"] else {}),
+                  **({"console": console.get("port", 8082)} if console.get("enabled") else {})}
     c.expect(ports == want_ports, f"ports {want_ports}", str(ports))
     probes = {k: container.get(k, {}).get("httpGet", {}) for k in ("livenessProbe", "readinessProbe", "startupProbe")}
     c.expect(probes["livenessProbe"] == {"path": "/healthz", "port": "http"}
@@ -589,7 +591,10 @@ def check_network_policy(c, docs, values, name, pod_labels, ports):
     if "webhook" in ports:
         want["webhook"] = [{"ipBlock": {"cidr": cidr}} for cidr in np_values.get("apiServerCidrs", [])] + np_values["webhookFrom"]
         c.expect(len(want["webhook"]) > 0, "NetworkPolicy admits the webhook port from named sources only (never any pod)")
-    c.expect(got == want, "NetworkPolicy admits the webhook and http ports from the given sources only", str(got))
+    if "console" in ports:
+        # The console signs every user in with a Kubernetes token; console.from narrows who may reach it (empty = any).
+        want["console"] = values["console"].get("from", [])
+    c.expect(got == want, "NetworkPolicy admits the webhook, http and console ports from the given sources only", str(got))
     c.expect(set(got) <= set(ports), "NetworkPolicy names only ports the container has")
     if np_values["egress"]:
         dns = spec["egress"][0]
