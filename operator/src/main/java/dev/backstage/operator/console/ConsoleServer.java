@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConsoleServer implements AutoCloseable {
     static final String COOKIE = "backstage_console";
+    /** The sign-in form's CSRF cookie: the form carries the same random value (double submit). */
+    static final String SIGNIN_COOKIE = "backstage_signin";
     /** No inline script or style, nothing from another origin, no framing. */
     static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';"
             + " connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -63,7 +65,7 @@ public final class ConsoleServer implements AutoCloseable {
         try (exchange) {
             ConsoleRequest request;
             try {
-                request = ConsoleRequest.read(exchange, COOKIE);
+                request = ConsoleRequest.read(exchange, COOKIE, SIGNIN_COOKIE);
             } catch (ConsoleRequest.BadRequest e) {
                 send(exchange, 400, "text/plain", e.getMessage());
                 return;
@@ -72,6 +74,13 @@ public final class ConsoleServer implements AutoCloseable {
             if ("static".equals(first) && request.path.size() == 2 && "GET".equals(request.method)) {
                 serveStatic(exchange, request.path.get(1));
                 return;
+            }
+            if ("POST".equals(request.method)) {
+                Optional<String> crossSite = CrossSite.refusal(request.origin, request.host, request.fetchSite);
+                if (crossSite.isPresent()) {
+                    send(exchange, 403, "text/plain", crossSite.get());
+                    return;
+                }
             }
             if ("signin".equals(first)) {
                 signIn(exchange, request);
@@ -121,7 +130,12 @@ public final class ConsoleServer implements AutoCloseable {
 
     private void signIn(HttpExchange exchange, ConsoleRequest request) throws IOException {
         if (!"POST".equals(request.method)) {
-            send(exchange, 200, "text/html", Layout.signIn(null));
+            signInPage(exchange, 200, null);
+            return;
+        }
+        // Login CSRF: only a form this console served to this browser signs in (its cookie is SameSite=Strict).
+        if (request.signInCookie == null || !Sessions.tokensMatch(request.signInCookie, request.form.get("form"))) {
+            signInPage(exchange, 403, "This sign-in form expired or came from another site: sign in here again.");
             return;
         }
         String token = request.form.get("token");
@@ -130,19 +144,29 @@ public final class ConsoleServer implements AutoCloseable {
             user = access.authenticate(token);
         } catch (RuntimeException e) {
             LOG.warn("console: TokenReview failed: {}", e.getClass().getSimpleName());
-            send(exchange, 503, "text/html", Layout.signIn("The API server could not check the token; try again."));
+            signInPage(exchange, 503, "The API server could not check the token; try again.");
             return;
         }
         if (user.isEmpty()) {
-            send(exchange, 401, "text/html", Layout.signIn("The API server does not accept this token: create one"
-                    + " with kubectl create token <service-account> -n <namespace>."));
+            signInPage(exchange, 401, "The API server does not accept this token: create one"
+                    + " with kubectl create token <service-account> -n <namespace>.");
             return;
         }
+        exchange.getResponseHeaders().add("Set-Cookie", SIGNIN_COOKIE + "=; Max-Age=0; Path=/signin; HttpOnly;"
+                + " SameSite=Strict");
         Session session = sessions.open(token.trim(), user.get().name(), user.get().groups());
         LOG.info("console: {} signed in", session.user());
         exchange.getResponseHeaders().add("Set-Cookie", COOKIE + "=" + session.id()
                 + "; Path=/; HttpOnly; SameSite=Strict");
         redirect(exchange, "/");
+    }
+
+    /** The sign-in form with a fresh form token, set as its cookie too (15 minutes, sent to /signin only). */
+    private void signInPage(HttpExchange exchange, int status, String error) throws IOException {
+        String formToken = sessions.formToken();
+        exchange.getResponseHeaders().add("Set-Cookie", SIGNIN_COOKIE + "=" + formToken
+                + "; Max-Age=900; Path=/signin; HttpOnly; SameSite=Strict");
+        send(exchange, status, "text/html", Layout.signIn(error, formToken));
     }
 
     private void serveStatic(HttpExchange exchange, String name) throws IOException {

@@ -63,8 +63,18 @@ public final class Sessions {
 
     /** Whether {@code presented} is the session's CSRF token, compared in constant time. */
     public static boolean csrfMatches(Session session, String presented) {
-        return presented != null && MessageDigest.isEqual(session.csrf().getBytes(StandardCharsets.UTF_8),
-                presented.getBytes(StandardCharsets.UTF_8));
+        return tokensMatch(session.csrf(), presented);
+    }
+
+    /** Whether two tokens are the same, compared in constant time; false when either is missing. */
+    static boolean tokensMatch(String expected, String presented) {
+        return expected != null && presented != null && !expected.isEmpty() && MessageDigest.isEqual(
+                expected.getBytes(StandardCharsets.UTF_8), presented.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A fresh random token for a sign-in form (not a session: nothing is kept). */
+    String formToken() {
+        return randomId();
     }
 
     private String randomId() {

@@ -72,6 +72,34 @@ class ConsoleOnApiServerTest {
     }
 
     @Test
+    void givenACrossSitePost_whenItSignsInOrActs_thenTheConsoleRefusesItAndNothingChanges() throws Exception {
+        // Login CSRF: a page elsewhere posts a token to /signin. The browser sends no sign-in cookie cross-site
+        // (SameSite=Strict) and the page cannot know the form token: refused, no session.
+        ConsoleClient victim = new ConsoleClient(console.port());
+        HttpResponse<String> forged = victim.post("/signin", "form=guess&token="
+                + java.net.URLEncoder.encode(fixture.token("writer"), java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(403, forged.statusCode());
+        assertTrue(forged.body().contains("This sign-in form expired or came from another site"), forged.body());
+        assertTrue(forged.headers().allValues("Set-Cookie").stream()
+                .noneMatch(c -> c.startsWith(ConsoleServer.COOKIE + "=")), "no session cookie");
+        assertEquals(403, victim.post("/signin", "form=x&token=y", "Origin", "https://evil.example").statusCode());
+
+        // A signed-in writer's browser carrying a form of another site: refused before the token is even looked at.
+        ConsoleClient writer = signedIn("writer");
+        String id = deadLetter("{\"n\":\"cross-site\"}");
+        writer.get("/pools/" + ns + "/workers/dead-letters?queue=default");
+        String path = "/pools/" + ns + "/workers/dead-letters/delete";
+        String form = "csrf=" + java.net.URLEncoder.encode(writer.csrf(), java.nio.charset.StandardCharsets.UTF_8)
+                + "&queue=default&id=" + id;
+        HttpResponse<String> fromElsewhere = writer.post(path, form, "Origin", "https://evil.example");
+        assertEquals(403, fromElsewhere.statusCode());
+        assertTrue(fromElsewhere.body().startsWith("a form from another site is refused"), fromElsewhere.body());
+        assertEquals(403, writer.post(path, form, "Sec-Fetch-Site", "cross-site").statusCode());
+        assertEquals(1, redis.xlen(new RedisKeys(prefix).deadLetter("default")), "still dead-lettered");
+        redis.del(new RedisKeys(prefix).deadLetter("default"));
+    }
+
+    @Test
     void givenAReader_whenTheyOpenThePagesAndTryToAct_thenTheySeeEverythingAndChangeNothing() throws Exception {
         ConsoleClient reader = signedIn("reader");
         await("the pool is in the overview").atMost(WAIT).untilAsserted(() -> {
