@@ -203,7 +203,8 @@ public final class ConsoleServer implements AutoCloseable {
         h.set("Content-Security-Policy", CSP);
         h.set("X-Content-Type-Options", "nosniff");
         h.set("X-Frame-Options", "DENY");
-        h.set("Referrer-Policy", "no-referrer");
+        // Same-origin requests keep their Origin (the cross-site check reads it); other sites get no referrer.
+        h.set("Referrer-Policy", "same-origin");
         h.set("Cache-Control", "no-store");
     }
 

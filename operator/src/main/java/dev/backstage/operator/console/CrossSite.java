@@ -8,7 +8,9 @@ import java.util.Optional;
  * Whether a POST comes from a page of another site, from what the browser says about it: {@code Sec-Fetch-Site}
  * ({@code cross-site} is refused; {@code same-site} too, since another host of the same site is not the console) and
  * {@code Origin}, whose host and port must be the request's {@code Host}. A request without either header (a
- * non-browser client, or an old browser) passes this check and still needs the form's token. Pure.
+ * non-browser client, or an old browser), or with the opaque origin {@code null} (what a browser sends under a
+ * {@code no-referrer} policy or from a sandboxed frame), is not decided here and still needs the form's token and
+ * the {@code SameSite=Strict} cookie. Pure.
  */
 final class CrossSite {
     private CrossSite() {}
@@ -19,12 +21,12 @@ final class CrossSite {
         if (site.equals("cross-site") || site.equals("same-site")) {
             return Optional.of(refused("the browser says it came from another site (Sec-Fetch-Site: " + site + ")"));
         }
-        if (origin == null || origin.isBlank()) {
+        if (origin == null || origin.isBlank() || "null".equals(origin.trim())) {
             return Optional.empty();
         }
         String authority;
         try {
-            authority = "null".equals(origin.trim()) ? null : URI.create(origin.trim()).getRawAuthority();
+            authority = URI.create(origin.trim()).getRawAuthority();
         } catch (IllegalArgumentException e) {
             authority = null;
         }
