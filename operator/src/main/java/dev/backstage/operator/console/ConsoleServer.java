@@ -78,9 +78,14 @@ public final class ConsoleServer implements AutoCloseable {
             if ("POST".equals(request.method)) {
                 Optional<String> crossSite = CrossSite.refusal(request.origin, request.host, request.fetchSite);
                 if (crossSite.isPresent()) {
+                    LOG.info("console: POST /{} refused: {}", String.join("/", request.path), crossSite.get());
                     send(exchange, 403, "text/plain", crossSite.get());
                     return;
                 }
+            }
+            if ("favicon.ico".equals(first)) {
+                send(exchange, 404, "text/plain", "no favicon"); // not a redirect to /signin: no page of its own
+                return;
             }
             if ("signin".equals(first)) {
                 signIn(exchange, request);
@@ -130,11 +135,17 @@ public final class ConsoleServer implements AutoCloseable {
 
     private void signIn(HttpExchange exchange, ConsoleRequest request) throws IOException {
         if (!"POST".equals(request.method)) {
-            signInPage(exchange, 200, null);
+            // A browser may load /signin twice (a favicon redirected here, say): the form it shows and the cookie
+            // it holds stay one pair while the cookie is valid.
+            signInPage(exchange, 200, null, sessions.validFormToken(request.signInCookie) ? request.signInCookie : null);
             return;
         }
         // Login CSRF: only a form this console served to this browser signs in (its cookie is SameSite=Strict).
-        if (request.signInCookie == null || !Sessions.tokensMatch(request.signInCookie, request.form.get("form"))) {
+        if (!sessions.validFormToken(request.signInCookie)
+                || !Sessions.tokensMatch(request.signInCookie, request.form.get("form"))) {
+            LOG.info("console: a sign-in without a valid form token was refused (cookie {}, form field {})",
+                    request.signInCookie == null ? "missing" : "present",
+                    request.form.get("form") == null ? "missing" : "present");
             signInPage(exchange, 403, "This sign-in form expired or came from another site: sign in here again.");
             return;
         }
@@ -161,11 +172,18 @@ public final class ConsoleServer implements AutoCloseable {
         redirect(exchange, "/");
     }
 
-    /** The sign-in form with a fresh form token, set as its cookie too (15 minutes, sent to /signin only). */
+    /** The sign-in form with a fresh form token, set as its cookie too (sent to /signin only). */
     private void signInPage(HttpExchange exchange, int status, String error) throws IOException {
-        String formToken = sessions.formToken();
-        exchange.getResponseHeaders().add("Set-Cookie", SIGNIN_COOKIE + "=" + formToken
-                + "; Max-Age=900; Path=/signin; HttpOnly; SameSite=Strict");
+        signInPage(exchange, status, error, null);
+    }
+
+    /** @param current the browser's valid form token to show again, or null for a fresh one */
+    private void signInPage(HttpExchange exchange, int status, String error, String current) throws IOException {
+        String formToken = current != null ? current : sessions.formToken();
+        if (current == null) {
+            exchange.getResponseHeaders().add("Set-Cookie", SIGNIN_COOKIE + "=" + formToken + "; Max-Age="
+                    + Sessions.FORM_LIFETIME.getSeconds() + "; Path=/signin; HttpOnly; SameSite=Strict");
+        }
         send(exchange, status, "text/html", Layout.signIn(error, formToken));
     }
 
