@@ -21,17 +21,27 @@ final class ConsoleRequest {
     final Map<String, String> query;
     final Map<String, String> form;
     final String cookie;
+    /** The sign-in form's cookie ({@link ConsoleServer#SIGNIN_COOKIE}), or null. */
+    final String signInCookie;
+    /** What the browser says about where the request comes from (null when it does not say). */
+    final String origin;
+    final String host;
+    final String fetchSite;
 
     private ConsoleRequest(String method, List<String> path, Map<String, String> query, Map<String, String> form,
-            String cookie) {
+            String cookie, String signInCookie, com.sun.net.httpserver.Headers headers) {
         this.method = method;
         this.path = path;
         this.query = query;
         this.form = form;
         this.cookie = cookie;
+        this.signInCookie = signInCookie;
+        this.origin = headers.getFirst("Origin");
+        this.host = headers.getFirst("Host");
+        this.fetchSite = headers.getFirst("Sec-Fetch-Site");
     }
 
-    static ConsoleRequest read(HttpExchange exchange, String cookieName) throws IOException {
+    static ConsoleRequest read(HttpExchange exchange, String cookieName, String signInCookieName) throws IOException {
         String rawPath = exchange.getRequestURI().getRawPath();
         List<String> path = java.util.Arrays.stream(rawPath.split("/")).filter(s -> !s.isEmpty())
                 .map(s -> URLDecoder.decode(s, StandardCharsets.UTF_8)).toList();
@@ -46,7 +56,8 @@ final class ConsoleRequest {
             }
         }
         return new ConsoleRequest(exchange.getRequestMethod(), path, parse(exchange.getRequestURI().getRawQuery()),
-                form, cookie(exchange.getRequestHeaders().get("Cookie"), cookieName));
+                form, cookie(exchange.getRequestHeaders().get("Cookie"), cookieName),
+                cookie(exchange.getRequestHeaders().get("Cookie"), signInCookieName), exchange.getRequestHeaders());
     }
 
     static Map<String, String> parse(String encoded) {

@@ -162,6 +162,8 @@ public final class ConsoleRoutes {
                     + e.reason() + "); see the topology's conditions");
         } catch (UnsupportedOperationException e) {
             return Response.error(409, e.getMessage());
+        } catch (IllegalArgumentException e) {
+            return Response.error(400, e.getMessage()); // e.g. a page link with an id this broker does not know
         }
     }
 

@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConsoleServer implements AutoCloseable {
     static final String COOKIE = "backstage_console";
+    /** The sign-in form's CSRF cookie: the form carries the same random value (double submit). */
+    static final String SIGNIN_COOKIE = "backstage_signin";
     /** No inline script or style, nothing from another origin, no framing. */
     static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';"
             + " connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -63,7 +65,7 @@ public final class ConsoleServer implements AutoCloseable {
         try (exchange) {
             ConsoleRequest request;
             try {
-                request = ConsoleRequest.read(exchange, COOKIE);
+                request = ConsoleRequest.read(exchange, COOKIE, SIGNIN_COOKIE);
             } catch (ConsoleRequest.BadRequest e) {
                 send(exchange, 400, "text/plain", e.getMessage());
                 return;
@@ -71,6 +73,18 @@ public final class ConsoleServer implements AutoCloseable {
             String first = request.path.isEmpty() ? "" : request.path.get(0);
             if ("static".equals(first) && request.path.size() == 2 && "GET".equals(request.method)) {
                 serveStatic(exchange, request.path.get(1));
+                return;
+            }
+            if ("POST".equals(request.method)) {
+                Optional<String> crossSite = CrossSite.refusal(request.origin, request.host, request.fetchSite);
+                if (crossSite.isPresent()) {
+                    LOG.info("console: POST /{} refused: {}", String.join("/", request.path), crossSite.get());
+                    send(exchange, 403, "text/plain", crossSite.get());
+                    return;
+                }
+            }
+            if ("favicon.ico".equals(first)) {
+                send(exchange, 404, "text/plain", "no favicon"); // not a redirect to /signin: no page of its own
                 return;
             }
             if ("signin".equals(first)) {
@@ -121,7 +135,18 @@ public final class ConsoleServer implements AutoCloseable {
 
     private void signIn(HttpExchange exchange, ConsoleRequest request) throws IOException {
         if (!"POST".equals(request.method)) {
-            send(exchange, 200, "text/html", Layout.signIn(null));
+            // A browser may load /signin twice (a favicon redirected here, say): the form it shows and the cookie
+            // it holds stay one pair while the cookie is valid.
+            signInPage(exchange, 200, null, sessions.validFormToken(request.signInCookie) ? request.signInCookie : null);
+            return;
+        }
+        // Login CSRF: only a form this console served to this browser signs in (its cookie is SameSite=Strict).
+        if (!sessions.validFormToken(request.signInCookie)
+                || !Sessions.tokensMatch(request.signInCookie, request.form.get("form"))) {
+            LOG.info("console: a sign-in without a valid form token was refused (cookie {}, form field {})",
+                    request.signInCookie == null ? "missing" : "present",
+                    request.form.get("form") == null ? "missing" : "present");
+            signInPage(exchange, 403, "This sign-in form expired or came from another site: sign in here again.");
             return;
         }
         String token = request.form.get("token");
@@ -130,19 +155,36 @@ public final class ConsoleServer implements AutoCloseable {
             user = access.authenticate(token);
         } catch (RuntimeException e) {
             LOG.warn("console: TokenReview failed: {}", e.getClass().getSimpleName());
-            send(exchange, 503, "text/html", Layout.signIn("The API server could not check the token; try again."));
+            signInPage(exchange, 503, "The API server could not check the token; try again.");
             return;
         }
         if (user.isEmpty()) {
-            send(exchange, 401, "text/html", Layout.signIn("The API server does not accept this token: create one"
-                    + " with kubectl create token <service-account> -n <namespace>."));
+            signInPage(exchange, 401, "The API server does not accept this token: create one"
+                    + " with kubectl create token <service-account> -n <namespace>.");
             return;
         }
+        exchange.getResponseHeaders().add("Set-Cookie", SIGNIN_COOKIE + "=; Max-Age=0; Path=/signin; HttpOnly;"
+                + " SameSite=Strict");
         Session session = sessions.open(token.trim(), user.get().name(), user.get().groups());
         LOG.info("console: {} signed in", session.user());
         exchange.getResponseHeaders().add("Set-Cookie", COOKIE + "=" + session.id()
                 + "; Path=/; HttpOnly; SameSite=Strict");
         redirect(exchange, "/");
+    }
+
+    /** The sign-in form with a fresh form token, set as its cookie too (sent to /signin only). */
+    private void signInPage(HttpExchange exchange, int status, String error) throws IOException {
+        signInPage(exchange, status, error, null);
+    }
+
+    /** @param current the browser's valid form token to show again, or null for a fresh one */
+    private void signInPage(HttpExchange exchange, int status, String error, String current) throws IOException {
+        String formToken = current != null ? current : sessions.formToken();
+        if (current == null) {
+            exchange.getResponseHeaders().add("Set-Cookie", SIGNIN_COOKIE + "=" + formToken + "; Max-Age="
+                    + Sessions.FORM_LIFETIME.getSeconds() + "; Path=/signin; HttpOnly; SameSite=Strict");
+        }
+        send(exchange, status, "text/html", Layout.signIn(error, formToken));
     }
 
     private void serveStatic(HttpExchange exchange, String name) throws IOException {
@@ -179,7 +221,8 @@ public final class ConsoleServer implements AutoCloseable {
         h.set("Content-Security-Policy", CSP);
         h.set("X-Content-Type-Options", "nosniff");
         h.set("X-Frame-Options", "DENY");
-        h.set("Referrer-Policy", "no-referrer");
+        // Same-origin requests keep their Origin (the cross-site check reads it); other sites get no referrer.
+        h.set("Referrer-Policy", "same-origin");
         h.set("Cache-Control", "no-store");
     }
 

@@ -46,10 +46,12 @@ final class Layout {
         return out.append("<button type=\"submit\">").append(Html.text(label)).append("</button></form>").toString();
     }
 
-    static String signIn(String error) {
+    /** @param formToken the sign-in form's own CSRF token, the same as its cookie's */
+    static String signIn(String error, String formToken) {
         String body = "<h1>Sign in</h1><p>Paste a Kubernetes bearer token, e.g. from <code>kubectl create token"
                 + " &lt;service-account&gt; -n &lt;namespace&gt;</code>. The console shows and does only what that"
                 + " token's RBAC allows.</p><form method=\"post\" action=\"/signin\" class=\"signin\">"
+                + "<input type=\"hidden\" name=\"form\" value=\"" + Html.text(formToken) + "\">"
                 + "<label for=\"token\">Token</label> <input type=\"password\" id=\"token\" name=\"token\""
                 + " autocomplete=\"off\" required> <button type=\"submit\" id=\"signin\">Sign in</button></form>";
         return page("Sign in", null, null, error, body);

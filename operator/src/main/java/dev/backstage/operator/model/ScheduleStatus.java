@@ -2,16 +2,25 @@ package dev.backstage.operator.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /** What the schedule firing last did for one schedule of a topology (written by it alone). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ScheduleStatus {
+    /** How many fired ticks {@code recentTicks} keeps. */
+    public static final int RECENT_TICKS = 5;
+
     @JsonPropertyDescription("The schedule's name (spec.schedules[].name).")
     private String name;
 
     @JsonPropertyDescription("The latest tick whose job was enqueued (by this operator or one before it), RFC 3339.")
     private String lastFiredTick;
+
+    @JsonPropertyDescription("The latest fired ticks, newest first (at most " + ScheduleStatus.RECENT_TICKS + "),"
+            + " each with the id of the job it enqueued.")
+    private List<FiredTick> recentTicks;
 
     @JsonPropertyDescription("The latest tick not fired because it was past startingDeadlineSeconds, RFC 3339.")
     private String lastSkippedTick;
@@ -35,6 +44,7 @@ public class ScheduleStatus {
     public ScheduleStatus copy() {
         ScheduleStatus copy = new ScheduleStatus(name);
         copy.lastFiredTick = lastFiredTick;
+        copy.recentTicks = recentTicks == null ? null : new ArrayList<>(recentTicks);
         copy.lastSkippedTick = lastSkippedTick;
         copy.nextTick = nextTick;
         copy.missedTicks = missedTicks;
@@ -56,6 +66,25 @@ public class ScheduleStatus {
 
     public void setLastFiredTick(String lastFiredTick) {
         this.lastFiredTick = lastFiredTick;
+    }
+
+    public List<FiredTick> getRecentTicks() {
+        return recentTicks;
+    }
+
+    public void setRecentTicks(List<FiredTick> recentTicks) {
+        this.recentTicks = recentTicks;
+    }
+
+    /** Puts {@code fired} first in {@code recentTicks}, keeping the newest {@link #RECENT_TICKS}. */
+    public void addRecentTick(FiredTick fired) {
+        List<FiredTick> ticks = new ArrayList<>(RECENT_TICKS);
+        ticks.add(fired);
+        if (recentTicks != null) {
+            recentTicks.stream().filter(t -> !Objects.equals(t.getTick(), fired.getTick())).limit(RECENT_TICKS - 1)
+                    .forEach(ticks::add);
+        }
+        recentTicks = ticks;
     }
 
     public String getLastSkippedTick() {
@@ -93,13 +122,13 @@ public class ScheduleStatus {
     @Override
     public boolean equals(Object o) {
         return o instanceof ScheduleStatus that && Objects.equals(name, that.name)
-                && Objects.equals(lastFiredTick, that.lastFiredTick)
+                && Objects.equals(lastFiredTick, that.lastFiredTick) && Objects.equals(recentTicks, that.recentTicks)
                 && Objects.equals(lastSkippedTick, that.lastSkippedTick) && Objects.equals(nextTick, that.nextTick)
                 && Objects.equals(missedTicks, that.missedTicks) && Objects.equals(lastError, that.lastError);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, lastFiredTick, lastSkippedTick, nextTick, missedTicks, lastError);
+        return Objects.hash(name, lastFiredTick, recentTicks, lastSkippedTick, nextTick, missedTicks, lastError);
     }
 }

@@ -1,6 +1,7 @@
 package dev.backstage.operator.schedule;
 
 import dev.backstage.operator.events.EventRecorder;
+import dev.backstage.operator.model.FiredTick;
 import dev.backstage.operator.model.ScheduleSpec;
 import dev.backstage.operator.model.ScheduleStatus;
 import dev.backstage.runtime.spi.schedule.CronTick;
@@ -50,8 +51,9 @@ final class ScheduleTurn {
             if (decision.fire().isPresent()) {
                 Instant tick = decision.fire().get();
                 try {
-                    firing.fire(schedule, tick);
+                    CronTick.Outcome outcome = firing.fire(schedule, tick);
                     status.setLastFiredTick(tick.toString());
+                    status.addRecentTick(new FiredTick(tick.toString(), outcome == null ? null : outcome.jobId()));
                     status.setLastError(null);
                     missed += decision.missed();
                     if (decision.missed() > 0) {

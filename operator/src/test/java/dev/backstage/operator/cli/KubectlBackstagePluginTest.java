@@ -279,4 +279,43 @@ class KubectlBackstagePluginTest {
         assertTrue(help.out().contains("kubectl backstage <command> <pool>"), help.out());
         assertTrue(help.out().contains("console [--port P]"), help.out());
     }
+
+    @Test
+    void givenTheOperatorsConsoleServiceAmongOthers_whenConsoleRuns_thenItForwardsToThatServicesConsolePort() {
+        // The operator's Services as the chart names and labels them, plus a look-alike without the chart's label.
+        apply("""
+                apiVersion: v1
+                kind: Service
+                metadata: {name: shop-backstage-operator-metrics, labels: {app.kubernetes.io/name: backstage-operator}}
+                spec: {ports: [{name: metrics, port: 8081}]}
+                ---
+                apiVersion: v1
+                kind: Service
+                metadata: {name: other-console}
+                spec: {ports: [{name: console, port: 9999}]}
+                ---
+                apiVersion: v1
+                kind: Service
+                metadata: {name: shop-backstage-operator-console, labels: {app.kubernetes.io/name: backstage-operator}}
+                spec: {ports: [{name: http, port: 80}, {name: console, port: 8082, targetPort: 8082}]}
+                """);
+        ControlPlane.Result run = plugin("console", "-n", namespace, "--port", "18082");
+        // It says where to open the console, then hands over to kubectl port-forward on the console Service. Here
+        // the Service selects no pod (the local control plane runs no operator pod for this test), so kubectl's own
+        // refusal names the Service the plugin chose: the chart's console Service, not the look-alike.
+        assertTrue(run.err().startsWith("console: http://127.0.0.1:18082/ (Ctrl-C stops the forward); sign in with a"
+                + " token"), run.err());
+        assertTrue(run.err().contains("invalid service 'shop-backstage-operator-console'"), run.err());
+        assertEquals(1, run.exit(), run.err());
+
+        apply("""
+                apiVersion: v1
+                kind: Service
+                metadata: {name: bare-backstage-operator-console, labels: {app.kubernetes.io/name: backstage-operator}}
+                spec: {ports: [{name: http, port: 80}]}
+                """);
+        cp.kubectl("delete", "service", "shop-backstage-operator-console", "-n", namespace).orThrow();
+        assertOneLineError(plugin("console", "-n", namespace), 1, "Service bare-backstage-operator-console has no port"
+                + " named console");
+    }
 }

@@ -2,16 +2,26 @@ package dev.backstage.operator.console;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.backstage.operator.autoscaler.AutoscalerSettings;
+import dev.backstage.operator.autoscaler.BacklogMonitors;
+import dev.backstage.operator.broker.ConnectionSecrets;
+import dev.backstage.operator.model.AutoscalingSpec;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.model.BackstageWorkerPoolStatus;
+import dev.backstage.operator.testing.BackstageFixtures;
+import dev.backstage.runtime.cli.BackstageCli;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -29,7 +39,9 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * {@code ensure_chromium} in bin/lib.sh), against the real API server and Redis of {@link ConsoleFixture}. One
  * walk through the pages as a user does it: sign in, see the pool (and a new scaling reason arrive on the open page,
  * and its plot grow), open its dead letters (a hostile payload shows
- * as text, and no script of it runs), redrive one, suspend a schedule, then as a read-only user be refused. With
+ * as text, and no script of it runs), redrive one, suspend a schedule, then as a read-only user be refused; and
+ * watch an autoscaled pool's page while real jobs are enqueued on Redis and the operator's own backlog monitor
+ * ({@link BacklogMonitors}, in this JVM) measures them and raises the desired replicas. With
  * {@code -Dbackstage.updateDocs=true} it writes a screenshot of each page to {@code docs/console/}.
  */
 @Tag("cluster")
@@ -90,7 +102,6 @@ class ConsoleBrowserTest {
         int samples = samplesShown();
         await("the plot grows while the page is open").atMost(WAIT).ignoreExceptions()
                 .until(() -> samplesShown() > samples);
-        screenshot("pool");
 
         browser.findElement(By.cssSelector("a.dlq")).click();
         WebElement hostileRow = browser.findElement(By.cssSelector("tr[data-id='" + hostileId + "']"));
@@ -141,7 +152,12 @@ class ConsoleBrowserTest {
         browser.get(base + "/signin");
         browser.findElement(By.id("token")).sendKeys(fixture.token(serviceAccount));
         browser.findElement(By.id("signin")).click();
-        await("signed in").atMost(WAIT).until(() -> !browser.findElements(By.cssSelector("form.signout")).isEmpty());
+        try {
+            await("signed in").atMost(WAIT).until(() -> !browser.findElements(By.cssSelector("form.signout")).isEmpty());
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("not signed in; the browser shows " + browser.getCurrentUrl() + ": "
+                    + browser.getPageSource(), e);
+        }
     }
 
     /** Writes docs/console/NAME.png when -Dbackstage.updateDocs=true; otherwise nothing. */
@@ -153,5 +169,70 @@ class ConsoleBrowserTest {
         Files.createDirectories(dir);
         byte[] png = ((org.openqa.selenium.TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
         Files.write(dir.resolve(name + ".png"), png);
+    }
+
+    @Test
+    void givenJobsEnqueuedOnAnAutoscaledPool_whenItsPageIsOpen_thenThePlotGrowsAndDesiredReplicasRise()
+            throws Exception {
+        String ns = fixture.ns;
+        BackstageWorkerPool bulk = BackstageFixtures.pool(ns, "bulk", "orders", "bulk");
+        AutoscalingSpec autoscaling = new AutoscalingSpec();
+        autoscaling.setEnabled(true);
+        autoscaling.setMinReplicas(1);
+        autoscaling.setMaxReplicas(6);
+        autoscaling.setTargetBacklogPerReplica(10);
+        autoscaling.setPollInterval("1s");
+        bulk.getSpec().setAutoscaling(autoscaling);
+        fixture.client.resource(bulk).create();
+        // As the pool reconciler leaves it after its first reconcile: one replica asked for and ready.
+        BackstageWorkerPool reconciled = fixture.client.resources(BackstageWorkerPool.class).inNamespace(ns)
+                .withName("bulk").editStatus(p -> {
+                    BackstageWorkerPoolStatus status = new BackstageWorkerPoolStatus();
+                    status.setObservedGeneration(p.getMetadata().getGeneration());
+                    status.setDesiredReplicas(1);
+                    status.setReadyReplicas(1);
+                    p.setStatus(status);
+                    return p;
+                });
+        BacklogMonitors monitors = BacklogMonitors.create(fixture.client, new ConnectionSecrets(fixture.client),
+                fixture.events, Clock.systemUTC(), AutoscalerSettings.defaults());
+        try {
+            // As the topology reconciler leaves it once the broker objects are declared: Ready.
+            BackstageTopology orders = BackstageFixtures.setTopologyReady(fixture.client, fixture.client
+                    .resources(BackstageTopology.class).inNamespace(ns).withName("orders").get(), true, "Declared",
+                    "queues declared on Redis");
+            monitors.track(reconciled, Optional.of(orders));
+            signIn("writer");
+            browser.get(base + "/pools/" + ns + "/bulk");
+            await("the pool page").atMost(WAIT).ignoreExceptions().until(() -> browser
+                    .findElement(By.cssSelector("dd.replicas")).getText().equals("1 / 1"));
+            int samples = samplesShown();
+
+            // 50 real jobs on the pool's queue, enqueued with the runtime's CLI: a backlog of 50 at 10 per replica.
+            assertEquals(0, BackstageCli.execute("enqueue", "processOrder", "{\"orderId\":\"o-1\"}", "--count", "50",
+                    "--queue", "bulk", "--prefix", fixture.prefix, "--url", ConsoleFixture.REDIS));
+            assertEquals(50, fixture.redis.xlen(fixture.keys.stream("bulk")));
+
+            // The open page follows by its own polling: desired replicas rise, and the plot gains samples.
+            await("desired replicas rise on the open page").atMost(Duration.ofSeconds(45)).ignoreExceptions()
+                    .until(() -> desiredShown() >= 5);
+            await("the plot grows").atMost(WAIT).ignoreExceptions().until(() -> samplesShown() > samples + 2);
+            String reason = browser.findElement(By.cssSelector("dd.reason")).getText();
+            assertTrue(reason.contains("outstanding") && reason.contains("scaling up"), reason);
+            BackstageWorkerPoolStatus now = fixture.client.resources(BackstageWorkerPool.class).inNamespace(ns)
+                    .withName("bulk").get().getStatus();
+            assertTrue(now.getDesiredReplicas() >= 5, "the API server holds what the page shows: " + now.getDesiredReplicas());
+            assertFalse(browser.findElements(By.cssSelector("svg.plot line.scale")).isEmpty(),
+                    "the scaling decision is marked on the plot");
+            screenshot("pool");
+        } finally {
+            monitors.stop();
+        }
+    }
+
+    /** The desired replicas the pool page shows ("ready / desired"). */
+    private static int desiredShown() {
+        String replicas = browser.findElement(By.cssSelector("dd.replicas")).getText();
+        return Integer.parseInt(replicas.substring(replicas.indexOf('/') + 1).trim());
     }
 }

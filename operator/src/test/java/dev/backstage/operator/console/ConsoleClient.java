@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 /** A console user over plain HTTP: signs in, keeps the session cookie, reads pages and posts forms with the CSRF token. */
 final class ConsoleClient {
     private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"");
+    private static final Pattern FORM = Pattern.compile("name=\"form\" value=\"([^\"]+)\"");
 
     private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
     private final String base;
@@ -23,20 +24,41 @@ final class ConsoleClient {
         this.base = "http://127.0.0.1:" + port;
     }
 
+    /** Opens the sign-in form (its cookie and form token, as a browser gets them), then posts the token on it. */
     HttpResponse<String> signIn(String token) throws IOException, InterruptedException {
-        HttpResponse<String> response = post("/signin", "token=" + URLEncoder.encode(token, StandardCharsets.UTF_8));
-        response.headers().firstValue("Set-Cookie").ifPresent(c -> cookie = c.substring(0, c.indexOf(';')));
+        HttpResponse<String> form = get("/signin");
+        String signInCookie = form.headers().firstValue("Set-Cookie").map(c -> c.substring(0, c.indexOf(';')))
+                .orElseThrow();
+        Matcher m = FORM.matcher(form.body());
+        if (!m.find()) {
+            throw new AssertionError("no form token on the sign-in page: " + form.body());
+        }
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + "/signin"))
+                .header("Cookie", signInCookie).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("form=" + URLEncoder.encode(m.group(1), StandardCharsets.UTF_8)
+                        + "&token=" + URLEncoder.encode(token, StandardCharsets.UTF_8))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        response.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(ConsoleServer.COOKIE + "="))
+                .findFirst().ifPresent(c -> cookie = c.substring(0, c.indexOf(';')));
         return response;
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + path))
-                .header("Cookie", cookie).GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).GET();
+        if (!cookie.isEmpty()) {
+            request.header("Cookie", cookie);
+        }
+        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         Matcher m = CSRF.matcher(response.body());
         if (m.find()) {
             csrf = m.group(1);
         }
         return response;
+    }
+
+    /** This session's CSRF token, as the last page carried it. */
+    String csrf() {
+        return csrf;
     }
 
     /** Posts a form with this session's CSRF token (read from the last page) and the given fields. */
@@ -48,9 +70,16 @@ final class ConsoleClient {
         return post(path, form.toString());
     }
 
-    HttpResponse<String> post(String path, String form) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Cookie", cookie)
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> post(String path, String form, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+                .header("Content-Type", "application/x-www-form-urlencoded");
+        if (!cookie.isEmpty()) {
+            request.header("Cookie", cookie);
+        }
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return http.send(request.POST(HttpRequest.BodyPublishers.ofString(form)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -72,6 +72,34 @@ class ConsoleOnApiServerTest {
     }
 
     @Test
+    void givenACrossSitePost_whenItSignsInOrActs_thenTheConsoleRefusesItAndNothingChanges() throws Exception {
+        // Login CSRF: a page elsewhere posts a token to /signin. The browser sends no sign-in cookie cross-site
+        // (SameSite=Strict) and the page cannot know the form token: refused, no session.
+        ConsoleClient victim = new ConsoleClient(console.port());
+        HttpResponse<String> forged = victim.post("/signin", "form=guess&token="
+                + java.net.URLEncoder.encode(fixture.token("writer"), java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(403, forged.statusCode());
+        assertTrue(forged.body().contains("This sign-in form expired or came from another site"), forged.body());
+        assertTrue(forged.headers().allValues("Set-Cookie").stream()
+                .noneMatch(c -> c.startsWith(ConsoleServer.COOKIE + "=")), "no session cookie");
+        assertEquals(403, victim.post("/signin", "form=x&token=y", "Origin", "https://evil.example").statusCode());
+
+        // A signed-in writer's browser carrying a form of another site: refused before the token is even looked at.
+        ConsoleClient writer = signedIn("writer");
+        String id = deadLetter("{\"n\":\"cross-site\"}");
+        writer.get("/pools/" + ns + "/workers/dead-letters?queue=default");
+        String path = "/pools/" + ns + "/workers/dead-letters/delete";
+        String form = "csrf=" + java.net.URLEncoder.encode(writer.csrf(), java.nio.charset.StandardCharsets.UTF_8)
+                + "&queue=default&id=" + id;
+        HttpResponse<String> fromElsewhere = writer.post(path, form, "Origin", "https://evil.example");
+        assertEquals(403, fromElsewhere.statusCode());
+        assertTrue(fromElsewhere.body().startsWith("a form from another site is refused"), fromElsewhere.body());
+        assertEquals(403, writer.post(path, form, "Sec-Fetch-Site", "cross-site").statusCode());
+        assertEquals(1, redis.xlen(new RedisKeys(prefix).deadLetter("default")), "still dead-lettered");
+        redis.del(new RedisKeys(prefix).deadLetter("default"));
+    }
+
+    @Test
     void givenAReader_whenTheyOpenThePagesAndTryToAct_thenTheySeeEverythingAndChangeNothing() throws Exception {
         ConsoleClient reader = signedIn("reader");
         await("the pool is in the overview").atMost(WAIT).untilAsserted(() -> {
@@ -166,6 +194,59 @@ class ConsoleOnApiServerTest {
         String poolPage = writer.get("/pools/" + ns + "/workers").body();
         assertTrue(poolPage.contains("<td>DeadLetterRedriven</td>") && poolPage.contains("<td>DeadLetterDeleted</td>"),
                 poolPage);
+    }
+
+    @Test
+    void givenARabbitMqPool_whenAWriterPagesRedrivesAndDeletesInTheConsole_thenTheBrokersQueuesChange()
+            throws Exception {
+        String amqpUrl = "amqp://guest:guest@127.0.0.1:5672";
+        String rabbitPrefix = prefix + "-rmq";
+        String deadLetters = rabbitPrefix + ".default.dead-letter";
+        client.resource(new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata().withNamespace(ns)
+                .withName("rabbit").endMetadata().withStringData(Map.of("url", amqpUrl)).build()).create();
+        BackstageTopology topology = dev.backstage.operator.testing.BackstageFixtures.redisTopology(ns, "rabbit",
+                "default");
+        topology.getSpec().setProvider(dev.backstage.operator.model.ProviderType.RABBITMQ);
+        topology.getSpec().setConnection(new dev.backstage.operator.model.SecretKeyReference("rabbit", "url"));
+        topology.getSpec().setKeyPrefix(rabbitPrefix);
+        client.resource(topology).create();
+        client.resource(dev.backstage.operator.testing.BackstageFixtures.pool(ns, "rabbit-workers", "rabbit", "default"))
+                .create();
+        com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+        factory.setUri(amqpUrl);
+        try (com.rabbitmq.client.Connection amqp = factory.newConnection("console-test");
+                com.rabbitmq.client.Channel ch = amqp.createChannel()) {
+            ch.queueDeclare(deadLetters, true, false, false, null);
+            for (int n = 0; n < 25; n++) {
+                ch.basicPublish("", deadLetters, null, ("{\"taskName\":\"send\",\"payload\":{\"n\":" + n
+                        + "},\"jobId\":\"job-" + n + "\",\"deliveryCount\":3,\"error\":\"boom\"}")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+            ConsoleClient writer = signedIn("writer");
+            String page = "/pools/" + ns + "/rabbit-workers/dead-letters?queue=default";
+            await("the pool is cached").atMost(WAIT).until(() -> writer.get(page).statusCode() == 200);
+            String first = writer.get(page).body();
+            assertEquals(20, first.split("<tr class=\"dead-letter\"", -1).length - 1, first);
+            assertTrue(first.contains("href=\"" + page.replace("&", "&amp;") + "&amp;after=job-19\">Next page"), first);
+            String second = writer.get(page + "&after=job-19").body();
+            assertEquals(5, second.split("<tr class=\"dead-letter\"", -1).length - 1, second);
+            assertTrue(second.contains("data-id=\"job-22\""), second);
+            assertTrue(second.contains("action=\"/pools/" + ns + "/rabbit-workers/dead-letters/delete\""),
+                    "single-entry actions are offered: " + second);
+
+            assertEquals(303, writer.act("/pools/" + ns + "/rabbit-workers/dead-letters/redrive", "queue", "default",
+                    "id", "job-22").statusCode());
+            assertEquals(303, writer.act("/pools/" + ns + "/rabbit-workers/dead-letters/delete", "queue", "default",
+                    "id", "job-3").statusCode());
+            // The broker's own queues: 23 dead letters left, and job-22 on the work queue as a fresh job.
+            assertEquals(23, ch.queueDeclarePassive(deadLetters).getMessageCount());
+            com.rabbitmq.client.GetResponse job = ch.basicGet(rabbitPrefix + ".default", true);
+            String body = new String(job.getBody(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(body.contains("\"jobId\":\"job-22\"") && body.contains("\"deliveryCount\":1"), body);
+            assertEquals(0, ch.queueDeclarePassive(rabbitPrefix + ".default").getMessageCount());
+        } finally {
+            new dev.backstage.testsupport.RabbitMqQueues(amqpUrl).deleteQueuesAndExchanges(rabbitPrefix);
+        }
     }
 
     private static ConsoleClient signedIn(String serviceAccount) throws Exception {

@@ -117,4 +117,23 @@ class ConsoleRenderingTest {
         schedule.setSchedule("not cron");
         assertTrue(SchedulePage.nextTicks(schedule, Instant.EPOCH, 3).get(0).startsWith("invalid: cron expression"));
     }
+
+    @Test
+    void givenFiredTicks_whenTheScheduleRowRenders_thenTheNewestFiveShowWithTheirJobIdsAsText() {
+        dev.backstage.operator.model.ScheduleStatus status = new dev.backstage.operator.model.ScheduleStatus("nightly");
+        assertEquals("-", SchedulePage.lastTicks(status));
+        for (int minute = 1; minute <= 7; minute++) {
+            status.addRecentTick(new dev.backstage.operator.model.FiredTick("2026-12-03T00:0" + minute + ":00Z",
+                    minute == 6 ? null : "1733184000000-" + minute));
+        }
+        status.addRecentTick(new dev.backstage.operator.model.FiredTick("2026-12-03T00:08:00Z", HOSTILE));
+        String cell = SchedulePage.lastTicks(status);
+        assertEquals(5, status.getRecentTicks().size());
+        assertEquals(5, cell.split("<li class=\"tick\">", -1).length - 1, cell);
+        assertTrue(cell.startsWith("<ul class=\"ticks\"><li class=\"tick\">2026-12-03T00:08:00Z"), cell);
+        assertTrue(cell.contains("2026-12-03T00:07:00Z <code class=\"job-id\">1733184000000-7</code>"), cell);
+        assertTrue(cell.contains("2026-12-03T00:06:00Z <span class=\"elsewhere\">"), cell);
+        assertFalse(cell.contains("00:03:00Z"), "only the newest five: " + cell);
+        assertFalse(cell.contains("<script>"), cell);
+    }
 }

@@ -82,4 +82,21 @@ class SessionsTest {
         }
         assertTrue(sessions.find(first.id()).isEmpty());
     }
+
+    @Test
+    void givenASignInFormToken_whenChecked_thenOnlyThisProcesssUnchangedAndFreshTokensPass() {
+        Sessions sessions = new Sessions(clock, Duration.ofHours(1));
+        String token = sessions.formToken();
+        assertTrue(sessions.validFormToken(token));
+        assertNotEquals(token, sessions.formToken(), "each form its own");
+        assertFalse(new Sessions(clock, Duration.ofHours(1)).validFormToken(token), "another process's key");
+        String[] parts = token.split("\\.");
+        assertFalse(sessions.validFormToken((Long.parseLong(parts[0]) + 600) + "." + parts[1] + "." + parts[2]),
+                "a changed issue time breaks the MAC");
+        assertFalse(sessions.validFormToken(parts[0] + "." + parts[1] + ".forged"));
+        assertFalse(sessions.validFormToken("guess"));
+        assertFalse(sessions.validFormToken(null));
+        now.set(now.get().plus(Sessions.FORM_LIFETIME));
+        assertFalse(sessions.validFormToken(token), "expired after " + Sessions.FORM_LIFETIME);
+    }
 }

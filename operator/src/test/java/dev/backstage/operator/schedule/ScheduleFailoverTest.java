@@ -153,6 +153,14 @@ class ScheduleFailoverTest {
         assertEquals(expected, jobs("audit"));
         assertEquals("2026-01-01T00:15:00Z", status("orders", "every-minute").getLastFiredTick());
         assertEquals(0L, status("orders", "every-minute").getMissedTicks());
+        // The last five ticks, newest first, each with the id of the job it put on the stream (as Redis holds it).
+        List<dev.backstage.operator.model.FiredTick> recent = status("orders", "every-minute").getRecentTicks();
+        assertEquals(List.of("2026-01-01T00:15:00Z", "2026-01-01T00:14:00Z", "2026-01-01T00:13:00Z",
+                "2026-01-01T00:12:00Z", "2026-01-01T00:11:00Z"), recent.stream().map(t -> t.getTick()).toList());
+        List<String> streamIds = new ArrayList<>(connection.sync().xrange(prefix + ":reports",
+                io.lettuce.core.Range.create("-", "+")).stream().map(m -> m.getId()).toList());
+        java.util.Collections.reverse(streamIds);
+        assertEquals(streamIds.subList(0, 5), recent.stream().map(t -> t.getJobId()).toList());
 
         // B crashes at 00:15:10; C starts at 00:18:40: 00:16, 00:17 and 00:18 came and went.
         b.stop();

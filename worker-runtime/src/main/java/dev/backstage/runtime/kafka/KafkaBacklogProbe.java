@@ -102,15 +102,11 @@ final class KafkaBacklogProbe implements BacklogProbe {
         if (parts == null) {
             return 0;
         }
-        long count = 0;
+        // Entries redriven or deleted one by one beyond the redrive offset are not counted (DeadLetterProgress).
+        DeadLetterProgress progress = new DeadLetterProgress();
         for (TopicPartition tp : parts) {
-            long from = start.getOrDefault(tp, 0L);
-            OffsetAndMetadata done = redriven.get(tp);
-            if (done != null) {
-                from = Math.max(from, done.offset());
-            }
-            count += Math.max(0, end.getOrDefault(tp, 0L) - from);
+            progress.add(tp, start.getOrDefault(tp, 0L), end.getOrDefault(tp, 0L), redriven.get(tp));
         }
-        return count;
+        return progress.unsettled();
     }
 }

@@ -4,7 +4,6 @@ import dev.backstage.runtime.spi.DeadLetterEntry;
 import dev.backstage.runtime.spi.DeadLetterQueue;
 import dev.backstage.runtime.spi.OutgoingJob;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -23,8 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dead-letter topic {@code {p}.{q}.dead-letter}: list it, count it, and move entries back onto the
- * work topic.
+ * The dead-letter topic {@code {p}.{q}.dead-letter}: list it, page it, count it, move entries back onto the
+ * work topic, and redrive or delete one entry.
  *
  * <p>Kafka cannot delete one record, so a redrive records its progress as the committed offset of group
  * {@code {p}.redrive} on the dead-letter topic, committing each entry only after its copy on the work topic
@@ -32,12 +31,16 @@ import org.slf4j.LoggerFactory;
  * the one in progress is moved twice). Afterwards the moved records are deleted from the topic
  * ({@code deleteRecords} up to that offset), so other tools stop seeing them too. Listing and counting
  * start from the later of the log start and that offset.
+ *
+ * <p>A single entry (id {@code topic:partition:offset}) redriven or deleted out of order stays in the log: it is
+ * recorded as settled in that commit's metadata ({@link DeadLetterProgress}) and skipped from then on by every
+ * read, count and redrive here and in the backlog probe; once every older entry of its partition is settled the
+ * offset moves past it and it is deleted with the rest. Redrive one re-publishes the record, then records it.
+ * Pages go partition by partition in offset order; a page after an entry reads from that entry's offset on, so a
+ * page costs its own records, not the ones before it.
  */
 final class KafkaDeadLetters implements DeadLetterQueue {
     private static final Logger log = LoggerFactory.getLogger(KafkaDeadLetters.class);
-    /** Upper bound on how long one list or redrive reads; both stop early once they reach the end. */
-    static final Duration READ_LIMIT = Duration.ofSeconds(60);
-    private static final Duration POLL = Duration.ofMillis(200);
 
     private final KafkaClients clients;
     private final KafkaJobs jobs;
@@ -49,29 +52,15 @@ final class KafkaDeadLetters implements DeadLetterQueue {
         this.names = clients.settings().names();
     }
 
-    /** Where one partition's readable entries begin and end. */
-    private record Range(long from, long end) {}
-
-    private Map<TopicPartition, Range> ranges(String topic) throws ExecutionException, TimeoutException,
+    private DeadLetterProgress progress(String topic) throws ExecutionException, TimeoutException,
             InterruptedException {
-        KafkaOffsets offsets = new KafkaOffsets(clients.admin());
-        List<TopicPartition> parts = offsets.partitions(List.of(topic)).get(topic);
-        Map<TopicPartition, Range> out = new HashMap<>();
-        if (parts == null) {
-            return out;
-        }
-        Map<TopicPartition, Long> start = offsets.startOffsets(parts);
-        Map<TopicPartition, Long> end = offsets.endOffsets(parts);
-        Map<TopicPartition, OffsetAndMetadata> redriven = offsets.committed(names.redriveGroup());
-        for (TopicPartition tp : parts) {
-            long from = start.getOrDefault(tp, 0L);
-            OffsetAndMetadata done = redriven.get(tp);
-            if (done != null) {
-                from = Math.max(from, done.offset());
-            }
-            out.put(tp, new Range(from, end.getOrDefault(tp, 0L)));
-        }
-        return out;
+        return DeadLetterProgress.read(new KafkaOffsets(clients.admin()), names.redriveGroup(), topic);
+    }
+
+    /** A group-less consumer: reading commits nothing and moves no one's position. */
+    private KafkaConsumer<byte[], byte[]> reader(int maxPoll) {
+        return clients.newConsumer(null, "backstage-dead-letters-list-" + UUID.randomUUID(), "earliest",
+                Math.max(1, Math.min(maxPoll, 500)));
     }
 
     @Override
@@ -80,21 +69,113 @@ final class KafkaDeadLetters implements DeadLetterQueue {
         if (limit <= 0) {
             return List.of();
         }
-        try {
-            Map<TopicPartition, Range> ranges = ranges(topic);
+        return reading(topic, () -> {
             List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-            // A group-less consumer: reading commits nothing and moves no one's position.
-            try (KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(null, "backstage-dead-letters-list-"
-                    + UUID.randomUUID(), "earliest", Math.min(limit, 500))) {
-                readRanges(consumer, ranges, records, limit);
+            try (KafkaConsumer<byte[], byte[]> consumer = reader(limit)) {
+                DeadLetterReads.allPartitions(consumer, progress(topic), records, limit);
             }
             records.sort(Comparator.<ConsumerRecord<byte[], byte[]>>comparingLong(ConsumerRecord::timestamp)
                     .thenComparingInt(ConsumerRecord::partition).thenComparingLong(ConsumerRecord::offset));
-            List<DeadLetterEntry> entries = new ArrayList<>();
-            for (ConsumerRecord<byte[], byte[]> r : records.subList(0, Math.min(limit, records.size()))) {
-                entries.add(entry(queue, r));
+            return entries(queue, records.subList(0, Math.min(limit, records.size())));
+        });
+    }
+
+    /** Partition by partition, oldest offset first; {@code afterId} is an entry id of this topic. */
+    @Override
+    public List<DeadLetterEntry> page(String queue, String afterId, int limit) {
+        String topic = names.deadLetterTopic(queue);
+        if (limit <= 0) {
+            return List.of();
+        }
+        EntryId after = afterId == null ? null : EntryId.parse(topic, afterId);
+        return reading(topic, () -> {
+            DeadLetterProgress progress = progress(topic);
+            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+            try (KafkaConsumer<byte[], byte[]> consumer = reader(limit)) {
+                for (DeadLetterProgress.Part part : progress.partitions()) {
+                    if (after != null && part.tp.partition() < after.tp().partition()) {
+                        continue;
+                    }
+                    long from = after != null && part.tp.equals(after.tp()) ? after.offset() + 1 : part.from;
+                    DeadLetterReads.onePartition(consumer, progress, part, from, records, limit);
+                }
             }
-            return entries;
+            return entries(queue, records);
+        });
+    }
+
+    @Override
+    public boolean supportsSingleEntries() {
+        return true;
+    }
+
+    @Override
+    public boolean redriveOne(String queue, String id) {
+        return settleOne(queue, id, true);
+    }
+
+    @Override
+    public boolean delete(String queue, String id) {
+        return settleOne(queue, id, false);
+    }
+
+    /** Reads the record {@code id}; re-publishes it (or not), then records it as settled for the redrive group. */
+    private boolean settleOne(String queue, String id, boolean redrive) {
+        String topic = names.deadLetterTopic(queue);
+        EntryId entry = EntryId.parse(topic, id);
+        return reading(topic, () -> {
+            DeadLetterProgress progress = progress(topic);
+            DeadLetterProgress.Part part = progress.part(entry.tp());
+            if (part == null || entry.offset() >= part.end || progress.isSettled(entry.tp(), entry.offset())) {
+                return false;
+            }
+            List<ConsumerRecord<byte[], byte[]>> found = new ArrayList<>();
+            try (KafkaConsumer<byte[], byte[]> consumer = reader(1)) {
+                DeadLetterReads.onePartition(consumer, progress, part, entry.offset(), found, 1);
+            }
+            if (found.isEmpty() || found.get(0).offset() != entry.offset()) {
+                return false;
+            }
+            OffsetAndMetadata commit = progress.settle(entry.tp(), entry.offset());
+            if (redrive) {
+                String workTopic = names.jobTopic(queue);
+                clients.ensureJobTopic(workTopic);
+                jobs.send(workTopic, jobValueFor(queue, found.get(0))).get(KafkaClients.ADMIN_TIMEOUT.toMillis(),
+                        TimeUnit.MILLISECONDS);
+            }
+            clients.admin().alterConsumerGroupOffsets(names.redriveGroup(), Map.of(entry.tp(), commit)).all()
+                    .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            deleteRedriven(topic);
+            log.info("{} dead-letter entry {}", redrive ? "redrove" : "deleted", id);
+            return true;
+        });
+    }
+
+    /** A dead-letter entry's id, {@code topic:partition:offset}. */
+    private record EntryId(TopicPartition tp, long offset) {
+        static EntryId parse(String topic, String id) {
+            int last = id.lastIndexOf(':');
+            int middle = last < 0 ? -1 : id.lastIndexOf(':', last - 1);
+            if (middle > 0 && id.substring(0, middle).equals(topic)) {
+                try {
+                    return new EntryId(new TopicPartition(topic, Integer.parseInt(id.substring(middle + 1, last))),
+                            Long.parseLong(id.substring(last + 1)));
+                } catch (NumberFormatException e) {
+                    // falls through to the message below
+                }
+            }
+            throw new IllegalArgumentException("dead letter id '" + id + "' is not " + topic
+                    + ":<partition>:<offset>; use an id the dead-letter list shows");
+        }
+    }
+
+    private interface BrokerRead<T> {
+        T run() throws ExecutionException, TimeoutException, InterruptedException;
+    }
+
+    private static <T> T reading(String topic, BrokerRead<T> read) {
+        try {
+            return read.run();
         } catch (ExecutionException | TimeoutException e) {
             throw new KafkaBrokerException("could not read dead-letter topic " + topic, e);
         } catch (InterruptedException e) {
@@ -103,39 +184,12 @@ final class KafkaDeadLetters implements DeadLetterQueue {
         }
     }
 
-    /** Reads each partition from its range start to its end (as of now), up to {@code limit} per partition. */
-    private static void readRanges(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Range> ranges,
-            List<ConsumerRecord<byte[], byte[]>> into, int limit) {
-        Map<TopicPartition, Range> open = new HashMap<>();
-        ranges.forEach((tp, r) -> {
-            if (r.from() < r.end()) {
-                open.put(tp, r);
-            }
-        });
-        if (open.isEmpty()) {
-            return;
+    private List<DeadLetterEntry> entries(String queue, List<ConsumerRecord<byte[], byte[]>> records) {
+        List<DeadLetterEntry> entries = new ArrayList<>(records.size());
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            entries.add(entry(queue, r));
         }
-        consumer.assign(open.keySet());
-        open.forEach((tp, r) -> consumer.seek(tp, r.from()));
-        Map<TopicPartition, Integer> taken = new HashMap<>();
-        long deadline = System.nanoTime() + READ_LIMIT.toNanos();
-        while (!open.isEmpty() && System.nanoTime() < deadline) {
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
-                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                Range range = open.get(tp);
-                if (range == null || r.offset() >= range.end()) {
-                    continue;
-                }
-                into.add(r);
-                taken.merge(tp, 1, Integer::sum);
-            }
-            for (TopicPartition tp : List.copyOf(open.keySet())) {
-                if (consumer.position(tp) >= open.get(tp).end() || taken.getOrDefault(tp, 0) >= limit) {
-                    open.remove(tp);
-                    consumer.pause(List.of(tp));
-                }
-            }
-        }
+        return entries;
     }
 
     private DeadLetterEntry entry(String queue, ConsumerRecord<byte[], byte[]> r) {
@@ -150,14 +204,7 @@ final class KafkaDeadLetters implements DeadLetterQueue {
     @Override
     public long count(String queue) {
         String topic = names.deadLetterTopic(queue);
-        try {
-            return ranges(topic).values().stream().mapToLong(r -> Math.max(0, r.end() - r.from())).sum();
-        } catch (ExecutionException | TimeoutException e) {
-            throw new KafkaBrokerException("could not count dead-letter topic " + topic, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new KafkaBrokerException("interrupted while counting dead-letter topic " + topic, e);
-        }
+        return reading(topic, () -> progress(topic).unsettled());
     }
 
     /**
@@ -172,8 +219,8 @@ final class KafkaDeadLetters implements DeadLetterQueue {
             return 0;
         }
         try {
-            Map<TopicPartition, Range> ranges = ranges(topic);
-            if (ranges.values().stream().allMatch(r -> r.from() >= r.end())) {
+            DeadLetterProgress progress = progress(topic);
+            if (progress.unsettled() == 0) {
                 return 0;
             }
             clients.ensureJobTopic(workTopic);
@@ -181,7 +228,7 @@ final class KafkaDeadLetters implements DeadLetterQueue {
             try (KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(names.redriveGroup(),
                     "backstage-dead-letters-redrive-" + UUID.randomUUID(), "earliest", Math.min(limit, 500))) {
                 List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
-                readRanges(consumer, ranges, batch, limit);
+                DeadLetterReads.allPartitions(consumer, progress, batch, limit);
                 batch.sort(Comparator.<ConsumerRecord<byte[], byte[]>>comparingInt(ConsumerRecord::partition)
                         .thenComparingLong(ConsumerRecord::offset));
                 for (ConsumerRecord<byte[], byte[]> r : batch) {
@@ -191,7 +238,8 @@ final class KafkaDeadLetters implements DeadLetterQueue {
                     jobs.send(workTopic, jobValueFor(queue, r)).get(KafkaClients.ADMIN_TIMEOUT.toMillis(),
                             TimeUnit.MILLISECONDS);
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                    consumer.commitSync(Map.of(tp, new OffsetAndMetadata(r.offset() + 1)), OffsetCommitter.COMMIT_TIMEOUT);
+                    // Past this record and any entries settled one by one right after it; later markers kept.
+                    consumer.commitSync(Map.of(tp, progress.settle(tp, r.offset())), OffsetCommitter.COMMIT_TIMEOUT);
                     moved++;
                 }
             }

@@ -2,6 +2,9 @@ package dev.backstage.runtime.kafka;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,7 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Listing, counting and redriving the dead-letter topic. */
+/** Listing, paging, counting and redriving the dead-letter topic, and settling one entry of it. */
 @Tag("broker")
 class KafkaDeadLettersTest {
     private final KafkaTestSupport kafka = new KafkaTestSupport();
@@ -90,5 +93,73 @@ class KafkaDeadLettersTest {
         assertEquals(new TreeSet<>(List.of("job-0", "x.emails:0:1", "job-2", "x.emails:0:3", "job-4")), jobIds);
         // The moved records were deleted from the dead-letter topic, so other tools stop seeing them too.
         await().atMost(Duration.ofSeconds(10)).until(() -> kafka.readAll(dlq, 0).isEmpty());
+    }
+
+    private List<String> ids(List<DeadLetterEntry> entries) {
+        return entries.stream().map(DeadLetterEntry::id).toList();
+    }
+
+    @Test
+    void givenTwoPartitions_whenPagedByTwo_thenPagesFollowPartitionThenOffsetFromTheEntryTheyStartAfter()
+            throws Exception {
+        String dlq = kafka.topic("emails.dead-letter");
+        kafka.createTopic(dlq, 2);
+        kafka.produceRaw(dlq, 0, deadLetter(0, true), deadLetter(1, true), deadLetter(2, true));
+        kafka.produceRaw(dlq, 1, deadLetter(3, true), deadLetter(4, true));
+        var dead = provider.deadLetters();
+        assertEquals(List.of(dlq + ":0:0", dlq + ":0:1"), ids(dead.page("emails", null, 2)));
+        assertEquals(List.of(dlq + ":0:2", dlq + ":1:0"), ids(dead.page("emails", dlq + ":0:1", 2)));
+        List<DeadLetterEntry> last = dead.page("emails", dlq + ":1:0", 2);
+        assertEquals(List.of(dlq + ":1:1"), ids(last));
+        assertEquals("boom 4", last.get(0).error());
+        assertEquals(List.of(), dead.page("emails", dlq + ":1:1", 2));
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> dead.page("emails", "other-topic:0:1", 2));
+        assertTrue(bad.getMessage().contains("is not " + dlq + ":<partition>:<offset>"), bad.getMessage());
+        assertEquals(5, dead.count("emails"), "paging settles nothing");
+    }
+
+    @Test
+    void givenDeadLetters_whenOneIsRedrivenAndOneDeletedOutOfOrder_thenEveryReadSkipsThemAndRedriveAllMovesTheRest()
+            throws Exception {
+        String dlq = kafka.topic("emails.dead-letter");
+        kafka.createTopic(dlq, 1);
+        for (int n = 0; n < 5; n++) {
+            kafka.produceRaw(dlq, 0, deadLetter(n, true));
+        }
+        var dead = provider.deadLetters();
+        assertTrue(dead.supportsSingleEntries());
+        assertTrue(dead.redriveOne("emails", dlq + ":0:2"));
+        assertTrue(dead.delete("emails", dlq + ":0:3"));
+        assertFalse(dead.delete("emails", dlq + ":0:3"), "already settled");
+        assertFalse(dead.redriveOne("emails", dlq + ":0:9"), "no such offset");
+
+        // The broker's own state: one job on the work topic, the markers in the redrive group's commit metadata.
+        var work = kafka.readAll(kafka.topic("emails"), 1);
+        assertEquals(1, work.size());
+        JsonNode job = json.readTree(KafkaTestSupport.text(work.get(0)));
+        assertEquals("job-2", job.get("jobId").asText());
+        assertEquals(1, job.get("deliveryCount").asInt());
+        var commit = kafka.committedWithMetadata(provider.settings().names().redriveGroup(), dlq, 0);
+        assertEquals(0, commit.offset(), "the oldest entry is still dead-lettered");
+        assertEquals(List.of(2L, 3L), java.util.Arrays.stream(CommitMetadata.decode(0, commit.metadata())).boxed()
+                .toList());
+        assertEquals(3, dead.count("emails"));
+        assertEquals(List.of(dlq + ":0:0", dlq + ":0:1", dlq + ":0:4"), ids(dead.list("emails", 10)));
+        assertEquals(List.of(dlq + ":0:4"), ids(dead.page("emails", dlq + ":0:1", 10)));
+        assertEquals(3, provider.backlogProbe().measure(List.of("emails"), "nobody").queues().get(0).deadLetters());
+
+        // Settling the oldest moves the offset past it and the markers after it, and deletes those records.
+        assertTrue(dead.delete("emails", dlq + ":0:0"));
+        assertTrue(dead.redriveOne("emails", dlq + ":0:1"));
+        assertEquals(4, kafka.committed(provider.settings().names().redriveGroup(), dlq, 0));
+        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.readAll(dlq, 0).size() == 1);
+        assertEquals(1, dead.redrive("emails", 100));
+        assertEquals(0, dead.count("emails"));
+        Set<String> jobIds = new TreeSet<>();
+        for (var r : kafka.readAll(kafka.topic("emails"), 3)) {
+            jobIds.add(json.readTree(KafkaTestSupport.text(r)).get("jobId").asText());
+        }
+        assertEquals(new TreeSet<>(List.of("job-1", "job-2", "job-4")), jobIds, "each redriven once, the deleted never");
     }
 }
