@@ -35,6 +35,15 @@ ensure_redis() {
 # (a failover test killed it) is started again from its redis.conf and rejoins as a replica.
 REDIS_CLUSTER_DIR="${BACKSTAGE_REDIS_CLUSTER_DIR:-/tmp/backstage-redis-cluster}"
 REDIS_CLUSTER_PORTS="7000 7001 7002 7003 7004 7005"
+# True when every primary in CLUSTER NODES output $1 has a replica whose replication link is up and synced
+# (state=online in the primary's INFO replication): until then a WAIT 1 on that shard times out.
+redis_cluster_replicas_in_sync() {
+  local port
+  for port in $(awk '$3 !~ /fail/ && $3 ~ /master/ {split($2, a, "[:@]"); print a[2]}' <<<"$1"); do
+    redis-cli -p "$port" info replication 2>/dev/null | grep -q '^slave[0-9]*:.*state=online' || return 1
+  done
+}
+
 ensure_redis_cluster() {
   ensure_redis_binaries
   local port started=0
@@ -77,7 +86,8 @@ CONF
     nodes=$(redis-cli -p 7000 cluster nodes 2>/dev/null)
     if redis-cli -p 7000 cluster info 2>/dev/null | grep -q '^cluster_state:ok' \
        && [ "$(awk '$3 !~ /fail/ && $3 ~ /master/ && $8 == "connected"' <<<"$nodes" | wc -l)" = 3 ] \
-       && [ "$(awk '$3 !~ /fail/ && $3 ~ /slave/ && $8 == "connected"' <<<"$nodes" | wc -l)" = 3 ]; then
+       && [ "$(awk '$3 !~ /fail/ && $3 ~ /slave/ && $8 == "connected"' <<<"$nodes" | wc -l)" = 3 ] \
+       && redis_cluster_replicas_in_sync "$nodes"; then
       return 0
     fi
     sleep 0.2

@@ -17,12 +17,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * {@code bin/kubectl-backstage} on the real API server: it finds a pool's topology and connection Secret with
  * kubectl and runs the CLI against the real Redis they name; its errors are one line and never show the URL.
  */
 @Tag("cluster")
+@UsesSharedBrokers(SharedBroker.REDIS_CLUSTER)
 class KubectlBackstagePluginTest {
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
 

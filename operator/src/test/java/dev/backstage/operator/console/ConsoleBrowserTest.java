@@ -47,7 +47,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
 @Tag("cluster")
 @Tag("broker")
 class ConsoleBrowserTest {
-    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration WAIT = Duration.ofSeconds(60); // a loaded machine
     private static ConsoleFixture fixture;
     private static WebDriver browser;
     private static String base;
@@ -126,8 +126,12 @@ class ConsoleBrowserTest {
         await("suspended").atMost(WAIT).until(() -> Boolean.TRUE.equals(fixture.client
                 .resources(BackstageTopology.class).inNamespace(fixture.ns).withName("orders").get().getSpec()
                 .getSchedules().get(0).getSuspend()));
-        await("the page says so").atMost(WAIT).ignoreExceptions().until(() -> browser
-                .findElement(By.cssSelector("tr[data-schedule='nightly'] td.suspended")).getText().equals("yes"));
+        // The page after the action may have been drawn before the console's informer saw the change: reload.
+        await("the page says so").atMost(WAIT).ignoreExceptions().until(() -> {
+            browser.get(base + "/schedules?namespace=" + fixture.ns);
+            return browser.findElement(By.cssSelector("tr[data-schedule='nightly'] td.suspended")).getText()
+                    .equals("yes");
+        });
         screenshot("schedules");
 
         browser.findElement(By.cssSelector("form.signout button")).click();

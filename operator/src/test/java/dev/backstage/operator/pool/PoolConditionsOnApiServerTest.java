@@ -1,5 +1,6 @@
 package dev.backstage.operator.pool;
 
+import static dev.backstage.operator.testing.BackstageFixtures.createReadyTopology;
 import static dev.backstage.operator.testing.BackstageFixtures.pool;
 import static dev.backstage.operator.testing.BackstageFixtures.redisTopology;
 import static org.awaitility.Awaitility.await;
@@ -9,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.backstage.operator.main.BackstageOperator;
 import dev.backstage.operator.main.LeaseSettings;
 import dev.backstage.operator.main.OperatorSettings;
-import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
@@ -18,7 +18,6 @@ import dev.backstage.operator.testing.RealApiServer;
 import dev.backstage.testsupport.ControlPlane;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
@@ -41,10 +40,8 @@ import org.junit.jupiter.api.Tag;
  * would once their containers pass the readiness probe, so the test decides when new replicas become ready.
  */
 @Tag("cluster")
-@Tag("broker")
 class PoolConditionsOnApiServerTest {
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final String REDIS_URL = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
     private static RealApiServer api;
     private static KubernetesClient client;
     private static String ns;
@@ -70,7 +67,7 @@ class PoolConditionsOnApiServerTest {
 
     @Test
     void givenAReadyPoolAnOrdinaryScaleUpKeepsItReadyAndSaysScalingUntilTheNewReplicasAreReady() {
-        declaredTopology("orders");
+        createReadyTopology(client, redisTopology(ns, "orders", "orders"));
         BackstageWorkerPool pool = pool(ns, "workers", "orders", "orders");
         pool.getSpec().setReplicas(1);
         client.resource(pool).create();
@@ -126,7 +123,7 @@ class PoolConditionsOnApiServerTest {
 
     @Test
     void givenAutoscalingOffKubectlScaleSetsTheReplicasThroughTheScaleSubresourceAndTheDeploymentFollows() throws Exception {
-        declaredTopology("emails");
+        createReadyTopology(client, redisTopology(ns, "emails", "emails"));
         BackstageWorkerPool pool = pool(ns, "mailers", "emails", "emails");
         pool.getSpec().setReplicas(1);
         client.resource(pool).create();
@@ -155,18 +152,5 @@ class PoolConditionsOnApiServerTest {
         BackstageWorkerPool current = get(pool);
         return current == null || current.getStatus() == null ? Optional.empty()
                 : Conditions.find(current.getStatus().getConditions(), type);
-    }
-
-    /**
-     * A topology the operator really declares on the local Redis (its Secret included), so that its reconciler, which
-     * runs here too, keeps it Ready rather than turning it False for a missing Secret in the middle of a test.
-     */
-    private static void declaredTopology(String name) {
-        client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName(name + "-redis")
-                .endMetadata().addToStringData("url", REDIS_URL).build()).create();
-        client.resource(redisTopology(ns, name, name)).create();
-        await("topology " + name + " declared and Ready").atMost(WAIT).until(
-                () -> client.resources(BackstageTopology.class).inNamespace(ns).withName(name).get(),
-                t -> t != null && t.getStatus() != null && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY));
     }
 }
