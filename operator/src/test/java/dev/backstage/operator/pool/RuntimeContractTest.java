@@ -35,7 +35,7 @@ class RuntimeContractTest {
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
 
     @Test
-    void givenTheConfigTheOperatorRendersThenTheRuntimeStartsAWorkerThatProcessesAJob() {
+    void givenTheConfigTheOperatorRenders_thenTheRuntimeStartsAWorkerThatProcessesAJob() {
         String prefix = UniqueNames.prefix("contract");
         BackstageTopology topology = redisTopology("ns", "t", "orders");
         topology.getSpec().setKeyPrefix(prefix);

@@ -42,7 +42,7 @@ class BrokerNamesTest {
     }
 
     @Test
-    void givenAScheduleWhenItsNameBreaksTheRuleThenScheduleRefusesItWithBrokerNamesMessage() {
+    void givenASchedule_whenItsNameBreaksTheRule_thenScheduleRefusesItWithBrokerNamesMessage() {
         assertEquals(Optional.empty(), BrokerNames.scheduleProblem("s", "nightly-report.v2"));
         assertTrue(BrokerNames.scheduleProblem("s", "x".repeat(101)).isPresent());
         InvalidScheduleException e = assertThrows(InvalidScheduleException.class,
