@@ -210,7 +210,7 @@ class KubectlBackstagePluginTest {
     }
 
     @Test
-    void givenAPoolEnqueueWritesTheJobsWithItsTopologysPrefixOnThePoolQueue() {
+    void givenAPool_whenEnqueued_thenTheJobsAreWrittenWithItsTopologysPrefixOnThePoolQueue() {
         cp.kubectl("create", "secret", "generic", "enq-redis", "-n", namespace, "--from-literal=url=" + REDIS).orThrow();
         topologyAndPool("enq-redis", "enq-redis", "enq-workers");
 

@@ -89,7 +89,7 @@ class BackstageOperatorTest {
     }
 
     @Test
-    void healthReadinessAndMetricsAreServed() throws Exception {
+    void givenARunningOperator_thenHealthReadinessAndMetricsAreServed() throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         await().atMost(WAIT).until(() -> get(http, "/readyz").statusCode() == 200);
         assertEquals(200, get(http, "/healthz").statusCode());

@@ -69,7 +69,7 @@ class PoolConditionsOnApiServerTest {
     }
 
     @Test
-    void givenAReadyPoolAnOrdinaryScaleUpKeepsItReadyAndSaysScalingUntilTheNewReplicasAreReady() {
+    void givenAReadyPool_whenScaledUp_thenItStaysReadyAndSaysScalingUntilTheNewReplicasAreReady() {
         declaredTopology("orders");
         BackstageWorkerPool pool = pool(ns, "workers", "orders", "orders");
         pool.getSpec().setReplicas(1);
@@ -125,7 +125,7 @@ class PoolConditionsOnApiServerTest {
     }
 
     @Test
-    void givenAutoscalingOffKubectlScaleSetsTheReplicasThroughTheScaleSubresourceAndTheDeploymentFollows() throws Exception {
+    void givenAutoscalingOff_whenKubectlScales_thenTheReplicasAreSetThroughTheScaleSubresourceAndTheDeploymentFollows() throws Exception {
         declaredTopology("emails");
         BackstageWorkerPool pool = pool(ns, "mailers", "emails", "emails");
         pool.getSpec().setReplicas(1);

@@ -79,7 +79,7 @@ class BackstageCliTest {
     }
 
     @Test
-    void givenUnsafeNamesTheCliRefusesThemBeforeTouchingTheBroker() {
+    void givenUnsafeNames_thenTheCliRefusesThemBeforeTouchingTheBroker() {
         CliRun run = cli("dead-letters", "redrive", "--prefix", "hy:a", "--queue", "dead-letter");
         assertEquals(2, run.exit(), run.err());
         assertEquals(1, run.err().lines().count(), run.err());

@@ -98,7 +98,7 @@ class RedisWireFormatTest {
     }
 
     @Test
-    void givenADedupeTtlOfOneAndAHalfSecondsTheMarkerHoldsFifteenHundredMillisecondsAsTheSeedStoresIt() {
+    void givenADedupeTtlOfOneAndAHalfSeconds_thenTheMarkerHoldsFifteenHundredMillisecondsAsTheSeedStoresIt() {
         worker().enqueue("t", Map.of(), EnqueueOptions.defaults().dedupe("order-42", Duration.ofMillis(1500)));
         assertEquals("1", redis.redis().get(redis.prefix() + ":dedupe:order-42"));
         long pttl = redis.redis().pttl(redis.prefix() + ":dedupe:order-42");
