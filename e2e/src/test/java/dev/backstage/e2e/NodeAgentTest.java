@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class NodeAgentTest {
 
     @Test
-    void givenAPodOfAnUnknownImageWhenScheduledThenItStaysPendingWithErrImagePullAndAnEventSayingWhy() {
+    void givenAPodOfAnUnknownImage_whenScheduled_thenItStaysPendingWithErrImagePullAndAnEventSayingWhy() {
         LocalCluster cluster = LocalCluster.shared();
         KubernetesClient client = cluster.client();
         String ns = UniqueNames.prefix("e2e-node");

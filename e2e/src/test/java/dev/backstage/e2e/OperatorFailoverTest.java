@@ -71,7 +71,7 @@ class OperatorFailoverTest {
 
     @Test
     @Order(1)
-    void givenTheChartsDefaultsWhenTheLeaderIsKilledThenSpecChangesAreStillAdmittedAndThePdbCountsAnEviction()
+    void givenTheChartsDefaults_whenTheLeaderIsKilled_thenSpecChangesAreStillAdmittedAndThePdbCountsAnEviction()
             throws Exception {
         await("the PodDisruptionBudget to allow one disruption").atMost(Duration.ofMinutes(1))
                 .until(() -> disruptionsAllowed() == 1);
@@ -113,7 +113,7 @@ class OperatorFailoverTest {
 
     @Test
     @Order(2)
-    void givenTwoReplicasWhenTheLeaderIsKilledMidScaleThenTheStandbyLeadsAndTheScalingGoesOnWithoutFlapping()
+    void givenTwoReplicas_whenTheLeaderIsKilledMidScale_thenTheStandbyLeadsAndTheScalingGoesOnWithoutFlapping()
             throws Exception {
         String ns = namespace("ha-failover");
         String prefix = UniqueNames.prefix("failover");

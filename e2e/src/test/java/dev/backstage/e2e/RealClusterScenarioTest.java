@@ -75,7 +75,7 @@ class RealClusterScenarioTest {
 
     @Test
     @Order(1)
-    void givenTheChartWhenInstalledThenTheOperatorRunsUnderItsServiceAccountWithOnlyTheRightsItUses() {
+    void givenTheChart_whenInstalled_thenTheOperatorRunsUnderItsServiceAccountWithOnlyTheRightsItUses() {
         Pod operator = operatorPod();
         assertEquals(RealSandbox.RELEASE, operator.getSpec().getServiceAccountName());
         assertTrue(Conditions.TRUE.equals(ready(operator)), "operator pod Ready");
@@ -89,7 +89,7 @@ class RealClusterScenarioTest {
 
     @Test
     @Order(2)
-    void givenTheWebhookWhenABadPoolIsAppliedThenTheApiServerDeniesItWithTheFixWarnsOnAWastefulOneAndLetsSpecKeepingUpdatesThrough() {
+    void givenTheWebhook_whenABadPoolIsApplied_thenTheApiServerDeniesItWithTheFixWarnsOnAWastefulOneAndLetsSpecKeepingUpdatesThrough() {
         String ns = namespace("webhook");
         apply(ns, topologyYaml("orders", "redis", "webhook", "delete"));
         ControlPlane.Result denied = cluster.kubectlWithInput(poolYaml("bad", "orders", "[default, emails]", ""),
@@ -118,7 +118,7 @@ class RealClusterScenarioTest {
 
     @Test
     @Order(3)
-    void givenTheRedisExampleWhenABacklogArrivesThenThePoolScalesFromZeroSurvivesAnOperatorKillAndReportsDeadLetters()
+    void givenTheRedisExample_whenABacklogArrives_thenThePoolScalesFromZeroSurvivesAnOperatorKillAndReportsDeadLetters()
             throws Exception {
         String ns = namespace("redis");
         String prefix = UniqueNames.prefix("redis");
@@ -158,7 +158,7 @@ class RealClusterScenarioTest {
 
     @Test
     @Order(4)
-    void givenTheRabbitMqExampleWhenAutoscalingIsTurnedOnThenThePoolScalesOnBacklogAndReportsDeadLetters() throws Exception {
+    void givenTheRabbitMqExample_whenAutoscalingIsTurnedOn_thenThePoolScalesOnBacklogAndReportsDeadLetters() throws Exception {
         String ns = namespace("rabbitmq");
         String prefix = UniqueNames.prefix("rabbit");
         applyExample("rabbitmq.yaml", ns, Map.of("amqp://backstage:CHANGE-ME@rabbitmq.shop.svc.cluster.local:5672/%2F",
@@ -193,7 +193,7 @@ class RealClusterScenarioTest {
 
     @Test
     @Order(5)
-    void givenTheKafkaExampleWithRedisDelaysWhenLagGrowsThenThePoolScalesAndReportsDeadLetters() throws Exception {
+    void givenTheKafkaExampleWithRedisDelays_whenLagGrows_thenThePoolScalesAndReportsDeadLetters() throws Exception {
         String ns = namespace("kafka");
         String prefix = UniqueNames.prefix("kafka");
         String bootstrap = EmbeddedKafka.shared().bootstrapServers();
@@ -222,7 +222,7 @@ class RealClusterScenarioTest {
 
     @Test
     @Order(6)
-    void givenATopologyWithDeletionPolicyDeleteWhenDeletedThenItsBrokerObjectsAreRemoved() throws Exception {
+    void givenATopologyWithDeletionPolicyDelete_whenDeleted_thenItsBrokerObjectsAreRemoved() throws Exception {
         String ns = namespace("deletion");
         String prefix = UniqueNames.prefix("deletion");
         apply(ns, "apiVersion: v1\nkind: Secret\nmetadata: {name: broker}\nstringData: {url: \"" + REDIS + "\"}\n");
@@ -238,7 +238,7 @@ class RealClusterScenarioTest {
 
     @Test
     @Order(7)
-    void givenTheWholeScenarioWhenTheOperatorsLogIsReadThenNothingWasForbidden() throws Exception {
+    void givenTheWholeScenario_whenTheOperatorsLogIsRead_thenNothingWasForbidden() throws Exception {
         Pod operator = operatorPod();
         Path log = cluster.node().podDir(operator.getMetadata().getNamespace(), operator.getMetadata().getName())
                 .resolve("pod.log");

@@ -61,7 +61,7 @@ class RollingUpdateTest {
     private static final String JVM_ENV = "{\"name\": \"JAVA_TOOL_OPTIONS\", \"value\": \"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC\"}";
 
     @Test
-    void givenJobsFlowingWhenThePoolsImageAndEnvChangeThenEveryJobRunsAndNoHandlerIsCutOff() throws Exception {
+    void givenJobsFlowing_whenThePoolsImageAndEnvChange_thenEveryJobRunsAndNoHandlerIsCutOff() throws Exception {
         LocalCluster cluster = LocalCluster.shared();
         KubernetesClient client = cluster.client();
         RealSandbox.installChart(cluster);

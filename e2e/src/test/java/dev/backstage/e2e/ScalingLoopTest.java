@@ -70,7 +70,7 @@ class ScalingLoopTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("brokers")
-    void givenAnAutoscaledPoolWhenABacklogArrivesThenItScalesUpDrainsScalesDownAndReportsDeadLetters(Broker broker)
+    void givenAnAutoscaledPool_whenABacklogArrives_thenItScalesUpDrainsScalesDownAndReportsDeadLetters(Broker broker)
             throws Exception {
         String url = broker.name().equals("kafka") ? EmbeddedKafka.shared().bootstrapServers() : broker.url();
         String prefix = UniqueNames.prefix("e2e-" + broker.name());

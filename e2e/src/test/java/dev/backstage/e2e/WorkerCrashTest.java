@@ -28,7 +28,7 @@ class WorkerCrashTest {
     private static final int ORDERS = 2000;
 
     @Test
-    void givenAWorkerKilledHardMidRunThenEveryJobStillCompletes() throws Exception {
+    void givenAWorkerKilledHardMidRun_thenEveryJobStillCompletes() throws Exception {
         String prefix = UniqueNames.prefix("e2e-crash");
         Path work = Files.createDirectories(Path.of("target", "e2e-pods", prefix));
         try (SandboxCluster cluster = SandboxCluster.start("shop", work); RedisStreams streams = new RedisStreams()) {

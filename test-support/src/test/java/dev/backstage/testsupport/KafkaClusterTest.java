@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class KafkaClusterTest {
 
     @Test
-    void givenThreeNodesWhenTheLeaderIsKilledTheOthersTakeOverAndTheRestartedNodeRejoinsTheIsr() throws Exception {
+    void givenThreeNodes_whenTheLeaderIsKilled_thenTheOthersTakeOver_andTheRestartedNodeRejoinsTheIsr() throws Exception {
         try (KafkaCluster cluster = KafkaCluster.start(3); Admin admin = cluster.admin()) {
             String topic = UniqueNames.prefix("cluster-smoke");
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3)

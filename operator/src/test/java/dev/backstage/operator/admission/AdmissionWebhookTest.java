@@ -90,7 +90,7 @@ class AdmissionWebhookTest {
     }
 
     @Test
-    void givenUnsafeOrCollidingBrokerNamesTheTopologyIsDeniedWithTheSharedRulesFixIt() {
+    void givenUnsafeOrCollidingBrokerNames_thenTheTopologyIsDeniedWithTheSharedRulesFixIt() {
         BackstageTopology prefix = redis("orders");
         prefix.getSpec().setKeyPrefix("hy.a");
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, prefix, null));
@@ -134,7 +134,7 @@ class AdmissionWebhookTest {
     }
 
     @Test
-    void givenKafkaMinInsyncReplicasAboveTheReplicationFactorItIsDeniedSayingWhatToSet() {
+    void givenKafkaMinInsyncReplicasAboveTheReplicationFactor_thenItIsDeniedSayingWhatToSet() {
         BackstageTopology topology = kafka("jobs", backend(ProviderType.REDIS));
         topology.getSpec().setKafka(new KafkaTopologySettings(1, 2));
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
@@ -147,7 +147,7 @@ class AdmissionWebhookTest {
     }
 
     @Test
-    void givenAKafkaQueueWithFewerReplicasThanTheDefaultMinInsyncReplicasItIsDeniedNamingTheQueue() {
+    void givenAKafkaQueueWithFewerReplicasThanTheDefaultMinInsyncReplicas_thenItIsDeniedNamingTheQueue() {
         BackstageTopology topology = kafka("jobs", backend(ProviderType.REDIS));
         topology.getSpec().getQueues().get(0).setReplicationFactor(1); // the topology's default min ISR is 2
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
@@ -157,7 +157,7 @@ class AdmissionWebhookTest {
     }
 
     @Test
-    void givenKafkaSettingsOnARedisTopologyItIsDenied() {
+    void givenKafkaSettingsOnARedisTopology_thenItIsDenied() {
         BackstageTopology topology = redis("jobs");
         topology.getSpec().setKafka(new KafkaTopologySettings(3, 2));
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));

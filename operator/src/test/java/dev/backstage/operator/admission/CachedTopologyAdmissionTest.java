@@ -103,7 +103,7 @@ class CachedTopologyAdmissionTest {
     }
 
     @Test
-    void theOperatorsCacheHoldsTheTopologiesItsPoolControllerWatches() {
+    void givenACreatedTopology_thenTheOperatorsCacheHoldsIt_andAdmissionAnswersFromItAlone() {
         String ns = harness.newNamespace("admission-cache");
         TopologyLookup cache = harness.operator().cachedTopologies();
         assertEquals(Optional.empty(), cache.cached(ns, "orders"));

@@ -35,7 +35,7 @@ class SlowClientsOnApiServerTest {
     private static final int STALLED = 64;
 
     @Test
-    void givenSixtyFourStalledAndReconnectingClientsTheApiServerStillAdmitsEveryCreate(@TempDir Path tls)
+    void givenSixtyFourStalledAndReconnectingClients_thenTheApiServerStillAdmitsEveryCreate(@TempDir Path tls)
             throws Exception {
         RealApiServer api = RealApiServer.shared();
         ControlPlane cp = api.controlPlane();

@@ -26,12 +26,12 @@ class PackageGraphTest {
             .importPackages("dev.backstage.operator");
 
     @Test
-    void packagesAreFreeOfCycles() {
+    void givenTheOperatorClasses_thenTheirPackagesAreFreeOfCycles() {
         slices().matching("dev.backstage.operator.(*)..").should().beFreeOfCycles().check(OPERATOR);
     }
 
     @Test
-    void layersPointOneWay() {
+    void givenThePackageLayers_thenTheirDependenciesPointOneWay() {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("model").definedBy("dev.backstage.operator.model..")
                 .layer("scaling").definedBy("dev.backstage.operator.scaling..")
@@ -68,7 +68,7 @@ class PackageGraphTest {
 
     /** The scaling decision is a pure function of samples and settings: table-tested, no I/O, no clock of its own. */
     @Test
-    void scalingDecisionDoesNoIo() {
+    void givenTheScalingPackage_thenItDoesNoIo() {
         noClasses().that().resideInAPackage("dev.backstage.operator.scaling..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.fabric8..", "io.javaoperatorsdk..",
                         "java.io..", "java.nio..", "java.net..", "java.util.concurrent..", "java.lang.management..",
@@ -81,7 +81,7 @@ class PackageGraphTest {
 
     /** The CRD types describe resources; they do not reach the API server or a broker. */
     @Test
-    void modelDoesNoIo() {
+    void givenTheModelPackage_thenItDoesNoIo() {
         noClasses().that().resideInAPackage("dev.backstage.operator.model..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.fabric8.kubernetes.client.dsl..",
                         "io.fabric8.kubernetes.client.informers..", "io.javaoperatorsdk..", "java.net..", "java.nio.file..", "io.lettuce..", "com.rabbitmq..",

@@ -20,7 +20,7 @@ class RuntimeAccessTest {
             .importPackages("dev.backstage.operator");
 
     @Test
-    void operatorSeesOnlyTheSpiOfTheRuntime() {
+    void givenTheOperatorClasses_thenTheySeeOnlyTheSpiOfTheRuntime() {
         noClasses().that().resideInAPackage("dev.backstage.operator..")
                 .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
                         "runtime classes outside spi, config, logging and main.ProbeServer",

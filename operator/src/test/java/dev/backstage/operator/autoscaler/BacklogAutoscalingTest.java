@@ -284,7 +284,7 @@ class BacklogAutoscalingTest {
     }
 
     @Test
-    void givenAPoolItsBacklogDesiredReplicasAndDeadLettersArePrometheusGaugesOfTheOperator() {
+    void givenAPool_thenItsBacklogDesiredReplicasAndDeadLettersArePrometheusGaugesOfTheOperator() {
         var registry = new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
                 io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
         harness.operator().backlogMonitors().exportTo(registry);
@@ -308,7 +308,7 @@ class BacklogAutoscalingTest {
     }
 
     @Test
-    void givenIdleReadyWorkersBesideABacklogThatDoesNotMoveBacklogStalledSaysSoUntilWorkIsInFlight() {
+    void givenIdleReadyWorkersBesideABacklogThatDoesNotMove_thenBacklogStalledSaysSoUntilWorkIsInFlight() {
         String ns = newNamespace("stalled");
         broker = new RedisPoolBroker().declare("orders");
         broker.createTopology(client, ns, "jobs", RedisPoolBroker.REDIS_URL, "orders");
@@ -330,7 +330,7 @@ class BacklogAutoscalingTest {
     }
 
     @Test
-    void givenThePauseAnnotationTheBacklogIsMeasuredButTheReplicasHoldUntilItIsRemoved() {
+    void givenThePauseAnnotation_thenTheBacklogIsMeasuredButTheReplicasHoldUntilItIsRemoved() {
         String ns = newNamespace("paused");
         broker = new RedisPoolBroker().declare("orders");
         broker.createTopology(client, ns, "jobs", RedisPoolBroker.REDIS_URL, "orders");
@@ -353,7 +353,7 @@ class BacklogAutoscalingTest {
     }
 
     @Test
-    void givenAFallbackCountThePoolRunsItWhileTheBacklogCannotBeRead() {
+    void givenAFallbackCount_thenThePoolRunsItWhileTheBacklogCannotBeRead() {
         String ns = newNamespace("fallback");
         broker = new RedisPoolBroker().declare("orders");
         broker.createTopology(client, ns, "jobs", RedisPoolBroker.REDIS_URL, "orders");

@@ -113,7 +113,7 @@ class PoolScalingPolicyTest {
     }
 
     @Test
-    void givenAnAutoscaledPoolAtZeroReplicasItsNextPollComesAfterTheZeroPollInterval() {
+    void givenAnAutoscaledPoolAtZeroReplicas_thenItsNextPollComesAfterTheZeroPollInterval() {
         AutoscalingSpec spec = on();
         spec.setMinReplicas(0);
         BackstageWorkerPool pool = pool(spec, "orders");

@@ -97,7 +97,7 @@ class ConnectionSecretsTest {
     }
 
     @Test
-    void readersSharingASecretCostOneGetPerMaxAgeAndAChangeIsSeenAfterIt() throws Exception {
+    void givenReadersSharingASecret_thenTheyCostOneGetPerMaxAge_andAChangeIsSeenAfterIt() throws Exception {
         Store store = new Store();
         store.put("ns", "redis", "1", Map.of("url", "redis://one:6379"));
         StepClock clock = new StepClock();
@@ -123,7 +123,7 @@ class ConnectionSecretsTest {
     }
 
     @Test
-    void secretsAreKeptByNamespaceAndName() throws Exception {
+    void givenSecretsOfTwoNamesInTwoNamespaces_thenEachIsKeptByNamespaceAndName() throws Exception {
         Store store = new Store();
         store.put("a", "redis", "1", Map.of("url", "redis://a:6379"));
         store.put("b", "redis", "7", Map.of("url", "redis://b:6379"));
@@ -140,7 +140,7 @@ class ConnectionSecretsTest {
     }
 
     @Test
-    void anAbsentSecretIsReadAgainAtOnceSoOneCreatedAfterTheErrorIsSeen() throws Exception {
+    void givenAnAbsentSecret_whenReadAgain_thenOneCreatedAfterTheErrorIsSeenAtOnce() throws Exception {
         Store store = new Store();
         ConnectionSecrets secrets = new ConnectionSecrets(store, new StepClock(), MAX_AGE);
         TopologyProblem missing = assertThrows(TopologyProblem.class,
@@ -152,7 +152,7 @@ class ConnectionSecretsTest {
     }
 
     @Test
-    void aFailedGetIsNotKept() throws Exception {
+    void givenAFailedGet_whenReadAgain_thenTheFailureIsNotKept() throws Exception {
         Store store = new Store();
         store.put("ns", "redis", "1", Map.of("url", "redis://one:6379"));
         store.failure = new IllegalStateException("API server unavailable");
@@ -164,7 +164,7 @@ class ConnectionSecretsTest {
     }
 
     @Test
-    void theTlsSectionReadsItsClientCertificateSecretOnce() throws Exception {
+    void givenATlsSection_whenRead_thenItsClientCertificateSecretIsReadOnce() throws Exception {
         Store store = new Store();
         store.put("ns", "client", "4", Map.of("tls.crt", "CERT", "tls.key", "KEY"));
         store.put("ns", "ca", "5", Map.of("ca.crt", "CA"));
@@ -183,7 +183,7 @@ class ConnectionSecretsTest {
     }
 
     @Test
-    void concurrentReadersOfOneSecretShareOneGet() throws Exception {
+    void givenConcurrentReadersOfOneSecret_thenTheyShareOneGet() throws Exception {
         CountDownLatch inGet = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Store store = new Store();
@@ -217,7 +217,7 @@ class ConnectionSecretsTest {
     }
 
     @Test
-    void theUncachedViewReadsTheSecretAsItIsNow() throws Exception {
+    void givenTheUncachedView_whenRead_thenTheSecretIsAsItIsNow() throws Exception {
         Store store = new Store();
         store.put("ns", "redis", "1", Map.of("url", "redis://one:6379"));
         ConnectionSecrets secrets = new ConnectionSecrets(store, new StepClock(), MAX_AGE);
@@ -228,7 +228,7 @@ class ConnectionSecretsTest {
     }
 
     @Test
-    void withoutAMaxAgeEveryReadIsAGet() throws Exception {
+    void givenNoMaxAge_thenEveryReadIsAGet() throws Exception {
         Store store = new Store();
         store.put("ns", "redis", "1", Map.of("url", "redis://one:6379"));
         ConnectionSecrets secrets = new ConnectionSecrets(store, new StepClock(), Duration.ZERO);

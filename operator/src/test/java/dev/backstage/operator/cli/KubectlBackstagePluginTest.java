@@ -107,7 +107,7 @@ class KubectlBackstagePluginTest {
     }
 
     @Test
-    void givenAPoolWithItsTopologyAndSecretThenInspectShowsTheQueueCountsThatAreInRedis() {
+    void givenAPoolWithItsTopologyAndSecret_thenInspectShowsTheQueueCountsThatAreInRedis() {
         cp.kubectl("create", "secret", "generic", "shop-redis", "-n", namespace, "--from-literal=url=" + REDIS).orThrow();
         topologyAndPool("shop-redis", "shop-redis", "shop-workers");
         assertEquals(0, BackstageCli.execute("enqueue", "processOrder", "{}", "--count", "4", "--prefix", prefix));
@@ -213,7 +213,7 @@ class KubectlBackstagePluginTest {
     }
 
     @Test
-    void givenAPoolEnqueueWritesTheJobsWithItsTopologysPrefixOnThePoolQueue() {
+    void givenAPool_whenEnqueued_thenTheJobsAreWrittenWithItsTopologysPrefixOnThePoolQueue() {
         cp.kubectl("create", "secret", "generic", "enq-redis", "-n", namespace, "--from-literal=url=" + REDIS).orThrow();
         topologyAndPool("enq-redis", "enq-redis", "enq-workers");
 
@@ -232,7 +232,7 @@ class KubectlBackstagePluginTest {
     }
 
     @Test
-    void givenWhatIsMissingOrForbiddenThenOneLineSaysWhichAndTheUrlIsNeverShown() {
+    void givenWhatIsMissingOrForbidden_thenOneLineSaysWhichAndTheUrlIsNeverShown() {
         String secretUrl = "redis://:s3cret-token@127.0.0.1:1";
         cp.kubectl("create", "secret", "generic", "unreachable", "-n", namespace, "--from-literal=url=" + secretUrl)
                 .orThrow();

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  */
 class CrdReferenceUpToDateTest {
     @Test
-    void theCommittedCrdReferenceIsTheOneRenderedFromTheCommittedCrds() throws Exception {
+    void givenTheCommittedCrds_thenTheCommittedCrdReferenceIsTheOneRenderedFromThem() throws Exception {
         Path root = ControlPlane.repoRoot();
         String rendered = CrdReference.render(root.resolve("crds"));
         Path page = root.resolve(CrdReference.PAGE);
@@ -27,7 +27,7 @@ class CrdReferenceUpToDateTest {
     }
 
     @Test
-    void theReferenceListsEveryKindItsFieldsAndItsCelRules() throws Exception {
+    void givenTheCrds_whenRendered_thenTheReferenceListsEveryKindItsFieldsAndItsCelRules() throws Exception {
         String rendered = CrdReference.render(ControlPlane.repoRoot().resolve("crds"));
         for (String expected : new String[] {"## BackstageTopology", "## BackstageWorkerPool", "| `.spec.provider` |",
                 "| `.spec.autoscaling.maxReplicas` |", "CEL rules:", "short `bwp`"}) {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  */
 class PackageGraphPageUpToDateTest {
     @Test
-    void theArchitecturePageShowsThePackageGraphsOfTheCurrentSources() throws Exception {
+    void givenTheCurrentSources_thenTheArchitecturePageShowsTheirPackageGraphs() throws Exception {
         Path root = ControlPlane.repoRoot();
         Map<String, Path> modules = new LinkedHashMap<>();
         modules.put("worker-runtime", root.resolve("worker-runtime/src/main/java/dev/backstage/runtime"));
@@ -33,7 +33,7 @@ class PackageGraphPageUpToDateTest {
     }
 
     @Test
-    void theGraphOfTheRuntimeHasItsLayersAndNoSelfEdges() throws Exception {
+    void givenTheRuntimeSources_whenDrawn_thenTheGraphHasItsLayersAndNoSelfEdges() throws Exception {
         Map<String, java.util.Set<String>> graph = PackageGraphPage.graph(
                 ControlPlane.repoRoot().resolve("worker-runtime/src/main/java/dev/backstage/runtime"), "dev.backstage.runtime");
         assertTrue(graph.get("api").contains("spi"), "api imports spi: " + graph);

@@ -43,7 +43,7 @@ class ReadmeCommandsTest {
     Path scratch;
 
     @Test
-    void everyReadmeCommandRunsOrIsMarked() throws Exception {
+    void givenEveryMarkdownPage_thenEachCommandRunsOrIsMarked() throws Exception {
         Path root = ControlPlane.repoRoot();
         String configured = System.getProperty("backstage.readmes");
         List<String> files = configured == null || configured.isBlank() ? defaultFiles(root) : List.of(configured.split(","));
@@ -158,7 +158,7 @@ class ReadmeCommandsTest {
     }
 
     @Test
-    void theParserFindsShellCommandsTheirMarkersAndBadMarkers() {
+    void givenAMarkdownPage_whenParsed_thenShellCommandsTheirMarkersAndBadMarkersAreFound() {
         String markdown = """
                 Text with `inline --code` is not a block.
                 ```bash

@@ -31,7 +31,7 @@ class EventRecorderTest {
     }
 
     @Test
-    void anEventNamesItsObjectReasonAndReporter() throws InterruptedException {
+    void givenAnEvent_whenRecorded_thenItNamesItsObjectReasonAndReporter() throws InterruptedException {
         BackstageWorkerPool pool = mock.client().resource(BackstageFixtures.pool("events-a", "p", "t", "q")).create();
 
         recorder.warning(pool, "TopologyNotFound", "BackstageTopology 't' not found");
@@ -51,7 +51,7 @@ class EventRecorderTest {
     }
 
     @Test
-    void aRepeatBumpsTheCountInsteadOfAddingAnEvent() throws InterruptedException {
+    void givenARepeatedEvent_whenRecorded_thenTheCountIsBumpedInsteadOfAddingAnEvent() throws InterruptedException {
         BackstageWorkerPool pool = mock.client().resource(BackstageFixtures.pool("events-b", "p", "t", "q")).create();
 
         recorder.warning(pool, "ReconcileFailed", "boom");
@@ -67,7 +67,7 @@ class EventRecorderTest {
     }
 
     @Test
-    void closeWritesWhatIsQueuedAndLaterEventsAreDropped() {
+    void givenQueuedEvents_whenClosed_thenTheyAreWrittenAndLaterEventsAreDropped() {
         BackstageWorkerPool pool = mock.client().resource(BackstageFixtures.pool("events-c", "p", "t", "q")).create();
         EventRecorder closing = new EventRecorder(mock.client(), "backstage-operator", "test-1", Clock.systemUTC());
         closing.normal(pool, "ConfigCreated", "one");

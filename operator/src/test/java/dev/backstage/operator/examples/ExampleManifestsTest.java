@@ -66,7 +66,7 @@ class ExampleManifestsTest {
     @ParameterizedTest
     @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "rabbitmq-cluster.yaml", "kafka.yaml",
             "local/redis.yaml", "local/rabbitmq.yaml", "local/kafka.yaml"})
-    void exampleParsesIntoTheCrClassesAndIsSelfConsistent(String file) throws IOException {
+    void givenAnExampleManifest_whenParsed_thenItFitsTheCrClassesAndIsSelfConsistent(String file) throws IOException {
         List<HasMetadata> items = load(file);
         List<BackstageTopology> topologies = ofType(items, BackstageTopology.class);
         List<BackstageWorkerPool> pools = ofType(items, BackstageWorkerPool.class);
@@ -115,7 +115,7 @@ class ExampleManifestsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "rabbitmq-cluster.yaml", "kafka.yaml"})
-    void exampleReconcilesIntoWorkersReadingTheirSecrets(String file) throws IOException {
+    void givenAnExampleManifest_whenReconciled_thenItsWorkersReadTheirSecrets(String file) throws IOException {
         String ns = harness.newNamespace(file.replace(".yaml", ""));
         List<HasMetadata> items = load(file);
         items.forEach(item -> client.resource(item).inNamespace(ns).create());

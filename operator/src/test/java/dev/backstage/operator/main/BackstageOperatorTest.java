@@ -89,7 +89,7 @@ class BackstageOperatorTest {
     }
 
     @Test
-    void healthReadinessAndMetricsAreServed() throws Exception {
+    void givenARunningOperator_thenHealthReadinessAndMetricsAreServed() throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         await().atMost(WAIT).until(() -> get(http, "/readyz").statusCode() == 200);
         assertEquals(200, get(http, "/healthz").statusCode());
@@ -115,7 +115,7 @@ class BackstageOperatorTest {
             "operator_sdk_controllers_execution_reconcile_success_total");
 
     @Test
-    void givenReconciledPoolsThenTheDocumentedAndChartedOperatorMetricNamesAreExposed() throws Exception {
+    void givenReconciledPools_thenTheDocumentedAndChartedOperatorMetricNamesAreExposed() throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         createReadyTopology(client, redisTopology(WATCHED, "names", "orders"));
         client.resource(pool(WATCHED, "names-pool", "names", "orders")).create();

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Tag;
 @Tag("cluster")
 class ChartRbacOnApiServerTest {
     @Test
-    void givenTheChartsDefaultsTheOperatorMayTouchOnlyItsOwnNamespaceAndClusterWideIsAnExplicitValue() {
+    void givenTheChartsDefaults_thenTheOperatorMayTouchOnlyItsOwnNamespace_andClusterWideIsAnExplicitValue() {
         RealApiServer api = RealApiServer.shared();
         ControlPlane cp = api.controlPlane();
         String ns = api.namespace("rbac");

@@ -111,7 +111,7 @@ class OperatorMainProcessTest {
     }
 
     @Test
-    void givenAnUnchangedPoolItsHeartbeatAdvancesWhileTheOperatorRunsAndKubectlShowsItsAge(@TempDir Path dir)
+    void givenAnUnchangedPool_thenItsHeartbeatAdvancesWhileTheOperatorRuns_andKubectlShowsItsAge(@TempDir Path dir)
             throws Exception {
         int port = freePort();
         Process process = startOperator(dir, port, "heartbeat-lease", Map.of("BACKSTAGE_STATUS_HEARTBEAT", "5s"));

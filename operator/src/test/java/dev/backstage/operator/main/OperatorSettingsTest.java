@@ -41,7 +41,7 @@ class OperatorSettingsTest {
     }
 
     @Test
-    void leaseAndIdentityComeFromTheDownwardApi() {
+    void givenTheDownwardApiEnvironment_thenTheLeaseAndIdentityComeFromIt() {
         OperatorSettings settings = OperatorSettings.fromEnv(Map.of(
                 "POD_NAMESPACE", "backstage-system", "POD_NAME", "backstage-operator-7d9f", "HOSTNAME", "h",
                 "BACKSTAGE_LEASE_NAME", "my-lease", "BACKSTAGE_LEADER_ELECTION", "false", "BACKSTAGE_HTTP_PORT", "9090"));
@@ -55,7 +55,7 @@ class OperatorSettingsTest {
     }
 
     @Test
-    void leaseTimingIsConfigurableAndChecked() {
+    void givenLeaseTimingsInTheEnvironment_thenTheyAreRead_andInconsistentOnesAreRefused() {
         OperatorSettings settings = OperatorSettings.fromEnv(Map.of("BACKSTAGE_LEASE_DURATION", "6s",
                 "BACKSTAGE_LEASE_RENEW_DEADLINE", "4s", "BACKSTAGE_LEASE_RETRY_PERIOD", "500ms"));
         assertEquals(new LeaseSettings(LeaseSettings.DEFAULT_NAME, null, Duration.ofSeconds(6), Duration.ofSeconds(4),

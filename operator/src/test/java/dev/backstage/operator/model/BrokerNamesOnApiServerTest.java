@@ -136,7 +136,7 @@ class BrokerNamesOnApiServerTest {
     }
 
     @Test
-    void givenHostileNamesInEveryBrokerNameFieldWhenAppliedWithKubectlThenTheApiServerRefusesEachWithTheFixItMessage() {
+    void givenHostileNamesInEveryBrokerNameField_whenAppliedWithKubectl_thenTheApiServerRefusesEachWithTheFixItMessage() {
         List<String> failures = new ArrayList<>();
         for (String name : HOSTILE) {
             for (boolean pool : new boolean[] {false, true}) {
@@ -164,7 +164,7 @@ class BrokerNamesOnApiServerTest {
     }
 
     @Test
-    void givenATableOfNamesWhenEachFieldIsCheckedThenTheApiServerAndBrokerNamesAgree() {
+    void givenATableOfNames_whenEachFieldIsChecked_thenTheApiServerAndBrokerNamesAgree() {
         KubernetesClient client = api.client();
         List<String> disagreements = new ArrayList<>();
         int refused = 0;
@@ -197,7 +197,7 @@ class BrokerNamesOnApiServerTest {
     }
 
     @Test
-    void givenTheServedCrdsThenEveryBrokerNameMessageIsAmongTheirRules() throws Exception {
+    void givenTheServedCrds_thenEveryBrokerNameMessageIsAmongTheirRules() throws Exception {
         String served = api.controlPlane().kubectl("get", "crd", "backstagetopologies." + group,
                 "backstageworkerpools." + group, "-o", "json").orThrow().out();
         for (String message : MESSAGES) {

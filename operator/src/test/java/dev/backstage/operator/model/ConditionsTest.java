@@ -51,7 +51,7 @@ class ConditionsTest {
     }
 
     @Test
-    void otherTypesAreLeftAlone() {
+    void givenConditionsOfTwoTypes_whenOneIsSet_thenTheOtherIsLeftAlone() {
         List<Condition> conditions = new ArrayList<>();
         Conditions.set(conditions, "BacklogAvailable", Conditions.TRUE, "Measured", "m", 1L, T0);
         Conditions.set(conditions, "Ready", Conditions.FALSE, "X", "m", 1L, T1);

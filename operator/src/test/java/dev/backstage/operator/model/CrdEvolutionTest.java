@@ -28,7 +28,7 @@ class CrdEvolutionTest {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     @Test
-    void theCommittedCrdsKeepEveryFieldOfEveryEarlierRelease() throws IOException {
+    void givenTheCommittedCrds_thenTheyKeepEveryFieldOfEveryEarlierRelease() throws IOException {
         List<Path> released = releasedCrds();
         assertFalse(released.isEmpty(), "no released CRDs under " + HISTORY.toAbsolutePath());
         List<String> findings = new ArrayList<>();
@@ -49,7 +49,7 @@ class CrdEvolutionTest {
     }
 
     @Test
-    void aDroppedFieldIsABreakingChange() throws IOException {
+    void givenADroppedField_thenItIsABreakingChange() throws IOException {
         ObjectNode crd = currentPoolCrd();
         ObjectNode spec = poolSpecSchema(crd);
         ((ObjectNode) spec.get("properties")).remove("image");
@@ -57,7 +57,7 @@ class CrdEvolutionTest {
     }
 
     @Test
-    void aRetypedFieldIsABreakingChange() throws IOException {
+    void givenARetypedField_thenItIsABreakingChange() throws IOException {
         ObjectNode crd = currentPoolCrd();
         ObjectNode concurrency = (ObjectNode) poolSpecSchema(crd).get("properties").get("concurrency");
         concurrency.put("type", "string");
@@ -66,7 +66,7 @@ class CrdEvolutionTest {
     }
 
     @Test
-    void aNewlyRequiredFieldOnAnExistingObjectIsABreakingChange() throws IOException {
+    void givenANewlyRequiredFieldOnAnExistingObject_thenItIsABreakingChange() throws IOException {
         ObjectNode crd = currentPoolCrd();
         ObjectNode spec = poolSpecSchema(crd);
         ArrayNode required = spec.has("required") ? (ArrayNode) spec.get("required") : spec.putArray("required");
@@ -75,14 +75,14 @@ class CrdEvolutionTest {
     }
 
     @Test
-    void anAddedOptionalFieldIsAllowed() throws IOException {
+    void givenAnAddedOptionalField_thenItIsAllowed() throws IOException {
         ObjectNode crd = currentPoolCrd();
         ((ObjectNode) poolSpecSchema(crd).get("properties")).putObject("somethingNew").put("type", "string");
         assertEquals(List.of(), changesOf(crd));
     }
 
     @Test
-    void aVersionNoLongerServedIsABreakingChange() throws IOException {
+    void givenAVersionNoLongerServed_thenItIsABreakingChange() throws IOException {
         ObjectNode crd = currentPoolCrd();
         ((ObjectNode) crd.get("spec").get("versions").get(0)).put("served", false);
         assertEquals(List.of("backstageworkerpools.backstage.dev v1alpha1: the version is no longer served"), changesOf(crd));

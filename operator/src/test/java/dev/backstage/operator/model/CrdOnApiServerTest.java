@@ -53,13 +53,13 @@ class CrdOnApiServerTest {
     }
 
     @Test
-    void givenTheCrdsWhenAppliedThenTheyAreEstablishedWithTheirShortNames() {
+    void givenTheCrds_whenApplied_thenTheyAreEstablishedWithTheirShortNames() {
         String names = cluster.kubectl("api-resources", "--api-group=backstage.dev", "-o", "wide").orThrow().out();
         assertTrue(names.contains("bwp") && names.contains("btp"), names);
     }
 
     @Test
-    void givenEveryCelRuleWhenABadManifestIsAppliedThenItIsRejectedWithTheRulesMessageAndTheFixedOneIsAccepted() {
+    void givenEveryCelRule_whenABadManifestIsApplied_thenItIsRejectedWithTheRulesMessageAndTheFixedOneIsAccepted() {
         Set<String> untested = new TreeSet<>(celMessages());
         List<String> failures = new ArrayList<>();
         for (Case c : cases()) {
@@ -78,7 +78,7 @@ class CrdOnApiServerTest {
     }
 
     @Test
-    void givenATopologyWhenItsProviderIsChangedThenTheTransitionRuleRejectsIt() {
+    void givenATopology_whenItsProviderIsChanged_thenTheTransitionRuleRejectsIt() {
         cluster.kubectlWithInput(topology("immutable", "provider: redis"), "apply", "-n", namespace, "-f", "-").orThrow();
         ControlPlane.Result changed = cluster.kubectlWithInput(topology("immutable", """
                 provider: rabbitmq"""), "apply", "-n", namespace, "-f", "-");
@@ -91,7 +91,7 @@ class CrdOnApiServerTest {
     }
 
     @Test
-    void givenPoolsAndTopologiesWhenListedThenKubectlPrintsTheColumnsInAUsefulOrder() {
+    void givenPoolsAndTopologies_whenListed_thenKubectlPrintsTheColumnsInAUsefulOrder() {
         cluster.kubectlWithInput(topology("columns", "provider: redis"), "apply", "-n", namespace, "-f", "-").orThrow();
         cluster.kubectlWithInput(pool("columns", ""), "apply", "-n", namespace, "-f", "-").orThrow();
         assertEquals(List.of("NAME", "READY", "REPLICAS", "DESIRED", "BACKLOG", "DEADLETTERS", "HEARTBEAT", "AGE"),
@@ -101,7 +101,7 @@ class CrdOnApiServerTest {
     }
 
     @Test
-    void givenTheCrdsWhenExplainedThenEveryFieldAtEveryLevelHasADescription() throws Exception {
+    void givenTheCrds_whenExplained_thenEveryFieldAtEveryLevelHasADescription() throws Exception {
         for (String crd : List.of("backstageworkerpools.backstage.dev", "backstagetopologies.backstage.dev")) {
             JsonNode served = JSON.readTree(cluster.kubectl("get", "crd", crd, "-o", "json").orThrow().out());
             JsonNode schema = served.at("/spec/versions/0/schema/openAPIV3Schema/properties");

@@ -20,7 +20,7 @@ class CrdsUpToDateTest {
     private static final Path GENERATED = Paths.get("target", "classes", "META-INF", "fabric8");
 
     @Test
-    void committedCrdsMatchTheGeneratedOnes() throws IOException {
+    void givenTheModelClasses_whenCrdsAreGenerated_thenTheyMatchTheCommittedOnes() throws IOException {
         Path committed = repoRoot().resolve("crds");
         List<String> generatedNames = yamlNames(GENERATED);
         assertFalse(generatedNames.isEmpty(), "no CRDs generated under " + GENERATED.toAbsolutePath());

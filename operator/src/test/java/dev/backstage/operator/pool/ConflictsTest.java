@@ -19,13 +19,13 @@ class ConflictsTest {
     }
 
     @Test
-    void aConflictAnywhereInTheCauseChainIsAConflict() {
+    void givenAConflictAnywhereInTheCauseChain_thenItIsAConflict() {
         assertTrue(Conflicts.isConflict(status(409)));
         assertTrue(Conflicts.isConflict(new RuntimeException("wrapped", status(409))));
     }
 
     @Test
-    void aggregatedFailuresAreConflictsOnlyWhenAllOfThemAre() {
+    void givenAggregatedFailures_thenTheyAreAConflictOnlyWhenAllOfThemAre() {
         assertTrue(Conflicts.isConflict(new AggregatedOperatorException("x", Map.of("deployment", status(409)))));
         assertTrue(Conflicts.isConflict(new io.javaoperatorsdk.operator.OperatorException(
                 new AggregatedOperatorException("x", Map.of("deployment", status(409))))), "as JOSDK wraps it");
@@ -34,19 +34,19 @@ class ConflictsTest {
     }
 
     @Test
-    void theMocksConflictIsRecognisedByItsMessage() {
+    void givenTheMocksConflict_thenItIsRecognisedByItsMessage() {
         assertTrue(Conflicts.isConflict(status(409, "Invalid", "Operation cannot be fulfilled on Deployment \"w\":"
                 + " the object has been modified; please apply your changes to the latest version and try again")));
     }
 
     @Test
-    void alreadyExistsIsNotARaceButAFailureToReport() {
+    void givenAlreadyExists_thenItIsNotARaceButAFailureToReport() {
         assertFalse(Conflicts.isConflict(status(409, "AlreadyExists", "deployments.apps \"workers\" already exists")));
         assertFalse(Conflicts.isConflict(status(409, "Invalid", "Deployment 'workers' already exists")));
     }
 
     @Test
-    void otherFailuresAreNot() {
+    void givenOtherFailures_thenTheyAreNotConflicts() {
         assertFalse(Conflicts.isConflict(status(422)));
         assertFalse(Conflicts.isConflict(new IllegalArgumentException("bad duration")));
     }

@@ -59,7 +59,7 @@ class DeploymentChangeFilterTest {
 
     @ParameterizedTest(name = "{0} -> reconcile {1}")
     @MethodSource("updates")
-    void table(String what, boolean reconciles, UnaryOperator<Deployment> edit) {
+    void givenADeploymentUpdate_thenThePoolIsReconciledAsTabled(String what, boolean reconciles, UnaryOperator<Deployment> edit) {
         Deployment before = edit.apply(observed());
         assertEquals(reconciles, filter.accept(observed(), before), what);
         assertEquals(reconciles, filter.accept(before, observed()), what + " (the other way)");

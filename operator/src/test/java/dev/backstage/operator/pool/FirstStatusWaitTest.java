@@ -37,7 +37,7 @@ class FirstStatusWaitTest {
             ",                     false, none,  TopologyNotReady,  false", // no creation time: nothing bounds the wait
             "not-a-time,           false, none,  TopologyNotReady,  false"
     })
-    void table(String created, boolean poolHasStatus, String topologyReady, String reason, boolean waits) {
+    void givenANewPoolThatSaysNothingYet_thenItWaitsAsTabled(String created, boolean poolHasStatus, String topologyReady, String reason, boolean waits) {
         BackstageWorkerPool pool = pool("ns", "workers", "orders", "default");
         pool.getMetadata().setCreationTimestamp(created);
         if (poolHasStatus) {

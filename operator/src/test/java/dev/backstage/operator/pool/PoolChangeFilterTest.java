@@ -23,23 +23,23 @@ class PoolChangeFilterTest {
     }
 
     @Test
-    void specChangeTriggers() {
+    void givenASpecChange_thenItTriggersAReconcile() {
         assertTrue(filter.accept(version(2, 1, 1), version(1, 1, 1)));
     }
 
     @Test
-    void newAutoscalerDecisionTriggers() {
+    void givenANewAutoscalerDecision_thenItTriggersAReconcile() {
         assertTrue(filter.accept(version(1, 4, 1), version(1, 1, 1)));
         assertTrue(filter.accept(version(1, 4, 1), version(1, null, 1)));
     }
 
     @Test
-    void otherStatusWritesDoNot() {
+    void givenOtherStatusWrites_thenTheyDoNotTriggerAReconcile() {
         assertFalse(filter.accept(version(1, 1, 2), version(1, 1, 1)));
     }
 
     @Test
-    void deletionMarkTriggers() {
+    void givenADeletionMark_thenItTriggersAReconcile() {
         BackstageWorkerPool deleting = Serialization.clone(version(1, 1, 1));
         deleting.getMetadata().setDeletionTimestamp("2025-01-01T00:00:00Z");
         assertTrue(filter.accept(deleting, version(1, 1, 1)));

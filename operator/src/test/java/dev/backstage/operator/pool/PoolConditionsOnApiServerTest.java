@@ -66,7 +66,7 @@ class PoolConditionsOnApiServerTest {
     }
 
     @Test
-    void givenAReadyPoolAnOrdinaryScaleUpKeepsItReadyAndSaysScalingUntilTheNewReplicasAreReady() {
+    void givenAReadyPool_whenScaledUp_thenItStaysReadyAndSaysScalingUntilTheNewReplicasAreReady() {
         createReadyTopology(client, redisTopology(ns, "orders", "orders"));
         BackstageWorkerPool pool = pool(ns, "workers", "orders", "orders");
         pool.getSpec().setReplicas(1);
@@ -122,7 +122,7 @@ class PoolConditionsOnApiServerTest {
     }
 
     @Test
-    void givenAutoscalingOffKubectlScaleSetsTheReplicasThroughTheScaleSubresourceAndTheDeploymentFollows() throws Exception {
+    void givenAutoscalingOff_whenKubectlScales_thenTheReplicasAreSetThroughTheScaleSubresourceAndTheDeploymentFollows() throws Exception {
         createReadyTopology(client, redisTopology(ns, "emails", "emails"));
         BackstageWorkerPool pool = pool(ns, "mailers", "emails", "emails");
         pool.getSpec().setReplicas(1);

@@ -32,7 +32,7 @@ class PoolReadinessTest {
     }
 
     @Test
-    void readyOnceAReplicaIsReadyAndNotFalseWhileMoreReplicasStart() {
+    void givenOneReadyReplica_thenThePoolIsReady_andNotFalseWhileMoreReplicasStart() {
         assertEquals(PoolReadiness.ROLLOUT_IN_PROGRESS,
                 PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 1L, 0, 0)), 3).reason());
         assertEquals(PoolReadiness.ROLLOUT_IN_PROGRESS,
@@ -49,7 +49,7 @@ class PoolReadinessTest {
     }
 
     @Test
-    void scalingSaysWhichWayTheReplicasConvergeAndStableOnceTheyHave() {
+    void givenReplicasConverging_thenScalingSaysWhichWay_andStableOnceTheyHave() {
         assertEquals(PoolScaling.SCALING_UP, PoolScaling.of(Optional.of(deployment(2, 2L, 3, 1)), 3).reason());
         assertEquals(PoolScaling.SCALING_UP, PoolScaling.of(Optional.of(deployment(2, 1L, 1, 1)), 3).reason());
         assertEquals(PoolScaling.ROLLING_OUT, PoolScaling.of(Optional.of(deployment(2, 2L, 1, 3)), 3).reason());
@@ -60,7 +60,7 @@ class PoolReadinessTest {
     }
 
     @Test
-    void onlyARolloutOrStartingPodsAreRecheckedUntilReady() {
+    void givenARolloutOrStartingPods_thenOnlyTheyAreRecheckedUntilReady() {
         assertTrue(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 1L, 0, 0)), 3).awaitsRollout());
         assertTrue(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 3, 0)), 3).awaitsRollout());
         assertFalse(PoolReadiness.of(readyTopology(), Optional.of(deployment(2, 2L, 3, 3)), 3).awaitsRollout());
@@ -69,14 +69,14 @@ class PoolReadinessTest {
     }
 
     @Test
-    void scaledToZeroIsReady() {
+    void givenAPoolScaledToZero_thenItIsReady() {
         PoolReadiness zero = PoolReadiness.of(readyTopology(), Optional.of(deployment(1, 1L, 0, 0)), 0);
         assertTrue(zero.ready());
         assertTrue(zero.message().contains("scaled to zero"));
     }
 
     @Test
-    void aWorkflowFailureIsSummarisedWithoutStackTraces() {
+    void givenAWorkflowFailure_thenItIsSummarisedWithoutStackTraces() {
         Exception e = new AggregatedOperatorException("Exception(s) during workflow execution. Details:\n at a.b.C(C.java:1)",
                 Map.of("deployment", new IllegalStateException("forbidden: deployments.apps is forbidden\n\tat x.Y")));
         PoolReadiness failed = PoolReadiness.failed(e);

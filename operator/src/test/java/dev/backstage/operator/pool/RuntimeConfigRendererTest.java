@@ -70,7 +70,7 @@ class RuntimeConfigRendererTest {
     }
 
     @Test
-    void workerSettingsAreRenderedInMillisecondsAndWireNames() {
+    void givenWorkerSettings_whenRendered_thenTheyAreInMillisecondsAndWireNames() {
         BackstageWorkerPool pool = pool("ns", "p", "t", "a", "b");
         pool.getSpec().setPrefetch(40);
         pool.getSpec().setMaxDeliveries(7);
@@ -92,7 +92,7 @@ class RuntimeConfigRendererTest {
     }
 
     @Test
-    void renderedYamlRoundTripsThroughTheRuntimeParserAndHoldsNoSecretReference() {
+    void givenAPool_whenRendered_thenTheYamlRoundTripsThroughTheRuntimeParser_andHoldsNoSecretReference() {
         BackstageWorkerPool pool = pool("ns", "p", "t", "default");
         BackstageTopology topology = redisTopology("ns", "t", "default");
         String yaml = RuntimeConfigFiles.render(RuntimeConfigRenderer.render(pool, topology));

@@ -35,7 +35,7 @@ class RuntimeContractTest {
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
 
     @Test
-    void givenTheConfigTheOperatorRendersThenTheRuntimeStartsAWorkerThatProcessesAJob() {
+    void givenTheConfigTheOperatorRenders_thenTheRuntimeStartsAWorkerThatProcessesAJob() {
         String prefix = UniqueNames.prefix("contract");
         BackstageTopology topology = redisTopology("ns", "t", "orders");
         topology.getSpec().setKeyPrefix(prefix);
@@ -73,7 +73,7 @@ class RuntimeContractTest {
      * that always fails runs 3 times and then lies in the queue's dead-letter stream on the broker.
      */
     @Test
-    void givenMaxRetriesTwoAJobThatAlwaysFailsRunsThreeTimesAndIsDeadLettered() {
+    void givenMaxRetriesTwo_whenAJobAlwaysFails_thenItRunsThreeTimesAndIsDeadLettered() {
         String prefix = UniqueNames.prefix("contract-retries");
         BackstageTopology topology = redisTopology("ns", "t", "orders");
         topology.getSpec().setKeyPrefix(prefix);

@@ -58,7 +58,7 @@ class TopologyChangeFilterTest {
 
     @ParameterizedTest(name = "{0} -> reconcile pools {1}")
     @MethodSource("updates")
-    void table(String what, boolean reconciles, Consumer<BackstageTopology> edit) {
+    void givenATopologyUpdate_thenItsPoolsAreReconciledAsTabled(String what, boolean reconciles, Consumer<BackstageTopology> edit) {
         BackstageTopology other = Serialization.clone(reconciled());
         edit.accept(other);
         assertEquals(reconciles, filter.accept(other, reconciled()), what);

@@ -124,7 +124,7 @@ class ScheduleFailoverTest {
     }
 
     @Test
-    void aFailoverMidMinuteNeitherDoublesNorLosesATick_andACrashGapFollowsTheStartingDeadline() throws Exception {
+    void givenAFailoverMidMinute_thenNoTickIsDoubledOrLost_andACrashGapFollowsTheStartingDeadline() throws Exception {
         BackstageTopology topology = BackstageFixtures.redisTopology(namespace, "orders", "reports", "audit");
         topology.getSpec().getConnection().setSecretName("redis");
         prefix = "cronfo-" + namespace.substring(namespace.length() - 8);
@@ -205,7 +205,7 @@ class ScheduleFailoverTest {
     }
 
     @Test
-    void onRabbitMqWithSuppliedRedisDedupeTwoOperatorsFiringAtOnceEnqueueEachTickOnce() throws Exception {
+    void givenRabbitMqWithSuppliedRedisDedupe_whenTwoOperatorsFireAtOnce_thenEachTickIsEnqueuedOnce() throws Exception {
         String rabbitUrl = System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672");
         client.secrets().inNamespace(namespace).resource(new SecretBuilder().withNewMetadata().withName("rabbit")
                 .endMetadata().addToStringData("url", rabbitUrl).build()).create();

@@ -139,7 +139,7 @@ class TlsTopologyReconcilerTest {
     }
 
     @Test
-    void declaresOverTlsRecoversFromEachCertificateAndCredentialProblemAndLeaksNothing() {
+    void givenTlsTopologies_thenTheyDeclareOverTls_recoverFromEachCertificateAndCredentialProblem_andLeakNothing() {
         String ns = harness.newNamespace("tls");
         secret(client, ns, "redis-url", good.url("localhost", "worker", PASSWORD));
         pemSecret(ns, "broker-ca", Map.of("ca.crt", certificates.ca()));
@@ -204,7 +204,7 @@ class TlsTopologyReconcilerTest {
     }
 
     @Test
-    void aKafkaTopologyDeclaresOverSaslSslWithRedisDelaysOverTlsAndReportsKafkasFailureReasons() throws Exception {
+    void givenAKafkaTopologyOverSaslSslWithRedisDelaysOverTls_thenItDeclares_andReportsKafkasFailureReasons() throws Exception {
         String scram = "scram-" + Long.toHexString(System.nanoTime());
         try (dev.backstage.testsupport.SecureKafka kafka = dev.backstage.testsupport.SecureKafka.start(certificates)) {
             kafka.addScramUser("worker", scram);

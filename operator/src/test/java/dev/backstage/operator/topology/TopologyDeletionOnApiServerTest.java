@@ -85,7 +85,7 @@ class TopologyDeletionOnApiServerTest {
     }
 
     @Test
-    void givenARetainedTopologyDeletingItAfterTheOperatorIsGoneDoesNotHangAndLeavesItsBrokerObjects() {
+    void givenARetainedTopology_whenDeletedAfterTheOperatorIsGone_thenItDoesNotHangAndLeavesItsBrokerObjects() {
         // One as an older operator left it (with the finalizer), one new, one that deletes its broker objects.
         BackstageTopology legacy = topology(ns, "legacy", ProviderType.REDIS, prefix + "-legacy", "redis-url", "orders");
         legacy.getMetadata().setFinalizers(List.of(TopologyReconciler.FINALIZER));

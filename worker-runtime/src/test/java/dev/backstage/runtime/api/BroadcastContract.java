@@ -43,7 +43,7 @@ public abstract class BroadcastContract {
     }
 
     @Test
-    void givenTwoWorkersThenEachReceivesEveryBroadcastExactlyOnce() {
+    void givenTwoWorkers_thenEachReceivesEveryBroadcastExactlyOnce() {
         List<String> a = new CopyOnWriteArrayList<>();
         List<String> b = new CopyOnWriteArrayList<>();
         Worker wa = started("wa", a);
@@ -64,7 +64,7 @@ public abstract class BroadcastContract {
     }
 
     @Test
-    void givenAWorkerStartedAfterABroadcastThenItReceivesOnlyLaterOnes() {
+    void givenAWorkerStartedAfterABroadcast_thenItReceivesOnlyLaterOnes() {
         List<String> early = new CopyOnWriteArrayList<>();
         List<String> late = new CopyOnWriteArrayList<>();
         Worker first = started("first", early);
@@ -78,7 +78,7 @@ public abstract class BroadcastContract {
     }
 
     @Test
-    void givenAFailingHandlerThenItIsRetriedOnItsWorkerOnlyThenDropped() {
+    void givenAFailingHandler_thenItIsRetriedOnItsWorkerOnlyThenDropped() {
         List<Integer> failing = new CopyOnWriteArrayList<>();
         List<String> healthy = new CopyOnWriteArrayList<>();
         Worker bad = builder().consumerId("bad").maxDeliveries(3).backoff(Backoff.fixed(Duration.ofMillis(20))).build();
@@ -114,7 +114,7 @@ public abstract class BroadcastContract {
     }
 
     @Test
-    void givenATaskRegisteredTwiceThenRegistrationFails() {
+    void givenATaskRegisteredTwice_thenRegistrationFails() {
         Worker worker = builder().consumerId("dup").build();
         workers.add(worker);
         worker.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> {});

@@ -36,7 +36,7 @@ class PackageGraphTest {
             .importPackages("dev.backstage.runtime");
 
     @Test
-    void layersPointOneWay() {
+    void givenThePackageLayers_thenTheirDependenciesPointOneWay() {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("spi").definedBy("dev.backstage.runtime.spi..")
                 .layer("api").definedBy("dev.backstage.runtime.api..")
@@ -60,7 +60,7 @@ class PackageGraphTest {
 
     /** The library logs through slf4j-api; the backend (logback, optional) is configured by the mains' set-up only. */
     @Test
-    void onlyTheLoggingSetUpSeesTheBackend() {
+    void givenTheRuntimeClasses_thenOnlyTheLoggingSetUpSeesTheBackend() {
         com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses()
                 .that().resideOutsideOfPackage("dev.backstage.runtime.logging..")
                 .should().dependOnClassesThat().resideInAPackage("ch.qos.logback..")
@@ -68,7 +68,7 @@ class PackageGraphTest {
     }
 
     @Test
-    void providerContractDoesNotDependOnJackson() {
+    void givenTheProviderContract_thenItDoesNotDependOnJackson() {
         noClasses().that().resideInAPackage("dev.backstage.runtime.spi..")
                 .and().resideOutsideOfPackage("dev.backstage.runtime.spi.schedule..")
                 .should().dependOnClassesThat().resideInAPackage("com.fasterxml..")
@@ -78,7 +78,7 @@ class PackageGraphTest {
     }
 
     @Test
-    void noSpiSignatureMentionsJackson() {
+    void givenTheSpiSignatures_thenNoneMentionsJackson() {
         classes().that().resideInAPackage("dev.backstage.runtime.spi..")
                 .should(exposeNoTypesFrom("com.fasterxml."))
                 .check(RUNTIME);

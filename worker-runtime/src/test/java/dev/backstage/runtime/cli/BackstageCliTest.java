@@ -23,7 +23,7 @@ class BackstageCliTest {
     }
 
     @Test
-    void givenEnqueuedJobsThenInspectShowsThemAsUndeliveredInATableAndJson() {
+    void givenEnqueuedJobs_thenInspectShowsThemAsUndeliveredInATableAndJson() {
         CliRun enqueue = cli("enqueue", "processOrder", "{\"orderId\":\"o1\"}", "--prefix", redis.prefix(), "--count", "3",
                 "--ids");
         assertEquals(0, enqueue.exit(), enqueue.err());
@@ -54,7 +54,7 @@ class BackstageCliTest {
     }
 
     @Test
-    void givenBadInputThenOneLineSaysWhatToChangeAndNothingIsEnqueued() {
+    void givenBadInput_thenOneLineSaysWhatToChangeAndNothingIsEnqueued() {
         assertRejected("give one JSON value", "enqueue", "t", "{oops");
         assertRejected("Missing required parameter: 'PAYLOAD'", "enqueue", "t");
         assertRejected("Missing required parameter", "enqueue");
@@ -79,7 +79,7 @@ class BackstageCliTest {
     }
 
     @Test
-    void givenUnsafeNamesTheCliRefusesThemBeforeTouchingTheBroker() {
+    void givenUnsafeNames_thenTheCliRefusesThemBeforeTouchingTheBroker() {
         CliRun run = cli("dead-letters", "redrive", "--prefix", "hy:a", "--queue", "dead-letter");
         assertEquals(2, run.exit(), run.err());
         assertEquals(1, run.err().lines().count(), run.err());
@@ -96,7 +96,7 @@ class BackstageCliTest {
     }
 
     @Test
-    void givenHelpOnAnySubcommandThenItsUsageIsPrintedAndTheExitIsZero() {
+    void givenHelpOnAnySubcommand_thenItsUsageIsPrintedAndTheExitIsZero() {
         for (String[] command : new String[][] {{}, {"enqueue"}, {"schedule"}, {"inspect"}, {"dead-letters"},
                 {"dead-letters", "list"}, {"dead-letters", "redrive"}}) {
             for (String flag : new String[] {"--help", "-h"}) {
@@ -112,7 +112,7 @@ class BackstageCliTest {
     }
 
     @Test
-    void givenAnUnreachableBrokerThenOneLineNamesItWithCredentialsMaskedAndTheExitIsThree() {
+    void givenAnUnreachableBroker_thenOneLineNamesItWithCredentialsMaskedAndTheExitIsThree() {
         for (String[] broker : new String[][] {{"redis", "redis://user:s3cret@127.0.0.1:1"},
                 {"rabbitmq", "amqp://user:s3cret@127.0.0.1:1"}}) {
             for (String[] command : new String[][] {{"inspect"}, {"enqueue", "t", "{}"}, {"dead-letters", "list"}}) {
@@ -131,7 +131,7 @@ class BackstageCliTest {
     }
 
     @Test
-    void givenCountThenASummaryLineIsPrintedAndIdsOnlyWhenAsked() {
+    void givenCount_thenASummaryLineIsPrintedAndIdsOnlyWhenAsked() {
         CliRun summary = cli("enqueue", "t", "{\"n\":1}", "--count", "100", "--prefix", redis.prefix());
         assertEquals(0, summary.exit(), summary.err());
         assertEquals(1, summary.out().lines().count(), summary.out());
@@ -149,7 +149,7 @@ class BackstageCliTest {
     }
 
     @Test
-    void givenDeadLettersThenListShowsThemAndRedriveMovesThemAll() {
+    void givenDeadLetters_thenListShowsThemAndRedriveMovesThemAll() {
         for (int i = 0; i < 4; i++) {
             redis.redis().xadd(redis.prefix() + ":default:dead-letter", "taskName", "t", "payload", "{\"n\":" + i + "}",
                     "enqueuedAt", "1", "originalId", "1-" + i, "deliveryCount", "6", "deadLetteredAt", "2", "error", "boom");
@@ -165,7 +165,7 @@ class BackstageCliTest {
     }
 
     @Test
-    void givenScheduleWithADelayThenTheJobWaitsInTheDelaySet() {
+    void givenScheduleWithADelay_thenTheJobWaitsInTheDelaySet() {
         CliRun run = cli("schedule", "later", "{}", "--delay", "5m", "--prefix", redis.prefix());
         assertEquals(0, run.exit(), run.err());
         assertTrue(run.out().startsWith("scheduled:"), run.out());
@@ -173,7 +173,7 @@ class BackstageCliTest {
     }
 
     @Test
-    void givenDelayedJobsOnTwoQueuesThenInspectCountsEachWithItsNextDueTimeAsRedisHoldsThem() throws Exception {
+    void givenDelayedJobsOnTwoQueues_thenInspectCountsEachWithItsNextDueTimeAsRedisHoldsThem() throws Exception {
         for (int i = 0; i < 3; i++) {
             assertEquals(0, cli("schedule", "later", "{\"n\":" + i + "}", "--delay", (5 + i) + "m", "--prefix", redis.prefix()).exit());
         }

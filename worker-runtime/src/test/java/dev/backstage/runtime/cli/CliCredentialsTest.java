@@ -33,14 +33,14 @@ class CliCredentialsTest {
     }
 
     @Test
-    void givenAKafkaUrlWithCredentialsButNoSchemeTheCliRefusesItWithoutPrintingThePassword() {
+    void givenAKafkaUrlWithCredentialsButNoScheme_thenTheCliRefusesItWithoutPrintingThePassword() {
         refused(2, "kafka://user:password@host:port", "inspect", "--provider", "kafka", "--url",
                 "user:" + SECRET + "@127.0.0.1:9092");
         refused(2, "%40", "inspect", "--provider", "kafka", "--url", "kafka://user:" + SECRET + "@x@127.0.0.1:9092");
     }
 
     @Test
-    void givenARabbitMqUrlThatCannotBeParsedNothingIsEnqueuedOnTheDefaultBroker() throws Exception {
+    void givenARabbitMqUrlThatCannotBeParsed_thenNothingIsEnqueuedOnTheDefaultBroker() throws Exception {
         String prefix = UniqueNames.prefix("hostile");
         refused(2, "write them as %40", "enqueue", "t", "{}", "--provider", "rabbitmq", "--prefix", prefix, "--url",
                 "amqp://guest:" + SECRET + "@guest@127.0.0.1:5672");
@@ -56,7 +56,7 @@ class CliCredentialsTest {
     }
 
     @Test
-    void givenAnUnreachableBrokerWithAPasswordTheFailureLineNamesTheBrokerWithoutThePassword() {
+    void givenAnUnreachableBrokerWithAPassword_thenTheFailureLineNamesTheBrokerWithoutThePassword() {
         CliRun run = refused(3, "redis at redis://***@127.0.0.1:1", "inspect", "--url",
                 "redis://:" + SECRET + "@127.0.0.1:1");
         assertTrue(run.err().startsWith("error: "), run.err());

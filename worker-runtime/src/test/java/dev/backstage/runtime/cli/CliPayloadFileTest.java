@@ -38,7 +38,7 @@ class CliPayloadFileTest {
     }
 
     @Test
-    void givenAFiftyMegabytePayloadFileTheJobIsEnqueuedWithItWhole() throws Exception {
+    void givenAFiftyMegabytePayloadFile_thenTheJobIsEnqueuedWithItWhole() throws Exception {
         Path file = fiftyMegabytes("");
         long size = Files.size(file);
         assertTrue(size > 50_000_000, "size " + size);
@@ -51,7 +51,7 @@ class CliPayloadFileTest {
     }
 
     @Test
-    void givenALargeFileThatIsNotOneJsonValueTheErrorIsOneShortLine() throws Exception {
+    void givenALargeFileThatIsNotOneJsonValue_thenTheErrorIsOneShortLine() throws Exception {
         Path file = fiftyMegabytes(" trailing");
         CliRun run = CliRun.of("enqueue", "bulk", "@" + file, "--prefix", redis.prefix());
         assertEquals(2, run.exit(), run.err());
@@ -62,7 +62,7 @@ class CliPayloadFileTest {
     }
 
     @Test
-    void givenAPayloadFileThatIsNotUtf8ItIsRefusedNotReplaced() throws Exception {
+    void givenAPayloadFileThatIsNotUtf8_thenItIsRefusedNotReplaced() throws Exception {
         Path file = dir.resolve("latin1.json");
         Files.write(file, new byte[] {'{', '"', 'n', '"', ':', '"', 'c', 'a', 'f', (byte) 0xE9, '"', '}'});
         CliRun run = CliRun.of("enqueue", "t", "@" + file, "--prefix", redis.prefix());

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class DurationsTest {
     @Test
-    void parsesGoStyleDurations() {
+    void givenGoStyleDurations_whenParsed_thenTheirLengthIsRead() {
         assertEquals(Duration.ofMillis(500), Durations.parse("f", "500ms"));
         assertEquals(Duration.ofSeconds(30), Durations.parse("f", "30s"));
         assertEquals(Duration.ofMinutes(5), Durations.parse("f", "5m"));
@@ -19,7 +19,7 @@ class DurationsTest {
     }
 
     @Test
-    void rejectsOtherFormsNamingTheField() {
+    void givenOtherForms_whenParsed_thenTheyAreRejectedNamingTheField() {
         for (String bad : new String[] {"30", "1.5s", "PT30S", "5 m", "-1s", "", "1d"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> Durations.parse("spec.shutdownGracePeriod", bad), bad);
@@ -29,7 +29,7 @@ class DurationsTest {
     }
 
     @Test
-    void rejectsWhatMillisecondsCannotHoldAndNamesNoFieldWhenTheCallerDoes() {
+    void givenWhatMillisecondsCannotHold_whenParsed_thenItIsRejected_namingNoFieldWhenTheCallerDoes() {
         for (String huge : new String[] {"99999999999999999999ms", "9223372036854775807h", "5000000000000000h1s"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse("f", huge), huge);
             assertTrue(e.getMessage().equals("f: '" + huge + "' is too large; write e.g. 500ms, 30s, 5m or 1h30m"),
@@ -41,14 +41,14 @@ class DurationsTest {
     }
 
     @Test
-    void formatRoundTrips() {
+    void givenADuration_whenFormatted_thenItParsesBackToItself() {
         for (String text : new String[] {"500ms", "30s", "5m", "1h30m", "1m1s250ms", "0s", "2h"}) {
             assertEquals(text, Durations.format(Durations.parse("f", text)));
         }
     }
 
     @Test
-    void schemaPatternIsTheParserPattern() {
+    void givenTheSchemaPattern_thenItIsTheParserPattern() {
         // The CRD's pattern and the parser must accept the same strings.
         assertTrue("1h30m".matches(Durations.PATTERN));
         assertTrue(!"1.5s".matches(Durations.PATTERN));

@@ -15,13 +15,13 @@ class RetryPolicyTest {
     private final RetryPolicy policy = new RetryPolicy(5, Backoff.fixed(Duration.ofMillis(100)));
 
     @Test
-    void givenWorkerMaxFiveWhenDeliveryFiveFailsThenRetryAndWhenSixFailsThenDeadLetter() {
+    void givenWorkerMaxFive_whenDeliveryFiveFails_thenRetryAndWhenSixFailsThenDeadLetter() {
         assertInstanceOf(RetryPolicy.Retry.class, policy.afterFailure(5, JobMeta.NONE, TaskOptions.defaults()));
         assertInstanceOf(RetryPolicy.DeadLetter.class, policy.afterFailure(6, JobMeta.NONE, TaskOptions.defaults()));
     }
 
     @Test
-    void givenJobAttemptsThenTheyWinOverTaskAndWorker() {
+    void givenJobAttempts_thenTheyWinOverTaskAndWorker() {
         JobMeta meta = new JobMeta(1, null, null);
         TaskOptions task = TaskOptions.defaults().withMaxDeliveries(9);
         assertInstanceOf(RetryPolicy.Retry.class, policy.afterFailure(1, meta, task));
@@ -29,18 +29,18 @@ class RetryPolicyTest {
     }
 
     @Test
-    void givenTaskMaxThenItWinsOverWorker() {
+    void givenTaskMax_thenItWinsOverWorker() {
         TaskOptions task = TaskOptions.defaults().withMaxDeliveries(2);
         assertInstanceOf(RetryPolicy.DeadLetter.class, policy.afterFailure(3, JobMeta.NONE, task));
     }
 
     @Test
-    void givenZeroAttemptsOnTheWireThenTheyCountAsAbsent() {
+    void givenZeroAttemptsOnTheWire_thenTheyCountAsAbsent() {
         assertEquals(5, policy.maxFor(new JobMeta(0, null, null), TaskOptions.defaults()));
     }
 
     @Test
-    void givenJobBackoffThenItWinsOverTaskAndWorker() {
+    void givenJobBackoff_thenItWinsOverTaskAndWorker() {
         JobMeta meta = new JobMeta(null, Backoff.fixed(Duration.ofMillis(7)), null);
         TaskOptions task = TaskOptions.defaults().withBackoff(Backoff.fixed(Duration.ofMillis(9)));
         var decision = (RetryPolicy.Retry) policy.afterFailure(1, meta, task);
@@ -50,7 +50,7 @@ class RetryPolicyTest {
     }
 
     @Test
-    void givenADeliveryPastItsAllowanceThatNeverSettledThenItIsNotRunAgain() {
+    void givenADeliveryPastItsAllowanceThatNeverSettled_thenItIsNotRunAgain() {
         assertFalse(policy.exhaustedBeforeRun(6, JobMeta.NONE, TaskOptions.defaults()));
         assertTrue(policy.exhaustedBeforeRun(7, JobMeta.NONE, TaskOptions.defaults()));
     }

@@ -42,7 +42,7 @@ class SchedulerTimingTest {
     }
 
     @Test
-    void givenTurnsThatRunLateEveryPerSecondTickIsEnqueuedOnceAndNoneIsSkipped() {
+    void givenTurnsThatRunLate_thenEveryPerSecondTickIsEnqueuedOnceAndNoneIsSkipped() {
         SimulatedClock clock = new SimulatedClock(T0);
         Scheduler scheduler = scheduler(clock, Schedule.of("per-second", "* * * * * *", "tick").onQueue("ticks"));
         // 120 simulated seconds in turns of 1.3 s: each turn finds one or two ticks due.
@@ -62,7 +62,7 @@ class SchedulerTimingTest {
     }
 
     @Test
-    void givenATickJustFiredTheNextWakeIsTheSchedulesNextBoundaryNotNowPlusAPeriod() {
+    void givenATickJustFired_thenTheNextWakeIsTheSchedulesNextBoundaryNotNowPlusAPeriod() {
         SimulatedClock clock = new SimulatedClock(T0.plusMillis(400));
         Scheduler scheduler = scheduler(clock, Schedule.of("per-second", "* * * * * *", "tick").onQueue("ticks"));
         assertEquals(T0.plusSeconds(1), scheduler.nextWake(clock.instant()));
@@ -77,7 +77,7 @@ class SchedulerTimingTest {
 
     /** The real clock: how late each tick reached Redis (XADD's own time minus the tick). Printed, not asserted. */
     @Test
-    void givenTheRealClockEachTicksLatenessIsPrinted() {
+    void givenTheRealClock_thenEachTicksLatenessIsPrinted() {
         Scheduler scheduler = scheduler(java.time.Clock.systemUTC(),
                 Schedule.of("real-per-second", "* * * * * *", "tick").onQueue("real"));
         scheduler.start();

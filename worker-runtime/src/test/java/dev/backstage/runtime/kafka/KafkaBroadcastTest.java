@@ -65,7 +65,7 @@ class KafkaBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenAJavaBroadcastThenTheRecordValueIsJobShapedAndStoppedWorkersLeaveNoGroup() throws Exception {
+    void givenAJavaBroadcast_thenTheRecordValueIsJobShapedAndStoppedWorkersLeaveNoGroup() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
         Worker listener = started("listener", seen);
         listener.broadcast("cache.invalidate", Map.of("key", "user:1"));

@@ -80,7 +80,7 @@ class KafkaBrokerFailoverTest {
     }
 
     @Test
-    void givenTheBrokerLeadingMostPartitionsIsKilledMidRunNoJobIsLostAndTheDelayedJobDueDuringTheFailoverRuns()
+    void givenTheBrokerLeadingMostPartitions_whenKilledMidRun_thenNoJobIsLost_andTheDelayedJobDueDuringTheFailoverRuns()
             throws Exception {
         cluster = KafkaCluster.start(3, FENCING);
         System.out.println("broker failover: brokers with " + FENCING);

@@ -50,7 +50,7 @@ class KafkaOwnedTopicsTest {
     }
 
     @Test
-    void givenTheTopologyHasNotDeclaredTheTopicYetTheWorkerFailsNamingItAndCreatesNothing() throws Exception {
+    void givenTheTopologyHasNotDeclaredTheTopicYet_thenTheWorkerFailsNamingIt_andCreatesNothing() throws Exception {
         Worker worker = worker();
         worker.register("work", Job.class, (ctx, job) -> Next.done());
         String topic = kafka.topic("jobs");
@@ -65,7 +65,7 @@ class KafkaOwnedTopicsTest {
     }
 
     @Test
-    void givenPartitionsAreAddedToTheTopicARunningWorkerConsumesTheNewOnes() throws Exception {
+    void givenPartitionsAreAddedToTheTopic_thenARunningWorkerConsumesTheNewOnes() throws Exception {
         String topic = kafka.topic("jobs");
         kafka.createTopic(topic, 1); // as the topology declared it at first
         Worker worker = worker();

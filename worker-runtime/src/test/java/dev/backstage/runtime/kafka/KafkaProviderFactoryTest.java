@@ -48,7 +48,7 @@ class KafkaProviderFactoryTest {
     }
 
     @Test
-    void givenReplicationOptionsTheSettingsCarryThemAndTheTopicsGetMinInsyncReplicas() {
+    void givenReplicationOptions_thenTheSettingsCarryThem_andTheTopicsGetMinInsyncReplicas() {
         KafkaSettings s = KafkaSettings.from(new ProviderSettings("kafka", "127.0.0.1:9", null, null,
                 Map.of("replicationFactor", "3", "minInsyncReplicas", "2")));
         assertEquals(3, s.replicationFactor());
@@ -58,7 +58,7 @@ class KafkaProviderFactoryTest {
     }
 
     @Test
-    void givenMinInsyncReplicasAboveTheReplicationFactorCreationFailsSayingWhatToSet() {
+    void givenMinInsyncReplicasAboveTheReplicationFactor_thenCreationFailsSayingWhatToSet() {
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> Providers.create(
                 new ProviderSettings("kafka", "127.0.0.1:9", null, null,
                         Map.of("replicationFactor", "1", "minInsyncReplicas", "2"))));

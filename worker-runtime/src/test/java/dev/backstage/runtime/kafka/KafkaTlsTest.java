@@ -92,7 +92,7 @@ class KafkaTlsTest {
     }
 
     @Test
-    void jobsDelaysDedupeAndTopicsWorkOverSaslSslWithTheWorkerAcls() throws Exception {
+    void givenSaslSslWithTheWorkerAcls_thenJobsDelaysDedupeAndTopicsWork() throws Exception {
         Map<String, String> env = Map.of("BACKSTAGE_PROVIDER_URL", saslUrl(SecureKafka.SASL_SSL, PASSWORD),
                 "BACKSTAGE_DELAYS_URL", redis.url("localhost", "worker", REDIS_PASSWORD),
                 "BACKSTAGE_DEDUPE_URL", redis.url("localhost", "worker", REDIS_PASSWORD));
@@ -136,7 +136,7 @@ class KafkaTlsTest {
     }
 
     @Test
-    void theDeclarerAndBacklogProbeWorkOverMutualTlsWithTheSameAcls() {
+    void givenMutualTlsWithTheSameAcls_thenTheDeclarerAndBacklogProbeWork() {
         ProviderSettings settings = new ProviderSettings("kafka", kafka.address(SecureKafka.MTLS), PREFIX, GROUP,
                 tls(certificates.ca(), true));
         try (Provider provider = Providers.create(settings)) {
@@ -152,28 +152,28 @@ class KafkaTlsTest {
     }
 
     @Test
-    void aWrongPasswordIsAuthenticationFailed() {
+    void givenAWrongPassword_thenTheFailureIsAuthenticationFailed() {
         String wrong = "not-" + PASSWORD;
         assertFailure("AuthenticationFailed", saslUrl(SecureKafka.SASL_SSL, wrong), tls(certificates.ca(), false), wrong);
     }
 
     @Test
-    void aServerCertificateFromAnotherCaIsTlsUntrusted() {
+    void givenAServerCertificateFromAnotherCa_thenTheFailureIsTlsUntrusted() {
         assertFailure("TLSUntrusted", saslUrl(SecureKafka.SASL_SSL, PASSWORD), tls(certificates.otherCa(), false), PASSWORD);
     }
 
     @Test
-    void aServerCertificateForAnotherHostIsTlsHostnameMismatch() {
+    void givenAServerCertificateForAnotherHost_thenTheFailureIsTlsHostnameMismatch() {
         assertFailure("TLSHostnameMismatch", saslUrl(SecureKafka.WRONG_HOST, PASSWORD), tls(certificates.ca(), false), PASSWORD);
     }
 
     @Test
-    void anExpiredServerCertificateIsTlsCertificateExpired() {
+    void givenAnExpiredServerCertificate_thenTheFailureIsTlsCertificateExpired() {
         assertFailure("TLSCertificateExpired", saslUrl(SecureKafka.EXPIRED, PASSWORD), tls(certificates.ca(), false), PASSWORD);
     }
 
     @Test
-    void noClientCertificateOnTheMutualTlsListenerIsTlsClientCertificateRejected() {
+    void givenNoClientCertificateOnTheMutualTlsListener_thenTheFailureIsTlsClientCertificateRejected() {
         assertFailure("TLSClientCertificateRejected", kafka.address(SecureKafka.MTLS), tls(certificates.ca(), false), "PRIVATE KEY");
     }
 

@@ -88,7 +88,7 @@ class KafkaUnreachableLogTest {
     }
 
     @Test
-    void givenAnUnreachableKafkaWhenAWorkerKeepsReconnectingThenOnlyAFewOfItsRepeatedLinesAreWritten() throws Exception {
+    void givenAnUnreachableKafka_whenAWorkerKeepsReconnecting_thenOnlyAFewOfItsRepeatedLinesAreWritten() throws Exception {
         int closedPort;
         try (ServerSocket free = new ServerSocket(0)) {
             closedPort = free.getLocalPort();

@@ -45,7 +45,7 @@ class KafkaWorkerRestartTest {
 
     @ParameterizedTest(name = "consumer id {0}")
     @ValueSource(strings = {"worker-0", "-"})
-    void givenAWorkerKilledWithJobsInItsHandlersAnImmediateRestartRunsEveryJob(String consumerId) throws Exception {
+    void givenAWorkerKilledWithJobsInItsHandlers_whenRestartedAtOnce_thenEveryJobRuns(String consumerId) throws Exception {
         String topic = kafka.topic("default");
         kafka.createTopic(topic, PARTITIONS);
         for (int n = 0; n < JOBS; n++) {

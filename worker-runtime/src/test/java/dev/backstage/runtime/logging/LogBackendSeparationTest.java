@@ -39,7 +39,7 @@ class LogBackendSeparationTest {
     }
 
     @Test
-    void givenProjectLevelDebugTheLibrariesStayAtInfoUnlessTheirOwnLevelIsSet() {
+    void givenProjectLevelDebug_thenTheLibrariesStayAtInfoUnlessTheirOwnLevelIsSet() {
         configure(new LogSettings("debug", Map.of(), LogFormat.TEXT));
         LoggerFactory.getLogger("dev.backstage.runtime.core.Probe").debug("project debug");
         LoggerFactory.getLogger("org.apache.kafka.clients.Probe").debug("library debug");
@@ -58,7 +58,7 @@ class LogBackendSeparationTest {
     }
 
     @Test
-    void givenAnUnreachableBrokersRepeatedReconnectLinesOnlyTheFirstInAWindowIsWritten() {
+    void givenAnUnreachableBrokersRepeatedReconnectLines_thenOnlyTheFirstInAWindowIsWritten() {
         configure(LogSettings.DEFAULTS);
         Logger kafka = LoggerFactory.getLogger("org.apache.kafka.clients.NetworkClient");
         Logger ours = LoggerFactory.getLogger("dev.backstage.runtime.kafka.Probe");

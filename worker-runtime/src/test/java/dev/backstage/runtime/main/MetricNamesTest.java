@@ -47,7 +47,7 @@ class MetricNamesTest {
     }
 
     @Test
-    void givenAckedChainedRetriedAndDeadLetteredJobsThenTheDocumentedAndChartedNamesAreExposed() throws Exception {
+    void givenAckedChainedRetriedAndDeadLetteredJobs_thenTheDocumentedAndChartedNamesAreExposed() throws Exception {
         AtomicInteger receipts = new AtomicInteger();
         AtomicInteger failures = new AtomicInteger();
         TaskModule module = binder -> {

@@ -54,7 +54,7 @@ class RuntimeFromConfigTest {
     }
 
     @Test
-    void givenARenderedConfigAndTheSecretInEnvThenTheWorkerProcessesJobsAndServesHealthAndMetrics() throws Exception {
+    void givenARenderedConfigAndTheSecretInEnv_thenTheWorkerProcessesJobsAndServesHealthAndMetrics() throws Exception {
         Set<String> done = ConcurrentHashMap.newKeySet();
         TaskModule module = binder -> binder.task("processOrder", Map.class, (ctx, p) -> {
             done.add(String.valueOf(p.get("orderId")));
@@ -88,7 +88,7 @@ class RuntimeFromConfigTest {
     }
 
     @Test
-    void givenTheSecretEnvIsMissingThenTheErrorNamesTheVariable() {
+    void givenTheSecretEnvIsMissing_thenTheErrorNamesTheVariable() {
         RuntimeConfig config = RuntimeConfigFiles.parse(yaml());
         ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> new WorkerFromConfig(Map.<String, String>of()::get).build(config, List.of(), null));
@@ -96,7 +96,7 @@ class RuntimeFromConfigTest {
     }
 
     @Test
-    void givenAnUnknownFieldThenParsingFailsNamingIt() {
+    void givenAnUnknownField_thenParsingFailsNamingIt() {
         ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> RuntimeConfigFiles.parse("worker:\n  concurrenccy: 3\n"));
         assertTrue(e.getMessage().contains("concurrenccy"), e.getMessage());

@@ -22,7 +22,7 @@ class RuntimeMainStartFailureTest {
     Path dir;
 
     @Test
-    void givenAnUnreachableRedisAtStartTheMainPrintsOneErrorLineAndNoLibraryDebugOutput() throws Exception {
+    void givenAnUnreachableRedisAtStart_thenTheMainPrintsOneErrorLineAndNoLibraryDebugOutput() throws Exception {
         Path config = RuntimeMainFixture.redisConfig(dir.resolve("runtime.yaml"), UniqueNames.prefix("startfail"));
         int closedPort = RuntimeMainFixture.freePort();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

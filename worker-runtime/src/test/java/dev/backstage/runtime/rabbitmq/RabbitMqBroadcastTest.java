@@ -64,7 +64,7 @@ class RabbitMqBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenAStoppedWorkerThenItsQueueAndBindingAreGone() {
+    void givenAStoppedWorker_thenItsQueueAndBindingAreGone() {
         List<String> seen = new CopyOnWriteArrayList<>();
         Worker stays = started("stays", seen);
         Worker leaves = started("leaves", seen);
@@ -76,7 +76,7 @@ class RabbitMqBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenAJavaBroadcastThenTheBodyIsJobShaped() throws Exception {
+    void givenAJavaBroadcast_thenTheBodyIsJobShaped() throws Exception {
         Worker sender = builder().consumerId("sender").build();
         workers.add(sender);
         sender.broadcast("cache.invalidate", Map.of("key", "warm-up")); // declares the exchange

@@ -14,7 +14,7 @@ class RabbitMqDelayLadderTest {
     private final DelayLadder ladder = DelayLadder.standard();
 
     @Test
-    void aDelayWaitsExactlyInTheLevelsOfItsBinaryDigitsRoundedUpToTheResolution() {
+    void givenADelay_thenItWaitsInTheLevelsOfItsBinaryDigitsRoundedUpToTheResolution() {
         for (long ms : new long[] {1, 99, 100, 101, 700, 2_300, 4_000, 59_999, 3_600_000, 86_400_000L * 30}) {
             DelayLadder.Route route = ladder.route(Duration.ofMillis(ms));
             long waited = route.levels().stream().mapToLong(ladder::ttlMs).sum();
@@ -25,7 +25,7 @@ class RabbitMqDelayLadderTest {
     }
 
     @Test
-    void levelsAreVisitedLongestFirstAndTheKeyHasOneWordPerLevel() {
+    void givenADelay_thenItsLevelsAreVisitedLongestFirst_andTheKeyHasOneWordPerLevel() {
         DelayLadder.Route route = ladder.route(Duration.ofMillis(2_300)); // 23 units = 10111b
         assertEquals(List.of(4, 2, 1, 0), route.levels());
         String[] words = route.routingKey().split("\\.");
@@ -35,7 +35,7 @@ class RabbitMqDelayLadderTest {
     }
 
     @Test
-    void eachLevelsBindingMatchesOnlyItsOwnBit() {
+    void givenEachLevel_thenItsBindingMatchesOnlyItsOwnBit() {
         DelayLadder.Route route = ladder.route(Duration.ofMillis(4_000)); // 40 units = 101000b
         for (int level = 0; level < ladder.levels(); level++) {
             boolean set = route.levels().contains(level);
@@ -66,13 +66,13 @@ class RabbitMqDelayLadderTest {
     }
 
     @Test
-    void dueAlreadyMeansNoRoute() {
+    void givenAJobDueAlready_thenItHasNoRoute() {
         assertNull(ladder.route(Duration.ZERO));
         assertNull(ladder.route(Duration.ofMillis(-5)));
     }
 
     @Test
-    void refusesDelaysBeyondTheLadderWithAHint() {
+    void givenADelayBeyondTheLadder_thenItIsRefusedWithAHint() {
         var error = assertThrows(IllegalArgumentException.class,
                 () -> ladder.route(ladder.maxDelay().plusMillis(1)));
         assertTrue(error.getMessage().contains("delayedExchange=plugin|supplied"));

@@ -27,7 +27,7 @@ class RabbitMqInspectDelayedTest {
     }
 
     @Test
-    void givenJobsScheduledOnTwoQueuesThenInspectShowsTheLadderTotalThatTheBrokerHolds() throws Exception {
+    void givenJobsScheduledOnTwoQueues_thenInspectShowsTheLadderTotalThatTheBrokerHolds() throws Exception {
         for (int i = 0; i < 3; i++) {
             CliRun run = cli("schedule", "later", "{}", "--delay", "10m");
             assertEquals(0, run.exit(), run.err());

@@ -26,7 +26,7 @@ class RabbitMqJobBodyTest {
     }
 
     @Test
-    void writesTheWireFieldsWithEmbeddedPayloadMetaAndJobId() throws Exception {
+    void givenAJob_whenWritten_thenTheWireFieldsHaveEmbeddedPayloadMetaAndJobId() throws Exception {
         OutgoingJob job = new OutgoingJob("emails", "email.send", "{\"to\":\"a@b.c\"}", 1718900000000L,
                 new JobMeta(3, Backoff.fixed(Duration.ofMillis(500)), 2000L), 1, null);
         JsonNode body = mapper.readTree(codec.encode(job, "job-1"));
@@ -45,13 +45,13 @@ class RabbitMqJobBodyTest {
     }
 
     @Test
-    void omitsUnsetMetaFields() throws Exception {
+    void givenUnsetMetaFields_whenWritten_thenTheyAreOmitted() throws Exception {
         JsonNode body = mapper.readTree(codec.encode(OutgoingJob.fresh("q", "t", "1", JobMeta.NONE), "id"));
         assertEquals(0, body.get("meta").size());
     }
 
     @Test
-    void readsTheTsExampleFromTheSpec() {
+    void givenTheTsExampleFromTheSpec_whenDecoded_thenEveryFieldIsRead() {
         JobBody body = decode("{\"queue\":\"emails\",\"taskName\":\"email.send\",\"payload\":{\"to\":\"a@b.c\"},"
                 + "\"enqueuedAt\":1718900000000,\"meta\":{\"attempts\":3,\"backoff\":{\"type\":\"fixed\",\"delay\":500}},"
                 + "\"deliveryCount\":1}");
@@ -67,7 +67,7 @@ class RabbitMqJobBodyTest {
     }
 
     @Test
-    void acceptsGosCapitalisedMetaKeys() {
+    void givenGosCapitalisedMetaKeys_whenRead_thenTheyAreAccepted() {
         JobBody body = decode("{\"taskName\":\"t\",\"payload\":null,\"enqueuedAt\":1,\"meta\":{\"Attempts\":4,"
                 + "\"Backoff\":{\"Type\":\"exponential\",\"Delay\":100,\"MaxDelay\":0},\"Timeout\":900},\"deliveryCount\":2}");
         assertEquals(4, body.meta().attempts());
@@ -78,7 +78,7 @@ class RabbitMqJobBodyTest {
     }
 
     @Test
-    void keepsThePayloadTextByteForByte() {
+    void givenAPayload_whenDecoded_thenItsTextIsKeptByteForByte() {
         String payload = "{ \"price\" : 1.50, \"name\":\"caf\\u00e9 \\\"x\\\"\", \"n\": [1, 2e3] }";
         JobBody body = decode("{\"taskName\":\"t\",\"payload\":" + payload + ",\"deliveryCount\":1}");
         assertEquals(payload, body.payloadJson());
@@ -89,7 +89,7 @@ class RabbitMqJobBodyTest {
     }
 
     @Test
-    void reportsBodiesThatCannotBeJobsAsMalformed() {
+    void givenBodiesThatCannotBeJobs_whenRead_thenTheyAreReportedMalformed() {
         assertTrue(decode("not json").malformedReason().contains("not JSON"));
         assertTrue(decode("[1,2]").malformedReason().contains("not an object"));
         assertTrue(decode("{\"payload\":1}").malformedReason().contains("no taskName"));
@@ -98,7 +98,7 @@ class RabbitMqJobBodyTest {
     }
 
     @Test
-    void deadLetterBodyIsTheOriginalPlusErrorFieldsAndJobId() throws Exception {
+    void givenADeadLetter_thenItsBodyIsTheOriginalPlusErrorFieldsAndJobId() throws Exception {
         JobBody original = decode("{\"queue\":\"q\",\"taskName\":\"t\",\"payload\":{\"a\":1.50},\"enqueuedAt\":5,"
                 + "\"deliveryCount\":2,\"traceparent\":\"00-abc\"}");
         String text = new String(codec.deadLetter(original, "boom", "17", 3, "job-9", 1000), StandardCharsets.UTF_8);
@@ -113,7 +113,7 @@ class RabbitMqJobBodyTest {
     }
 
     @Test
-    void deadLetterOfANonObjectKeepsTheTextAndARedriveRestoresIt() {
+    void givenADeadLetterOfANonObject_thenItKeepsTheText_andARedriveRestoresIt() {
         JobBody original = decode("not json at all");
         byte[] deadLetter = codec.deadLetter(original, "body is not JSON", "3", 1, "x:3", 1);
         JobBody stored = codec.decode(deadLetter);
@@ -122,7 +122,7 @@ class RabbitMqJobBodyTest {
     }
 
     @Test
-    void deadLetterOfABinaryBodyKeepsItsBytesInBase64AndARedriveRestoresThemExactly() {
+    void givenADeadLetterOfABinaryBody_thenItKeepsItsBytesInBase64_andARedriveRestoresThemExactly() {
         byte[] binary = {(byte) 0xff, (byte) 0xfe, 0x00, 0x41, (byte) 0xc3, 0x28};
         JobBody original = codec.decode(binary);
         JobBody stored = codec.decode(codec.deadLetter(original, "body is not JSON", "3", 1, "x:3", 1));
@@ -131,7 +131,7 @@ class RabbitMqJobBodyTest {
     }
 
     @Test
-    void redriveStripsDeadLetterFieldsAndRestartsTheCount() throws Exception {
+    void givenADeadLetter_whenRedriven_thenItsFieldsAreStrippedAndTheCountRestarts() throws Exception {
         JobBody deadLettered = codec.decode(codec.deadLetter(decode("{\"taskName\":\"t\",\"payload\":1,"
                 + "\"deliveryCount\":6}"), "boom", "1", 6, "job-1", 1));
         JsonNode redriven = mapper.readTree(codec.redriven(deadLettered, "job-1"));
@@ -141,7 +141,7 @@ class RabbitMqJobBodyTest {
     }
 
     @Test
-    void refusesToPublishAPayloadThatIsNotJson() {
+    void givenAPayloadThatIsNotJson_whenPublished_thenItIsRefused() {
         OutgoingJob job = OutgoingJob.fresh("q", "t", "{not json", JobMeta.NONE);
         assertThrows(IllegalArgumentException.class, () -> codec.encode(job, "id"));
     }

@@ -45,7 +45,7 @@ class RabbitMqSchedulerTest {
     }
 
     @Test
-    void aSchedulerWithoutDedupeFailsAtBuildWithOneLineThatSaysWhatToSupply() {
+    void givenASchedulerWithoutDedupe_whenBuilt_thenItFailsWithOneLineThatSaysWhatToSupply() {
         RabbitMqProvider provider = broker.provider("scheduler");
         CapabilityMissingException e = assertThrows(CapabilityMissingException.class,
                 () -> Scheduler.builder().provider(provider).schedule(Schedule.of("s", "* * * * *", "t")).build());
@@ -57,7 +57,7 @@ class RabbitMqSchedulerTest {
     }
 
     @Test
-    void twoSchedulersWithSuppliedRedisDedupeEnqueueEachTickOnceOnRabbitMq() throws Exception {
+    void givenTwoSchedulersWithSuppliedRedisDedupe_thenEachTickIsEnqueuedOnceOnRabbitMq() throws Exception {
         String queue = broker.queue("reports");
         Channel channel = broker.channel();
         channel.queueDeclare(queue, true, false, false, null);

@@ -94,7 +94,7 @@ class RabbitMqTlsTest {
     }
 
     @Test
-    void jobsDelaysDedupeAndTopicsWorkOverAmqpsWithTheVhostUser() {
+    void givenAmqpsWithTheVhostUser_thenJobsDelaysDedupeAndTopicsWork() {
         Map<String, String> env = Map.of("BACKSTAGE_PROVIDER_URL", rabbit.url("localhost", "worker", PASSWORD, VHOST),
                 "BACKSTAGE_DEDUPE_URL", redis.url("localhost", "worker", REDIS_PASSWORD));
         RuntimeConfig config = new RuntimeConfig(
@@ -135,7 +135,7 @@ class RabbitMqTlsTest {
     }
 
     @Test
-    void theDeclarerAndTheBacklogProbeWorkOverTlsAndTheManagementApiOverHttps() {
+    void givenTlsAndTheManagementApiOverHttps_thenTheDeclarerAndTheBacklogProbeWork() {
         ProviderSettings settings = new ProviderSettings("rabbitmq", rabbit.url("localhost", "worker", PASSWORD, VHOST),
                 PREFIX, null, withManagement(tls(certificates.ca(), false)));
         try (Provider provider = Providers.create(settings)) {
@@ -154,25 +154,25 @@ class RabbitMqTlsTest {
     }
 
     @Test
-    void aWrongPasswordIsAuthenticationFailed() {
+    void givenAWrongPassword_thenTheFailureIsAuthenticationFailed() {
         String wrong = "not-" + PASSWORD;
         assertFailure("AuthenticationFailed", rabbit.url("localhost", "worker", wrong, VHOST), tls(certificates.ca(), false), wrong);
     }
 
     @Test
-    void aServerCertificateFromAnotherCaIsTlsUntrusted() {
+    void givenAServerCertificateFromAnotherCa_thenTheFailureIsTlsUntrusted() {
         assertFailure("TLSUntrusted", rabbit.url("localhost", "worker", PASSWORD, VHOST), tls(certificates.otherCa(), false),
                 PASSWORD);
     }
 
     @Test
-    void aHostTheCertificateDoesNotNameIsTlsHostnameMismatch() {
+    void givenAHostTheCertificateDoesNotName_thenTheFailureIsTlsHostnameMismatch() {
         assertFailure("TLSHostnameMismatch", rabbit.url("127.0.0.2", "worker", PASSWORD, VHOST), tls(certificates.ca(), false),
                 PASSWORD);
     }
 
     @Test
-    void aManagementApiThatRefusesTheCredentialsIsAuthenticationFailedInTheProbesNote() {
+    void givenAManagementApiThatRefusesTheCredentials_thenTheProbesNoteSaysAuthenticationFailed() {
         String wrong = "not-" + PASSWORD;
         Map<String, String> options = tls(certificates.ca(), false);
         options.put(RabbitMqSettings.OPTION_MANAGEMENT_URL, "https://worker:" + wrong + "@localhost:"
@@ -189,7 +189,7 @@ class RabbitMqTlsTest {
     }
 
     @Test
-    void aPasswordRotatedUnderARunningProviderShowsInItsHealthAsAuthenticationFailed() {
+    void givenAPasswordRotatedUnderARunningProvider_thenItsHealthSaysAuthenticationFailed() {
         ProviderSettings settings = new ProviderSettings("rabbitmq", rabbit.url("localhost", "rotating", PASSWORD, VHOST),
                 PREFIX, null, tls(certificates.ca(), false));
         try (Provider provider = Providers.create(settings)) {
@@ -204,7 +204,7 @@ class RabbitMqTlsTest {
     }
 
     @Test
-    void anExpiredServerCertificateIsTlsCertificateExpired() {
+    void givenAnExpiredServerCertificate_thenTheFailureIsTlsCertificateExpired() {
         rabbit.serve("expired");
         try {
             assertFailure("TLSCertificateExpired", rabbit.url("localhost", "worker", PASSWORD, VHOST),

@@ -30,7 +30,7 @@ class CronTickReleaseTest {
     }
 
     @Test
-    void givenAPublishThatFailsAfterTheClaimThenTheClaimIsGivenBackAndTheNextAttemptFiresTheTickOnce() {
+    void givenAPublishThatFailsAfterTheClaim_thenTheClaimIsGivenBackAndTheNextAttemptFiresTheTickOnce() {
         Schedule schedule = Schedule.of("nightly", "0 2 * * *", "report.build").onQueue("reports");
         Instant tick = Instant.parse("2026-12-01T02:00:00Z");
         String key = redis.prefix() + ":dedupe:" + CronTick.dedupeKey(schedule, tick);

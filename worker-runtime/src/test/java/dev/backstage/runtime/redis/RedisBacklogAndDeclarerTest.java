@@ -52,7 +52,7 @@ class RedisBacklogAndDeclarerTest {
     }
 
     @Test
-    void givenATopologyThenStreamsGroupsDeadLetterAndTopicStreamsAreCreatedOnceAndDriftIsSeen() {
+    void givenATopology_thenStreamsGroupsDeadLetterAndTopicStreamsAreCreatedOnceAndDriftIsSeen() {
         List<DeclaredObject> first = provider.declarer().declare(topology());
         assertTrue(first.stream().allMatch(o -> o.state() == State.CREATED), first.toString());
         assertEquals(7, first.size());
@@ -74,7 +74,7 @@ class RedisBacklogAndDeclarerTest {
     }
 
     @Test
-    void givenAKnownBacklogThenTheProbeMatchesXinfoGroupsAndXpending() {
+    void givenAKnownBacklog_thenTheProbeMatchesXinfoGroupsAndXpending() {
         provider.declarer().declare(topology());
         String stream = redis.keys().stream("orders");
         for (int i = 0; i < 10; i++) {
@@ -102,7 +102,7 @@ class RedisBacklogAndDeclarerTest {
     }
 
     @Test
-    void givenAMissingGroupThenTheWholeStreamCountsAndTheNoteSaysSo() {
+    void givenAMissingGroup_thenTheWholeStreamCountsAndTheNoteSaysSo() {
         String stream = redis.keys().stream("orphan");
         redis.redis().xadd(stream, "taskName", "t", "payload", "{}", "enqueuedAt", "1");
         redis.redis().xadd(stream, "taskName", "t", "payload", "{}", "enqueuedAt", "1");
@@ -112,7 +112,7 @@ class RedisBacklogAndDeclarerTest {
     }
 
     @Test
-    void givenAnUnreachableRedisThenTheProbeSaysSoInsteadOfReportingZero() {
+    void givenAnUnreachableRedis_thenTheProbeSaysSoInsteadOfReportingZero() {
         RedisProvider nowhere = RedisProvider.connect(redis.settings());
         nowhere.close();
         BacklogUnavailableException e = assertThrows(BacklogUnavailableException.class,

@@ -71,7 +71,7 @@ class RedisBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenAJavaBroadcastThenTheStreamEntryIsTheSeedsThreeFieldsInTsOrder() {
+    void givenAJavaBroadcast_thenTheStreamEntryIsTheSeedsThreeFieldsInTsOrder() {
         Worker worker = builder().consumerId("golden").build();
         workers.add(worker);
         String id = worker.broadcast("cache.invalidate", Map.of("key", "user:1"));
@@ -89,7 +89,7 @@ class RedisBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenASeedListenerGroupThenItReadsAJavaBroadcastAsTheSeedParsesIt() {
+    void givenASeedListenerGroup_thenItReadsAJavaBroadcastAsTheSeedParsesIt() {
         // What a seed master listener does (docs/wire-format.md): its own group created at 0 with MKSTREAM, XREADGROUP '>'.
         cli.run("XGROUP", "CREATE", stream(), "broadcast-seed-go", "0", "MKSTREAM");
         Worker worker = builder().consumerId("sender").build();
@@ -106,7 +106,7 @@ class RedisBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenSeedWrittenEntriesThenAJavaWorkerRunsThemAndAcksEach() {
+    void givenSeedWrittenEntries_thenAJavaWorkerRunsThemAndAcksEach() {
         List<String> seen = new CopyOnWriteArrayList<>();
         Worker worker = builder().consumerId("java-1").build();
         workers.add(worker);
@@ -134,7 +134,7 @@ class RedisBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenStaleGroupsOfDeadWorkersThenAListenerDestroysThemAndKeepsLiveOnes() {
+    void givenStaleGroupsOfDeadWorkers_thenAListenerDestroysThemAndKeepsLiveOnes() {
         // A dead worker's group with no consumer, one whose consumer went quiet, and a group that is not a
         // broadcast group at all (never touched).
         cli.run("XGROUP", "CREATE", stream(), "broadcast-dead-1", "$", "MKSTREAM");
@@ -168,7 +168,7 @@ class RedisBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenATaskModuleThatRegistersABroadcastHandlerThenTheContainerWorkerListens() {
+    void givenATaskModuleThatRegistersABroadcastHandler_thenTheContainerWorkerListens() {
         List<String> seen = new CopyOnWriteArrayList<>();
         Worker worker = builder().consumerId("module").build();
         workers.add(worker);
@@ -180,7 +180,7 @@ class RedisBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenItsGroupDestroyedBySomeoneElseThenTheListenerRecreatesItAndKeepsReceiving() {
+    void givenItsGroupDestroyedBySomeoneElse_thenTheListenerRecreatesItAndKeepsReceiving() {
         List<String> seen = new CopyOnWriteArrayList<>();
         Worker worker = started("healed", seen);
         cli.run("XGROUP", "DESTROY", stream(), "broadcast-healed"); // what a seed's cleanup may do
@@ -192,7 +192,7 @@ class RedisBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenAWorkerStoppedMidHandlerThenItsNextRunUnderTheSameIdGetsTheMessageAgain() throws Exception {
+    void givenAWorkerStoppedMidHandler_thenItsNextRunUnderTheSameIdGetsTheMessageAgain() throws Exception {
         java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
         Worker first = builder().consumerId("pod-a").shutdownGrace(Duration.ZERO).build();
@@ -213,7 +213,7 @@ class RedisBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenAGroupWithNoConsumerThenItIsDestroyedOnlyWhenTwoPassesFindEntriesWaitingForIt() {
+    void givenAGroupWithNoConsumer_thenItIsDestroyedOnlyWhenTwoPassesFindEntriesWaitingForIt() {
         // A seed listener creates its group, and Redis gives it a consumer only when a read returns entries.
         cli.run("XGROUP", "CREATE", stream(), "broadcast-seed-quiet", "$", "MKSTREAM");
         cli.run("XREADGROUP", "GROUP", "broadcast-seed-quiet", "seed-1", "COUNT", "1", "STREAMS", stream(), ">");
@@ -245,7 +245,7 @@ class RedisBroadcastTest extends BroadcastContract {
     }
 
     @Test
-    void givenAProviderWithoutBroadcastThenRegistrationAndSendFailWithTheFix() {
+    void givenAProviderWithoutBroadcast_thenRegistrationAndSendFailWithTheFix() {
         RedisProvider inner = redis.provider();
         Provider jobsOnly = new Provider() {
             @Override

@@ -105,7 +105,7 @@ class RedisCapabilitiesTest {
     }
 
     @Test
-    void givenAProviderWithoutDelaysWhoseRetryNeedsThemThenStartFailsNamingProviderCapabilityAndFix() {
+    void givenAProviderWithoutDelaysWhoseRetryNeedsThem_thenStartFailsNamingProviderCapabilityAndFix() {
         Worker worker = Worker.builder().provider(jobsOnly(redis.provider(), true)).build();
         closeables.add(worker);
         CapabilityMissingException e = assertThrows(CapabilityMissingException.class, worker::start);
@@ -116,7 +116,7 @@ class RedisCapabilitiesTest {
     }
 
     @Test
-    void givenNoDelaysOrDedupeThenEachCallThatNeedsThemFailsExplicitlyAndNothingIsWritten() {
+    void givenNoDelaysOrDedupe_thenEachCallThatNeedsThemFailsExplicitlyAndNothingIsWritten() {
         Worker worker = Worker.builder().provider(jobsOnly(redis.provider(), false)).build();
         closeables.add(worker);
         var delay = assertThrows(CapabilityMissingException.class,
@@ -132,7 +132,7 @@ class RedisCapabilitiesTest {
     }
 
     @Test
-    void givenSuppliedRedisDelaysThenTheReportNamesThemAndClaimModePromotesThroughTheJobsProvider() {
+    void givenSuppliedRedisDelays_thenTheReportNamesThemAndClaimModePromotesThroughTheJobsProvider() {
         RedisDelays delays = RedisDelays.connect(redis.settings());
         Worker worker = Worker.builder().provider(jobsOnly(redis.provider(), true)).delays(delays).queues("default").build();
         closeables.add(worker);
@@ -158,7 +158,7 @@ class RedisCapabilitiesTest {
     }
 
     @Test
-    void givenTopicsThenFanOutSubscribersEachGetEveryMessageAndAGroupSharesThem() {
+    void givenTopics_thenFanOutSubscribersEachGetEveryMessageAndAGroupSharesThem() {
         Set<String> a = ConcurrentHashMap.newKeySet();
         Set<String> b = ConcurrentHashMap.newKeySet();
         List<String> billing = new CopyOnWriteArrayList<>();

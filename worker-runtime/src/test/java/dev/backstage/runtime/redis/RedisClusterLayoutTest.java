@@ -69,7 +69,7 @@ class RedisClusterLayoutTest {
     }
 
     @Test
-    void givenAPlainPrefixThenEachQueuesKeysShareOneSlotAndTheQueuesSpreadOverTheShards() {
+    void givenAPlainPrefix_thenEachQueuesKeysShareOneSlotAndTheQueuesSpreadOverTheShards() {
         RedisTestSupport redis = cluster(UniqueNames.prefix("bstest"));
         List<String> queues = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
@@ -94,7 +94,7 @@ class RedisClusterLayoutTest {
     }
 
     @Test
-    void givenAPrefixInBracesThenTheKeysAreTheSeedLayoutInOneSlot() {
+    void givenAPrefixInBraces_thenTheKeysAreTheSeedLayoutInOneSlot() {
         RedisTestSupport redis = cluster("{" + UniqueNames.prefix("bstest") + "}");
         exercise(redis, List.of("default", "low"));
         RedisKeys seed = new RedisKeys(redis.prefix());

@@ -89,7 +89,7 @@ class RedisFailoverTest {
     }
 
     @Test
-    void whenThePrimaryOfTheBusiestQueueIsKilledThenEveryJobItKeptRunsAndWithReplicaWaitNoneIsLost() throws Exception {
+    void givenARedisCluster_whenThePrimaryOfTheBusiestQueueIsKilled_thenEveryJobItKeptRuns_andWithReplicaWaitNoneIsLost() throws Exception {
         RedisSettings settings = redis.settings().withReplicaWait(waitReplicas, Duration.ofSeconds(2))
                 .withIdleTimeout(Duration.ofSeconds(5));
         Map<Integer, Integer> runs = new ConcurrentHashMap<>();

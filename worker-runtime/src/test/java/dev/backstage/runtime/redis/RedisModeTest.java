@@ -18,7 +18,7 @@ class RedisModeTest {
     }
 
     @Test
-    void givenEachSchemeThenTheModeIsTheSchemes() {
+    void givenEachScheme_thenTheModeIsTheSchemes() {
         assertEquals(RedisMode.STANDALONE, RedisSettings.of("redis://127.0.0.1:6379").mode());
         assertEquals(RedisMode.CLUSTER, RedisSettings.of("redis+cluster://127.0.0.1:7000,127.0.0.1:7001").mode());
         assertEquals(RedisMode.CLUSTER, RedisSettings.of("rediss+cluster://u:p@h:7000").mode());
@@ -26,12 +26,12 @@ class RedisModeTest {
     }
 
     @Test
-    void givenAPlainUrlAndModeClusterThenItIsACluster() {
+    void givenAPlainUrlAndModeCluster_thenItIsACluster() {
         assertEquals(RedisMode.CLUSTER, from("rediss://clustercfg.example:6379", Map.of("mode", "cluster")).mode());
     }
 
     @Test
-    void givenAClusterUrlWithADatabaseNumberThenTheErrorSaysToDropIt() {
+    void givenAClusterUrlWithADatabaseNumber_thenTheErrorSaysToDropIt() {
         var e = assertThrows(ConfigurationException.class, () -> RedisSettings.of("redis+cluster://127.0.0.1:7000/2"));
         assertEquals("Redis Cluster has only database 0: drop /2 from the URL", e.getMessage());
         var option = assertThrows(ConfigurationException.class,
@@ -40,20 +40,20 @@ class RedisModeTest {
     }
 
     @Test
-    void givenASentinelUrlWithoutTheMasterNameThenTheErrorShowsWhereItGoes() {
+    void givenASentinelUrlWithoutTheMasterName_thenTheErrorShowsWhereItGoes() {
         var e = assertThrows(ConfigurationException.class, () -> RedisSettings.of("redis-sentinel://127.0.0.1:26379"));
         assertTrue(e.getMessage().contains("redis-sentinel://host:26379#mymaster"), e.getMessage());
     }
 
     @Test
-    void givenModeSentinelOnAPlainUrlThenTheErrorAsksForTheSentinelsAddresses() {
+    void givenModeSentinelOnAPlainUrl_thenTheErrorAsksForTheSentinelsAddresses() {
         var e = assertThrows(ConfigurationException.class,
                 () -> from("redis://127.0.0.1:6379", Map.of("mode", "sentinel")));
         assertTrue(e.getMessage().startsWith("mode=sentinel needs the sentinels' addresses"), e.getMessage());
     }
 
     @Test
-    void givenAModeThatContradictsTheSchemeThenTheErrorNamesBoth() {
+    void givenAModeThatContradictsTheScheme_thenTheErrorNamesBoth() {
         var e = assertThrows(ConfigurationException.class,
                 () -> from("redis+cluster://127.0.0.1:7000", Map.of("mode", "standalone")));
         assertEquals("redis option mode=standalone contradicts the URL's scheme (cluster); drop the option or use a"
@@ -61,13 +61,13 @@ class RedisModeTest {
     }
 
     @Test
-    void givenSeveralHostsInAPlainUrlThenTheErrorShowsTheClusterAndSentinelSpellings() {
+    void givenSeveralHostsInAPlainUrl_thenTheErrorShowsTheClusterAndSentinelSpellings() {
         var e = assertThrows(ConfigurationException.class, () -> RedisSettings.of("redis://h1:7000,h2:7001"));
         assertTrue(e.getMessage().contains("redis+cluster://h1:7000,h2:7001"), e.getMessage());
     }
 
     @Test
-    void givenAnUnknownModeOrSchemeThenTheErrorListsTheChoices() {
+    void givenAnUnknownModeOrScheme_thenTheErrorListsTheChoices() {
         var mode = assertThrows(ConfigurationException.class,
                 () -> from("redis://127.0.0.1:6379", Map.of("mode", "sharded")));
         assertEquals("redis option mode is standalone, cluster or sentinel, got 'sharded'", mode.getMessage());
@@ -76,7 +76,7 @@ class RedisModeTest {
     }
 
     @Test
-    void givenReplicaWaitOptionsThenTheyAreReadAndBadValuesAreOneLineErrors() {
+    void givenReplicaWaitOptions_thenTheyAreReadAndBadValuesAreOneLineErrors() {
         RedisSettings s = from("redis+cluster://127.0.0.1:7000", Map.of("waitReplicas", "1", "waitTimeoutMs", "250"));
         assertEquals(new ReplicaWait(1, Duration.ofMillis(250)), s.replicaWait());
         assertFalse(RedisSettings.of("redis://127.0.0.1:6379").replicaWait().on());
@@ -89,7 +89,7 @@ class RedisModeTest {
     }
 
     @Test
-    void givenAClusterUrlWithCredentialsThenEachSeedNodeGetsThemAndTheRedactedUrlHidesThem() {
+    void givenAClusterUrlWithCredentials_thenEachSeedNodeGetsThemAndTheRedactedUrlHidesThem() {
         RedisSettings s = RedisSettings.of("redis+cluster://app:s3cret@10.0.0.1:7000,10.0.0.2:7001?timeout=5s");
         var uris = RedisEndpoints.of(s.uri(), s.mode());
         assertEquals(2, uris.size());
@@ -102,7 +102,7 @@ class RedisModeTest {
     }
 
     @Test
-    void givenTheModeThenTheKeyLayoutIsTheSeedsOrPerQueueTags() {
+    void givenTheMode_thenTheKeyLayoutIsTheSeedsOrPerQueueTags() {
         assertEquals("backstage:default", RedisKeys.of("backstage", RedisMode.STANDALONE).stream("default"));
         assertEquals("backstage:default", RedisKeys.of("backstage", RedisMode.SENTINEL).stream("default"));
         RedisKeys tagged = RedisKeys.of("backstage", RedisMode.CLUSTER);

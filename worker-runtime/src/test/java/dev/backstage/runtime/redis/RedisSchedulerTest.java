@@ -69,7 +69,7 @@ class RedisSchedulerTest {
     }
 
     @Test
-    void twoSchedulersOnASimulatedClockEnqueueEachTickExactlyOnce() throws Exception {
+    void givenTwoSchedulersOnASimulatedClock_thenEachTickIsEnqueuedExactlyOnce() throws Exception {
         SimulatedClock clock = new SimulatedClock(T0);
         Schedule everyMinute = Schedule.of("every-minute", "* * * * *", "report.build").onQueue("reports");
         Scheduler a = scheduler(clock, everyMinute);
@@ -100,7 +100,7 @@ class RedisSchedulerTest {
     }
 
     @Test
-    void twoStartedSchedulersOnTheRealClockEnqueueOneJobPerClaimedTick() {
+    void givenTwoStartedSchedulersOnTheRealClock_thenOneJobIsEnqueuedPerClaimedTick() {
         Schedule everySecond = Schedule.of("every-second", "* * * * * *", "heartbeat");
         List<Scheduler> schedulers = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
@@ -122,7 +122,7 @@ class RedisSchedulerTest {
     }
 
     @Test
-    void theCronEntryIsTheSeedsRecordAndItsClaimTheWireKey() {
+    void givenASchedule_thenTheCronEntryIsTheSeedsRecord_andItsClaimTheWireKey() {
         SimulatedClock clock = new SimulatedClock(Instant.parse("2026-01-01T01:59:59Z"));
         Schedule nightly = Schedule.of("nightly-report", "0 2 * * *", "UTC", "report.build", "reports",
                 "[{\"full\":true}]", Duration.ofMinutes(5));
@@ -148,7 +148,7 @@ class RedisSchedulerTest {
     }
 
     @Test
-    void javaAndSeedCronEntriesAreRunByAJavaWorkerAsCronPayload() {
+    void givenJavaAndSeedCronEntries_thenAJavaWorkerRunsThemAsCronPayload() {
         RedisProvider provider = redis.provider();
         closeables.add(provider);
         Worker worker = Worker.builder().provider(provider).queues("reports").build();
@@ -175,7 +175,7 @@ class RedisSchedulerTest {
     }
 
     @Test
-    void aRestartedSchedulerFiresOnlyTheLatestMissedTickWithinTheDeadline() {
+    void givenARestartedScheduler_thenItFiresOnlyTheLatestMissedTickWithinTheDeadline() {
         Schedule everyMinute = Schedule.of("restart", "* * * * *", "t").withStartingDeadline(Duration.ofSeconds(30));
         SimulatedClock clock = new SimulatedClock(Instant.parse("2026-01-01T00:00:10Z"));
         Scheduler first = scheduler(clock, everyMinute);

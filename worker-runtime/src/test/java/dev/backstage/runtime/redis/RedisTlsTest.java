@@ -106,7 +106,7 @@ class RedisTlsTest {
     }
 
     @Test
-    void jobsDelaysDedupeTopicsDeclarerAndProbeWorkOverTlsWithTheWorkerAclUser() throws Exception {
+    void givenTlsWithTheWorkerAclUser_thenJobsDelaysDedupeTopicsDeclarerAndProbeWork() throws Exception {
         Map<String, String> env = Map.of("BACKSTAGE_PROVIDER_URL", good.url("localhost", "worker", PASSWORD));
         RuntimeConfig config = new RuntimeConfig(
                 new RuntimeConfig.Connection("redis", null, null, PREFIX, null, tls(true, certificates.ca())),
@@ -151,7 +151,7 @@ class RedisTlsTest {
     }
 
     @Test
-    void theOperatorsDeclarerAndBacklogProbeWorkOverTlsWithTheSameAclUser() {
+    void givenTlsWithTheSameAclUser_thenTheOperatorsDeclarerAndBacklogProbeWork() {
         ProviderSettings settings = new ProviderSettings("redis", good.url("127.0.0.1", "worker", PASSWORD), PREFIX, null,
                 tls(false, certificates.ca()));
         try (var provider = Providers.create(settings)) {
@@ -167,7 +167,7 @@ class RedisTlsTest {
     }
 
     @Test
-    void providersWithTheSameCredentialsShareAConnectionAndAChangedPasswordGetsItsOwn() {
+    void givenProvidersWithTheSameCredentials_thenTheyShareAConnection_andAChangedPasswordGetsItsOwn() {
         RedisSettings first = RedisSettings.of(good.url("localhost", "sharing", PASSWORD)).withPrefix(PREFIX)
                 .withTls(new BrokerTls(certificates.ca(), null, null));
         String second = "second-" + PASSWORD;
@@ -195,7 +195,7 @@ class RedisTlsTest {
     }
 
     @Test
-    void aWrongPasswordIsAuthenticationFailedInOneLineWithoutThePassword() {
+    void givenAWrongPassword_thenTheFailureIsAuthenticationFailedInOneLineWithoutThePassword() {
         String wrong = "not-" + PASSWORD;
         RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
                 RedisSettings.of(good.url("localhost", "worker", wrong)).withTls(new BrokerTls(certificates.ca(), null, null))));
@@ -203,28 +203,28 @@ class RedisTlsTest {
     }
 
     @Test
-    void aServerCertificateFromAnotherCaIsTlsUntrusted() {
+    void givenAServerCertificateFromAnotherCa_thenTheFailureIsTlsUntrusted() {
         RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
                 RedisSettings.of(good.url("localhost", "worker", PASSWORD)).withTls(new BrokerTls(certificates.otherCa(), null, null))));
         assertReason("TLSUntrusted", e, PASSWORD);
     }
 
     @Test
-    void aServerCertificateForAnotherHostIsTlsHostnameMismatch() {
+    void givenAServerCertificateForAnotherHost_thenTheFailureIsTlsHostnameMismatch() {
         RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
                 RedisSettings.of(wrongHost.url("localhost", "worker", PASSWORD)).withTls(new BrokerTls(certificates.ca(), null, null))));
         assertReason("TLSHostnameMismatch", e, PASSWORD);
     }
 
     @Test
-    void anExpiredServerCertificateIsTlsCertificateExpired() {
+    void givenAnExpiredServerCertificate_thenTheFailureIsTlsCertificateExpired() {
         RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
                 RedisSettings.of(expired.url("localhost", "worker", PASSWORD)).withTls(new BrokerTls(certificates.ca(), null, null))));
         assertReason("TLSCertificateExpired", e, PASSWORD);
     }
 
     @Test
-    void aServerThatRequiresClientCertificatesTakesOursAndRefusesNoneWithTlsClientCertificateRejected() {
+    void givenAServerThatRequiresClientCertificates_thenItTakesOurs_andRefusesNoneWithTlsClientCertificateRejected() {
         try (RedisProvider provider = RedisProvider.connect(RedisSettings.of(mutual.url("localhost", "worker", PASSWORD))
                 .withPrefix(PREFIX).withTls(new BrokerTls(certificates.ca(), certificates.certificate("client"),
                         certificates.key("client"))))) {
@@ -236,7 +236,7 @@ class RedisTlsTest {
     }
 
     @Test
-    void aPasswordRotatedUnderARunningWorkerShowsInReadyzAsAuthenticationFailed() throws Exception {
+    void givenAPasswordRotatedUnderARunningWorker_thenReadyzSaysAuthenticationFailed() throws Exception {
         RedisProvider provider = RedisProvider.connect(RedisSettings.of(good.url("localhost", "rotating", PASSWORD))
                 .withPrefix(PREFIX).withTls(new BrokerTls(certificates.ca(), null, null)));
         try (provider; dev.backstage.runtime.main.HealthServer health = new dev.backstage.runtime.main.HealthServer(0,
@@ -264,7 +264,7 @@ class RedisTlsTest {
     }
 
     @Test
-    void theContainerMainExitsWithOneLineThatSaysWhatIsWrong() throws Exception {
+    void givenAnUntrustedCa_whenTheContainerMainStarts_thenItExitsWithOneLineThatSaysWhatIsWrong() throws Exception {
         java.nio.file.Path config = java.nio.file.Files.createTempFile("runtime-tls", ".yaml");
         java.nio.file.Files.writeString(config, """
                 provider:
@@ -291,7 +291,7 @@ class RedisTlsTest {
     }
 
     @Test
-    void theCliEnqueuesAndInspectsOverTlsWithItsTlsFlags() {
+    void givenTheCliTlsFlags_thenItEnqueuesAndInspectsOverTls() {
         long before = brokerState().xlen(PREFIX + ":cli");
         int exit = dev.backstage.runtime.cli.BackstageCli.execute("enqueue", "send", "{}", "--queue", "cli",
                 "--provider", "redis", "--url", good.url("localhost", "worker", PASSWORD), "--prefix", PREFIX,

@@ -64,7 +64,7 @@ class RedisTopicRecoveryTest {
     }
 
     @Test
-    void givenEntriesLeftPendingUnderTheSameNameWhenTheSubscriberRestartsThenItRunsThemAndThePendingListEmpties() {
+    void givenEntriesLeftPendingUnderTheSameName_whenTheSubscriberRestarts_thenItRunsThemAndThePendingListEmpties() {
         String stream = crashedReader("grp:billing", "pod-0", "r1", "r2", "r3");
 
         List<String> seen = subscribe("pod-0", Subscription.group("rides", "billing").from(StartPosition.EARLIEST));
@@ -75,7 +75,7 @@ class RedisTopicRecoveryTest {
     }
 
     @Test
-    void givenADeadMemberOfASharedGroupWhenItsEntriesGoIdleThenAnotherMemberTakesThemWithTheirDeliveryCount() {
+    void givenADeadMemberOfASharedGroup_whenItsEntriesGoIdle_thenAnotherMemberTakesThemWithTheirDeliveryCount() {
         String stream = crashedReader("grp:billing", "dead-pod", "r7", "r8");
 
         List<String> seen = subscribe("live-pod", Subscription.group("rides", "billing").from(StartPosition.EARLIEST));

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 class RedisTraceLoggingTest {
 
     @Test
-    void givenTraceForEveryLoggerTheRedisPasswordNeverAppearsInTheLog() throws Exception {
+    void givenTraceForEveryLogger_thenTheRedisPasswordNeverAppearsInTheLog() throws Exception {
         String user = UniqueNames.prefix("trace-user");
         String password = "Pw" + UniqueNames.prefix("s").replace("-", "") + "Z";
         try (RedisTestSupport redis = new RedisTestSupport()) {

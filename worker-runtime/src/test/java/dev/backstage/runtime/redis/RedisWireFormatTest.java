@@ -50,7 +50,7 @@ class RedisWireFormatTest {
     }
 
     @Test
-    void givenAPlainEnqueueThenTheEntryIsTheSeedsThreeFieldsInTsOrder() {
+    void givenAPlainEnqueue_thenTheEntryIsTheSeedsThreeFieldsInTsOrder() {
         worker().enqueue("order.process", Map.of("orderId", "o1"));
         StreamMessage<String, String> m = redis.redis().xrange(redis.prefix() + ":default", Range.create("-", "+")).get(0);
         String enqueuedAt = m.getBody().get("enqueuedAt");
@@ -59,7 +59,7 @@ class RedisWireFormatTest {
     }
 
     @Test
-    void givenOptionsThenAttemptsBackoffWithExplicitMaxDelayAndTimeoutFollow() {
+    void givenOptions_thenAttemptsBackoffWithExplicitMaxDelayAndTimeoutFollow() {
         worker().enqueue("order.process", Map.of("orderId", "o2"), EnqueueOptions.onQueue("urgent").attempts(3)
                 .backoff(Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(30))).timeout(Duration.ofSeconds(10)));
         StreamMessage<String, String> m = redis.redis().xrange(redis.prefix() + ":urgent", Range.create("-", "+")).get(0);
@@ -69,21 +69,21 @@ class RedisWireFormatTest {
     }
 
     @Test
-    void givenZeroAttemptsAndTimeoutThenTheyAreOmitted() {
+    void givenZeroAttemptsAndTimeout_thenTheyAreOmitted() {
         worker().enqueue("t", Map.of(), EnqueueOptions.defaults().attempts(0).timeout(Duration.ZERO));
         Map<String, String> body = redis.redis().xrange(redis.prefix() + ":default", Range.create("-", "+")).get(0).getBody();
         assertEquals(List.of("taskName", "payload", "enqueuedAt"), List.copyOf(body.keySet()));
     }
 
     @Test
-    void givenABackoffWithoutCapThenAnExplicitPositiveMaxDelayIsWritten() {
+    void givenABackoffWithoutCap_thenAnExplicitPositiveMaxDelayIsWritten() {
         worker().enqueue("t", Map.of(), EnqueueOptions.defaults().backoff(Backoff.fixed(Duration.ofMillis(500))));
         Map<String, String> body = redis.redis().xrange(redis.prefix() + ":default", Range.create("-", "+")).get(0).getBody();
         assertEquals("{\"type\":\"fixed\",\"delay\":500,\"maxDelay\":3600000}", body.get("backoff"));
     }
 
     @Test
-    void givenAScheduleOnACustomQueueThenTheMemberMatchesTheProfile() {
+    void givenAScheduleOnACustomQueue_thenTheMemberMatchesTheProfile() {
         EnqueueResult result = worker().schedule("later2", Map.of("x", 2), Duration.ofMinutes(5),
                 EnqueueOptions.onQueue("emails").attempts(2).backoff(Backoff.fixed(Duration.ofMillis(500))));
         List<ScoredValue<String>> members = redis.redis().zrangeWithScores(redis.prefix() + ":scheduled", 0, -1);
@@ -98,7 +98,7 @@ class RedisWireFormatTest {
     }
 
     @Test
-    void givenADedupeTtlOfOneAndAHalfSecondsTheMarkerHoldsFifteenHundredMillisecondsAsTheSeedStoresIt() {
+    void givenADedupeTtlOfOneAndAHalfSeconds_thenTheMarkerHoldsFifteenHundredMillisecondsAsTheSeedStoresIt() {
         worker().enqueue("t", Map.of(), EnqueueOptions.defaults().dedupe("order-42", Duration.ofMillis(1500)));
         assertEquals("1", redis.redis().get(redis.prefix() + ":dedupe:order-42"));
         long pttl = redis.redis().pttl(redis.prefix() + ":dedupe:order-42");
@@ -106,7 +106,7 @@ class RedisWireFormatTest {
     }
 
     @Test
-    void givenSeedWrittenEntriesThenTheJavaWorkerRunsThemWithTheirOptions() {
+    void givenSeedWrittenEntries_thenTheJavaWorkerRunsThemWithTheirOptions() {
         Worker worker = worker();
         List<String> seen = new CopyOnWriteArrayList<>();
         worker.register("order.process", Order.class, (ctx, order) -> {
@@ -133,7 +133,7 @@ class RedisWireFormatTest {
     }
 
     @Test
-    void givenSeedDelayMembersThenThePromotionScriptPutsThemOnTheRightStreams() {
+    void givenSeedDelayMembers_thenThePromotionScriptPutsThemOnTheRightStreams() {
         Worker worker = worker();
         List<String> seen = new CopyOnWriteArrayList<>();
         worker.register("later", Map.class, (ctx, p) -> {
@@ -161,7 +161,7 @@ class RedisWireFormatTest {
     }
 
     @Test
-    void givenADeadLetterThenTheEntryCarriesTheProfileFieldsAndTheOriginalPayloadByteForByte() {
+    void givenADeadLetter_thenTheEntryCarriesTheProfileFieldsAndTheOriginalPayloadByteForByte() {
         Worker worker = Worker.builder().provider(redis.provider()).queues("emails").maxDeliveries(1)
                 .backoff(Backoff.fixed(Duration.ofMillis(10))).build();
         workers.add(worker);
@@ -188,7 +188,7 @@ class RedisWireFormatTest {
     }
 
     @Test
-    void givenAnInitMarkerEntryThenItIsAckedAndSkipped() {
+    void givenAnInitMarkerEntry_thenItIsAckedAndSkipped() {
         Worker worker = worker();
         List<String> seen = new CopyOnWriteArrayList<>();
         worker.register("t", Map.class, (ctx, p) -> {

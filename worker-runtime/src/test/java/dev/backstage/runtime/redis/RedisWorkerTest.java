@@ -99,7 +99,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenAChainWhenTheFirstTaskSucceedsThenTheNextIsEnqueuedBeforeTheAck() {
+    void givenAChain_whenTheFirstTaskSucceeds_thenTheNextIsEnqueuedBeforeTheAck() {
         Worker worker = track(builder().build());
         List<String> pendingWhenReceiptRan = new CopyOnWriteArrayList<>();
         worker.register("processOrder", Order.class, (ctx, order) -> Next.task("sendReceipt", new Receipt(order.orderId())));
@@ -122,7 +122,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenTheChainHandOffFailsThenTheCurrentDeliveryIsNotAckedButRetried() {
+    void givenTheChainHandOffFails_thenTheCurrentDeliveryIsNotAckedButRetried() {
         Worker worker = track(builder().maxDeliveries(1).build()); // no delays capability used: hand-off to a bad queue
         AtomicInteger runs = new AtomicInteger();
         worker.register("processOrder", Order.class, (ctx, order) -> {
@@ -140,7 +140,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenAHandlerThatAlwaysFailsThenItIsRetriedThenDeadLetteredWithTheError() {
+    void givenAHandlerThatAlwaysFails_thenItIsRetriedThenDeadLetteredWithTheError() {
         Worker worker = track(builder().maxDeliveries(3).build());
         List<Integer> counts = new CopyOnWriteArrayList<>();
         Set<String> jobIds = ConcurrentHashMap.newKeySet();
@@ -168,7 +168,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenAHandledFailureThenItIsRetriedAfterItsBackoffNotAfterTheIdleThreshold() {
+    void givenAHandledFailure_thenItIsRetriedAfterItsBackoffNotAfterTheIdleThreshold() {
         // Idle threshold 60 s: if the retry waited for it, this test would time out.
         Worker worker = track(Worker.builder().provider(RedisProvider.connect(redis.settings()
                         .withIdleTimeout(Duration.ofSeconds(60)))).queues("default").concurrency(4)
@@ -191,7 +191,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenAWorkerStoppedHardMidJobThenAnotherWorkerReclaimsAndCompletesIt() throws Exception {
+    void givenAWorkerStoppedHardMidJob_thenAnotherWorkerReclaimsAndCompletesIt() throws Exception {
         RedisProvider doomedProvider = redis.provider();
         Worker doomed = Worker.builder().provider(doomedProvider).queues("default").consumerId("doomed")
                 .concurrency(4).shutdownGrace(Duration.ZERO).build();
@@ -227,7 +227,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenAJavaWorkerThatCrashedThenItsEntriesAreTakenWhenItsHeartbeatStopsNotAfterTheIdleThreshold()
+    void givenAJavaWorkerThatCrashed_thenItsEntriesAreTakenWhenItsHeartbeatStopsNotAfterTheIdleThreshold()
             throws Exception {
         // Idle threshold 60 s: only the missing heartbeat can explain a rescue within the bound below.
         RedisSettings slowIdle = redis.settings().withIdleTimeout(Duration.ofSeconds(60))
@@ -266,7 +266,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenADelayedJobThenItIsPromotedWithinOneSecondOfItsDueTime() {
+    void givenADelayedJob_thenItIsPromotedWithinOneSecondOfItsDueTime() {
         Worker worker = track(builder().build());
         List<Long> ranAt = new CopyOnWriteArrayList<>();
         worker.register("later", Order.class, (ctx, order) -> {
@@ -286,7 +286,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenADedupeKeyThenASecondEnqueueWithinTheTtlIsSuppressed() {
+    void givenADedupeKey_thenASecondEnqueueWithinTheTtlIsSuppressed() {
         Worker worker = track(builder().build());
         EnqueueOptions once = EnqueueOptions.defaults().dedupe("order-42", Duration.ofSeconds(30));
         EnqueueResult first = worker.enqueue("processOrder", new Order("o-42"), once);
@@ -300,7 +300,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenShutdownThenInFlightWorkFinishesWithinTheGraceAndTheRestStaysPending() throws Exception {
+    void givenShutdown_thenInFlightWorkFinishesWithinTheGraceAndTheRestStaysPending() throws Exception {
         Worker worker = Worker.builder().provider(redis.provider()).queues("default").concurrency(2).prefetch(2)
                 .shutdownGrace(Duration.ofSeconds(5)).build();
         CountDownLatch twoRunning = new CountDownLatch(2);
@@ -334,7 +334,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenAShutdownGraceThatElapsesThenTheStuckDeliveryStaysPendingForRedelivery() throws Exception {
+    void givenAShutdownGraceThatElapses_thenTheStuckDeliveryStaysPendingForRedelivery() throws Exception {
         Worker worker = Worker.builder().provider(redis.provider()).queues("default").concurrency(1)
                 .shutdownGrace(Duration.ofMillis(300)).build();
         CountDownLatch running = new CountDownLatch(1);
@@ -351,7 +351,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenAnUnknownTaskThenItIsDeadLetteredWithTheReasonNotDropped() {
+    void givenAnUnknownTask_thenItIsDeadLetteredWithTheReasonNotDropped() {
         Worker worker = track(builder().build());
         worker.register("known", Order.class, (ctx, order) -> Next.done());
         worker.start();
@@ -364,7 +364,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenAMalformedPayloadThenItIsDeadLetteredAtOnceWithTheReason() {
+    void givenAMalformedPayload_thenItIsDeadLetteredAtOnceWithTheReason() {
         Worker worker = track(builder().build());
         AtomicInteger runs = new AtomicInteger();
         worker.register("processOrder", Order.class, (ctx, order) -> {
@@ -389,7 +389,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenAHardTimeoutThenTheHandlerIsInterruptedAndTheDeliveryFails() {
+    void givenAHardTimeout_thenTheHandlerIsInterruptedAndTheDeliveryFails() {
         Worker worker = track(builder().maxDeliveries(1).build());
         AtomicInteger interrupted = new AtomicInteger();
         worker.register("hangs", Order.class, TaskOptions.defaults().withHardTimeout(Duration.ofMillis(200)),
@@ -413,7 +413,7 @@ class RedisWorkerTest {
     }
 
     @Test
-    void givenDeadLettersWhenRedrivenThenEveryEntryReturnsToItsQueueAndRuns() {
+    void givenDeadLetters_whenRedriven_thenEveryEntryReturnsToItsQueueAndRuns() {
         RedisProvider provider = redis.provider();
         Worker failing = Worker.builder().provider(provider).queues("default").maxDeliveries(1)
                 .backoff(Backoff.fixed(Duration.ofMillis(10))).build();

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class SharedRedisConnectionTest {
 
     @Test
-    void manyProvidersOnOneUrlAreOneConnectionAndClosingOneKeepsTheOthersWorking() {
+    void givenManyProvidersOnOneUrl_thenTheyAreOneConnection_andClosingOneKeepsTheOthersWorking() {
         String name = UniqueNames.prefix("shared");
         // The client name is part of the URL, so this test's connections are told apart from every other client.
         String url = RedisTestSupport.URL + "?clientName=" + name;
@@ -63,7 +63,7 @@ class SharedRedisConnectionTest {
     }
 
     @Test
-    void aProviderOpenedAfterTheLastCloseConnectsAgain() {
+    void givenAProviderOpenedAfterTheLastClose_thenItConnectsAgain() {
         String name = UniqueNames.prefix("reopen");
         String url = RedisTestSupport.URL + "?clientName=" + name;
         try (RedisTestSupport redis = new RedisTestSupport()) {
@@ -77,7 +77,7 @@ class SharedRedisConnectionTest {
     }
 
     @Test
-    void aFailedConnectIsNotKeptSoTheNextProviderTriesAgain() throws Exception {
+    void givenAFailedConnect_thenItIsNotKept_soTheNextProviderTriesAgain() throws Exception {
         int port;
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
             port = socket.getLocalPort(); // closed again: nothing listens there

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class BrokerNamesTest {
 
     @Test
-    void givenHostileNamesEachIsRefusedWithAPrintableOneLineMessage() {
+    void givenHostileNames_thenEachIsRefusedWithAPrintableOneLineMessage() {
         for (String name : new String[] {"$(rm -rf /)", "../../etc/passwd", "<script>alert(1)</script>", "a\nb",
                 "\u202Eevil", "\u001B[31mred", "", " default", "x".repeat(100_001)}) {
             for (Optional<String> problem : java.util.List.of(BrokerNames.queueProblem("q", name),
@@ -30,7 +30,7 @@ class BrokerNamesTest {
     }
 
     @Test
-    void givenAPrefixWithASeparatorItCannotReachIntoAnotherPrefixsQueues() {
+    void givenAPrefixWithASeparator_thenItCannotReachIntoAnotherPrefixsQueues() {
         assertTrue(BrokerNames.prefixProblem("--prefix", "hy:a").orElseThrow().contains("no '.' or ':'"));
         assertTrue(BrokerNames.prefixProblem("--prefix", "hy.a").isPresent());
         assertTrue(BrokerNames.queueProblem("--queue", "dead-letter").orElseThrow().contains("is reserved"));
@@ -42,7 +42,7 @@ class BrokerNamesTest {
     }
 
     @Test
-    void givenAScheduleWhenItsNameBreaksTheRuleThenScheduleRefusesItWithBrokerNamesMessage() {
+    void givenASchedule_whenItsNameBreaksTheRule_thenScheduleRefusesItWithBrokerNamesMessage() {
         assertEquals(Optional.empty(), BrokerNames.scheduleProblem("s", "nightly-report.v2"));
         assertTrue(BrokerNames.scheduleProblem("s", "x".repeat(101)).isPresent());
         InvalidScheduleException e = assertThrows(InvalidScheduleException.class,
@@ -53,7 +53,7 @@ class BrokerNamesTest {
     }
 
     @Test
-    void givenOrdinaryNamesTheyAreAccepted() {
+    void givenOrdinaryNames_thenTheyAreAccepted() {
         assertEquals(Optional.empty(), BrokerNames.queueProblem("q", "emails.high-priority_2"));
         assertEquals(Optional.empty(), BrokerNames.groupProblem("g", "backstage-workers"));
         assertEquals(Optional.empty(), BrokerNames.prefixProblem("p", "backstage"));

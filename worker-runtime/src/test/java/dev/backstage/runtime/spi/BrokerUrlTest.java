@@ -21,12 +21,12 @@ class BrokerUrlTest {
     }
 
     @Test
-    void givenAKafkaUrlWithCredentialsButNoSchemeItIsRefusedWithoutShowingThePassword() {
+    void givenAKafkaUrlWithCredentialsButNoScheme_thenItIsRefusedWithoutShowingThePassword() {
         assertRefused("user:" + SECRET + "@127.0.0.1:9092", BrokerUrl.KAFKA, "no kafka:// scheme");
     }
 
     @Test
-    void givenAnUnencodedAtSignInThePasswordEveryProviderRefusesIt() {
+    void givenAnUnencodedAtSignInThePassword_thenEveryProviderRefusesIt() {
         assertRefused("kafka://user:" + SECRET + "@x@127.0.0.1:9092", BrokerUrl.KAFKA, "write them as %40");
         assertRefused("amqp://guest:" + SECRET + "@x@127.0.0.1:5672", BrokerUrl.RABBITMQ, "write them as %40");
         assertRefused("redis://:" + SECRET + "@x@127.0.0.1:6379", BrokerUrl.REDIS, "write them as %40");
@@ -34,7 +34,7 @@ class BrokerUrlTest {
     }
 
     @Test
-    void givenANonNumericOrOutOfRangePortTheUrlIsRefused() {
+    void givenANonNumericOrOutOfRangePort_thenTheUrlIsRefused() {
         assertRefused("amqp://guest:" + SECRET + "@127.0.0.1:abc", BrokerUrl.RABBITMQ, "port that is not a number");
         assertRefused("amqp://guest:" + SECRET + "@127.0.0.1:70000/", BrokerUrl.RABBITMQ, "from 1 to 65535");
         assertRefused("amqp://guest:" + SECRET, BrokerUrl.RABBITMQ, "port that is not a number");
@@ -42,7 +42,7 @@ class BrokerUrlTest {
     }
 
     @Test
-    void givenAMissingHostSchemeOrABadEscapeTheUrlIsRefused() {
+    void givenAMissingHostSchemeOrABadEscape_thenTheUrlIsRefused() {
         assertRefused("amqp://guest:" + SECRET + "@/vhost", BrokerUrl.RABBITMQ, "has no host");
         assertRefused("http://127.0.0.1:5672", BrokerUrl.RABBITMQ, "must start with amqp:// or amqps://");
         assertRefused("127.0.0.1:6379", BrokerUrl.REDIS, "must start with redis:// or rediss://");
@@ -54,7 +54,7 @@ class BrokerUrlTest {
     }
 
     @Test
-    void givenWellFormedUrlsTheyAreReadWithDecodedCredentialsAndDefaultPorts() {
+    void givenWellFormedUrls_thenTheyAreReadWithDecodedCredentialsAndDefaultPorts() {
         BrokerUrl amqp = BrokerUrl.parse("amqp://us%40er:p%40ss%2Fw@rabbit.example:5673/vh", BrokerUrl.RABBITMQ);
         assertEquals("us@er", amqp.username());
         assertEquals("p@ss/w", amqp.password());
@@ -71,7 +71,7 @@ class BrokerUrlTest {
     }
 
     @Test
-    void givenAnyUrlShapeRedactionHidesTheCredentials() {
+    void givenAnyUrlShape_whenRedacted_thenTheCredentialsAreHidden() {
         for (String url : List.of("user:" + SECRET + "@h:9092", "kafka://user:" + SECRET + "@x@h:9092",
                 "amqp://guest:" + SECRET + "@x@h:abc", "amqp://guest:" + SECRET + "/x@h:5672",
                 "redis://:" + SECRET + "@h:6379/0", "redis://h:6379/0?password=" + SECRET,

@@ -20,7 +20,7 @@ class ConnectionFailureTest {
     }
 
     @Test
-    void anExpiredCertificateIsExpiredEvenThoughPkixValidationFailedToo() {
+    void givenAnExpiredCertificate_thenItIsExpiredEvenThoughPkixValidationFailedToo() {
         CertPathValidatorException validation = new CertPathValidatorException("validity check failed",
                 new CertificateExpiredException("NotAfter: Mon Nov 30 17:07:49 UTC 2026"));
         Throwable chain = wrapped(new SSLHandshakeException("PKIX path validation failed: " + validation));
@@ -29,7 +29,7 @@ class ConnectionFailureTest {
     }
 
     @Test
-    void eachReasonFromItsClientsWords() {
+    void givenEachClientsFailureWords_thenTheirReasonIsRecognised() {
         assertEquals(Optional.of(ConnectionFailure.TLS_UNTRUSTED), ConnectionFailure.of(wrapped(new SSLHandshakeException(
                 "PKIX path building failed: unable to find valid certification path to requested target"))));
         assertEquals(Optional.of(ConnectionFailure.TLS_HOSTNAME_MISMATCH), ConnectionFailure.of(wrapped(
@@ -44,7 +44,7 @@ class ConnectionFailureTest {
     }
 
     @Test
-    void aMessageAlreadyLabelledKeepsItsReasonAndALabelIsTheHeadOfALine() {
+    void givenAMessageAlreadyLabelled_thenItKeepsItsReason_andALabelIsTheHeadOfALine() {
         assertEquals(Optional.of(ConnectionFailure.TLS_UNTRUSTED),
                 ConnectionFailure.ofMessage("kafka health check: TLSUntrusted: Kafka unreachable: SslAuthenticationException"));
         assertEquals("TLSHostnameMismatch: ", ConnectionFailure.label(

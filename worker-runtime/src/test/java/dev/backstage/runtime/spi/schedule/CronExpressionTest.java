@@ -19,7 +19,7 @@ class CronExpressionTest {
     }
 
     @Test
-    void theSeedsFiveFieldSyntaxGivesTheNextTick() {
+    void givenTheSeedsFiveFieldSyntax_thenTheNextTickIsComputed() {
         assertEquals(Instant.parse("2026-01-01T00:05:00Z"), next("*/5 * * * *", "2026-01-01T00:03:59Z", UTC));
         assertEquals(Instant.parse("2026-01-01T00:10:00Z"), next("*/5 * * * *", "2026-01-01T00:05:00Z", UTC));
         // 9am on weekdays: 2026-01-03 is a Saturday, so Monday the 5th
@@ -31,20 +31,20 @@ class CronExpressionTest {
     }
 
     @Test
-    void dayOfMonthAndDayOfWeekMustBothMatchAsInTheSeeds() {
+    void givenDayOfMonthAndDayOfWeek_thenBothMustMatchAsInTheSeeds() {
         // Friday the 13th: the next one after 2026-01-01 is 2026-02-13 (Vixie cron would also fire on the 13th and Fridays)
         assertEquals(Instant.parse("2026-02-13T00:00:00Z"), next("0 0 13 * 5", "2026-01-01T00:00:00Z", UTC));
     }
 
     @Test
-    void secondsAndNicknamesAreAccepted() {
+    void givenSecondsAndNicknames_thenTheyAreAccepted() {
         assertEquals(Instant.parse("2026-01-01T00:00:15Z"), next("*/15 * * * * *", "2026-01-01T00:00:00Z", UTC));
         assertEquals(Instant.parse("2026-01-01T01:00:00Z"), next("@hourly", "2026-01-01T00:00:00Z", UTC));
         assertEquals(Instant.parse("2026-01-02T00:00:00Z"), next("@daily", "2026-01-01T00:00:00Z", UTC));
     }
 
     @Test
-    void ticksAreComputedInTheScheduleTimeZone() {
+    void givenAScheduleTimeZone_thenTicksAreComputedInIt() {
         ZoneId paris = ZoneId.of("Europe/Paris");
         // 09:00 in Paris is 08:00Z in winter and 07:00Z in summer
         assertEquals(Instant.parse("2026-01-02T08:00:00Z"), next("0 9 * * *", "2026-01-01T12:00:00Z", paris));
@@ -52,7 +52,7 @@ class CronExpressionTest {
     }
 
     @Test
-    void latestIsTheTickAtOrBeforeAMoment() {
+    void givenAMoment_thenLatestIsTheTickAtOrBeforeIt() {
         CronExpression every5 = CronExpression.parse("*/5 * * * *");
         assertEquals(Instant.parse("2026-01-01T00:05:00Z"),
                 every5.latest(Instant.parse("2026-01-01T00:05:00Z"), UTC).orElseThrow());
@@ -61,7 +61,7 @@ class CronExpressionTest {
     }
 
     @Test
-    void invalidExpressionsFailWithOneLineThatSaysWhatIsAccepted() {
+    void givenInvalidExpressions_thenTheyFailWithOneLineThatSaysWhatIsAccepted() {
         for (String bad : new String[] {"61 * * * *", "* * *", "bogus", "* * * * * * * *", "", "0 25 * * *"}) {
             InvalidScheduleException e = assertThrows(InvalidScheduleException.class, () -> CronExpression.parse(bad));
             assertFalse(e.getMessage().contains("\n"), e.getMessage());
@@ -71,7 +71,7 @@ class CronExpressionTest {
     }
 
     @Test
-    void unknownZonesAndBadArgsFailWithTheFix() {
+    void givenUnknownZonesAndBadArgs_thenTheyFailWithTheFix() {
         InvalidScheduleException zone = assertThrows(InvalidScheduleException.class,
                 () -> Schedule.of("s", "* * * * *", "Mars/Olympus", "t", null, null, null));
         assertEquals("time zone 'Mars/Olympus' is unknown: use an IANA zone id such as 'UTC', 'Europe/Paris' or"
@@ -83,7 +83,7 @@ class CronExpressionTest {
     }
 
     @Test
-    void givenScheduleArgsTheirNumbersAreKeptAsTheProducerWroteThem() {
+    void givenScheduleArgs_thenTheirNumbersAreKeptAsTheProducerWroteThem() {
         assertEquals("[1e-7,2,2.50,-0.0,{\"big\":123456789012345678901234567890,\"s\":\"1e-7\"}]",
                 Schedule.of("s", "* * * * *", "t").withArgs("[ 1e-7, 2, 2.50, -0.0, {\"big\": 123456789012345678901234567890,"
                         + " \"s\": \"1e-7\"} ]").argsJson(), "numbers as the producer wrote them");
@@ -92,7 +92,7 @@ class CronExpressionTest {
     }
 
     @Test
-    void givenAMomentWithAFractionOfASecondTheNextTickIsOnTheWholeSecond() {
+    void givenAMomentWithAFractionOfASecond_thenTheNextTickIsOnTheWholeSecond() {
         CronExpression perSecond = CronExpression.parse("* * * * * *");
         Instant t = Instant.parse("2026-01-01T00:00:00.400Z");
         assertEquals(Optional.of(Instant.parse("2026-01-01T00:00:01Z")), perSecond.next(t, ZoneOffset.UTC));

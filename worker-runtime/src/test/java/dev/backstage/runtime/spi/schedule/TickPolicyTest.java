@@ -12,7 +12,7 @@ class TickPolicyTest {
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 
     @Test
-    void nothingDueBeforeTheNextTick() {
+    void givenAMomentBeforeTheNextTick_thenNothingIsDue() {
         Schedule every = Schedule.of("s", "* * * * *", "t");
         TickDecision d = TickPolicy.decide(every, T0, T0.plusSeconds(59));
         assertEquals(Optional.empty(), d.fire());
@@ -21,7 +21,7 @@ class TickPolicyTest {
     }
 
     @Test
-    void oneDueTickFires() {
+    void givenOneDueTick_thenItFires() {
         Schedule every = Schedule.of("s", "* * * * *", "t");
         TickDecision d = TickPolicy.decide(every, T0, T0.plusSeconds(61));
         assertEquals(Optional.of(T0.plusSeconds(60)), d.fire());
@@ -30,7 +30,7 @@ class TickPolicyTest {
     }
 
     @Test
-    void givenASlowTurnThatLetsTwoPerSecondTicksComeDueBothFireOldestFirst() {
+    void givenASlowTurnThatLetsTwoPerSecondTicksComeDue_thenBothFireOldestFirst() {
         Schedule perSecond = Schedule.of("s", "* * * * * *", "t");
         TickDecision first = TickPolicy.decide(perSecond, T0, T0.plusMillis(2_300));
         assertEquals(Optional.of(T0.plusSeconds(1)), first.fire());
@@ -62,7 +62,7 @@ class TickPolicyTest {
     }
 
     @Test
-    void afterDowntimeOnlyTheLatestTickFiresAndTheOthersAreCountedMissed() {
+    void givenDowntime_thenOnlyTheLatestTickFires_andTheOthersAreCountedMissed() {
         Schedule every = Schedule.of("s", "* * * * *", "t");
         TickDecision d = TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(5));
         assertEquals(Optional.of(T0.plus(Duration.ofMinutes(10))), d.fire());
@@ -70,7 +70,7 @@ class TickPolicyTest {
     }
 
     @Test
-    void aLatestTickPastTheStartingDeadlineIsSkippedAndCounted() {
+    void givenALatestTickPastTheStartingDeadline_thenItIsSkippedAndCounted() {
         Schedule every = Schedule.of("s", "* * * * *", "t").withStartingDeadline(Duration.ofSeconds(30));
         TickDecision d = TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(45));
         assertEquals(Optional.empty(), d.fire());
@@ -80,7 +80,7 @@ class TickPolicyTest {
     }
 
     @Test
-    void aLatestTickWithinTheStartingDeadlineFires() {
+    void givenALatestTickWithinTheStartingDeadline_thenItFires() {
         Schedule every = Schedule.of("s", "* * * * *", "t").withStartingDeadline(Duration.ofSeconds(30));
         TickDecision d = TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(20));
         assertEquals(Optional.of(T0.plus(Duration.ofMinutes(10))), d.fire());
@@ -88,7 +88,7 @@ class TickPolicyTest {
     }
 
     @Test
-    void aStatelessStartFiresTheLatestTickWithinTheDeadlineOnly() {
+    void givenAStatelessStart_thenItFiresTheLatestTickWithinTheDeadlineOnly() {
         Schedule every = Schedule.of("s", "* * * * *", "t").withStartingDeadline(Duration.ofSeconds(30));
         Instant now = T0.plusSeconds(20);
         TickDecision d = TickPolicy.decide(every, TickPolicy.startBoundary(every, now), now);
@@ -99,7 +99,7 @@ class TickPolicyTest {
     }
 
     @Test
-    void theDedupeKeyAndPayloadAreTheWireFormat() {
+    void givenASchedule_thenItsDedupeKeyPayloadAndClaimTtlAreTheWireFormat() {
         Schedule nightly = Schedule.of("nightly-report", "0 2 * * *", "Europe/Paris", "report.build", "reports",
                 "[{\"full\": true}]", Duration.ofMinutes(5));
         assertEquals("cron:nightly-report:1767229200000",
