@@ -62,7 +62,7 @@ class ChartUpgradeTest {
         cluster.kubectl("delete", "secret", RealSandbox.RELEASE + "-webhook-operator-tls", "-n",
                 RealSandbox.OPERATOR_NAMESPACE, "--ignore-not-found").orThrow();
         cp.helm("upgrade", "--install", RealSandbox.RELEASE, oldChart.toString(), "-n", RealSandbox.OPERATOR_NAMESPACE,
-                "--wait", "--timeout", "5m", "--set", "watchAllNamespaces=true").orThrow();
+                "--create-namespace", "--wait", "--timeout", "5m", "--set", "watchAllNamespaces=true").orThrow();
         String ns = UniqueNames.prefix("e2e-upgrade");
         cluster.kubectl("create", "namespace", ns).orThrow();
         try {
