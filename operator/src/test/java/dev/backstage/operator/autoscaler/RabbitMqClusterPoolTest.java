@@ -42,6 +42,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -202,11 +204,9 @@ class RabbitMqClusterPoolTest {
         await().atMost(WAIT).untilAsserted(() -> assertEquals(3, deploymentReplicas(client, ns, "workers")));
 
         // A typo in spec.queues (admission refuses it; this harness has no webhook, as when the webhook is bypassed).
+        // A merge patch without resourceVersion: the autoscaler writes status meanwhile.
         client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers")
-                .edit(p -> {
-                    p.getSpec().setQueues(List.of("ordres"));
-                    return p;
-                });
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"queues\":[\"ordres\"]}}");
         BackstageWorkerPoolStatus status = awaitStatus(client, ns, "workers", s -> Conditions.find(s.getConditions(),
                 AutoscalerStatus.BACKLOG_AVAILABLE).filter(c -> "QueueNotFound".equals(c.getReason())).isPresent());
         String message = Conditions.find(status.getConditions(), AutoscalerStatus.BACKLOG_AVAILABLE).orElseThrow()

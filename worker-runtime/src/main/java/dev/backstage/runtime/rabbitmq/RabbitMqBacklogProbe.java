@@ -30,7 +30,9 @@ import java.util.OptionalLong;
  * consumes it, so ready is its depth); only a live 0 against a snapshot that says more takes the snapshot, because
  * RabbitMQ answers a passive declare of a quorum queue with 0 when the queue's leader does not answer within
  * 250 ms (a loaded or failing node). Without the API the probe counts ready messages only: {@code inFlight} is then
- * -1 and the note says so. The consumer group is ignored: RabbitMQ queues have no groups.
+ * -1 and the note says so; while the AMQP connection cannot ask (it is recovering after its node failed) the
+ * management API's figures are used alone, as they come from any node that answers. The consumer group is
+ * ignored: RabbitMQ queues have no groups.
  */
 final class RabbitMqBacklogProbe implements BacklogProbe {
     static final String ENABLE_HINT = "enable it with `rabbitmq-plugins enable rabbitmq_management`";
@@ -54,28 +56,31 @@ final class RabbitMqBacklogProbe implements BacklogProbe {
         List<QueueBacklog> result = new ArrayList<>();
         List<String> missing = new ArrayList<>();
         String managementProblem = management.isEmpty() ? "management API disabled (managementUrl=off)" : null;
-        try {
-            for (String queue : queues) {
-                OptionalLong ready = admin.ready(names.workQueue(queue));
-                if (ready.isEmpty()) {
-                    missing.add(names.workQueue(queue));
-                    continue;
-                }
-                long liveDeadLetters = admin.ready(names.deadLetterQueue(queue)).orElse(0);
-                if (managementProblem == null) {
-                    try {
-                        result.add(fromManagement(queue, ready.getAsLong(), liveDeadLetters, management.get()));
-                        continue;
-                    } catch (ManagementApi.UnavailableException e) {
-                        managementProblem = e.getMessage();
-                    }
-                }
-                result.add(new QueueBacklog(queue, ready.getAsLong(), -1, liveDeadLetters, null, List.of(),
-                        managementProblem + ": only ready messages are counted (in flight unknown); " + ENABLE_HINT));
+        for (String queue : queues) {
+            Live live = live(queue);
+            if (live.counted() && live.ready().isEmpty()) {
+                missing.add(names.workQueue(queue));
+                continue;
             }
-        } catch (BrokerUnavailableException | BrokerAdmin.BrokerCallException e) {
-            throw new BacklogUnavailableException("BrokerUnreachable", "cannot measure RabbitMQ backlog: "
-                    + e.getMessage(), e);
+            if (managementProblem == null) {
+                try {
+                    Optional<QueueBacklog> measured = fromManagement(queue, live, management.get());
+                    if (measured.isEmpty()) {
+                        missing.add(names.workQueue(queue));
+                    } else {
+                        result.add(measured.get());
+                    }
+                    continue;
+                } catch (ManagementApi.UnavailableException e) {
+                    managementProblem = e.getMessage();
+                }
+            }
+            if (!live.counted()) {
+                throw new BacklogUnavailableException("BrokerUnreachable", "cannot measure RabbitMQ backlog: "
+                        + live.problem().getMessage() + "; and " + managementProblem, live.problem());
+            }
+            result.add(new QueueBacklog(queue, live.ready().getAsLong(), -1, live.deadLetters(), null, List.of(),
+                    managementProblem + ": only ready messages are counted (in flight unknown); " + ENABLE_HINT));
         }
         if (!missing.isEmpty()) {
             throw new BacklogUnavailableException(QUEUE_NOT_FOUND, "RabbitMQ has no queue " + String.join(", ", missing)
@@ -85,17 +90,48 @@ final class RabbitMqBacklogProbe implements BacklogProbe {
         return new BacklogReport(Instant.now(), result);
     }
 
-    private QueueBacklog fromManagement(String queue, long liveReady, long liveDeadLetters, ManagementApi api)
+    /**
+     * The queue's own counts over AMQP, or the problem when the connection cannot ask (recovering after its node
+     * failed, say: the management API of another node may still answer).
+     */
+    private record Live(OptionalLong ready, long deadLetters, RuntimeException problem) {
+        boolean counted() {
+            return problem == null;
+        }
+    }
+
+    private Live live(String queue) {
+        try {
+            OptionalLong ready = admin.ready(names.workQueue(queue));
+            long deadLetters = ready.isEmpty() ? 0 : admin.ready(names.deadLetterQueue(queue)).orElse(0);
+            return new Live(ready, deadLetters, null);
+        } catch (BrokerUnavailableException | BrokerAdmin.BrokerCallException e) {
+            return new Live(OptionalLong.empty(), 0, e);
+        }
+    }
+
+    /** Empty when the API does not know the work queue and AMQP could not ask. */
+    private Optional<QueueBacklog> fromManagement(String queue, Live live, ManagementApi api)
             throws ManagementApi.UnavailableException {
         Optional<ManagementApi.QueueStats> work = api.queue(vhost, names.workQueue(queue));
         Optional<ManagementApi.QueueStats> dead = api.queue(vhost, names.deadLetterQueue(queue));
         Long snapshotDead = dead.map(ManagementApi.QueueStats::total).orElse(null);
-        long deadLetters = liveDeadLetters == 0 && snapshotDead != null ? snapshotDead : liveDeadLetters;
+        long deadLetters = (!live.counted() || live.deadLetters() == 0) && snapshotDead != null ? snapshotDead
+                : live.deadLetters();
+        if (!live.counted() && (work.isEmpty() || !work.get().complete())) {
+            if (work.isEmpty()) {
+                return Optional.empty();
+            }
+            throw new BacklogUnavailableException("BrokerUnreachable", "cannot measure RabbitMQ backlog: "
+                    + live.problem().getMessage() + "; and the management API has no statistics for "
+                    + names.workQueue(queue) + " yet", live.problem());
+        }
+        long liveReady = live.counted() ? live.ready().getAsLong() : 0;
         if (work.isEmpty() || !work.get().complete()) {
             // Not listed yet (created a moment ago) or listed without figures (statistics not collected yet).
-            return new QueueBacklog(queue, liveReady, -1, deadLetters, null, List.of(), "the management API has no "
-                    + "statistics for " + names.workQueue(queue) + " yet: only ready messages are counted (in flight "
-                    + "unknown)");
+            return Optional.of(new QueueBacklog(queue, liveReady, -1, deadLetters, null, List.of(), "the management "
+                    + "API has no statistics for " + names.workQueue(queue) + " yet: only ready messages are counted "
+                    + "(in flight unknown)"));
         }
         ManagementApi.QueueStats stats = work.get();
         Long oldestAgeMs = null;
@@ -103,15 +139,16 @@ final class RabbitMqBacklogProbe implements BacklogProbe {
             // AMQP timestamps have whole seconds; good enough to tell a fresh backlog from a stale one.
             oldestAgeMs = Math.max(0, System.currentTimeMillis() - stats.headMessageTimestampSeconds() * 1000);
         }
-        String source = liveReady > stats.ready()
-                ? "ready from AMQP (the management snapshot, " + stats.ready() + " ready, lags), unacked from the "
-                        + "management API"
+        String source = !live.counted() ? "ready and unacked from the management API (AMQP cannot count now: "
+                + live.problem().getMessage() + ")"
+                : liveReady > stats.ready() ? "ready from AMQP (the management snapshot, " + stats.ready()
+                        + " ready, lags), unacked from the management API"
                 : "ready and unacked from the management API";
         String counters = stats.published() != null
                 ? "; arrivals and completions from its publish and ack counters"
                 : "; no publish/ack counters yet (the broker keeps message statistics from the first message on)";
-        return new QueueBacklog(queue, Math.max(liveReady, stats.ready()), stats.unacked(), deadLetters, oldestAgeMs,
-                List.of(), source + " (refreshed by the broker every few seconds)" + counters, stats.published(),
-                stats.acked());
+        return Optional.of(new QueueBacklog(queue, Math.max(liveReady, stats.ready()), stats.unacked(), deadLetters,
+                oldestAgeMs, List.of(), source + " (refreshed by the broker every few seconds)" + counters,
+                stats.published(), stats.acked()));
     }
 }
