@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.api.Next;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.spi.BacklogUnavailableException;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.DeadLetterEntry;
 import dev.backstage.runtime.spi.DeclaredObject.State;
@@ -95,13 +97,14 @@ class RabbitMqOperatorToolsTest {
     }
 
     @Test
-    void givenReadyInFlightAndDeadJobs_thenTheProbeCountsEachFromTheManagementApi() throws Exception {
+    void givenReadyInFlightAndDeadJobs_thenReadyAndDeadAreCountedAtOnceAndInFlightFromTheManagementApi()
+            throws Exception {
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Worker worker = broker.own(broker.worker("w").queues("orders").concurrency(1).build());
         worker.register("hold", String.class, (ctx, s) -> {
             holding.countDown();
-            release.await(60, TimeUnit.SECONDS);
+            release.await(5, TimeUnit.MINUTES);
             return Next.done();
         });
         worker.start();
@@ -110,15 +113,46 @@ class RabbitMqOperatorToolsTest {
             provider.jobs().publish(OutgoingJob.fresh("orders", "hold", "\"" + i + "\"", JobMeta.NONE));
         }
         broker.publishRaw(broker.queue("orders.dead-letter"), "{\"taskName\":\"x\",\"error\":\"old\"}");
-        assertTrue(holding.await(20, TimeUnit.SECONDS));
+        assertTrue(holding.await(2, TimeUnit.MINUTES), "the worker took a job");
 
-        // The management API refreshes its figures every few seconds; the head timestamp may arrive a refresh later.
-        QueueBacklog backlog = awaitBacklog(provider, "orders",
-                b -> b.undelivered() == 2 && b.inFlight() == 1 && b.oldestAgeMs() != null);
+        // Ready and dead letters come from the queues themselves (AMQP), whatever the statistics interval: at once.
+        QueueBacklog now = provider.backlogProbe().measure(List.of("orders"), "ignored").queues().get(0);
+        assertEquals(1, now.deadLetters());
+        assertTrue(now.undelivered() >= broker.ready(broker.queue("orders")),
+                "never fewer ready than the queue holds: " + now.undelivered());
+
+        // In flight and the head timestamp exist only in the broker's statistics: wait for the management API itself
+        // to report them (emitted every collect_statistics_interval, later on a loaded broker), then measure once.
+        String orders = broker.queue("orders");
+        await("management API figures of " + orders).atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> {
+                    JsonNode q = broker.queueInfo(orders);
+                    return q.path("messages_ready").asLong(-1) == 2 && q.path("messages_unacknowledged").asLong(-1) == 1
+                            && q.path("head_message_timestamp").isNumber();
+                });
+        QueueBacklog backlog = provider.backlogProbe().measure(List.of("orders"), "ignored").queues().get(0);
+        assertEquals(2, backlog.undelivered());
+        assertEquals(1, backlog.inFlight());
         assertEquals(1, backlog.deadLetters());
         assertTrue(backlog.note().contains("management API"), backlog.note());
         assertTrue(backlog.oldestAgeMs() != null && backlog.oldestAgeMs() >= 0, "head message age from its timestamp");
         release.countDown();
+    }
+
+    @Test
+    void givenAQueueThatDoesNotExist_whenMeasured_thenTheProbeSaysSoInsteadOfReportingZero() {
+        RabbitMqProvider provider = broker.provider("probe");
+        provider.jobs().publish(OutgoingJob.fresh("orders", "t", "1", JobMeta.NONE));
+
+        BacklogUnavailableException error = assertThrows(BacklogUnavailableException.class,
+                () -> provider.backlogProbe().measure(List.of("orders", "ordres"), "ignored"));
+        assertEquals(RabbitMqBacklogProbe.QUEUE_NOT_FOUND, error.reason());
+        assertTrue(error.getMessage().contains("no queue " + broker.queue("ordres") + " "), error.getMessage());
+        assertTrue(error.getMessage().contains("check the queue names"), error.getMessage());
+        assertEquals(1, error.getMessage().lines().count(), "one line");
+        assertTrue(broker.provider("declarer").declarer().inspect(new TopologyRequest(
+                List.of(TopologyRequest.QueueSpec.named("ordres")), List.of(), true, null)).stream()
+                .allMatch(o -> o.state() == State.MISSING), "measuring declared nothing");
     }
 
     @Test
@@ -135,13 +169,13 @@ class RabbitMqOperatorToolsTest {
         for (int i = 0; i < 4; i++) {
             provider.jobs().publish(OutgoingJob.fresh("orders", "t", "\"" + i + "\"", JobMeta.NONE));
         }
-        assertTrue(handled.await(20, TimeUnit.SECONDS));
+        assertTrue(handled.await(2, TimeUnit.MINUTES), "the worker ran the first four");
         worker.close(); // the next three stay ready
         for (int i = 0; i < 3; i++) {
             provider.jobs().publish(OutgoingJob.fresh("orders", "t", "\"later\"", JobMeta.NONE));
         }
 
-        // The counters come with the management snapshot, a refresh behind the queue; the acks are counted from
+        // The counters exist only in the broker's statistics, a refresh behind the queue; the acks are counted from
         // the consumer's channel statistics, which can reach the queue's figures one emission later than the
         // publishes (seen on a loaded machine: publish 7 with ack still 0), so both are waited for.
         QueueBacklog backlog = awaitBacklog(provider, "orders",
@@ -178,7 +212,7 @@ class RabbitMqOperatorToolsTest {
 
     private static QueueBacklog awaitBacklog(RabbitMqProvider provider, String queue, Predicate<QueueBacklog> ready) {
         QueueBacklog[] last = new QueueBacklog[1];
-        // The management figures are the broker's statistics, emitted every collect_statistics_interval (5 s by
+        // Figures that exist only in the broker's statistics, emitted every collect_statistics_interval (5 s by
         // default) and later on a loaded broker (past 30 s at load ~12). The wait is for the figures themselves, not
         // for an interval: the deadline only stops a test whose figures never come, whatever the machine's speed.
         await("backlog of " + queue).atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> {
@@ -208,7 +242,7 @@ class RabbitMqOperatorToolsTest {
         String first = worker.enqueue("fragile", "one").id();
         String second = worker.enqueue("fragile", "two").id();
         RabbitMqProvider admin = broker.provider("admin");
-        await().atMost(Duration.ofSeconds(20)).until(() -> admin.deadLetters().count("default") == 2);
+        await().atMost(Duration.ofMinutes(2)).until(() -> admin.deadLetters().count("default") == 2);
 
         List<DeadLetterEntry> listed = admin.deadLetters().list("default", 10);
         assertEquals(List.of(first, second), listed.stream().map(DeadLetterEntry::id).toList(), "oldest first");
@@ -220,7 +254,7 @@ class RabbitMqOperatorToolsTest {
 
         healthy.set(true);
         assertEquals(2, admin.deadLetters().redrive("default", 10));
-        await().atMost(Duration.ofSeconds(20)).until(() -> ids.size() == 2);
+        await().atMost(Duration.ofMinutes(2)).until(() -> ids.size() == 2);
         assertEquals(List.of(first, second), ids, "same job ids");
         assertEquals(List.of(1, 1), counts, "fresh jobs: delivery count 1");
         assertEquals(0, admin.deadLetters().count("default"));

@@ -66,6 +66,38 @@ class RabbitMqQuorumQueuesTest {
     }
 
     @Test
+    void givenQuorumQueuesWhoseStatisticsAreStale_whenJobsAndDeadLettersArrive_thenTheProbeCountsThemAtOnce()
+            throws Exception {
+        RabbitMqProvider provider = broker.provider("probe");
+        provider.declarer().declare(new TopologyRequest(List.of(TopologyRequest.QueueSpec.named("orders")),
+                List.of(), true, null));
+        String work = broker.queue("orders");
+        String dead = broker.queue("orders.dead-letter");
+        // The state that made dead letters "vanish": the management API has figures for both queues, all 0, and
+        // keeps them until the queues' leaders tick and the statistics are collected again (10 s and more).
+        await("the management API's first figures for both queues").atMost(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofMillis(500)).until(() -> broker.queueInfo(work).has("messages")
+                        && broker.queueInfo(dead).has("messages"));
+
+        for (int i = 0; i < 3; i++) {
+            provider.jobs().publish(OutgoingJob.fresh("orders", "t", "{\"n\":" + i + "}", JobMeta.NONE));
+        }
+        broker.publishRaw(dead, "{\"taskName\":\"t\",\"error\":\"boom\"}");
+        broker.publishRaw(dead, "{\"taskName\":\"t\",\"error\":\"boom\"}");
+        var measured = provider.backlogProbe().measure(List.of("orders"), "ignored").queues().get(0);
+        JsonNode snapshot = broker.queueInfo(dead);
+
+        assertEquals(2, broker.countByGet(dead), "the broker holds both dead letters");
+        assertEquals(3, broker.countByGet(work), "and the three jobs");
+        System.out.println("right after the confirms: probe " + measured.undelivered() + " undelivered, "
+                + measured.deadLetters() + " dead letters; management API snapshot of " + dead + ": messages="
+                + snapshot.path("messages"));
+        assertEquals(2, measured.deadLetters(), "dead letters counted from the queue, not a stale snapshot");
+        assertEquals(3, measured.undelivered(), "ready jobs counted from the queue, not a stale snapshot: "
+                + measured.note());
+    }
+
+    @Test
     void givenAJobThatCrashesItsWorkerEveryTime_whenWorkersKeepRestarting_thenTheBrokerDeadLettersItAfterTheLimit()
             throws Exception {
         Map<String, String> options = Map.of(RabbitMqSettings.OPTION_DELIVERY_LIMIT, String.valueOf(DELIVERY_LIMIT));

@@ -154,6 +154,24 @@ final class RabbitMqTestBroker implements AutoCloseable {
         }
     }
 
+    /**
+     * The queue's ready messages counted one by one with {@code basic.get} (not acked, so closing the channel gives
+     * them back): on a quorum queue each get goes through the queue's leader, so this is the broker's own state,
+     * where a passive declare of a quorum queue answers 0 when the leader is slow to answer.
+     */
+    long countByGet(String brokerQueue) throws Exception {
+        Channel ch = channel();
+        try {
+            long count = 0;
+            while (ch.basicGet(brokerQueue, false) != null) {
+                count++;
+            }
+            return count;
+        } finally {
+            ch.close();
+        }
+    }
+
     /** Takes every ready message (acking them) and returns the bodies as JSON trees or text. */
     List<String> drain(String brokerQueue) throws Exception {
         Channel ch = channel();
