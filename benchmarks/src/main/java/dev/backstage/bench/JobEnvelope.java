@@ -8,5 +8,5 @@ import java.util.Map;
  * Spring listener decodes in one Jackson pass, envelope and payload together.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record JobEnvelope(String taskName, Job payload, Long enqueuedAt, Map<String, Object> meta, Integer deliveryCount,
-        String jobId) {}
+public record JobEnvelope(
+        String taskName, Job payload, Long enqueuedAt, Map<String, Object> meta, Integer deliveryCount, String jobId) {}

@@ -61,53 +61,86 @@ public final class KafkaBenchmark {
         int partitions = RedisBenchmark.arg(args, 5, Math.max(4, concurrency));
         bootstrap = System.getProperty("bench.kafka.bootstrap");
         if (bootstrap == null) {
-            throw new IllegalArgumentException("set -Dbench.kafka.bootstrap=host:port (bin/bench kafka starts a broker)");
+            throw new IllegalArgumentException(
+                    "set -Dbench.kafka.bootstrap=host:port (bin/bench kafka starts a broker)");
         }
         String prefix = "bench15-" + System.nanoTime();
         String topic = prefix + ".jobs";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
         produce(topic, jobs);
-        List<Side> sides = List.of(RedisBenchmark.side("Worker", j -> worker(prefix, j)),
+        List<Side> sides = List.of(
+                RedisBenchmark.side("Worker", j -> worker(prefix, j)),
                 RedisBenchmark.side("raw kafka-clients, same work", j -> raw(topic, j, true)),
                 RedisBenchmark.side("bare kafka-clients ceiling (no decode/hand-off)", j -> raw(topic, j, false)),
                 RedisBenchmark.side("Spring ConcurrentMessageListenerContainer", j -> spring(topic, j)));
         if (rounds > 0) {
-            Rounds.run(String.format("Kafka, %d partitions, concurrency %d, in-flight allowance %d", partitions, concurrency,
-                    prefetch), sides, jobs, warmups, rounds);
+            Rounds.run(
+                    String.format(
+                            "Kafka, %d partitions, concurrency %d, in-flight allowance %d",
+                            partitions, concurrency, prefetch),
+                    sides,
+                    jobs,
+                    warmups,
+                    rounds);
         }
         String latencyPrefix = "bench15-latency-" + System.nanoTime();
         String rawLatencyTopic = latencyPrefix + ".raw";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             // One partition, as the Worker's own topic gets with KafkaSettings.of (the development default).
-            admin.createTopics(List.of(new NewTopic(rawLatencyTopic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(rawLatencyTopic, 1, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
         // -Dbench.kafka.lingerMs=<n>: both producers with that linger (the Worker's through its client.* option);
         // without it both use the runtime's default, 0.
         String linger = System.getProperty("bench.kafka.lingerMs");
-        KafkaSettings latencySettings = KafkaSettings.of(bootstrap).withPrefix(latencyPrefix).withGroup("latency");
+        KafkaSettings latencySettings =
+                KafkaSettings.of(bootstrap).withPrefix(latencyPrefix).withGroup("latency");
         if (linger != null) {
             latencySettings = latencySettings.withClientProperties(Map.of("linger.ms", linger));
         }
-        Latency.measure("Kafka" + (linger == null ? "" : ", linger.ms " + linger), List.of(
-                Latency.worker("Worker", Worker.builder().provider(KafkaProvider.connect(latencySettings))
-                        .delays(delays(latencyPrefix)).queues("default")
-                        .concurrency(concurrency).prefetch(prefetch).build()),
-                new RawLatency(rawLatencyTopic, Integer.getInteger("bench.kafka.lingerMs", 0))), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
+        Latency.measure(
+                "Kafka" + (linger == null ? "" : ", linger.ms " + linger),
+                List.of(
+                        Latency.worker(
+                                "Worker",
+                                Worker.builder()
+                                        .provider(KafkaProvider.connect(latencySettings))
+                                        .delays(delays(latencyPrefix))
+                                        .queues("default")
+                                        .concurrency(concurrency)
+                                        .prefetch(prefetch)
+                                        .build()),
+                        new RawLatency(rawLatencyTopic, Integer.getInteger("bench.kafka.lingerMs", 0))),
+                Integer.getInteger("bench.latencyJobs", 20_000),
+                1_000);
         System.exit(0);
     }
 
     /** Values as the Worker's producer writes them (docs/wire-format.md). */
     static void produce(String topic, int jobs) throws Exception {
-        Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 20,
-                ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        Map<String, Object> config = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.LINGER_MS_CONFIG,
+                20,
+                ProducerConfig.BATCH_SIZE_CONFIG,
+                256 * 1024);
         try (var producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < jobs; i++) {
-                producer.send(new ProducerRecord<>(topic, ("{\"taskName\":\"noop\",\"payload\":{\"n\":" + i
-                        + "},\"enqueuedAt\":" + System.currentTimeMillis() + ",\"meta\":{},\"deliveryCount\":1,\"jobId\":\"job-"
-                        + i + "\"}").getBytes(StandardCharsets.UTF_8)));
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        ("{\"taskName\":\"noop\",\"payload\":{\"n\":" + i
+                                        + "},\"enqueuedAt\":" + System.currentTimeMillis()
+                                        + ",\"meta\":{},\"deliveryCount\":1,\"jobId\":\"job-"
+                                        + i + "\"}")
+                                .getBytes(StandardCharsets.UTF_8)));
             }
             producer.flush();
         }
@@ -124,9 +157,15 @@ public final class KafkaBenchmark {
 
     static TimedWindow.Measured worker(String prefix, int jobs) throws Exception {
         TimedWindow window = new TimedWindow(jobs);
-        Worker worker = Worker.builder().provider(KafkaProvider.connect(KafkaSettings.of(bootstrap).withPrefix(prefix)
-                        .withGroup(group("worker")))).delays(delays(prefix)).queues("jobs").concurrency(concurrency).prefetch(prefetch)
-                .shutdownGrace(Duration.ofSeconds(10)).build();
+        Worker worker = Worker.builder()
+                .provider(KafkaProvider.connect(
+                        KafkaSettings.of(bootstrap).withPrefix(prefix).withGroup(group("worker"))))
+                .delays(delays(prefix))
+                .queues("jobs")
+                .concurrency(concurrency)
+                .prefetch(prefetch)
+                .shutdownGrace(Duration.ofSeconds(10))
+                .build();
         worker.register("noop", Job.class, (ctx, job) -> {
             window.handled();
             return Next.done();
@@ -164,62 +203,70 @@ public final class KafkaBenchmark {
         TimedWindow window = new TimedWindow(jobs);
         Handoff handoff = new Handoff("raw", concurrency, prefetch);
         AtomicBoolean stop = new AtomicBoolean();
-        Thread thread = new Thread(() -> {
-            try (var consumer = new KafkaConsumer<>(consumerConfig(group(work ? "raw" : "bare"), prefetch),
-                    new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-                consumer.subscribe(List.of(topic));
-                ArrayDeque<PollBatch> batches = new ArrayDeque<>();
-                Map<TopicPartition, OffsetAndMetadata> committable = new HashMap<>();
-                long nextCommit = 0;
-                while (!stop.get()) {
-                    ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
-                    if (!work) {
-                        for (ConsumerRecord<byte[], byte[]> r : records) {
-                            if (r.value().length > 0) {
-                                window.handled();
+        Thread thread = new Thread(
+                () -> {
+                    try (var consumer = new KafkaConsumer<>(
+                            consumerConfig(group(work ? "raw" : "bare"), prefetch),
+                            new ByteArrayDeserializer(),
+                            new ByteArrayDeserializer())) {
+                        consumer.subscribe(List.of(topic));
+                        ArrayDeque<PollBatch> batches = new ArrayDeque<>();
+                        Map<TopicPartition, OffsetAndMetadata> committable = new HashMap<>();
+                        long nextCommit = 0;
+                        while (!stop.get()) {
+                            ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
+                            if (!work) {
+                                for (ConsumerRecord<byte[], byte[]> r : records) {
+                                    if (r.value().length > 0) {
+                                        window.handled();
+                                    }
+                                }
+                                if (!records.isEmpty()) {
+                                    consumer.commitAsync();
+                                }
+                                continue;
+                            }
+                            if (!records.isEmpty()) {
+                                Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+                                for (TopicPartition tp : records.partitions()) {
+                                    List<ConsumerRecord<byte[], byte[]>> part = records.records(tp);
+                                    next.put(
+                                            tp,
+                                            new OffsetAndMetadata(
+                                                    part.get(part.size() - 1).offset() + 1));
+                                }
+                                PollBatch batch = new PollBatch(new AtomicInteger(records.count()), next);
+                                batches.add(batch);
+                                for (ConsumerRecord<byte[], byte[]> r : records) {
+                                    Job job = decode(r.value());
+                                    handoff.room.acquire();
+                                    handoff.pool.execute(() -> {
+                                        if (job.n() >= 0) {
+                                            window.handled();
+                                        }
+                                        batch.remaining().decrementAndGet();
+                                        handoff.room.release();
+                                    });
+                                }
+                            }
+                            while (!batches.isEmpty()
+                                    && batches.peek().remaining().get() == 0) {
+                                committable.putAll(batches.poll().next());
+                            }
+                            long now = System.nanoTime();
+                            if (!committable.isEmpty() && now - nextCommit >= 0) {
+                                consumer.commitAsync(Map.copyOf(committable), null);
+                                committable.clear();
+                                nextCommit = now + TimeUnit.MILLISECONDS.toNanos(100);
                             }
                         }
-                        if (!records.isEmpty()) {
-                            consumer.commitAsync();
-                        }
-                        continue;
-                    }
-                    if (!records.isEmpty()) {
-                        Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
-                        for (TopicPartition tp : records.partitions()) {
-                            List<ConsumerRecord<byte[], byte[]>> part = records.records(tp);
-                            next.put(tp, new OffsetAndMetadata(part.get(part.size() - 1).offset() + 1));
-                        }
-                        PollBatch batch = new PollBatch(new AtomicInteger(records.count()), next);
-                        batches.add(batch);
-                        for (ConsumerRecord<byte[], byte[]> r : records) {
-                            Job job = decode(r.value());
-                            handoff.room.acquire();
-                            handoff.pool.execute(() -> {
-                                if (job.n() >= 0) {
-                                    window.handled();
-                                }
-                                batch.remaining().decrementAndGet();
-                                handoff.room.release();
-                            });
+                    } catch (Exception e) {
+                        if (!(e instanceof InterruptedException)) {
+                            e.printStackTrace();
                         }
                     }
-                    while (!batches.isEmpty() && batches.peek().remaining().get() == 0) {
-                        committable.putAll(batches.poll().next());
-                    }
-                    long now = System.nanoTime();
-                    if (!committable.isEmpty() && now - nextCommit >= 0) {
-                        consumer.commitAsync(Map.copyOf(committable), null);
-                        committable.clear();
-                        nextCommit = now + TimeUnit.MILLISECONDS.toNanos(100);
-                    }
-                }
-            } catch (Exception e) {
-                if (!(e instanceof InterruptedException)) {
-                    e.printStackTrace();
-                }
-            }
-        }, "raw-poll");
+                },
+                "raw-poll");
         thread.start();
         try {
             return window.await(work ? "raw" : "bare");
@@ -238,8 +285,10 @@ public final class KafkaBenchmark {
      */
     static TimedWindow.Measured spring(String topic, int jobs) throws Exception {
         TimedWindow window = new TimedWindow(jobs);
-        var factory = new DefaultKafkaConsumerFactory<>(consumerConfig(group("spring"), Math.max(1, prefetch / concurrency)),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        var factory = new DefaultKafkaConsumerFactory<>(
+                consumerConfig(group("spring"), Math.max(1, prefetch / concurrency)),
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer());
         ContainerProperties props = new ContainerProperties(topic);
         props.setAckMode(ContainerProperties.AckMode.MANUAL);
         props.setMessageListener((BatchAcknowledgingMessageListener<byte[], byte[]>) (records, ack) -> {
@@ -254,7 +303,8 @@ public final class KafkaBenchmark {
             }
             ack.acknowledge();
         });
-        ConcurrentMessageListenerContainer<byte[], byte[]> container = new ConcurrentMessageListenerContainer<>(factory, props);
+        ConcurrentMessageListenerContainer<byte[], byte[]> container =
+                new ConcurrentMessageListenerContainer<>(factory, props);
         container.setConcurrency(concurrency);
         container.start();
         try {
@@ -291,45 +341,57 @@ public final class KafkaBenchmark {
 
         @Override
         public void start(Latency.Handled handled) throws Exception {
-            producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                    ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                    ProducerConfig.LINGER_MS_CONFIG, lingerMs), new ByteArraySerializer(),
+            producer = new KafkaProducer<>(
+                    Map.of(
+                            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                            bootstrap,
+                            ProducerConfig.ACKS_CONFIG,
+                            "all",
+                            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                            true,
+                            ProducerConfig.LINGER_MS_CONFIG,
+                            lingerMs),
+                    new ByteArraySerializer(),
                     new ByteArraySerializer());
             java.util.concurrent.CountDownLatch assigned = new java.util.concurrent.CountDownLatch(1);
-            thread = new Thread(() -> {
-                try (var consumer = new KafkaConsumer<>(consumerConfig(group("raw-latency"), prefetch),
-                        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-                    consumer.subscribe(List.of(topic));
-                    long nextCommit = 0;
-                    boolean uncommitted = false;
-                    while (!stop.get()) {
-                        ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
-                        if (!consumer.assignment().isEmpty()) {
-                            assigned.countDown();
+            thread = new Thread(
+                    () -> {
+                        try (var consumer = new KafkaConsumer<>(
+                                consumerConfig(group("raw-latency"), prefetch),
+                                new ByteArrayDeserializer(),
+                                new ByteArrayDeserializer())) {
+                            consumer.subscribe(List.of(topic));
+                            long nextCommit = 0;
+                            boolean uncommitted = false;
+                            while (!stop.get()) {
+                                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
+                                if (!consumer.assignment().isEmpty()) {
+                                    assigned.countDown();
+                                }
+                                uncommitted |= !records.isEmpty();
+                                for (ConsumerRecord<byte[], byte[]> r : records) {
+                                    PingEnvelope job = JSON.readValue(r.value(), PingEnvelope.class);
+                                    handoff.room.acquire();
+                                    handoff.pool.execute(() -> {
+                                        handled.handled(job.payload().sentNanos());
+                                        handoff.room.release();
+                                    });
+                                }
+                                long now = System.nanoTime();
+                                if (uncommitted && now - nextCommit >= 0) {
+                                    // As the Worker: a commit only when there is something new to commit.
+                                    consumer.commitAsync();
+                                    uncommitted = false;
+                                    nextCommit = now + TimeUnit.MILLISECONDS.toNanos(100);
+                                }
+                            }
+                        } catch (Exception e) {
+                            if (!(e instanceof InterruptedException)) {
+                                e.printStackTrace();
+                            }
                         }
-                        uncommitted |= !records.isEmpty();
-                        for (ConsumerRecord<byte[], byte[]> r : records) {
-                            PingEnvelope job = JSON.readValue(r.value(), PingEnvelope.class);
-                            handoff.room.acquire();
-                            handoff.pool.execute(() -> {
-                                handled.handled(job.payload().sentNanos());
-                                handoff.room.release();
-                            });
-                        }
-                        long now = System.nanoTime();
-                        if (uncommitted && now - nextCommit >= 0) {
-                            // As the Worker: a commit only when there is something new to commit.
-                            consumer.commitAsync();
-                            uncommitted = false;
-                            nextCommit = now + TimeUnit.MILLISECONDS.toNanos(100);
-                        }
-                    }
-                } catch (Exception e) {
-                    if (!(e instanceof InterruptedException)) {
-                        e.printStackTrace();
-                    }
-                }
-            }, "raw-latency-poll");
+                    },
+                    "raw-latency-poll");
             thread.start();
             if (!assigned.await(60, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("the raw latency consumer got no partition in 60 s");
@@ -338,9 +400,14 @@ public final class KafkaBenchmark {
 
         @Override
         public void send(long sentNanos) throws Exception {
-            producer.send(new ProducerRecord<>(topic, ("{\"taskName\":\"ping\",\"payload\":{\"sentNanos\":" + sentNanos
-                    + "},\"enqueuedAt\":" + System.currentTimeMillis() + ",\"meta\":{},\"deliveryCount\":1,\"jobId\":\""
-                    + java.util.UUID.randomUUID() + "\"}").getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+            producer.send(new ProducerRecord<>(
+                            topic,
+                            ("{\"taskName\":\"ping\",\"payload\":{\"sentNanos\":" + sentNanos
+                                            + "},\"enqueuedAt\":" + System.currentTimeMillis()
+                                            + ",\"meta\":{},\"deliveryCount\":1,\"jobId\":\""
+                                            + java.util.UUID.randomUUID() + "\"}")
+                                    .getBytes(StandardCharsets.UTF_8)))
+                    .get(30, TimeUnit.SECONDS);
         }
 
         @Override

@@ -43,22 +43,41 @@ public final class KafkaLatencyProbe {
             String prefix = "probe-" + System.nanoTime();
             List<Latency.Target> targets = new ArrayList<>();
             for (String s : sides.split(",")) {
-                targets.add(switch (s) {
-                    case "worker" -> Latency.worker("Worker", Worker.builder()
-                            .provider(KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap).withPrefix(prefix)
-                                    .withGroup("latency"))).delays(KafkaBenchmark.delays(prefix)).queues("default")
-                            .concurrency(4).prefetch(2048).build());
-                    case "raw" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw"), 0);
-                    case "raw1" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw1"), 1);
-                    case "worker1" -> Latency.worker("Worker linger 1", Worker.builder()
-                            .provider(KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap).withPrefix(prefix + "1")
-                                    .withGroup("latency1").withClientProperties(Map.of("linger.ms", "1"))))
-                            .delays(KafkaBenchmark.delays(prefix + "1")).queues("default")
-                            .concurrency(4).prefetch(2048).build());
-                    case "wprod" -> workerProducerOnly(prefix + "-wp");
-                    case "rprod" -> rawProducerOnly(topic(prefix + ".rp"));
-                    default -> throw new IllegalArgumentException(s);
-                });
+                targets.add(
+                        switch (s) {
+                            case "worker" ->
+                                Latency.worker(
+                                        "Worker",
+                                        Worker.builder()
+                                                .provider(
+                                                        KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap)
+                                                                .withPrefix(prefix)
+                                                                .withGroup("latency")))
+                                                .delays(KafkaBenchmark.delays(prefix))
+                                                .queues("default")
+                                                .concurrency(4)
+                                                .prefetch(2048)
+                                                .build());
+                            case "raw" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw"), 0);
+                            case "raw1" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw1"), 1);
+                            case "worker1" ->
+                                Latency.worker(
+                                        "Worker linger 1",
+                                        Worker.builder()
+                                                .provider(
+                                                        KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap)
+                                                                .withPrefix(prefix + "1")
+                                                                .withGroup("latency1")
+                                                                .withClientProperties(Map.of("linger.ms", "1"))))
+                                                .delays(KafkaBenchmark.delays(prefix + "1"))
+                                                .queues("default")
+                                                .concurrency(4)
+                                                .prefetch(2048)
+                                                .build());
+                            case "wprod" -> workerProducerOnly(prefix + "-wp");
+                            case "rprod" -> rawProducerOnly(topic(prefix + ".rp"));
+                            default -> throw new IllegalArgumentException(s);
+                        });
             }
             Latency.measure("PROBE", targets, jobs, 1_000);
         }
@@ -71,10 +90,18 @@ public final class KafkaLatencyProbe {
             for (String s : sides.split(",")) {
                 String prefix = "probe-" + System.nanoTime();
                 Latency.Target t = switch (s) {
-                    case "worker" -> Latency.worker("Worker", Worker.builder()
-                            .provider(KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap).withPrefix(prefix)
-                                    .withGroup("latency"))).delays(KafkaBenchmark.delays(prefix)).queues("default")
-                            .concurrency(4).prefetch(2048).build());
+                    case "worker" ->
+                        Latency.worker(
+                                "Worker",
+                                Worker.builder()
+                                        .provider(KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap)
+                                                .withPrefix(prefix)
+                                                .withGroup("latency")))
+                                        .delays(KafkaBenchmark.delays(prefix))
+                                        .queues("default")
+                                        .concurrency(4)
+                                        .prefetch(2048)
+                                        .build());
                     case "raw" -> new KafkaBenchmark.RawLatency(topic(prefix + ".raw"), 0);
                     default -> throw new IllegalArgumentException(s);
                 };
@@ -103,18 +130,24 @@ public final class KafkaLatencyProbe {
                 if (pass == 0) {
                     continue;
                 }
-                System.out.printf("%n%s alone, %d jobs at 1000/s: per job, by thread: voluntary / involuntary switches, CPU us%n", s, jobs);
+                System.out.printf(
+                        "%n%s alone, %d jobs at 1000/s: per job, by thread: voluntary / involuntary switches, CPU us%n",
+                        s, jobs);
                 long[] sum = new long[3];
                 for (var e : after.entrySet()) {
                     long[] b = before.getOrDefault(e.getKey(), new long[3]);
                     long[] a = e.getValue();
-                    double v = (a[0] - b[0]) / (double) jobs, nv = (a[1] - b[1]) / (double) jobs, cpu = (a[2] - b[2]) * 10_000.0 / jobs;
+                    double v = (a[0] - b[0]) / (double) jobs,
+                            nv = (a[1] - b[1]) / (double) jobs,
+                            cpu = (a[2] - b[2]) * 10_000.0 / jobs;
                     for (int k = 0; k < 3; k++) sum[k] += a[k] - b[k];
                     if (v + nv >= 0.01 || cpu >= 0.5) {
                         System.out.printf("  %-45s %6.2f %6.2f %8.1f%n", e.getKey(), v, nv, cpu);
                     }
                 }
-                System.out.printf("  %-45s %6.2f %6.2f %8.1f%n", "TOTAL", sum[0] / (double) jobs, sum[1] / (double) jobs, sum[2] * 10_000.0 / jobs);
+                System.out.printf(
+                        "  %-45s %6.2f %6.2f %8.1f%n",
+                        "TOTAL", sum[0] / (double) jobs, sum[1] / (double) jobs, sum[2] * 10_000.0 / jobs);
             }
         }
     }
@@ -126,7 +159,8 @@ public final class KafkaLatencyProbe {
             try {
                 String status = java.nio.file.Files.readString(task.toPath().resolve("status"));
                 String stat = java.nio.file.Files.readString(task.toPath().resolve("stat"));
-                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "N");
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+                        .replaceAll("[0-9]+", "N");
                 String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                 long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
                 long vol = 0, inv = 0;
@@ -154,7 +188,8 @@ public final class KafkaLatencyProbe {
 
     /** The Worker's enqueue (JobProducer over the Kafka provider) into a topic nobody consumes. */
     static Latency.Target workerProducerOnly(String prefix) {
-        KafkaProvider provider = KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap).withPrefix(prefix));
+        KafkaProvider provider =
+                KafkaProvider.connect(KafkaSettings.of(KafkaBenchmark.bootstrap).withPrefix(prefix));
         Producer producer = JobProducer.forProvider(provider);
         return new Latency.Target() {
             Latency.Handled handled;
@@ -168,7 +203,8 @@ public final class KafkaLatencyProbe {
             }
 
             public void send(long sentNanos) {
-                producer.enqueue("ping", new Ping(sentNanos), EnqueueOptions.defaults().queue("default"));
+                producer.enqueue(
+                        "ping", new Ping(sentNanos), EnqueueOptions.defaults().queue("default"));
                 handled.handled(sentNanos);
             }
 
@@ -180,9 +216,18 @@ public final class KafkaLatencyProbe {
 
     /** A raw send with the Worker's producer settings (acks=all, idempotence, linger.ms 0) into a topic nobody consumes. */
     static Latency.Target rawProducerOnly(String topic) {
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                KafkaBenchmark.bootstrap, ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.LINGER_MS_CONFIG, 0), new ByteArraySerializer(), new ByteArraySerializer());
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        KafkaBenchmark.bootstrap,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all",
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        true,
+                        ProducerConfig.LINGER_MS_CONFIG,
+                        0),
+                new ByteArraySerializer(),
+                new ByteArraySerializer());
         return new Latency.Target() {
             Latency.Handled handled;
 
@@ -195,9 +240,14 @@ public final class KafkaLatencyProbe {
             }
 
             public void send(long sentNanos) throws Exception {
-                producer.send(new ProducerRecord<>(topic, ("{\"taskName\":\"ping\",\"payload\":{\"sentNanos\":" + sentNanos
-                        + "},\"enqueuedAt\":" + System.currentTimeMillis() + ",\"meta\":{},\"deliveryCount\":1,\"jobId\":\""
-                        + java.util.UUID.randomUUID() + "\"}").getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+                producer.send(new ProducerRecord<>(
+                                topic,
+                                ("{\"taskName\":\"ping\",\"payload\":{\"sentNanos\":" + sentNanos
+                                                + "},\"enqueuedAt\":" + System.currentTimeMillis()
+                                                + ",\"meta\":{},\"deliveryCount\":1,\"jobId\":\""
+                                                + java.util.UUID.randomUUID() + "\"}")
+                                        .getBytes(StandardCharsets.UTF_8)))
+                        .get(30, TimeUnit.SECONDS);
                 handled.handled(sentNanos);
             }
 

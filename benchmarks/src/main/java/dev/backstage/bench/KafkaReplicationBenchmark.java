@@ -48,23 +48,39 @@ public final class KafkaReplicationBenchmark {
         String single = System.getProperty("bench.kafka.bootstrap");
         String cluster = System.getProperty("bench.kafka.cluster");
         if (single == null || cluster == null) {
-            throw new IllegalArgumentException("set -Dbench.kafka.bootstrap (1 broker) and -Dbench.kafka.cluster (3 brokers);"
-                    + " bin/bench kafka-replication starts both");
+            throw new IllegalArgumentException(
+                    "set -Dbench.kafka.bootstrap (1 broker) and -Dbench.kafka.cluster (3 brokers);"
+                            + " bin/bench kafka-replication starts both");
         }
-        List<Shape> shapes = List.of(new Shape("1 broker, RF 1", single, 1, 1),
-                new Shape("3 brokers, RF 3, min ISR 2", cluster, 3, 2));
-        System.out.printf(Locale.ROOT, "Kafka replication: %,d jobs per round, %d producer threads, concurrency %d,"
-                + " %d partitions, %d rounds per shape (alternating)%n", jobs, producers, concurrency, partitions, rounds);
+        List<Shape> shapes = List.of(
+                new Shape("1 broker, RF 1", single, 1, 1), new Shape("3 brokers, RF 3, min ISR 2", cluster, 3, 2));
+        System.out.printf(
+                Locale.ROOT,
+                "Kafka replication: %,d jobs per round, %d producer threads, concurrency %d,"
+                        + " %d partitions, %d rounds per shape (alternating)%n",
+                jobs,
+                producers,
+                concurrency,
+                partitions,
+                rounds);
         List<List<Result>> results = new ArrayList<>(List.of(new ArrayList<>(), new ArrayList<>()));
         for (int round = 0; round <= rounds; round++) { // round 0 warms both shapes up and is not counted
             for (int s = 0; s < shapes.size(); s++) {
                 Shape shape = shapes.get(s);
                 String load = loadAverage();
                 Result r = round(shape, round == 0 ? Math.min(jobs, 5_000) : jobs, producers, concurrency, partitions);
-                System.out.printf(Locale.ROOT, "  %s %-28s %,8.0f jobs/s; enqueue (until acked) p50 %6.2f ms p99 %6.2f ms;"
-                        + " enqueue -> handler p50 %6.2f ms p99 %6.2f ms; load %s -> %s%n",
-                        round == 0 ? "warm-up " : "round " + round + " ", shape.name(), r.jobsPerSecond(),
-                        ms(r.enqueue(), 50), ms(r.enqueue(), 99), ms(r.endToEnd(), 50), ms(r.endToEnd(), 99), load,
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %s %-28s %,8.0f jobs/s; enqueue (until acked) p50 %6.2f ms p99 %6.2f ms;"
+                                + " enqueue -> handler p50 %6.2f ms p99 %6.2f ms; load %s -> %s%n",
+                        round == 0 ? "warm-up " : "round " + round + " ",
+                        shape.name(),
+                        r.jobsPerSecond(),
+                        ms(r.enqueue(), 50),
+                        ms(r.enqueue(), 99),
+                        ms(r.endToEnd(), 50),
+                        ms(r.endToEnd(), 99),
+                        load,
                         loadAverage());
                 if (round > 0) {
                     results.get(s).add(r);
@@ -74,24 +90,36 @@ public final class KafkaReplicationBenchmark {
         System.out.println("medians:");
         for (int s = 0; s < shapes.size(); s++) {
             List<Result> rs = results.get(s);
-            System.out.printf(Locale.ROOT, "  %-28s %,8.0f jobs/s; enqueue p99 %6.2f ms; enqueue -> handler p99 %6.2f ms%n",
-                    shapes.get(s).name(), median(rs.stream().mapToDouble(Result::jobsPerSecond).toArray()),
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %-28s %,8.0f jobs/s; enqueue p99 %6.2f ms; enqueue -> handler p99 %6.2f ms%n",
+                    shapes.get(s).name(),
+                    median(rs.stream().mapToDouble(Result::jobsPerSecond).toArray()),
                     median(rs.stream().mapToDouble(r -> ms(r.enqueue(), 99)).toArray()),
                     median(rs.stream().mapToDouble(r -> ms(r.endToEnd(), 99)).toArray()));
         }
     }
 
-    private static Result round(Shape shape, int jobs, int producers, int concurrency, int partitions) throws Exception {
+    private static Result round(Shape shape, int jobs, int producers, int concurrency, int partitions)
+            throws Exception {
         String prefix = "benchrepl-" + System.nanoTime();
-        KafkaSettings settings = KafkaSettings.of(shape.bootstrap()).withPrefix(prefix).withGroup(prefix + "-workers")
-                .withPartitions(partitions).withReplication(shape.replicationFactor(), shape.minInsyncReplicas());
+        KafkaSettings settings = KafkaSettings.of(shape.bootstrap())
+                .withPrefix(prefix)
+                .withGroup(prefix + "-workers")
+                .withPartitions(partitions)
+                .withReplication(shape.replicationFactor(), shape.minInsyncReplicas());
         Histogram enqueue = new ConcurrentHistogram(TimeUnit.SECONDS.toNanos(60), 3);
         Histogram endToEnd = new ConcurrentHistogram(TimeUnit.SECONDS.toNanos(60), 3);
         CountDownLatch done = new CountDownLatch(jobs);
-        try (Worker worker = Worker.builder().provider(KafkaProvider.connect(settings))
-                .delays(RedisDelays.connect(RedisSettings.of(System.getProperty("bench.redis.url", "redis://127.0.0.1:6379"))
-                        .withPrefix(prefix)))
-                .queues("jobs").concurrency(concurrency).shutdownGrace(Duration.ofSeconds(5)).build()) {
+        try (Worker worker = Worker.builder()
+                .provider(KafkaProvider.connect(settings))
+                .delays(RedisDelays.connect(
+                        RedisSettings.of(System.getProperty("bench.redis.url", "redis://127.0.0.1:6379"))
+                                .withPrefix(prefix)))
+                .queues("jobs")
+                .concurrency(concurrency)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .build()) {
             worker.register("work", Job.class, (ctx, job) -> {
                 endToEnd.recordValue(Math.max(0, System.nanoTime() - job.sentNanos()));
                 done.countDown();

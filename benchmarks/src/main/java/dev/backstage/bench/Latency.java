@@ -109,8 +109,8 @@ final class Latency {
         // is compiled and no side pays for it by going first.
         send(targets, warmup, perSecond, sendCall);
         if (!warmedUp.await(2, TimeUnit.MINUTES)) {
-            throw new IllegalStateException("latency warm-up: only " + (warmup * n - warmedUp.getCount()) + " of "
-                    + warmup * n + " handled");
+            throw new IllegalStateException(
+                    "latency warm-up: only " + (warmup * n - warmedUp.getCount()) + " of " + warmup * n + " handled");
         }
         for (int i = 0; i < n; i++) {
             total[i].getIntervalHistogram(); // drops the warm-up's samples
@@ -119,23 +119,38 @@ final class Latency {
         double before = Load.now();
         send(targets, jobs, perSecond, sendCall);
         if (!all.await(2, TimeUnit.MINUTES)) {
-            throw new IllegalStateException("latency: only " + (jobs * n - all.getCount()) + " of " + jobs * n + " handled");
+            throw new IllegalStateException(
+                    "latency: only " + (jobs * n - all.getCount()) + " of " + jobs * n + " handled");
         }
         double after = Load.now();
         for (Target t : targets) {
             t.close();
         }
-        System.out.printf(Locale.ROOT, "%nRESULT %s latency enqueue -> handler, %,d jobs per side at %d/s%s, after %,d"
-                + " warm-up jobs per side (load %.2f -> %.2f):%n", broker, jobs, perSecond,
-                n > 1 ? ", sides alternating every second" : "", warmup, before, after);
+        System.out.printf(
+                Locale.ROOT,
+                "%nRESULT %s latency enqueue -> handler, %,d jobs per side at %d/s%s, after %,d"
+                        + " warm-up jobs per side (load %.2f -> %.2f):%n",
+                broker,
+                jobs,
+                perSecond,
+                n > 1 ? ", sides alternating every second" : "",
+                warmup,
+                before,
+                after);
         for (int i = 0; i < n; i++) {
             Histogram h = total[i].getIntervalHistogram();
             Histogram s = sendCall[i];
-            System.out.printf(Locale.ROOT, "  %-30s p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms (target p99 < 5 ms);"
-                    + " the enqueue call alone (until acked): p50 %.2f ms, p99 %.2f ms%n", targets.get(i).name(),
-                    h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0,
-                    h.getValueAtPercentile(99.9) / 1000.0, h.getMaxValue() / 1000.0,
-                    s.getValueAtPercentile(50) / 1000.0, s.getValueAtPercentile(99) / 1000.0);
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %-30s p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms (target p99 < 5 ms);"
+                            + " the enqueue call alone (until acked): p50 %.2f ms, p99 %.2f ms%n",
+                    targets.get(i).name(),
+                    h.getValueAtPercentile(50) / 1000.0,
+                    h.getValueAtPercentile(99) / 1000.0,
+                    h.getValueAtPercentile(99.9) / 1000.0,
+                    h.getMaxValue() / 1000.0,
+                    s.getValueAtPercentile(50) / 1000.0,
+                    s.getValueAtPercentile(99) / 1000.0);
         }
     }
 }

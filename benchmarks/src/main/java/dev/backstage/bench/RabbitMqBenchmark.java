@@ -35,7 +35,8 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
  * {@code bin/bench rabbitmq [jobs] [rounds] [warmups] [concurrency] [prefetch]}.
  */
 public final class RabbitMqBenchmark {
-    static final String URL = System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672");
+    static final String URL =
+            System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672");
     static final ObjectMapper JSON = new ObjectMapper();
     static int concurrency;
     static int prefetch;
@@ -49,23 +50,40 @@ public final class RabbitMqBenchmark {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUri(URL);
         // The broker shares these cores: its CPU per job is printed beside ours (its Erlang node, if local).
-        ProcessHandle.allProcesses().filter(p -> p.info().command().orElse("").endsWith("beam.smp")).findFirst()
+        ProcessHandle.allProcesses()
+                .filter(p -> p.info().command().orElse("").endsWith("beam.smp"))
+                .findFirst()
                 .ifPresent(p -> TimedWindow.brokerPid = p.pid());
-        System.out.println(TimedWindow.brokerPid == 0 ? "broker process: not found on this machine"
-                : "broker process: beam.smp pid " + TimedWindow.brokerPid);
+        System.out.println(
+                TimedWindow.brokerPid == 0
+                        ? "broker process: not found on this machine"
+                        : "broker process: beam.smp pid " + TimedWindow.brokerPid);
         try (Connection admin = factory.newConnection("bench15-admin")) {
-            List<Side> sides = List.of(RedisBenchmark.side("Worker", j -> worker(admin, j)),
+            List<Side> sides = List.of(
+                    RedisBenchmark.side("Worker", j -> worker(admin, j)),
                     RedisBenchmark.side("raw amqp-client, same work", j -> raw(factory, admin, j, true)),
-                    RedisBenchmark.side("bare amqp-client ceiling (no decode/hand-off)", j -> raw(factory, admin, j, false)),
+                    RedisBenchmark.side(
+                            "bare amqp-client ceiling (no decode/hand-off)", j -> raw(factory, admin, j, false)),
                     RedisBenchmark.side("bare ceiling, multiple acks every 32", j -> bareMultiple(factory, admin, j)),
                     RedisBenchmark.side("Spring DirectMessageListenerContainer", j -> spring(admin, j, true)),
                     RedisBenchmark.side("Spring SimpleMessageListenerContainer", j -> spring(admin, j, false)));
-            Rounds.run(String.format("RabbitMQ, concurrency %d, in-flight allowance (unacked) %d", concurrency, prefetch),
-                    sides, jobs, warmups, rounds);
+            Rounds.run(
+                    String.format("RabbitMQ, concurrency %d, in-flight allowance (unacked) %d", concurrency, prefetch),
+                    sides,
+                    jobs,
+                    warmups,
+                    rounds);
             String prefix = "bench15-latency-" + System.nanoTime();
-            Latency.measure("RabbitMQ", Worker.builder().provider(RabbitMqProvider.connect(settings(prefix)))
-                    .queues("default").concurrency(concurrency).prefetch(prefetch).build(),
-                    Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
+            Latency.measure(
+                    "RabbitMQ",
+                    Worker.builder()
+                            .provider(RabbitMqProvider.connect(settings(prefix)))
+                            .queues("default")
+                            .concurrency(concurrency)
+                            .prefetch(prefetch)
+                            .build(),
+                    Integer.getInteger("bench.latencyJobs", 20_000),
+                    1_000);
             delete(admin, prefix);
         }
         System.exit(0);
@@ -83,11 +101,18 @@ public final class RabbitMqBenchmark {
             ch.queueDeclare(queue, true, false, false, null);
             ch.queueDeclare(queue + ".dead-letter", true, false, false, null);
             ch.confirmSelect();
-            AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().deliveryMode(2).build();
+            AMQP.BasicProperties props =
+                    new AMQP.BasicProperties.Builder().deliveryMode(2).build();
             for (int i = 0; i < jobs; i++) {
-                ch.basicPublish("", queue, props, ("{\"queue\":\"default\",\"taskName\":\"noop\",\"payload\":{\"n\":" + i
-                        + "},\"enqueuedAt\":" + System.currentTimeMillis() + ",\"meta\":{},\"deliveryCount\":1,"
-                        + "\"jobId\":\"j" + i + "\"}").getBytes(StandardCharsets.UTF_8));
+                ch.basicPublish(
+                        "",
+                        queue,
+                        props,
+                        ("{\"queue\":\"default\",\"taskName\":\"noop\",\"payload\":{\"n\":" + i
+                                        + "},\"enqueuedAt\":" + System.currentTimeMillis()
+                                        + ",\"meta\":{},\"deliveryCount\":1,"
+                                        + "\"jobId\":\"j" + i + "\"}")
+                                .getBytes(StandardCharsets.UTF_8));
             }
             ch.waitForConfirmsOrDie(120_000);
         }
@@ -109,8 +134,12 @@ public final class RabbitMqBenchmark {
     static TimedWindow.Measured worker(Connection admin, int jobs) throws Exception {
         String prefix = preload(admin, "worker", jobs);
         TimedWindow window = new TimedWindow(jobs);
-        Worker worker = Worker.builder().provider(RabbitMqProvider.connect(settings(prefix)))
-                .queues("default").concurrency(concurrency).prefetch(prefetch).build();
+        Worker worker = Worker.builder()
+                .provider(RabbitMqProvider.connect(settings(prefix)))
+                .queues("default")
+                .concurrency(concurrency)
+                .prefetch(prefetch)
+                .build();
         worker.register("noop", Job.class, (ctx, job) -> {
             window.handled();
             return Next.done();
@@ -132,7 +161,8 @@ public final class RabbitMqBenchmark {
         return job.payload();
     }
 
-    static TimedWindow.Measured raw(ConnectionFactory factory, Connection admin, int jobs, boolean work) throws Exception {
+    static TimedWindow.Measured raw(ConnectionFactory factory, Connection admin, int jobs, boolean work)
+            throws Exception {
         String prefix = preload(admin, work ? "raw" : "bare", jobs);
         TimedWindow window = new TimedWindow(jobs);
         Handoff handoff = new Handoff("raw", concurrency, prefetch);

@@ -41,19 +41,28 @@ public final class RabbitMqClusterBenchmark {
         ConnectionFactory cluster = new ConnectionFactory();
         cluster.setUri(CLUSTER);
         try (Connection singleAdmin = single.newConnection("bench-cluster-admin");
-                Connection clusterAdmin = cluster.newConnection(Address.parseAddresses(CLUSTER_ADDRESSES),
-                        "bench-cluster-admin")) {
+                Connection clusterAdmin =
+                        cluster.newConnection(Address.parseAddresses(CLUSTER_ADDRESSES), "bench-cluster-admin")) {
             List<Side> sides = List.of(
                     RedisBenchmark.side("Worker, one node, classic queue", j -> drain(singleAdmin, false, j)),
                     RedisBenchmark.side("Worker, 3-node cluster, quorum queue", j -> drain(clusterAdmin, true, j)));
-            Rounds.run(String.format("RabbitMQ one node classic vs 3-node quorum, concurrency %d, prefetch %d",
-                    concurrency, prefetch), sides, jobs, warmups, rounds);
+            Rounds.run(
+                    String.format(
+                            "RabbitMQ one node classic vs 3-node quorum, concurrency %d, prefetch %d",
+                            concurrency, prefetch),
+                    sides,
+                    jobs,
+                    warmups,
+                    rounds);
             String singlePrefix = "bench-cluster-latency-single-" + System.nanoTime();
             String clusterPrefix = "bench-cluster-latency-quorum-" + System.nanoTime();
-            Latency.measure("RabbitMQ one node classic vs 3-node quorum", List.of(
-                    Latency.worker("Worker, one node, classic", worker(singlePrefix, false)),
-                    Latency.worker("Worker, 3-node cluster, quorum", worker(clusterPrefix, true))),
-                    Integer.getInteger("bench.latencyJobs", 10_000), 500);
+            Latency.measure(
+                    "RabbitMQ one node classic vs 3-node quorum",
+                    List.of(
+                            Latency.worker("Worker, one node, classic", worker(singlePrefix, false)),
+                            Latency.worker("Worker, 3-node cluster, quorum", worker(clusterPrefix, true))),
+                    Integer.getInteger("bench.latencyJobs", 10_000),
+                    500);
             RabbitMqBenchmark.delete(singleAdmin, singlePrefix);
             RabbitMqBenchmark.delete(clusterAdmin, clusterPrefix);
         }
@@ -70,8 +79,12 @@ public final class RabbitMqClusterBenchmark {
     }
 
     static Worker worker(String prefix, boolean quorum) {
-        return Worker.builder().provider(RabbitMqProvider.connect(settings(prefix, quorum))).queues("default")
-                .concurrency(concurrency).prefetch(prefetch).build();
+        return Worker.builder()
+                .provider(RabbitMqProvider.connect(settings(prefix, quorum)))
+                .queues("default")
+                .concurrency(concurrency)
+                .prefetch(prefetch)
+                .build();
     }
 
     /** Preloads {@code jobs} confirmed, persistent jobs into a queue of the side's type and times the Worker draining them. */
@@ -81,16 +94,35 @@ public final class RabbitMqClusterBenchmark {
         try (Channel ch = admin.createChannel()) {
             Map<String, Object> type = quorum ? Map.of("x-queue-type", "quorum") : null;
             ch.queueDeclare(queue + ".dead-letter", true, false, false, type);
-            Map<String, Object> work = quorum ? Map.of("x-queue-type", "quorum", "x-delivery-limit", 20,
-                    "x-dead-letter-exchange", "", "x-dead-letter-routing-key", queue + ".dead-letter",
-                    "x-dead-letter-strategy", "at-least-once", "x-overflow", "reject-publish") : null;
+            Map<String, Object> work = quorum
+                    ? Map.of(
+                            "x-queue-type",
+                            "quorum",
+                            "x-delivery-limit",
+                            20,
+                            "x-dead-letter-exchange",
+                            "",
+                            "x-dead-letter-routing-key",
+                            queue + ".dead-letter",
+                            "x-dead-letter-strategy",
+                            "at-least-once",
+                            "x-overflow",
+                            "reject-publish")
+                    : null;
             ch.queueDeclare(queue, true, false, false, work);
             ch.confirmSelect();
-            AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().deliveryMode(2).build();
+            AMQP.BasicProperties props =
+                    new AMQP.BasicProperties.Builder().deliveryMode(2).build();
             for (int i = 0; i < jobs; i++) {
-                ch.basicPublish("", queue, props, ("{\"queue\":\"default\",\"taskName\":\"noop\",\"payload\":{\"n\":" + i
-                        + "},\"enqueuedAt\":" + System.currentTimeMillis() + ",\"meta\":{},\"deliveryCount\":1,"
-                        + "\"jobId\":\"j" + i + "\"}").getBytes(StandardCharsets.UTF_8));
+                ch.basicPublish(
+                        "",
+                        queue,
+                        props,
+                        ("{\"queue\":\"default\",\"taskName\":\"noop\",\"payload\":{\"n\":" + i
+                                        + "},\"enqueuedAt\":" + System.currentTimeMillis()
+                                        + ",\"meta\":{},\"deliveryCount\":1,"
+                                        + "\"jobId\":\"j" + i + "\"}")
+                                .getBytes(StandardCharsets.UTF_8));
             }
             ch.waitForConfirmsOrDie(300_000);
         }

@@ -54,15 +54,29 @@ public final class RedisBenchmark {
         prefetch = arg(args, 4, 256);
         RedisClient client = RedisClient.create(URL);
         try (StatefulRedisConnection<String, String> admin = client.connect()) {
-            List<Side> sides = List.of(side("Worker", j -> worker(admin, j)),
+            List<Side> sides = List.of(
+                    side("Worker", j -> worker(admin, j)),
                     side("raw lettuce, same work", j -> raw(admin, j, true)),
                     side("bare lettuce ceiling (no decode/hand-off)", j -> raw(admin, j, false)),
                     side("Spring StreamMessageListenerContainer", j -> spring(admin, j)));
-            Rounds.run(String.format("Redis streams, concurrency %d, in-flight allowance %d", concurrency, prefetch),
-                    sides, jobs, warmups, rounds);
+            Rounds.run(
+                    String.format("Redis streams, concurrency %d, in-flight allowance %d", concurrency, prefetch),
+                    sides,
+                    jobs,
+                    warmups,
+                    rounds);
             String prefix = "bench15-latency-" + System.nanoTime();
-            Latency.measure("Redis", Worker.builder().provider(RedisProvider.connect(RedisSettings.of(URL).withPrefix(prefix)))
-                    .queues("default").concurrency(concurrency).prefetch(prefetch).build(), Integer.getInteger("bench.latencyJobs", 20_000), 1_000);
+            Latency.measure(
+                    "Redis",
+                    Worker.builder()
+                            .provider(
+                                    RedisProvider.connect(RedisSettings.of(URL).withPrefix(prefix)))
+                            .queues("default")
+                            .concurrency(concurrency)
+                            .prefetch(prefetch)
+                            .build(),
+                    Integer.getInteger("bench.latencyJobs", 20_000),
+                    1_000);
             admin.sync().del(prefix + ":default");
         } finally {
             client.shutdown();
@@ -100,7 +114,13 @@ public final class RedisBenchmark {
         RedisAsyncCommands<String, String> async = c.async();
         List<RedisFuture<String>> futures = new ArrayList<>(jobs);
         for (int i = 0; i < jobs; i++) {
-            futures.add(async.xadd(stream, "taskName", "noop", "payload", "{\"n\":" + i + "}", "enqueuedAt",
+            futures.add(async.xadd(
+                    stream,
+                    "taskName",
+                    "noop",
+                    "payload",
+                    "{\"n\":" + i + "}",
+                    "enqueuedAt",
                     Long.toString(System.currentTimeMillis())));
         }
         for (RedisFuture<String> f : futures) {
@@ -112,8 +132,12 @@ public final class RedisBenchmark {
     static TimedWindow.Measured worker(StatefulRedisConnection<String, String> admin, int jobs) throws Exception {
         String prefix = preload(admin, "worker", jobs);
         TimedWindow window = new TimedWindow(jobs);
-        Worker worker = Worker.builder().provider(RedisProvider.connect(RedisSettings.of(URL).withPrefix(prefix)))
-                .queues("default").concurrency(concurrency).prefetch(prefetch).build();
+        Worker worker = Worker.builder()
+                .provider(RedisProvider.connect(RedisSettings.of(URL).withPrefix(prefix)))
+                .queues("default")
+                .concurrency(concurrency)
+                .prefetch(prefetch)
+                .build();
         worker.register("noop", Job.class, (ctx, job) -> {
             window.handled();
             return Next.done();
@@ -133,7 +157,8 @@ public final class RedisBenchmark {
      * per 100 (or every 50 ms), the allowance given back after the ack is queued. With {@code work} false it is
      * the bare ceiling: read, XACK the batch, count.
      */
-    static TimedWindow.Measured raw(StatefulRedisConnection<String, String> admin, int jobs, boolean work) throws Exception {
+    static TimedWindow.Measured raw(StatefulRedisConnection<String, String> admin, int jobs, boolean work)
+            throws Exception {
         String prefix = preload(admin, work ? "raw" : "bare", jobs);
         String stream = prefix + ":default";
         TimedWindow window = new TimedWindow(jobs);
@@ -157,50 +182,61 @@ public final class RedisBenchmark {
         };
         flusher.scheduleWithFixedDelay(flush, 50, 50, TimeUnit.MILLISECONDS);
         Consumer<String> me = Consumer.from(GROUP, "raw");
-        Thread thread = new Thread(() -> {
-            int seen = 0;
-            try {
-                while (seen < jobs) {
-                    int free = work ? handoff.room.drainPermits() : prefetch;
-                    if (free == 0) {
-                        handoff.room.acquire();
-                        free = 1 + handoff.room.drainPermits();
-                    }
-                    List<StreamMessage<String, String>> batch = reader.sync().xreadgroup(me,
-                            XReadArgs.Builder.count(free).block(Duration.ofSeconds(1)), StreamOffset.lastConsumed(stream));
-                    seen += batch.size();
-                    if (!work) {
-                        if (!batch.isEmpty()) {
-                            acker.async().xack(stream, GROUP, batch.stream().map(StreamMessage::getId).toArray(String[]::new));
-                            batch.forEach(m -> window.handled());
-                        }
-                        continue;
-                    }
-                    handoff.room.release(free - batch.size());
-                    for (StreamMessage<String, String> m : batch) {
-                        if (!"noop".equals(m.getBody().get("taskName"))) {
-                            throw new IllegalStateException("unexpected task " + m.getBody());
-                        }
-                        Job job = JSON.readValue(m.getBody().get("payload"), Job.class);
-                        String id = m.getId();
-                        handoff.pool.execute(() -> {
-                            if (job.n() >= 0) {
-                                window.handled();
+        Thread thread = new Thread(
+                () -> {
+                    int seen = 0;
+                    try {
+                        while (seen < jobs) {
+                            int free = work ? handoff.room.drainPermits() : prefetch;
+                            if (free == 0) {
+                                handoff.room.acquire();
+                                free = 1 + handoff.room.drainPermits();
                             }
-                            acks.add(id);
-                            if (waiting.incrementAndGet() >= 100) {
-                                flush.run();
+                            List<StreamMessage<String, String>> batch = reader.sync()
+                                    .xreadgroup(
+                                            me,
+                                            XReadArgs.Builder.count(free).block(Duration.ofSeconds(1)),
+                                            StreamOffset.lastConsumed(stream));
+                            seen += batch.size();
+                            if (!work) {
+                                if (!batch.isEmpty()) {
+                                    acker.async()
+                                            .xack(
+                                                    stream,
+                                                    GROUP,
+                                                    batch.stream()
+                                                            .map(StreamMessage::getId)
+                                                            .toArray(String[]::new));
+                                    batch.forEach(m -> window.handled());
+                                }
+                                continue;
                             }
-                            handoff.room.release();
-                        });
+                            handoff.room.release(free - batch.size());
+                            for (StreamMessage<String, String> m : batch) {
+                                if (!"noop".equals(m.getBody().get("taskName"))) {
+                                    throw new IllegalStateException("unexpected task " + m.getBody());
+                                }
+                                Job job = JSON.readValue(m.getBody().get("payload"), Job.class);
+                                String id = m.getId();
+                                handoff.pool.execute(() -> {
+                                    if (job.n() >= 0) {
+                                        window.handled();
+                                    }
+                                    acks.add(id);
+                                    if (waiting.incrementAndGet() >= 100) {
+                                        flush.run();
+                                    }
+                                    handoff.room.release();
+                                });
+                            }
+                        }
+                    } catch (Exception e) {
+                        if (!(e instanceof InterruptedException)) {
+                            e.printStackTrace();
+                        }
                     }
-                }
-            } catch (Exception e) {
-                if (!(e instanceof InterruptedException)) {
-                    e.printStackTrace();
-                }
-            }
-        }, "raw-reader");
+                },
+                "raw-reader");
         thread.start();
         try {
             return window.await(work ? "raw" : "bare");
@@ -228,8 +264,8 @@ public final class RedisBenchmark {
         String stream = prefix + ":default";
         TimedWindow window = new TimedWindow(jobs);
         RedisURI uri = RedisURI.create(URL);
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+        LettuceConnectionFactory factory =
+                new LettuceConnectionFactory(new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
         factory.afterPropertiesSet();
         factory.start();
         StringRedisTemplate template = new StringRedisTemplate(factory);
@@ -238,12 +274,17 @@ public final class RedisBenchmark {
         executor.setThreadNamePrefix("spring-redis-");
         executor.initialize();
         var options = StreamMessageListenerContainer.StreamMessageListenerContainerOptions.builder()
-                .batchSize(Math.max(1, prefetch / concurrency)).pollTimeout(Duration.ofSeconds(1)).executor(executor).build();
+                .batchSize(Math.max(1, prefetch / concurrency))
+                .pollTimeout(Duration.ofSeconds(1))
+                .executor(executor)
+                .build();
         StreamMessageListenerContainer<String, MapRecord<String, String, String>> container =
                 StreamMessageListenerContainer.create(factory, options);
         for (int i = 0; i < concurrency; i++) {
-            container.receive(org.springframework.data.redis.connection.stream.Consumer.from(GROUP, "spring-" + i),
-                    org.springframework.data.redis.connection.stream.StreamOffset.create(stream, ReadOffset.lastConsumed()),
+            container.receive(
+                    org.springframework.data.redis.connection.stream.Consumer.from(GROUP, "spring-" + i),
+                    org.springframework.data.redis.connection.stream.StreamOffset.create(
+                            stream, ReadOffset.lastConsumed()),
                     message -> {
                         try {
                             if (!"noop".equals(message.getValue().get("taskName"))) {

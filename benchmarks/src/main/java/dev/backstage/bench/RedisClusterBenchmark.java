@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class RedisClusterBenchmark {
     static final String STANDALONE = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
-    static final String CLUSTER = System.getenv().getOrDefault("BACKSTAGE_REDIS_CLUSTER_URL",
-            "redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002");
+    static final String CLUSTER = System.getenv()
+            .getOrDefault(
+                    "BACKSTAGE_REDIS_CLUSTER_URL", "redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002");
     static final List<String> QUEUES = List.of("orders", "emails", "reports");
 
     private RedisClusterBenchmark() {}
@@ -38,8 +39,10 @@ public final class RedisClusterBenchmark {
         List<String> lines = new ArrayList<>();
         lines.add(run("standalone, one node", RedisSettings.of(STANDALONE), jobs));
         lines.add(run("cluster, 3 shards", RedisSettings.of(CLUSTER), jobs));
-        lines.add(run("cluster, 3 shards, waitReplicas=1", RedisSettings.of(CLUSTER)
-                .withReplicaWait(1, Duration.ofSeconds(1)), jobs));
+        lines.add(run(
+                "cluster, 3 shards, waitReplicas=1",
+                RedisSettings.of(CLUSTER).withReplicaWait(1, Duration.ofSeconds(1)),
+                jobs));
         System.out.println("--- both sides, same work ---");
         lines.forEach(System.out::println);
         System.exit(0);
@@ -54,8 +57,12 @@ public final class RedisClusterBenchmark {
         double loadBefore = Load.now();
         long start;
         long end;
-        try (Worker worker = Worker.builder().provider(RedisProvider.connect(settings))
-                .queues(QUEUES.toArray(String[]::new)).concurrency(16).prefetch(256).build()) {
+        try (Worker worker = Worker.builder()
+                .provider(RedisProvider.connect(settings))
+                .queues(QUEUES.toArray(String[]::new))
+                .concurrency(16)
+                .prefetch(256)
+                .build()) {
             worker.register("ping", Ping.class, (ctx, p) -> {
                 latencies[handled.getAndIncrement()] = System.nanoTime() - p.sentNanos();
                 done.countDown();
@@ -67,11 +74,13 @@ public final class RedisClusterBenchmark {
             for (int q = 0; q < QUEUES.size(); q++) {
                 String queue = QUEUES.get(q);
                 int count = jobs / QUEUES.size() + (q < jobs % QUEUES.size() ? 1 : 0);
-                Thread producer = new Thread(() -> {
-                    for (int i = 0; i < count; i++) {
-                        worker.enqueue("ping", new Ping(System.nanoTime()), EnqueueOptions.onQueue(queue));
-                    }
-                }, "producer-" + queue);
+                Thread producer = new Thread(
+                        () -> {
+                            for (int i = 0; i < count; i++) {
+                                worker.enqueue("ping", new Ping(System.nanoTime()), EnqueueOptions.onQueue(queue));
+                            }
+                        },
+                        "producer-" + queue);
                 producer.start();
                 producers.add(producer);
             }
@@ -83,17 +92,32 @@ public final class RedisClusterBenchmark {
             }
             end = System.nanoTime();
             try (RedisProvider admin = RedisProvider.connect(settings)) {
-                admin.declarer().delete(new dev.backstage.runtime.spi.TopologyRequest(QUEUES.stream()
-                        .map(q -> new dev.backstage.runtime.spi.TopologyRequest.QueueSpec(q, 0, (short) 0)).toList(),
-                        List.of(), true, settings.consumerGroup(), List.of()));
+                admin.declarer()
+                        .delete(new dev.backstage.runtime.spi.TopologyRequest(
+                                QUEUES.stream()
+                                        .map(q -> new dev.backstage.runtime.spi.TopologyRequest.QueueSpec(
+                                                q, 0, (short) 0))
+                                        .toList(),
+                                List.of(),
+                                true,
+                                settings.consumerGroup(),
+                                List.of()));
             }
         }
         long[] sorted = Arrays.copyOf(latencies, jobs);
         Arrays.sort(sorted);
         double seconds = (end - start) / 1e9;
-        String line = String.format("%-36s %8.0f jobs/s  enqueue->handler p50 %7.2f ms  p99 %7.2f ms  (%d jobs in %.1f s,"
-                + " load %.1f -> %.1f)", name, jobs / seconds, sorted[jobs / 2] / 1e6, sorted[(int) (jobs * 0.99)] / 1e6,
-                jobs, seconds, loadBefore, Load.now());
+        String line = String.format(
+                "%-36s %8.0f jobs/s  enqueue->handler p50 %7.2f ms  p99 %7.2f ms  (%d jobs in %.1f s,"
+                        + " load %.1f -> %.1f)",
+                name,
+                jobs / seconds,
+                sorted[jobs / 2] / 1e6,
+                sorted[(int) (jobs * 0.99)] / 1e6,
+                jobs,
+                seconds,
+                loadBefore,
+                Load.now());
         System.out.println(line);
         return line;
     }

@@ -25,8 +25,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RedriveBenchmark {
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
-    private static final String RABBITMQ = System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL",
-            "amqp://guest:guest@127.0.0.1:5672");
+    private static final String RABBITMQ =
+            System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672");
 
     private RedriveBenchmark() {}
 
@@ -44,7 +44,8 @@ public final class RedriveBenchmark {
     }
 
     private static void report(String broker, int round, int jobs, long moved, long nanos, double before) {
-        System.out.printf("REDRIVE %-8s round %d: %d of %d dead letters in %d ms = %.0f jobs/s (load %.1f -> %.1f)%n",
+        System.out.printf(
+                "REDRIVE %-8s round %d: %d of %d dead letters in %d ms = %.0f jobs/s (load %.1f -> %.1f)%n",
                 broker, round, moved, jobs, TimeUnit.NANOSECONDS.toMillis(nanos), moved * 1e9 / nanos, before, load());
     }
 
@@ -55,9 +56,25 @@ public final class RedriveBenchmark {
                 Provider provider = Providers.create(new ProviderSettings("redis", REDIS, prefix, null, null))) {
             List<RedisFuture<String>> writes = new ArrayList<>();
             for (int i = 0; i < jobs; i++) {
-                writes.add(connection.async().xadd(prefix + ":default:dead-letter", Map.of("taskName", "t",
-                        "payload", "{\"n\":" + i + "}", "enqueuedAt", "1700000000000", "deliveryCount", "3",
-                        "error", "boom", "failedAt", "1700000000001", "originalId", "1700000000000-" + i)));
+                writes.add(connection
+                        .async()
+                        .xadd(
+                                prefix + ":default:dead-letter",
+                                Map.of(
+                                        "taskName",
+                                        "t",
+                                        "payload",
+                                        "{\"n\":" + i + "}",
+                                        "enqueuedAt",
+                                        "1700000000000",
+                                        "deliveryCount",
+                                        "3",
+                                        "error",
+                                        "boom",
+                                        "failedAt",
+                                        "1700000000001",
+                                        "originalId",
+                                        "1700000000000-" + i)));
             }
             for (RedisFuture<String> write : writes) {
                 write.get(30, TimeUnit.SECONDS);
@@ -77,16 +94,22 @@ public final class RedriveBenchmark {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUri(RABBITMQ);
         try (Connection connection = factory.newConnection(prefix);
-                Provider provider = Providers.create(new ProviderSettings("rabbitmq", RABBITMQ, prefix, null,
-                        Map.of("delayedExchange", "supplied")))) {
+                Provider provider = Providers.create(new ProviderSettings(
+                        "rabbitmq", RABBITMQ, prefix, null, Map.of("delayedExchange", "supplied")))) {
             Channel channel = connection.createChannel();
             String dlq = prefix + ".default.dead-letter";
             channel.queueDeclare(dlq, true, false, false, null);
             channel.confirmSelect();
-            AMQP.BasicProperties persistent = new AMQP.BasicProperties.Builder().deliveryMode(2).build();
+            AMQP.BasicProperties persistent =
+                    new AMQP.BasicProperties.Builder().deliveryMode(2).build();
             for (int i = 0; i < jobs; i++) {
-                channel.basicPublish("", dlq, persistent, ("{\"taskName\":\"t\",\"payload\":{\"n\":" + i
-                        + "},\"error\":\"boom\",\"jobId\":\"j" + i + "\"}").getBytes(StandardCharsets.UTF_8));
+                channel.basicPublish(
+                        "",
+                        dlq,
+                        persistent,
+                        ("{\"taskName\":\"t\",\"payload\":{\"n\":" + i + "},\"error\":\"boom\",\"jobId\":\"j" + i
+                                        + "\"}")
+                                .getBytes(StandardCharsets.UTF_8));
             }
             channel.waitForConfirmsOrDie(60_000);
             double before = load();

@@ -18,10 +18,19 @@ final class Rounds {
     static void run(String title, List<Side> allSides, int jobs, int warmups, int rounds) throws Exception {
         // -Dbench.only=<side name prefix> runs one side alone (e.g. under a profiler); then no ratio is printed.
         String only = System.getProperty("bench.only", "");
-        List<Side> sides = allSides.stream().filter(s -> s.name().startsWith(only)).toList();
-        System.out.printf(Locale.ROOT, "%s%n%,d jobs per side per round, %d warm-up + %d measured rounds, %d cores, heap %d MB,"
-                + " load %.2f%n", title, jobs, warmups, rounds, Runtime.getRuntime().availableProcessors(),
-                Runtime.getRuntime().maxMemory() >> 20, Load.now());
+        List<Side> sides =
+                allSides.stream().filter(s -> s.name().startsWith(only)).toList();
+        System.out.printf(
+                Locale.ROOT,
+                "%s%n%,d jobs per side per round, %d warm-up + %d measured rounds, %d cores, heap %d MB,"
+                        + " load %.2f%n",
+                title,
+                jobs,
+                warmups,
+                rounds,
+                Runtime.getRuntime().availableProcessors(),
+                Runtime.getRuntime().maxMemory() >> 20,
+                Load.now());
         Map<String, List<TimedWindow.Measured>> results = new LinkedHashMap<>();
         sides.forEach(s -> results.put(s.name(), new ArrayList<>()));
         List<Double> loads = new ArrayList<>();
@@ -35,26 +44,56 @@ final class Rounds {
                 if (!warm) {
                     results.get(side.name()).add(m);
                 }
-                line.append(String.format(Locale.ROOT, "%n    %-46s %,10.0f jobs/s %6.2f us CPU/job%s", side.name(),
-                        m.jobsPerSecond(), m.cpuMicrosPerJob(), broker(m.brokerCpuMicrosPerJob())));
+                line.append(String.format(
+                        Locale.ROOT,
+                        "%n    %-46s %,10.0f jobs/s %6.2f us CPU/job%s",
+                        side.name(),
+                        m.jobsPerSecond(),
+                        m.cpuMicrosPerJob(),
+                        broker(m.brokerCpuMicrosPerJob())));
             }
             double after = Load.now();
             if (!warm) {
                 loads.add(before);
                 loads.add(after);
             }
-            System.out.printf(Locale.ROOT, "%s %d (load %.2f -> %.2f):%s%n", warm ? "warm-up" : "round", warm ? r : r - warmups,
-                    before, after, line);
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s %d (load %.2f -> %.2f):%s%n",
+                    warm ? "warm-up" : "round",
+                    warm ? r : r - warmups,
+                    before,
+                    after,
+                    line);
         }
-        System.out.printf(Locale.ROOT, "%nRESULT %s, median of %d rounds [min-max], load during rounds %.2f-%.2f:%n", title,
-                rounds, loads.stream().mapToDouble(d -> d).min().orElse(Double.NaN),
+        System.out.printf(
+                Locale.ROOT,
+                "%nRESULT %s, median of %d rounds [min-max], load during rounds %.2f-%.2f:%n",
+                title,
+                rounds,
+                loads.stream().mapToDouble(d -> d).min().orElse(Double.NaN),
                 loads.stream().mapToDouble(d -> d).max().orElse(Double.NaN));
         for (var e : results.entrySet()) {
-            List<Double> rate = e.getValue().stream().map(TimedWindow.Measured::jobsPerSecond).toList();
-            List<Double> cpu = e.getValue().stream().map(TimedWindow.Measured::cpuMicrosPerJob).toList();
-            List<Double> brokerCpu = e.getValue().stream().map(TimedWindow.Measured::brokerCpuMicrosPerJob).toList();
-            System.out.printf(Locale.ROOT, "  %-46s %,10.0f jobs/s [%,.0f-%,.0f]  %6.2f us CPU/job [%.2f-%.2f]%s%n", e.getKey(),
-                    median(rate), min(rate), max(rate), median(cpu), min(cpu), max(cpu), broker(median(brokerCpu)));
+            List<Double> rate = e.getValue().stream()
+                    .map(TimedWindow.Measured::jobsPerSecond)
+                    .toList();
+            List<Double> cpu = e.getValue().stream()
+                    .map(TimedWindow.Measured::cpuMicrosPerJob)
+                    .toList();
+            List<Double> brokerCpu = e.getValue().stream()
+                    .map(TimedWindow.Measured::brokerCpuMicrosPerJob)
+                    .toList();
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %-46s %,10.0f jobs/s [%,.0f-%,.0f]  %6.2f us CPU/job [%.2f-%.2f]%s%n",
+                    e.getKey(),
+                    median(rate),
+                    min(rate),
+                    max(rate),
+                    median(cpu),
+                    min(cpu),
+                    max(cpu),
+                    broker(median(brokerCpu)));
         }
         String primary = sides.get(0).name();
         List<TimedWindow.Measured> mine = results.get(primary);
@@ -64,10 +103,20 @@ final class Rounds {
             for (int k = 0; k < mine.size(); k++) {
                 perRound.add(mine.get(k).jobsPerSecond() / other.get(k).jobsPerSecond());
             }
-            double a = median(mine.stream().map(TimedWindow.Measured::jobsPerSecond).toList());
-            double b = median(other.stream().map(TimedWindow.Measured::jobsPerSecond).toList());
-            System.out.printf(Locale.ROOT, "  RATIO %s / %s = %,.0f / %,.0f = %.2f (per round %.2f-%.2f)%n", primary,
-                    sides.get(i).name(), a, b, a / b, min(perRound), max(perRound));
+            double a = median(
+                    mine.stream().map(TimedWindow.Measured::jobsPerSecond).toList());
+            double b = median(
+                    other.stream().map(TimedWindow.Measured::jobsPerSecond).toList());
+            System.out.printf(
+                    Locale.ROOT,
+                    "  RATIO %s / %s = %,.0f / %,.0f = %.2f (per round %.2f-%.2f)%n",
+                    primary,
+                    sides.get(i).name(),
+                    a,
+                    b,
+                    a / b,
+                    min(perRound),
+                    max(perRound));
         }
     }
 

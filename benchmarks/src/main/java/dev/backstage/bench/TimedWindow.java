@@ -44,15 +44,19 @@ final class TimedWindow {
 
     Measured await(String side) throws InterruptedException {
         if (!all.await(10, TimeUnit.MINUTES)) {
-            throw new IllegalStateException(side + " handled only " + count.get() + " of " + jobs + " jobs in 10 minutes");
+            throw new IllegalStateException(
+                    side + " handled only " + count.get() + " of " + jobs + " jobs in 10 minutes");
         }
         long wall = endNanos - startNanos;
-        return new Measured(jobs / (wall / 1e9), (endCpu - startCpu) / 1000.0 / jobs,
+        return new Measured(
+                jobs / (wall / 1e9),
+                (endCpu - startCpu) / 1000.0 / jobs,
                 brokerPid == 0 ? Double.NaN : (endBrokerCpu - startBrokerCpu) / 1000.0 / jobs);
     }
 
     static long processCpu() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     /**

@@ -47,6 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ChartUpgradeTest {
     /** The commit whose chart and CRDs are installed first (main before the operator made its own certificate). */
     static final String PINNED = "7e1683a58543f0de37558c8834200c304c9aaff8";
+
     private static final String REDIS = "redis://127.0.0.1:6379";
 
     @Test
@@ -56,38 +57,86 @@ class ChartUpgradeTest {
         KubernetesClient client = cluster.client();
         ControlPlane cp = cluster.controlPlane();
         Path oldChart = checkout(cp, old);
-        cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", oldChart.resolve("crds").toString())
+        cluster.kubectl(
+                        "apply",
+                        "--server-side",
+                        "--force-conflicts",
+                        "-f",
+                        oldChart.resolve("crds").toString())
                 .orThrow();
         // A cluster that never ran this tree's chart: no certificate of the operator's own yet.
-        cluster.kubectl("delete", "secret", RealSandbox.RELEASE + "-webhook-operator-tls", "-n",
-                RealSandbox.OPERATOR_NAMESPACE, "--ignore-not-found").orThrow();
-        cp.helm("upgrade", "--install", RealSandbox.RELEASE, oldChart.toString(), "-n", RealSandbox.OPERATOR_NAMESPACE,
-                "--create-namespace", "--wait", "--timeout", "5m", "--set", "watchAllNamespaces=true").orThrow();
+        cluster.kubectl(
+                        "delete",
+                        "secret",
+                        RealSandbox.RELEASE + "-webhook-operator-tls",
+                        "-n",
+                        RealSandbox.OPERATOR_NAMESPACE,
+                        "--ignore-not-found")
+                .orThrow();
+        cp.helm(
+                        "upgrade",
+                        "--install",
+                        RealSandbox.RELEASE,
+                        oldChart.toString(),
+                        "-n",
+                        RealSandbox.OPERATOR_NAMESPACE,
+                        "--create-namespace",
+                        "--wait",
+                        "--timeout",
+                        "5m",
+                        "--set",
+                        "watchAllNamespaces=true")
+                .orThrow();
         String ns = UniqueNames.prefix("e2e-upgrade");
         cluster.kubectl("create", "namespace", ns).orThrow();
         try {
-            cluster.kubectl("apply", "-n", ns, "-f", cp.root().resolve("examples/manifests/local/redis.yaml").toString())
+            cluster.kubectl(
+                            "apply",
+                            "-n",
+                            ns,
+                            "-f",
+                            cp.root()
+                                    .resolve("examples/manifests/local/redis.yaml")
+                                    .toString())
                     .orThrow();
-            cluster.kubectl("patch", "bwp", "shop-workers", "-n", ns, "--type", "merge", "-p",
-                    "{\"spec\": {\"autoscaling\": {\"minReplicas\": 1, \"maxReplicas\": 1}}}").orThrow();
+            cluster.kubectl(
+                            "patch",
+                            "bwp",
+                            "shop-workers",
+                            "-n",
+                            ns,
+                            "--type",
+                            "merge",
+                            "-p",
+                            "{\"spec\": {\"autoscaling\": {\"minReplicas\": 1, \"maxReplicas\": 1}}}")
+                    .orThrow();
             await("pool Ready with one worker").atMost(Duration.ofMinutes(3)).until(() -> ready(client, ns));
             String run = UUID.randomUUID().toString().substring(0, 8);
             enqueue(run + "-before", 200);
-            await("the jobs enqueued on the earlier chart done").atMost(Duration.ofMinutes(2))
+            await("the jobs enqueued on the earlier chart done")
+                    .atMost(Duration.ofMinutes(2))
                     .until(() -> receipts(run + "-before") == 200);
             Pod worker = workerPod(client, ns);
 
-            cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", cp.root().resolve("crds").toString())
+            cluster.kubectl(
+                            "apply",
+                            "--server-side",
+                            "--force-conflicts",
+                            "-f",
+                            cp.root().resolve("crds").toString())
                     .orThrow();
             RealSandbox.installChart(cluster);
             enqueue(run + "-after", 200);
-            await("the jobs enqueued after the upgrade done").atMost(Duration.ofMinutes(2))
+            await("the jobs enqueued after the upgrade done")
+                    .atMost(Duration.ofMinutes(2))
                     .until(() -> receipts(run + "-after") == 200);
             assertTrue(ready(client, ns), "topology and pool Ready after the upgrade");
             Pod same = workerPod(client, ns);
             assertEquals(worker.getMetadata().getUid(), same.getMetadata().getUid(), "the worker pod was not replaced");
-            assertEquals(worker.getStatus().getContainerStatuses().get(0).getRestartCount(),
-                    same.getStatus().getContainerStatuses().get(0).getRestartCount(), "nor restarted");
+            assertEquals(
+                    worker.getStatus().getContainerStatuses().get(0).getRestartCount(),
+                    same.getStatus().getContainerStatuses().get(0).getRestartCount(),
+                    "nor restarted");
             ControlPlane.Result denied = cluster.kubectlWithInput("""
                     apiVersion: backstage.dev/v1alpha1
                     kind: BackstageWorkerPool
@@ -95,12 +144,22 @@ class ChartUpgradeTest {
                     spec: {image: backstage-sample-tasks:0.1.0, topologyRef: {name: missing}, queues: [default]}
                     """, "apply", "-n", ns, "-f", "-");
             assertNotEquals(0, denied.exit());
-            assertTrue(denied.err().contains("admission webhook") && denied.err().contains("not found"), denied.err());
+            assertTrue(
+                    denied.err().contains("admission webhook") && denied.err().contains("not found"), denied.err());
 
-            ControlPlane.Result uninstall = cp.helm("uninstall", RealSandbox.RELEASE, "-n",
-                    RealSandbox.OPERATOR_NAMESPACE, "--wait", "--timeout", "2m");
+            ControlPlane.Result uninstall = cp.helm(
+                    "uninstall",
+                    RealSandbox.RELEASE,
+                    "-n",
+                    RealSandbox.OPERATOR_NAMESPACE,
+                    "--wait",
+                    "--timeout",
+                    "2m");
             assertEquals(0, uninstall.exit(), "helm uninstall returns within its timeout: " + uninstall.err());
-            assertEquals(0, cluster.kubectl("delete", "btp", "shop-redis", "-n", ns, "--timeout=60s").exit(),
+            assertEquals(
+                    0,
+                    cluster.kubectl("delete", "btp", "shop-redis", "-n", ns, "--timeout=60s")
+                            .exit(),
                     "a retained topology is deleted without an operator");
         } finally {
             cluster.kubectl("delete", "namespace", ns, "--wait=false");
@@ -110,8 +169,13 @@ class ChartUpgradeTest {
 
     /** The pinned commit's chart (with its crds/), from git. */
     private static Path checkout(ControlPlane cp, Path into) throws Exception {
-        Process archive = new ProcessBuilder("sh", "-c", "git -C '" + cp.root() + "' archive " + PINNED
-                + " helm/backstage-operator | tar -x -C '" + into + "'").inheritIO().start();
+        Process archive = new ProcessBuilder(
+                        "sh",
+                        "-c",
+                        "git -C '" + cp.root() + "' archive " + PINNED + " helm/backstage-operator | tar -x -C '" + into
+                                + "'")
+                .inheritIO()
+                .start();
         assertEquals(0, archive.waitFor(), "git archive " + PINNED);
         Path chart = into.resolve("helm/backstage-operator");
         assertTrue(Files.exists(chart.resolve("Chart.yaml")), "the pinned chart is there");
@@ -119,37 +183,58 @@ class ChartUpgradeTest {
     }
 
     private static boolean ready(KubernetesClient client, String ns) {
-        BackstageTopology topology = client.resources(BackstageTopology.class).inNamespace(ns).withName("shop-redis").get();
-        BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("shop-workers")
+        BackstageTopology topology = client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("shop-redis")
                 .get();
-        var deployment = client.apps().deployments().inNamespace(ns).withName("shop-workers").get();
-        return topology != null && topology.getStatus() != null
+        BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("shop-workers")
+                .get();
+        var deployment = client.apps()
+                .deployments()
+                .inNamespace(ns)
+                .withName("shop-workers")
+                .get();
+        return topology != null
+                && topology.getStatus() != null
                 && Conditions.isTrue(topology.getStatus().getConditions(), Conditions.READY)
-                && pool != null && pool.getStatus() != null
+                && pool != null
+                && pool.getStatus() != null
                 && Conditions.isTrue(pool.getStatus().getConditions(), Conditions.READY)
-                && deployment != null && deployment.getStatus() != null
+                && deployment != null
+                && deployment.getStatus() != null
                 && Integer.valueOf(1).equals(deployment.getStatus().getReadyReplicas());
     }
 
     private static Pod workerPod(KubernetesClient client, String ns) {
-        List<Pod> pods = client.pods().inNamespace(ns).withLabel("backstage.dev/pool", "shop-workers").list().getItems()
-                .stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
-        assertEquals(1, pods.size(), "one worker pod: " + pods.stream().map(p -> p.getMetadata().getName()).toList());
+        List<Pod> pods =
+                client.pods().inNamespace(ns).withLabel("backstage.dev/pool", "shop-workers").list().getItems().stream()
+                        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                        .toList();
+        assertEquals(
+                1,
+                pods.size(),
+                "one worker pod: "
+                        + pods.stream().map(p -> p.getMetadata().getName()).toList());
         return pods.get(0);
     }
 
     private static void enqueue(String run, int orders) throws Exception {
         try (Provider p = Providers.create(new ProviderSettings("redis", REDIS, "shop-local", "shop-workers", null))) {
             JobProducer producer = new JobProducer(new CapabilitySet(p, null, null, null), PayloadCodec.defaults());
-            IntStream.range(0, orders).forEach(i -> producer.enqueue("processOrder",
-                    new Order(run + "-" + i, i, "visa"), EnqueueOptions.defaults()));
+            IntStream.range(0, orders)
+                    .forEach(i -> producer.enqueue(
+                            "processOrder", new Order(run + "-" + i, i, "visa"), EnqueueOptions.defaults()));
         }
     }
 
     private static long receipts(String run) throws Exception {
         try (RedisStreams streams = new RedisStreams()) {
             Map<String, Integer> receipts = streams.receiptsPerOrder("shop-local:default");
-            return receipts.keySet().stream().filter(id -> id.startsWith(run + "-")).count();
+            return receipts.keySet().stream()
+                    .filter(id -> id.startsWith(run + "-"))
+                    .count();
         }
     }
 }

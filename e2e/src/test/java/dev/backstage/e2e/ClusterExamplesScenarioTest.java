@@ -19,7 +19,9 @@ import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
 import dev.backstage.testsupport.KafkaCluster;
 import dev.backstage.testsupport.RabbitMqQueues;
+import dev.backstage.testsupport.SharedBroker;
 import dev.backstage.testsupport.UniqueNames;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -40,8 +42,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import dev.backstage.testsupport.SharedBroker;
-import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * The many-node examples as users apply them, on the real local cluster with the chart installed (as in
@@ -61,7 +61,9 @@ class ClusterExamplesScenarioTest {
     private static final String RABBITMQ_CLUSTER = "amqp://guest:guest@127.0.0.1:5681";
     private static final String RABBITMQ_ADDRESSES = "127.0.0.1:5681,127.0.0.1:5682,127.0.0.1:5683";
     /** On loopback each node's management API has a port of its own (15672 on each host in production). */
-    private static final String RABBITMQ_MANAGEMENT = "http://127.0.0.1:15681,http://127.0.0.1:15682,http://127.0.0.1:15683";
+    private static final String RABBITMQ_MANAGEMENT =
+            "http://127.0.0.1:15681,http://127.0.0.1:15682,http://127.0.0.1:15683";
+
     private static final int ORDERS = 200;
     private static final int DECLINED = 2; // one in 100
 
@@ -82,13 +84,23 @@ class ClusterExamplesScenarioTest {
             throws Exception {
         String ns = namespace("rcluster");
         String prefix = UniqueNames.prefix("rcluster");
-        applyExample("redis-cluster.yaml", ns, Map.of(
-                "redis+cluster://:CHANGE-ME@redis-0.redis.shop.svc.cluster.local:6379,redis-1.redis.shop.svc.cluster.local:6379",
-                REDIS_CLUSTER, "keyPrefix: shop", "keyPrefix: " + prefix));
-        patchPool(ns, "shop-cluster-workers", "{\"autoscaling\": {\"maxReplicas\": 2, \"scaleDownWindow\": \"15s\","
-                + " \"pollInterval\": \"2s\"}, \"env\": [{\"name\": \"BACKSTAGE_SAMPLE_WORK_MS\", \"value\": \"20\"}]}");
-        await("the topology Ready and the idle pool at zero").atMost(Duration.ofMinutes(2)).until(() ->
-                topologyReady(ns, "shop-redis-cluster") && deploymentReplicas(ns, "shop-cluster-workers") == 0);
+        applyExample(
+                "redis-cluster.yaml",
+                ns,
+                Map.of(
+                        "redis+cluster://:CHANGE-ME@redis-0.redis.shop.svc.cluster.local:6379,redis-1.redis.shop.svc.cluster.local:6379",
+                        REDIS_CLUSTER,
+                        "keyPrefix: shop",
+                        "keyPrefix: " + prefix));
+        patchPool(
+                ns,
+                "shop-cluster-workers",
+                "{\"autoscaling\": {\"maxReplicas\": 2, \"scaleDownWindow\": \"15s\","
+                        + " \"pollInterval\": \"2s\"}, \"env\": [{\"name\": \"BACKSTAGE_SAMPLE_WORK_MS\", \"value\": \"20\"}]}");
+        await("the topology Ready and the idle pool at zero")
+                .atMost(Duration.ofMinutes(2))
+                .until(() ->
+                        topologyReady(ns, "shop-redis-cluster") && deploymentReplicas(ns, "shop-cluster-workers") == 0);
         RedisClusterClient redisClient = RedisClusterClient.create(List.of(RedisURI.create("127.0.0.1", 7000)));
         try (StatefulRedisClusterConnection<String, String> connection = redisClient.connect()) {
             var redis = connection.sync();
@@ -99,9 +111,13 @@ class ClusterExamplesScenarioTest {
             }
             enqueue(new ProviderSettings("redis", REDIS_CLUSTER, prefix, "shop-workers", null));
             await("the pool to scale up from zero and drain, " + DECLINED + " dead letters in status")
-                    .atMost(Duration.ofMinutes(4)).until(() -> drained(ns, "shop-cluster-workers"));
-            assertEquals(ORDERS - DECLINED, redis.xrange("{" + prefix + ":default}", io.lettuce.core.Range.create("-", "+"))
-                    .stream().filter(m -> "sendReceipt".equals(m.getBody().get("taskName"))).count(),
+                    .atMost(Duration.ofMinutes(4))
+                    .until(() -> drained(ns, "shop-cluster-workers"));
+            assertEquals(
+                    ORDERS - DECLINED,
+                    redis.xrange("{" + prefix + ":default}", io.lettuce.core.Range.create("-", "+")).stream()
+                            .filter(m -> "sendReceipt".equals(m.getBody().get("taskName")))
+                            .count(),
                     "every order but the declined ones chained its receipt");
         } finally {
             redisClient.shutdown();
@@ -110,21 +126,32 @@ class ClusterExamplesScenarioTest {
     }
 
     @Test
-    void givenTheRabbitMqClusterExample_whenOrdersArrive_thenQuorumQueuesOnEveryNodeCarryThemToTheEnd() throws Exception {
+    void givenTheRabbitMqClusterExample_whenOrdersArrive_thenQuorumQueuesOnEveryNodeCarryThemToTheEnd()
+            throws Exception {
         String ns = namespace("rqcluster");
         String prefix = UniqueNames.prefix("rqcluster");
         RabbitMqQueues management = new RabbitMqQueues(RABBITMQ_CLUSTER, "http://127.0.0.1:15681");
         try {
-            applyExample("rabbitmq-cluster.yaml", ns, Map.of(
-                    "amqp://backstage:CHANGE-ME@rabbitmq-0.rabbitmq.shop.svc.cluster.local:5672/%2F", RABBITMQ_CLUSTER + "/%2F",
-                    "keyPrefix: shop-cluster", "keyPrefix: " + prefix,
-                    "addresses: rabbitmq-0.rabbitmq.shop.svc.cluster.local:5672,rabbitmq-1.rabbitmq.shop.svc.cluster.local:5672,"
-                            + "rabbitmq-2.rabbitmq.shop.svc.cluster.local:5672",
-                    "addresses: " + RABBITMQ_ADDRESSES + "\n    managementUrl: " + RABBITMQ_MANAGEMENT));
-            patchPool(ns, "shop-rabbitmq-cluster-workers", "{\"replicas\": 2, \"env\": [{\"name\":"
-                    + " \"BACKSTAGE_SAMPLE_WORK_MS\", \"value\": \"20\"}], \"retryBackoff\": {\"delay\": \"1s\"}}");
-            await("the topology Ready and 2 workers Ready").atMost(Duration.ofMinutes(3)).until(() ->
-                    topologyReady(ns, "shop-rabbitmq-cluster") && readyReplicas(ns, "shop-rabbitmq-cluster-workers") == 2);
+            applyExample(
+                    "rabbitmq-cluster.yaml",
+                    ns,
+                    Map.of(
+                            "amqp://backstage:CHANGE-ME@rabbitmq-0.rabbitmq.shop.svc.cluster.local:5672/%2F",
+                            RABBITMQ_CLUSTER + "/%2F",
+                            "keyPrefix: shop-cluster",
+                            "keyPrefix: " + prefix,
+                            "addresses: rabbitmq-0.rabbitmq.shop.svc.cluster.local:5672,rabbitmq-1.rabbitmq.shop.svc.cluster.local:5672,"
+                                    + "rabbitmq-2.rabbitmq.shop.svc.cluster.local:5672",
+                            "addresses: " + RABBITMQ_ADDRESSES + "\n    managementUrl: " + RABBITMQ_MANAGEMENT));
+            patchPool(
+                    ns,
+                    "shop-rabbitmq-cluster-workers",
+                    "{\"replicas\": 2, \"env\": [{\"name\":"
+                            + " \"BACKSTAGE_SAMPLE_WORK_MS\", \"value\": \"20\"}], \"retryBackoff\": {\"delay\": \"1s\"}}");
+            await("the topology Ready and 2 workers Ready")
+                    .atMost(Duration.ofMinutes(3))
+                    .until(() -> topologyReady(ns, "shop-rabbitmq-cluster")
+                            && readyReplicas(ns, "shop-rabbitmq-cluster-workers") == 2);
             for (String queue : List.of(prefix + ".default", prefix + ".default.dead-letter")) {
                 JsonNode declared = management.queue(queue);
                 assertEquals("quorum", declared.path("type").asText(), queue);
@@ -132,12 +159,22 @@ class ClusterExamplesScenarioTest {
                 declared.path("members").forEach(m -> members.add(m.asText()));
                 assertEquals(Set.of("bs-a@localhost", "bs-b@localhost", "bs-c@localhost"), members, queue + " members");
             }
-            enqueue(new ProviderSettings("rabbitmq", RABBITMQ_CLUSTER, prefix, null,
+            enqueue(new ProviderSettings(
+                    "rabbitmq",
+                    RABBITMQ_CLUSTER,
+                    prefix,
+                    null,
                     Map.of("queueType", "quorum", "addresses", RABBITMQ_ADDRESSES, "deliveryLimit", "10")));
-            await("the drain, " + DECLINED + " dead letters in status").atMost(Duration.ofMinutes(4))
+            await("the drain, " + DECLINED + " dead letters in status")
+                    .atMost(Duration.ofMinutes(4))
                     .until(() -> drained(ns, "shop-rabbitmq-cluster-workers"));
-            await("the dead letters on the broker").atMost(Duration.ofSeconds(30)).until(() ->
-                    management.queue(prefix + ".default.dead-letter").path("messages").asInt() == DECLINED);
+            await("the dead letters on the broker")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> management
+                                    .queue(prefix + ".default.dead-letter")
+                                    .path("messages")
+                                    .asInt()
+                            == DECLINED);
             cluster.kubectl("delete", "namespace", ns, "--timeout=120s");
         } finally {
             management.deleteQueuesAndExchanges(prefix);
@@ -155,23 +192,38 @@ class ClusterExamplesScenarioTest {
         rewrite.put("redis://:CHANGE-ME@redis.shop.svc.cluster.local:6379/1", REDIS);
         rewrite.put("keyPrefix: shop", "keyPrefix: " + prefix);
         applyExample("kafka.yaml", ns, rewrite); // replication as written: factor 3, min ISR 2
-        patchPool(ns, "shop-kafka-workers", "{\"autoscaling\": {\"maxReplicas\": 2, \"pollInterval\": \"2s\"},"
-                + " \"env\": [{\"name\": \"BACKSTAGE_SAMPLE_WORK_MS\", \"value\": \"20\"}],"
-                + " \"retryBackoff\": {\"delay\": \"1s\", \"maxDelay\": \"2s\"}}");
-        await("the topology Ready and a worker Ready").atMost(Duration.ofMinutes(3)).until(() ->
-                topologyReady(ns, "shop-kafka") && readyReplicas(ns, "shop-kafka-workers") >= 1);
+        patchPool(
+                ns,
+                "shop-kafka-workers",
+                "{\"autoscaling\": {\"maxReplicas\": 2, \"pollInterval\": \"2s\"},"
+                        + " \"env\": [{\"name\": \"BACKSTAGE_SAMPLE_WORK_MS\", \"value\": \"20\"}],"
+                        + " \"retryBackoff\": {\"delay\": \"1s\", \"maxDelay\": \"2s\"}}");
+        await("the topology Ready and a worker Ready")
+                .atMost(Duration.ofMinutes(3))
+                .until(() -> topologyReady(ns, "shop-kafka") && readyReplicas(ns, "shop-kafka-workers") >= 1);
         try (Admin admin = kafka.admin()) {
             String topic = prefix + ".default";
-            TopicDescription jobs = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            TopicDescription jobs = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic);
             assertEquals(6, jobs.partitions().size());
             jobs.partitions().forEach(p -> assertEquals(3, p.replicas().size(), topic + "-" + p.partition()));
             ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+            Config config = admin.describeConfigs(List.of(resource))
+                    .all()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(resource);
             assertEquals("2", config.get("min.insync.replicas").value());
         }
-        enqueue(new ProviderSettings("kafka", kafka.bootstrapServers(), prefix, "shop-workers",
+        enqueue(new ProviderSettings(
+                "kafka",
+                kafka.bootstrapServers(),
+                prefix,
+                "shop-workers",
                 Map.of("replicationFactor", "3", "minInsyncReplicas", "2")));
-        await("the drain, " + DECLINED + " dead letters in status").atMost(Duration.ofMinutes(4))
+        await("the drain, " + DECLINED + " dead letters in status")
+                .atMost(Duration.ofMinutes(4))
                 .until(() -> drained(ns, "shop-kafka-workers"));
         cluster.kubectl("delete", "namespace", ns, "--wait=false");
     }
@@ -186,7 +238,8 @@ class ClusterExamplesScenarioTest {
 
     /** {@code kubectl apply -f examples/manifests/FILE} with the given text replaced (each must occur). */
     private static void applyExample(String file, String ns, Map<String, String> replacements) throws Exception {
-        String yaml = Files.readString(cluster.root().resolve("examples/manifests").resolve(file));
+        String yaml =
+                Files.readString(cluster.root().resolve("examples/manifests").resolve(file));
         for (Map.Entry<String, String> r : replacements.entrySet()) {
             assertTrue(yaml.contains(r.getKey()), file + " no longer contains " + r.getKey());
             yaml = yaml.replace(r.getKey(), r.getValue());
@@ -199,35 +252,55 @@ class ClusterExamplesScenarioTest {
     }
 
     private static void applyCrds() {
-        cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", cluster.root().resolve("crds").toString())
+        cluster.kubectl(
+                        "apply",
+                        "--server-side",
+                        "--force-conflicts",
+                        "-f",
+                        cluster.root().resolve("crds").toString())
                 .orThrow();
     }
 
     private static void patchPool(String ns, String pool, String spec) {
-        cluster.kubectl("patch", "bwp", pool, "-n", ns, "--type", "merge", "-p", "{\"spec\": " + spec + "}").orThrow();
+        cluster.kubectl("patch", "bwp", pool, "-n", ns, "--type", "merge", "-p", "{\"spec\": " + spec + "}")
+                .orThrow();
     }
 
     /** Enqueues {@link #ORDERS} orders, one in 100 with a declined card (dead-lettered after its retries). */
     private static void enqueue(ProviderSettings settings) {
         try (Provider p = Providers.create(settings)) {
             JobProducer producer = new JobProducer(new CapabilitySet(p, null, null, null), PayloadCodec.defaults());
-            IntStream.range(0, ORDERS).parallel().forEach(i -> producer.enqueue("processOrder",
-                    new dev.backstage.examples.orders.Order("o-" + i, i, i % 100 == 0 ? "declined" : "visa"),
-                    EnqueueOptions.defaults()));
+            IntStream.range(0, ORDERS)
+                    .parallel()
+                    .forEach(i -> producer.enqueue(
+                            "processOrder",
+                            new dev.backstage.examples.orders.Order("o-" + i, i, i % 100 == 0 ? "declined" : "visa"),
+                            EnqueueOptions.defaults()));
         }
         log(settings.provider() + ": enqueued " + ORDERS + " orders");
     }
 
     private static boolean drained(String ns, String pool) {
-        BackstageWorkerPool p = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(pool).get();
+        BackstageWorkerPool p = client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName(pool)
+                .get();
         BackstageWorkerPoolStatus s = p == null ? null : p.getStatus();
-        return s != null && s.getBacklog() != null && Long.valueOf(0).equals(s.getBacklog().getOutstanding())
-                && s.getDeadLetters() != null && Long.valueOf(DECLINED).equals(s.getDeadLetters().getTotal());
+        return s != null
+                && s.getBacklog() != null
+                && Long.valueOf(0).equals(s.getBacklog().getOutstanding())
+                && s.getDeadLetters() != null
+                && Long.valueOf(DECLINED).equals(s.getDeadLetters().getTotal());
     }
 
     private static boolean topologyReady(String ns, String name) {
-        BackstageTopology t = client.resources(BackstageTopology.class).inNamespace(ns).withName(name).get();
-        return t != null && t.getStatus() != null && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY);
+        BackstageTopology t = client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName(name)
+                .get();
+        return t != null
+                && t.getStatus() != null
+                && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY);
     }
 
     private static int deploymentReplicas(String ns, String name) {
@@ -237,7 +310,9 @@ class ClusterExamplesScenarioTest {
 
     private static int readyReplicas(String ns, String name) {
         var d = client.apps().deployments().inNamespace(ns).withName(name).get();
-        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0 : d.getStatus().getReadyReplicas();
+        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null
+                ? 0
+                : d.getStatus().getReadyReplicas();
     }
 
     private static org.awaitility.core.ConditionFactory await(String what) {

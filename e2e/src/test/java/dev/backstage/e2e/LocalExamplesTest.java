@@ -73,7 +73,8 @@ class LocalExamplesTest {
             String ns = UniqueNames.prefix("example-" + file.replace(".yaml", ""));
             cluster.kubectl("create", "namespace", ns).orThrow();
             NAMESPACES.put(file, ns);
-            cluster.kubectl("apply", "-n", ns, "-f", LOCAL.resolve(file).toString()).orThrow();
+            cluster.kubectl("apply", "-n", ns, "-f", LOCAL.resolve(file).toString())
+                    .orThrow();
             APPLIED.put(file, System.nanoTime());
         }
     }
@@ -85,7 +86,9 @@ class LocalExamplesTest {
 
     static Stream<String> localExamples() throws IOException {
         try (Stream<Path> files = Files.list(LOCAL)) {
-            List<String> names = files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".yaml")).sorted()
+            List<String> names = files.map(f -> f.getFileName().toString())
+                    .filter(n -> n.endsWith(".yaml"))
+                    .sorted()
                     .toList();
             assertFalse(names.isEmpty(), "examples/manifests/local has manifests");
             return names.stream();
@@ -101,56 +104,84 @@ class LocalExamplesTest {
             String name = object.getMetadata().getName();
             if (object instanceof BackstageTopology) {
                 try {
-                    await(file + ": topology " + name + " Ready").atMost(Duration.ofMinutes(2)).until(() -> {
-                        BackstageTopology t = client.resources(BackstageTopology.class).inNamespace(ns).withName(name)
-                                .get();
-                        return t.getStatus() != null && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY);
-                    });
+                    await(file + ": topology " + name + " Ready")
+                            .atMost(Duration.ofMinutes(2))
+                            .until(() -> {
+                                BackstageTopology t = client.resources(BackstageTopology.class)
+                                        .inNamespace(ns)
+                                        .withName(name)
+                                        .get();
+                                return t.getStatus() != null
+                                        && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY);
+                            });
                 } catch (ConditionTimeoutException e) {
                     fail(file + ": topology " + name + " not Ready: " + readyMessage(ns, name) + " (the local brokers"
                             + " come from bin/lib.sh: ensure_redis, ensure_rabbitmq, ensure_kafka)");
                 }
             } else if (object instanceof BackstageWorkerPool) {
-                await(file + ": pool " + name + " Ready with its replicas ready").atMost(Duration.ofMinutes(3))
+                await(file + ": pool " + name + " Ready with its replicas ready")
+                        .atMost(Duration.ofMinutes(3))
                         .until(() -> poolReady(ns, name));
             }
         }
-        assertEquals(objects.stream().filter(BackstageWorkerPool.class::isInstance).count(),
-                client.apps().deployments().inNamespace(ns).list().getItems().size(), "one Deployment per pool");
+        assertEquals(
+                objects.stream().filter(BackstageWorkerPool.class::isInstance).count(),
+                client.apps().deployments().inNamespace(ns).list().getItems().size(),
+                "one Deployment per pool");
         for (HasMetadata object : objects) {
-            if (object instanceof BackstageTopology t && "kafka".equals(t.getSpec().getProvider())) {
+            if (object instanceof BackstageTopology t
+                    && "kafka".equals(t.getSpec().getProvider())) {
                 assertTopicsOnTheBroker(t, objects);
             }
         }
-        log(String.format(Locale.ROOT, "%s: everything Ready %.1f s after its apply", file, seconds(APPLIED.get(file))));
+        log(String.format(
+                Locale.ROOT, "%s: everything Ready %.1f s after its apply", file, seconds(APPLIED.get(file))));
     }
 
     /** Each queue's topic on the broker the file's Secret names: its partitions and the file's replication factor. */
-    private static void assertTopicsOnTheBroker(BackstageTopology topology, List<HasMetadata> objects) throws Exception {
+    private static void assertTopicsOnTheBroker(BackstageTopology topology, List<HasMetadata> objects)
+            throws Exception {
         String secretName = topology.getSpec().getConnection().getSecretName();
-        Secret secret = objects.stream().filter(Secret.class::isInstance).map(Secret.class::cast)
-                .filter(s -> s.getMetadata().getName().equals(secretName)).findFirst().orElseThrow();
-        String bootstrap = secret.getStringData().get(topology.getSpec().getConnection().getKey());
-        int replication = KafkaTopologySettings.replicationFactorOf(topology.getSpec().getKafka());
+        Secret secret = objects.stream()
+                .filter(Secret.class::isInstance)
+                .map(Secret.class::cast)
+                .filter(s -> s.getMetadata().getName().equals(secretName))
+                .findFirst()
+                .orElseThrow();
+        String bootstrap =
+                secret.getStringData().get(topology.getSpec().getConnection().getKey());
+        int replication =
+                KafkaTopologySettings.replicationFactorOf(topology.getSpec().getKafka());
         KafkaNames names = new KafkaNames(topology.getSpec().getKeyPrefix());
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             for (QueueSpec queue : topology.getSpec().getQueues()) {
                 String topic = names.jobTopic(queue.getName());
-                TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+                TopicDescription d = admin.describeTopics(List.of(topic))
+                        .allTopicNames()
+                        .get()
+                        .get(topic);
                 int partitions = queue.getPartitions() == null ? 1 : queue.getPartitions();
                 assertEquals(partitions, d.partitions().size(), topic + ": partitions on the broker");
-                d.partitions().forEach(p -> assertEquals(replication, p.replicas().size(),
-                        topic + "-" + p.partition() + ": replicas on the broker"));
+                d.partitions()
+                        .forEach(p -> assertEquals(
+                                replication,
+                                p.replicas().size(),
+                                topic + "-" + p.partition() + ": replicas on the broker"));
             }
         }
     }
 
     /** The topology's Ready condition as the operator wrote it (say, the broker it could not reach). */
     private static String readyMessage(String ns, String name) {
-        BackstageTopology t = client.resources(BackstageTopology.class).inNamespace(ns).withName(name).get();
-        return t == null || t.getStatus() == null ? "no status"
+        BackstageTopology t = client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName(name)
+                .get();
+        return t == null || t.getStatus() == null
+                ? "no status"
                 : Conditions.find(t.getStatus().getConditions(), Conditions.READY)
-                        .map(c -> c.getReason() + ": " + c.getMessage()).orElse("no Ready condition");
+                        .map(c -> c.getReason() + ": " + c.getMessage())
+                        .orElse("no Ready condition");
     }
 
     private static List<HasMetadata> load(String file) throws IOException {
@@ -160,14 +191,22 @@ class LocalExamplesTest {
     }
 
     private static boolean poolReady(String ns, String name) {
-        BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(name).get();
-        Deployment deployment = client.apps().deployments().inNamespace(ns).withName(name).get();
-        if (pool.getStatus() == null || !Conditions.isTrue(pool.getStatus().getConditions(), Conditions.READY)
+        BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName(name)
+                .get();
+        Deployment deployment =
+                client.apps().deployments().inNamespace(ns).withName(name).get();
+        if (pool.getStatus() == null
+                || !Conditions.isTrue(pool.getStatus().getConditions(), Conditions.READY)
                 || deployment == null) {
             return false;
         }
-        int wanted = deployment.getSpec().getReplicas() == null ? 1 : deployment.getSpec().getReplicas();
-        Integer ready = deployment.getStatus() == null ? null : deployment.getStatus().getReadyReplicas();
+        int wanted = deployment.getSpec().getReplicas() == null
+                ? 1
+                : deployment.getSpec().getReplicas();
+        Integer ready =
+                deployment.getStatus() == null ? null : deployment.getStatus().getReadyReplicas();
         return (ready == null ? 0 : ready) == wanted;
     }
 

@@ -34,8 +34,10 @@ class NodeAgentTest {
         cluster.kubectl("create", "namespace", ns).orThrow();
         try {
             var node = client.nodes().withName(NodeAgent.NODE_NAME).get();
-            assertTrue(node.getStatus().getConditions().stream()
-                    .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())), "node Ready");
+            assertTrue(
+                    node.getStatus().getConditions().stream()
+                            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())),
+                    "node Ready");
 
             cluster.kubectlWithInput("""
                     apiVersion: v1
@@ -45,16 +47,29 @@ class NodeAgentTest {
                       terminationGracePeriodSeconds: 5
                       containers: [{name: web, image: "nginx:1.27"}]
                     """, "apply", "-n", ns, "-f", "-").orThrow();
-            Pod pending = await("the pod bound and waiting on its image").atMost(Duration.ofMinutes(1))
-                    .until(() -> client.pods().inNamespace(ns).withName("web").get(), p -> waiting(p) != null
-                            && "ErrImagePull".equals(waiting(p).getState().getWaiting().getReason()));
+            Pod pending = await("the pod bound and waiting on its image")
+                    .atMost(Duration.ofMinutes(1))
+                    .until(
+                            () -> client.pods().inNamespace(ns).withName("web").get(),
+                            p -> waiting(p) != null
+                                    && "ErrImagePull"
+                                            .equals(waiting(p)
+                                                    .getState()
+                                                    .getWaiting()
+                                                    .getReason()));
             assertEquals(NodeAgent.NODE_NAME, pending.getSpec().getNodeName());
             assertEquals("Pending", pending.getStatus().getPhase());
-            assertTrue(waiting(pending).getState().getWaiting().getMessage().contains("backstage-sample-tasks"),
+            assertTrue(
+                    waiting(pending).getState().getWaiting().getMessage().contains("backstage-sample-tasks"),
                     "the message names the images this node runs");
-            List<Event> events = await("a Warning event").atMost(Duration.ofSeconds(30)).until(() -> client.v1().events()
-                    .inNamespace(ns).list().getItems(), list -> list.stream().anyMatch(e -> "Failed".equals(e.getReason())));
-            assertTrue(events.stream().anyMatch(e -> "Warning".equals(e.getType()) && e.getMessage().contains("nginx:1.27")));
+            List<Event> events = await("a Warning event")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> client.v1().events().inNamespace(ns).list().getItems(),
+                            list -> list.stream().anyMatch(e -> "Failed".equals(e.getReason())));
+            assertTrue(events.stream()
+                    .anyMatch(
+                            e -> "Warning".equals(e.getType()) && e.getMessage().contains("nginx:1.27")));
 
             cluster.kubectl("delete", "pod", "web", "-n", ns, "--timeout=60s").orThrow();
             assertEquals(null, client.pods().inNamespace(ns).withName("web").get(), "the pod is gone once deleted");
@@ -81,9 +96,13 @@ class NodeAgentTest {
                         - name: operator
                           image: backstage-operator:0.1.0
                           env: [{name: BACKSTAGE_LEADER_ELECTION, value: "false"}, {name: WATCH_NAMESPACES, value: %s}]
-                    """.formatted(ns), "apply", "-n", ns, "-f", "-").orThrow();
-            java.util.concurrent.atomic.AtomicReference<String> said = new java.util.concurrent.atomic.AtomicReference<>();
-            await("the pod's first line in kubectl logs").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
+                    """.formatted(ns), "apply", "-n", ns, "-f", "-")
+                    .orThrow();
+            java.util.concurrent.atomic.AtomicReference<String> said =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            await("the pod's first line in kubectl logs")
+                    .atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofSeconds(1))
                     .conditionEvaluationListener(e -> {
                         if (!e.isSatisfied()) {
                             System.out.println("kubectl logs: " + said.get());
@@ -108,7 +127,9 @@ class NodeAgentTest {
         if (pod == null || pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
             return null;
         }
-        return pod.getStatus().getContainerStatuses().stream().filter(c -> c.getState() != null
-                && c.getState().getWaiting() != null).findFirst().orElse(null);
+        return pod.getStatus().getContainerStatuses().stream()
+                .filter(c -> c.getState() != null && c.getState().getWaiting() != null)
+                .findFirst()
+                .orElse(null);
     }
 }

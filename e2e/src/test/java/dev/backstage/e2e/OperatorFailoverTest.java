@@ -37,9 +37,9 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.Tag;
 
 /**
  * The operator's high availability with the chart's defaults, on the real local cluster (kube-apiserver,
@@ -66,18 +66,28 @@ class OperatorFailoverTest {
         client = cluster.client();
         log("helm upgrade --install with the chart's defaults");
         RealSandbox.installChart(cluster);
-        await("two operator replicas Ready").atMost(Duration.ofMinutes(3)).until(() -> readyOperators().size() == 2);
+        await("two operator replicas Ready")
+                .atMost(Duration.ofMinutes(3))
+                .until(() -> readyOperators().size() == 2);
     }
 
     @Test
     @Order(1)
     void givenTheChartsDefaults_whenTheLeaderIsKilled_thenSpecChangesAreStillAdmittedAndThePdbCountsAnEviction()
             throws Exception {
-        await("the PodDisruptionBudget to allow one disruption").atMost(Duration.ofMinutes(1))
+        await("the PodDisruptionBudget to allow one disruption")
+                .atMost(Duration.ofMinutes(1))
                 .until(() -> disruptionsAllowed() == 1);
         String ns = namespace("ha-admission");
-        cluster.kubectlWithInput(secretYaml() + "---\n" + topologyYaml("orders", UniqueNames.prefix("ha")) + "---\n"
-                + poolYaml("workers", "replicas: 0"), "apply", "-n", ns, "-f", "-").orThrow();
+        cluster.kubectlWithInput(
+                        secretYaml() + "---\n" + topologyYaml("orders", UniqueNames.prefix("ha")) + "---\n"
+                                + poolYaml("workers", "replicas: 0"),
+                        "apply",
+                        "-n",
+                        ns,
+                        "-f",
+                        "-")
+                .orThrow();
 
         Pod leader = leaderPod();
         int restarts = restarts(leader);
@@ -88,7 +98,15 @@ class OperatorFailoverTest {
         // webhook (matchConditions: the spec changes), which only the other replica can answer meanwhile.
         while (!(restarts(pod(leader.getMetadata().getName())) > restarts
                 && Conditions.TRUE.equals(ready(pod(leader.getMetadata().getName()))))) {
-            ControlPlane.Result patch = cluster.kubectl("patch", "bwp", "workers", "-n", ns, "--type", "merge", "-p",
+            ControlPlane.Result patch = cluster.kubectl(
+                    "patch",
+                    "bwp",
+                    "workers",
+                    "-n",
+                    ns,
+                    "--type",
+                    "merge",
+                    "-p",
                     "{\"spec\": {\"concurrency\": " + (1 + patches % 8) + "}}");
             patches++;
             if (patch.exit() != 0) {
@@ -100,13 +118,16 @@ class OperatorFailoverTest {
         assertEquals(List.of(), refused, "spec changes refused while one replica was down");
         assertTrue(patches >= 2, "spec changes were made while the replica was down: " + patches);
 
-        await("the PodDisruptionBudget to allow one disruption again").atMost(Duration.ofMinutes(1))
+        await("the PodDisruptionBudget to allow one disruption again")
+                .atMost(Duration.ofMinutes(1))
                 .until(() -> disruptionsAllowed() == 1);
         List<Pod> pods = readyOperators();
         assertTrue(client.pods().resource(pods.get(0)).evict(), "an eviction the budget allows");
-        await("the PodDisruptionBudget to allow no more disruption").atMost(Duration.ofMinutes(1))
+        await("the PodDisruptionBudget to allow no more disruption")
+                .atMost(Duration.ofMinutes(1))
                 .until(() -> disruptionsAllowed() == 0);
-        await("two operator replicas Ready after the eviction").atMost(Duration.ofMinutes(3))
+        await("two operator replicas Ready after the eviction")
+                .atMost(Duration.ofMinutes(3))
                 .until(() -> readyOperators().size() == 2);
         removeTopologyAndNamespace(ns);
     }
@@ -117,11 +138,18 @@ class OperatorFailoverTest {
             throws Exception {
         String ns = namespace("ha-failover");
         String prefix = UniqueNames.prefix("failover");
-        cluster.kubectlWithInput(secretYaml() + "---\n" + topologyYaml("orders", prefix) + "---\n" + poolYaml("workers", """
+        cluster.kubectlWithInput(
+                        secretYaml() + "---\n" + topologyYaml("orders", prefix) + "---\n"
+                                + poolYaml("workers", """
                 autoscaling: {enabled: true, minReplicas: 0, maxReplicas: %d, pollInterval: 2s, scaleDownWindow: 15s,
                     targetBacklogPerReplica: 100, targetDrainTime: 10s}
                   env: [{name: BACKSTAGE_SAMPLE_WORK_MS, value: "20"}]""".formatted(MAX_REPLICAS)),
-                "apply", "-n", ns, "-f", "-").orThrow();
+                        "apply",
+                        "-n",
+                        ns,
+                        "-f",
+                        "-")
+                .orThrow();
         await("the idle pool at zero").atMost(Duration.ofMinutes(2)).until(() -> replicas(ns) == 0);
         List<Integer> history = watchReplicas(ns);
 
@@ -133,35 +161,57 @@ class OperatorFailoverTest {
         kill(leader);
         // A live process leads again once the Lease is renewed after the kill: the standby, after the Lease expired,
         // or the killed pod's restarted container, which has the same identity and may find its Lease still its own.
-        Lease renewed = await("a live replica to lead").atMost(Duration.ofMinutes(1)).until(
-                () -> client.leases().inNamespace(RealSandbox.OPERATOR_NAMESPACE).withName(LEASE).get(),
-                l -> l != null && l.getSpec().getRenewTime() != null
-                        && l.getSpec().getRenewTime().toInstant().isAfter(killedAt));
+        Lease renewed = await("a live replica to lead")
+                .atMost(Duration.ofMinutes(1))
+                .until(
+                        () -> client.leases()
+                                .inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                                .withName(LEASE)
+                                .get(),
+                        l -> l != null
+                                && l.getSpec().getRenewTime() != null
+                                && l.getSpec().getRenewTime().toInstant().isAfter(killedAt));
         double seconds = (System.nanoTime() - killed) / 1e9;
         String next = renewed.getSpec().getHolderIdentity();
-        System.out.printf("[real-cluster] leader failover: %s leads %.1f s after kill -9 of %s (%s; target 15 s;"
-                + " the chart's Lease timing: %s)%n", next, seconds, leader.getMetadata().getName(),
-                next.equals(leader.getMetadata().getName()) ? "its restarted container" : "the standby", leaseTiming());
+        System.out.printf(
+                "[real-cluster] leader failover: %s leads %.1f s after kill -9 of %s (%s; target 15 s;"
+                        + " the chart's Lease timing: %s)%n",
+                next,
+                seconds,
+                leader.getMetadata().getName(),
+                next.equals(leader.getMetadata().getName()) ? "its restarted container" : "the standby",
+                leaseTiming());
 
         // The pool's pods drain the backlog, helped by a worker in this JVM in the same consumer group: on a
         // loaded 2-core machine the pods' JVMs may not pass their startup probe for minutes, and what is under test
         // here is the operator's decisions, not how fast a pod starts.
-        try (Worker helper = Worker.builder().provider(RedisProvider.connect(RedisSettings.of(REDIS).withPrefix(prefix)
-                .withGroup("shop-workers"))).queues("default").concurrency(20).build()) {
+        try (Worker helper = Worker.builder()
+                .provider(RedisProvider.connect(
+                        RedisSettings.of(REDIS).withPrefix(prefix).withGroup("shop-workers")))
+                .queues("default")
+                .concurrency(20)
+                .build()) {
             helper.register("processOrder", java.util.Map.class, (ctx, order) -> Next.done());
             helper.register("sendReceipt", java.util.Map.class, (ctx, receipt) -> Next.done());
             helper.start();
             await("the drain").atMost(Duration.ofMinutes(4)).until(() -> drained(ns));
-            await("the scale-down to zero by the new leader").atMost(Duration.ofMinutes(3)).until(() -> replicas(ns) == 0);
+            await("the scale-down to zero by the new leader")
+                    .atMost(Duration.ofMinutes(3))
+                    .until(() -> replicas(ns) == 0);
         }
         log("replicas, as the Deployment's spec went: " + history);
-        assertTrue(history.stream().allMatch(r -> r >= 0 && r <= MAX_REPLICAS), "within 0.." + MAX_REPLICAS + ": " + history);
+        assertTrue(
+                history.stream().allMatch(r -> r >= 0 && r <= MAX_REPLICAS),
+                "within 0.." + MAX_REPLICAS + ": " + history);
         int top = history.indexOf(history.stream().max(Integer::compare).orElseThrow());
         assertTrue(history.get(top) >= 1, "it scaled up: " + history);
         for (int i = top + 1; i < history.size(); i++) {
             assertTrue(history.get(i) <= history.get(i - 1), "no scale-up after the scale-down began: " + history);
         }
-        BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").get();
+        BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
+                .get();
         assertEquals(0, pool.getStatus().getDesiredReplicas(), "status agrees with the Deployment");
         removeTopologyAndNamespace(ns);
     }
@@ -178,8 +228,12 @@ class OperatorFailoverTest {
     private static void enqueue(String prefix, int orders) throws Exception {
         try (Provider p = Providers.create(new ProviderSettings("redis", REDIS, prefix, "shop-workers", null))) {
             JobProducer producer = new JobProducer(new CapabilitySet(p, null, null, null), PayloadCodec.defaults());
-            IntStream.range(0, orders).parallel().forEach(i -> producer.enqueue("processOrder",
-                    new dev.backstage.examples.orders.Order("o-" + i, i, "visa"), EnqueueOptions.defaults()));
+            IntStream.range(0, orders)
+                    .parallel()
+                    .forEach(i -> producer.enqueue(
+                            "processOrder",
+                            new dev.backstage.examples.orders.Order("o-" + i, i, "visa"),
+                            EnqueueOptions.defaults()));
         }
         log("enqueued " + orders + " orders");
     }
@@ -212,7 +266,9 @@ class OperatorFailoverTest {
 
             private synchronized void record(Deployment d) {
                 Integer r = d.getSpec().getReplicas();
-                if (r != null && (history.isEmpty() || !history.get(history.size() - 1).equals(r))) {
+                if (r != null
+                        && (history.isEmpty()
+                                || !history.get(history.size() - 1).equals(r))) {
                     history.add(r);
                 }
             }
@@ -222,10 +278,14 @@ class OperatorFailoverTest {
 
     /** The Lease settings the chart gave the operator, as its container's environment says them. */
     private static String leaseTiming() {
-        Deployment operator = client.apps().deployments().inNamespace(RealSandbox.OPERATOR_NAMESPACE)
-                .withName(RealSandbox.RELEASE).get();
+        Deployment operator = client.apps()
+                .deployments()
+                .inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                .withName(RealSandbox.RELEASE)
+                .get();
         return operator.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
-                .filter(e -> e.getName().startsWith("BACKSTAGE_LEASE_") && e.getValue() != null
+                .filter(e -> e.getName().startsWith("BACKSTAGE_LEASE_")
+                        && e.getValue() != null
                         && !e.getName().equals("BACKSTAGE_LEASE_NAME"))
                 .map(e -> e.getName().substring("BACKSTAGE_LEASE_".length()).toLowerCase(java.util.Locale.ROOT) + " "
                         + e.getValue())
@@ -233,54 +293,84 @@ class OperatorFailoverTest {
     }
 
     private static boolean drained(String ns) {
-        BackstageWorkerPool p = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").get();
+        BackstageWorkerPool p = client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
+                .get();
         BackstageWorkerPoolStatus s = p == null ? null : p.getStatus();
-        return s != null && s.getBacklog() != null && s.getBacklog().getOutstanding() != null
+        return s != null
+                && s.getBacklog() != null
+                && s.getBacklog().getOutstanding() != null
                 && s.getBacklog().getOutstanding() == 0;
     }
 
     private static int replicas(String ns) {
-        Deployment d = client.apps().deployments().inNamespace(ns).withName("workers").get();
+        Deployment d =
+                client.apps().deployments().inNamespace(ns).withName("workers").get();
         return d == null || d.getSpec().getReplicas() == null ? -1 : d.getSpec().getReplicas();
     }
 
     private static int disruptionsAllowed() {
-        PodDisruptionBudget pdb = client.policy().v1().podDisruptionBudget().inNamespace(RealSandbox.OPERATOR_NAMESPACE)
-                .withName(RealSandbox.RELEASE).get();
+        PodDisruptionBudget pdb = client.policy()
+                .v1()
+                .podDisruptionBudget()
+                .inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                .withName(RealSandbox.RELEASE)
+                .get();
         return pdb == null || pdb.getStatus() == null ? -1 : pdb.getStatus().getDisruptionsAllowed();
     }
 
     private static String holder() {
-        Lease lease = client.leases().inNamespace(RealSandbox.OPERATOR_NAMESPACE).withName(LEASE).get();
+        Lease lease = client.leases()
+                .inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                .withName(LEASE)
+                .get();
         return lease == null ? null : lease.getSpec().getHolderIdentity();
     }
 
     private static Pod leaderPod() {
-        String name = await("a leader").atMost(Duration.ofMinutes(1)).until(OperatorFailoverTest::holder, h -> h != null);
+        String name =
+                await("a leader").atMost(Duration.ofMinutes(1)).until(OperatorFailoverTest::holder, h -> h != null);
         Pod pod = pod(name);
         assertNotEquals(null, pod, "the Lease's holder is a pod: " + name);
         return pod;
     }
 
     private static Pod pod(String name) {
-        return client.pods().inNamespace(RealSandbox.OPERATOR_NAMESPACE).withName(name).get();
+        return client.pods()
+                .inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                .withName(name)
+                .get();
     }
 
     private static List<Pod> readyOperators() {
-        return client.pods().inNamespace(RealSandbox.OPERATOR_NAMESPACE)
-                .withLabel("app.kubernetes.io/name", "backstage-operator").list().getItems().stream()
-                .filter(p -> p.getMetadata().getDeletionTimestamp() == null && Conditions.TRUE.equals(ready(p))).toList();
+        return client
+                .pods()
+                .inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                .withLabel("app.kubernetes.io/name", "backstage-operator")
+                .list()
+                .getItems()
+                .stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null && Conditions.TRUE.equals(ready(p)))
+                .toList();
     }
 
     private static String ready(Pod pod) {
-        return pod == null || pod.getStatus() == null || pod.getStatus().getConditions() == null ? null
-                : pod.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()))
-                        .map(c -> c.getStatus()).findFirst().orElse(null);
+        return pod == null || pod.getStatus() == null || pod.getStatus().getConditions() == null
+                ? null
+                : pod.getStatus().getConditions().stream()
+                        .filter(c -> "Ready".equals(c.getType()))
+                        .map(c -> c.getStatus())
+                        .findFirst()
+                        .orElse(null);
     }
 
     private static int restarts(Pod pod) {
-        return pod == null || pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null
-                || pod.getStatus().getContainerStatuses().isEmpty() ? 0
+        return pod == null
+                        || pod.getStatus() == null
+                        || pod.getStatus().getContainerStatuses() == null
+                        || pod.getStatus().getContainerStatuses().isEmpty()
+                ? 0
                 : pod.getStatus().getContainerStatuses().get(0).getRestartCount();
     }
 

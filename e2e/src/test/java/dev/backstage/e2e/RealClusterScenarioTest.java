@@ -56,10 +56,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 @Tag("cluster")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealClusterScenarioTest {
-    private static final String OPERATOR_SA = "system:serviceaccount:" + RealSandbox.OPERATOR_NAMESPACE + ":"
-            + RealSandbox.RELEASE;
+    private static final String OPERATOR_SA =
+            "system:serviceaccount:" + RealSandbox.OPERATOR_NAMESPACE + ":" + RealSandbox.RELEASE;
     private static final String REDIS = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
-    private static final String RABBITMQ = System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672");
+    private static final String RABBITMQ =
+            System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672");
     private static final int ORDERS = 3000;
 
     private static LocalCluster cluster;
@@ -89,30 +90,42 @@ class RealClusterScenarioTest {
 
     @Test
     @Order(2)
-    void givenTheWebhook_whenABadPoolIsApplied_thenTheApiServerDeniesItWithTheFixWarnsOnAWastefulOneAndLetsSpecKeepingUpdatesThrough() {
+    void
+            givenTheWebhook_whenABadPoolIsApplied_thenTheApiServerDeniesItWithTheFixWarnsOnAWastefulOneAndLetsSpecKeepingUpdatesThrough() {
         String ns = namespace("webhook");
         apply(ns, topologyYaml("orders", "redis", "webhook", "delete"));
-        ControlPlane.Result denied = cluster.kubectlWithInput(poolYaml("bad", "orders", "[default, emails]", ""),
-                "apply", "-n", ns, "-f", "-");
+        ControlPlane.Result denied = cluster.kubectlWithInput(
+                poolYaml("bad", "orders", "[default, emails]", ""), "apply", "-n", ns, "-f", "-");
         assertNotEquals(0, denied.exit(), denied.out());
-        assertTrue(denied.err().contains("admission webhook") && denied.err().contains("queue 'emails' is not declared by"
-                + " BackstageTopology 'orders'"), denied.err());
-        ControlPlane.Result warned = cluster.kubectlWithInput(poolYaml("wasteful", "orders", "[default]",
-                "concurrency: 8\n  prefetch: 2"), "apply", "-n", ns, "-f", "-");
+        assertTrue(
+                denied.err().contains("admission webhook")
+                        && denied.err().contains("queue 'emails' is not declared by" + " BackstageTopology 'orders'"),
+                denied.err());
+        ControlPlane.Result warned = cluster.kubectlWithInput(
+                poolYaml("wasteful", "orders", "[default]", "concurrency: 8\n  prefetch: 2"),
+                "apply",
+                "-n",
+                ns,
+                "-f",
+                "-");
         assertEquals(0, warned.exit(), warned.err());
         assertTrue(warned.err().contains("Warning: spec.prefetch (2) is below spec.concurrency (8)"), warned.err());
 
         // Its topology gone, the pool's spec no longer fits: a spec change is denied, but an update that keeps the
         // spec (a label here; a finalizer, a GitOps tool's annotation) does not reach the webhook (matchConditions).
         cluster.kubectl("delete", "btp", "orders", "-n", ns, "--timeout=60s").orThrow();
-        ControlPlane.Result specChange = cluster.kubectl("patch", "bwp", "wasteful", "-n", ns, "--type", "merge",
-                "-p", "{\"spec\": {\"concurrency\": 4}}");
+        ControlPlane.Result specChange = cluster.kubectl(
+                "patch", "bwp", "wasteful", "-n", ns, "--type", "merge", "-p", "{\"spec\": {\"concurrency\": 4}}");
         assertNotEquals(0, specChange.exit(), specChange.out());
         assertTrue(specChange.err().contains("BackstageTopology 'orders' not found"), specChange.err());
         ControlPlane.Result label = cluster.kubectl("label", "bwp", "wasteful", "-n", ns, "team=search");
         assertEquals(0, label.exit(), label.err());
-        assertEquals("search", cluster.kubectl("get", "bwp", "wasteful", "-n", ns, "-o",
-                "jsonpath={.metadata.labels.team}").orThrow().out().trim());
+        assertEquals(
+                "search",
+                cluster.kubectl("get", "bwp", "wasteful", "-n", ns, "-o", "jsonpath={.metadata.labels.team}")
+                        .orThrow()
+                        .out()
+                        .trim());
         cluster.kubectl("delete", "namespace", ns, "--wait=false");
     }
 
@@ -122,68 +135,123 @@ class RealClusterScenarioTest {
             throws Exception {
         String ns = namespace("redis");
         String prefix = UniqueNames.prefix("redis");
-        applyExample("redis.yaml", ns, Map.of("redis://:CHANGE-ME@redis.shop.svc.cluster.local:6379/0", REDIS,
-                "keyPrefix: shop", "keyPrefix: " + prefix));
+        applyExample(
+                "redis.yaml",
+                ns,
+                Map.of(
+                        "redis://:CHANGE-ME@redis.shop.svc.cluster.local:6379/0",
+                        REDIS,
+                        "keyPrefix: shop",
+                        "keyPrefix: " + prefix));
         // Sized for a 2-core machine: at most 3 replicas, 20 ms of work per task, a short scale-down window.
         cluster.kubectl("patch", "bwp", "shop-workers", "-n", ns, "--type", "merge", "-p", """
                 {"spec": {"autoscaling": {"maxReplicas": 3, "scaleDownWindow": "15s", "pollInterval": "2s"},
-                  "env": [{"name": "BACKSTAGE_SAMPLE_WORK_MS", "value": "20"}]}}""").orThrow();
-        await("topology Ready and the idle pool at zero").atMost(Duration.ofMinutes(2)).until(() ->
-                topologyReady(ns, "shop-redis") && deploymentReplicas(ns, "shop-workers") == 0);
+                  "env": [{"name": "BACKSTAGE_SAMPLE_WORK_MS", "value": "20"}]}}""")
+                .orThrow();
+        await("topology Ready and the idle pool at zero")
+                .atMost(Duration.ofMinutes(2))
+                .until(() -> topologyReady(ns, "shop-redis") && deploymentReplicas(ns, "shop-workers") == 0);
 
         AtomicInteger peak = watchPeak(ns, "shop-workers");
         int declined = enqueue("redis", REDIS, prefix, "shop-workers", ORDERS);
-        await("the pool to scale up from zero on backlog").atMost(Duration.ofMinutes(2)).until(() -> peak.get() >= 2);
+        await("the pool to scale up from zero on backlog")
+                .atMost(Duration.ofMinutes(2))
+                .until(() -> peak.get() >= 2);
         log("redis: scaled to " + peak.get() + "; kill -9 of the operator");
         killOperator();
-        await("the drain, with " + declined + " dead letters in status").atMost(Duration.ofMinutes(5))
-                .pollInterval(Duration.ofSeconds(1)).until(() -> drained(ns, "shop-workers", declined));
+        await("the drain, with " + declined + " dead letters in status")
+                .atMost(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> drained(ns, "shop-workers", declined));
 
         assertDeadLettersColumn(ns, "shop-workers", declined);
         try (RedisStreams streams = new RedisStreams()) {
             Map<String, Integer> receipts = streams.receiptsPerOrder(prefix + ":default");
             assertEquals(ORDERS - declined, receipts.size(), "every order but the declined ones sent its receipt");
         }
-        assertEquals(1, client.apps().deployments().inNamespace(ns).list().getItems().size(), "one Deployment");
-        assertEquals(1, client.configMaps().inNamespace(ns).withLabel("app.kubernetes.io/managed-by").list().getItems().size(),
+        assertEquals(
+                1, client.apps().deployments().inNamespace(ns).list().getItems().size(), "one Deployment");
+        assertEquals(
+                1,
+                client.configMaps()
+                        .inNamespace(ns)
+                        .withLabel("app.kubernetes.io/managed-by")
+                        .list()
+                        .getItems()
+                        .size(),
                 "one runtime ConfigMap");
-        assertTrue(!client.apps().replicaSets().inNamespace(ns).list().getItems().isEmpty(), "ReplicaSets");
+        assertTrue(
+                !client.apps().replicaSets().inNamespace(ns).list().getItems().isEmpty(), "ReplicaSets");
 
-        await("the scale-down to zero").atMost(Duration.ofMinutes(3)).until(() -> deploymentReplicas(ns, "shop-workers") == 0);
+        await("the scale-down to zero")
+                .atMost(Duration.ofMinutes(3))
+                .until(() -> deploymentReplicas(ns, "shop-workers") == 0);
         cluster.kubectl("delete", "bwp", "shop-workers", "-n", ns).orThrow();
-        await("the Deployment and ConfigMap garbage-collected").atMost(Duration.ofMinutes(1)).until(() ->
-                client.apps().deployments().inNamespace(ns).withName("shop-workers").get() == null
-                        && client.configMaps().inNamespace(ns).withName("shop-workers-runtime-config").get() == null);
+        await("the Deployment and ConfigMap garbage-collected")
+                .atMost(Duration.ofMinutes(1))
+                .until(() -> client.apps()
+                                        .deployments()
+                                        .inNamespace(ns)
+                                        .withName("shop-workers")
+                                        .get()
+                                == null
+                        && client.configMaps()
+                                        .inNamespace(ns)
+                                        .withName("shop-workers-runtime-config")
+                                        .get()
+                                == null);
     }
 
     @Test
     @Order(4)
-    void givenTheRabbitMqExample_whenAutoscalingIsTurnedOn_thenThePoolScalesOnBacklogAndReportsDeadLetters() throws Exception {
+    void givenTheRabbitMqExample_whenAutoscalingIsTurnedOn_thenThePoolScalesOnBacklogAndReportsDeadLetters()
+            throws Exception {
         String ns = namespace("rabbitmq");
         String prefix = UniqueNames.prefix("rabbit");
-        applyExample("rabbitmq.yaml", ns, Map.of("amqp://backstage:CHANGE-ME@rabbitmq.shop.svc.cluster.local:5672/%2F",
-                RABBITMQ + "/%2F", "keyPrefix: shop", "keyPrefix: " + prefix));
-        await("the RabbitMQ pool's 2 fixed workers Ready").atMost(Duration.ofMinutes(2)).until(() ->
-                topologyReady(ns, "shop-rabbitmq") && readyReplicas(ns, "shop-rabbitmq-workers") == 2);
+        applyExample(
+                "rabbitmq.yaml",
+                ns,
+                Map.of(
+                        "amqp://backstage:CHANGE-ME@rabbitmq.shop.svc.cluster.local:5672/%2F",
+                        RABBITMQ + "/%2F", "keyPrefix: shop", "keyPrefix: " + prefix));
+        await("the RabbitMQ pool's 2 fixed workers Ready")
+                .atMost(Duration.ofMinutes(2))
+                .until(() -> topologyReady(ns, "shop-rabbitmq") && readyReplicas(ns, "shop-rabbitmq-workers") == 2);
         // The example runs a fixed size; a user turns autoscaling on (at most 3 replicas on this machine), and each
         // task works 200 ms, so that 2,000 orders outlast two replicas (10 handlers each) by ~20 s.
         cluster.kubectl("patch", "bwp", "shop-rabbitmq-workers", "-n", ns, "--type", "merge", "-p", """
                 {"spec": {"autoscaling": {"enabled": true, "minReplicas": 1, "maxReplicas": 3, "pollInterval": "2s",
-                  "targetBacklogPerReplica": 100, "targetDrainTime": "10s"}, "env": [{"name": "BACKSTAGE_SAMPLE_WORK_MS", "value": "200"}]}}""").orThrow();
+                  "targetBacklogPerReplica": 100, "targetDrainTime": "10s"}, "env": [{"name": "BACKSTAGE_SAMPLE_WORK_MS", "value": "200"}]}}""")
+                .orThrow();
         rolledOut(ns, "shop-rabbitmq-workers");
         AtomicInteger peak = watchPeak(ns, "shop-rabbitmq-workers");
         int declined = enqueue("rabbitmq", RABBITMQ, prefix, "shop-workers", 2000);
-        await("the pool to scale past its 2 replicas on backlog").atMost(Duration.ofMinutes(2)).until(() -> peak.get() >= 3);
+        await("the pool to scale past its 2 replicas on backlog")
+                .atMost(Duration.ofMinutes(2))
+                .until(() -> peak.get() >= 3);
         await("the drain").atMost(Duration.ofMinutes(3)).until(() -> drained(ns, "shop-rabbitmq-workers", declined));
         assertDeadLettersColumn(ns, "shop-rabbitmq-workers", declined);
         // A user cleaning up: the pool first, and its pods gone (a running worker declares its queue again when it
         // is deleted under it), then the topology switched to deletionPolicy: delete, which removes what it declared.
-        cluster.kubectl("delete", "bwp", "shop-rabbitmq-workers", "-n", ns, "--timeout=60s").orThrow();
-        await("the pool's pods gone").atMost(Duration.ofMinutes(2)).until(() -> client.pods().inNamespace(ns).list()
-                .getItems().stream().noneMatch(p -> p.getMetadata().getName().startsWith("shop-rabbitmq-workers")));
-        cluster.kubectl("patch", "btp", "shop-rabbitmq", "-n", ns, "--type", "merge", "-p",
-                "{\"spec\": {\"deletionPolicy\": \"delete\"}}").orThrow();
-        cluster.kubectl("delete", "btp", "shop-rabbitmq", "-n", ns, "--timeout=60s").orThrow();
+        cluster.kubectl("delete", "bwp", "shop-rabbitmq-workers", "-n", ns, "--timeout=60s")
+                .orThrow();
+        await("the pool's pods gone")
+                .atMost(Duration.ofMinutes(2))
+                .until(() -> client.pods().inNamespace(ns).list().getItems().stream()
+                        .noneMatch(p -> p.getMetadata().getName().startsWith("shop-rabbitmq-workers")));
+        cluster.kubectl(
+                        "patch",
+                        "btp",
+                        "shop-rabbitmq",
+                        "-n",
+                        ns,
+                        "--type",
+                        "merge",
+                        "-p",
+                        "{\"spec\": {\"deletionPolicy\": \"delete\"}}")
+                .orThrow();
+        cluster.kubectl("delete", "btp", "shop-rabbitmq", "-n", ns, "--timeout=60s")
+                .orThrow();
         RabbitMqQueues queues = new RabbitMqQueues(RABBITMQ);
         Set<String> left = queues.names(prefix);
         queues.deleteQueuesAndExchanges(prefix); // whatever the assertion finds, the shared broker keeps none of it
@@ -204,17 +272,21 @@ class RealClusterScenarioTest {
         rewrite.put("replicationFactor: 3", "replicationFactor: 1"); // one broker here
         rewrite.put("minInsyncReplicas: 2", "minInsyncReplicas: 1");
         applyExample("kafka.yaml", ns, rewrite);
-        await("the Kafka pool's first worker Ready").atMost(Duration.ofMinutes(2)).until(() ->
-                topologyReady(ns, "shop-kafka") && readyReplicas(ns, "shop-kafka-workers") >= 1);
+        await("the Kafka pool's first worker Ready")
+                .atMost(Duration.ofMinutes(2))
+                .until(() -> topologyReady(ns, "shop-kafka") && readyReplicas(ns, "shop-kafka-workers") >= 1);
         cluster.kubectl("patch", "bwp", "shop-kafka-workers", "-n", ns, "--type", "merge", "-p", """
                 {"spec": {"autoscaling": {"maxReplicas": 3, "pollInterval": "2s", "targetBacklogPerReplica": 100,
                   "targetDrainTime": "10s"},
-                  "env": [{"name": "BACKSTAGE_SAMPLE_WORK_MS", "value": "1000"}]}}""").orThrow();
+                  "env": [{"name": "BACKSTAGE_SAMPLE_WORK_MS", "value": "1000"}]}}""")
+                .orThrow();
         rolledOut(ns, "shop-kafka-workers");
         AtomicInteger peak = watchPeak(ns, "shop-kafka-workers");
         // 1 s of work per task: one replica's 50 handlers settle 50 a second, slower than the orders arrive.
         int declined = enqueue("kafka", bootstrap, prefix, "shop-workers", 2000);
-        await("the pool to scale up on consumer lag").atMost(Duration.ofMinutes(2)).until(() -> peak.get() >= 2);
+        await("the pool to scale up on consumer lag")
+                .atMost(Duration.ofMinutes(2))
+                .until(() -> peak.get() >= 2);
         await("the drain").atMost(Duration.ofMinutes(4)).until(() -> drained(ns, "shop-kafka-workers", declined));
         assertDeadLettersColumn(ns, "shop-kafka-workers", declined);
         cluster.kubectl("delete", "namespace", ns, "--wait=false");
@@ -230,7 +302,8 @@ class RealClusterScenarioTest {
         await("topology Ready").atMost(Duration.ofMinutes(1)).until(() -> topologyReady(ns, "doomed"));
         try (RedisStreams streams = new RedisStreams()) {
             assertEquals(1L, streams.redis().exists(prefix + ":default"), "the stream exists on Redis");
-            cluster.kubectl("delete", "btp", "doomed", "-n", ns, "--timeout=60s").orThrow();
+            cluster.kubectl("delete", "btp", "doomed", "-n", ns, "--timeout=60s")
+                    .orThrow();
             assertEquals(0L, streams.redis().exists(prefix + ":default"), "the stream is gone once the topology is");
         }
         cluster.kubectl("delete", "namespace", ns, "--wait=false");
@@ -240,12 +313,20 @@ class RealClusterScenarioTest {
     @Order(7)
     void givenTheWholeScenario_whenTheOperatorsLogIsRead_thenNothingWasForbidden() throws Exception {
         Pod operator = operatorPod();
-        Path log = cluster.node().podDir(operator.getMetadata().getNamespace(), operator.getMetadata().getName())
+        Path log = cluster.node()
+                .podDir(
+                        operator.getMetadata().getNamespace(),
+                        operator.getMetadata().getName())
                 .resolve("pod.log");
         // RBAC's refusals read 'is forbidden: User "system:serviceaccount:…" cannot VERB resource …'.
         List<String> denied = Files.readAllLines(log).stream()
-                .filter(l -> l.contains("forbidden: User") || l.contains("cannot get resource") || l.contains("cannot list resource"))
-                .map(l -> l.length() > 300 ? l.substring(0, 300) + "…" : l).distinct().limit(5).toList();
+                .filter(l -> l.contains("forbidden: User")
+                        || l.contains("cannot get resource")
+                        || l.contains("cannot list resource"))
+                .map(l -> l.length() > 300 ? l.substring(0, 300) + "…" : l)
+                .distinct()
+                .limit(5)
+                .toList();
         assertEquals(List.of(), denied, "RBAC denials in " + log);
     }
 
@@ -263,7 +344,8 @@ class RealClusterScenarioTest {
 
     /** {@code kubectl apply -f examples/manifests/FILE} with the given text replaced (each must occur). */
     private static void applyExample(String file, String ns, Map<String, String> replacements) throws Exception {
-        String yaml = Files.readString(cluster.root().resolve("examples/manifests").resolve(file));
+        String yaml =
+                Files.readString(cluster.root().resolve("examples/manifests").resolve(file));
         for (Map.Entry<String, String> r : replacements.entrySet()) {
             assertTrue(yaml.contains(r.getKey()), file + " no longer contains " + r.getKey());
             yaml = yaml.replace(r.getKey(), r.getValue());
@@ -276,8 +358,12 @@ class RealClusterScenarioTest {
     private static int enqueue(String provider, String url, String prefix, String group, int orders) throws Exception {
         try (Provider p = Providers.create(new ProviderSettings(provider, url, prefix, group, null))) {
             JobProducer producer = new JobProducer(new CapabilitySet(p, null, null, null), PayloadCodec.defaults());
-            IntStream.range(0, orders).parallel().forEach(i -> producer.enqueue("processOrder",
-                    new dev.backstage.examples.orders.Order("o-" + i, i, i % 100 == 0 ? "declined" : "visa"), EnqueueOptions.defaults()));
+            IntStream.range(0, orders)
+                    .parallel()
+                    .forEach(i -> producer.enqueue(
+                            "processOrder",
+                            new dev.backstage.examples.orders.Order("o-" + i, i, i % 100 == 0 ? "declined" : "visa"),
+                            EnqueueOptions.defaults()));
         }
         log(provider + ": enqueued " + orders + " orders");
         return (orders + 99) / 100;
@@ -286,17 +372,21 @@ class RealClusterScenarioTest {
     /** {@code kubectl rollout status}: the patched pod template runs everywhere (no old pod drains the jobs). */
     private static void rolledOut(String ns, String deployment) {
         log("kubectl rollout status deployment/" + deployment);
-        cluster.kubectl("rollout", "status", "deployment/" + deployment, "-n", ns, "--timeout=180s").orThrow();
+        cluster.kubectl("rollout", "status", "deployment/" + deployment, "-n", ns, "--timeout=180s")
+                .orThrow();
     }
 
     /** {@code kubectl get bwp}: the pool's row shows its dead letters in the DEADLETTERS column. */
     private static void assertDeadLettersColumn(String ns, String pool, int deadLetters) {
         String table = cluster.kubectl("get", "bwp", pool, "-n", ns).orThrow().out();
         log("kubectl get bwp -n " + ns + "\n" + table);
-        List<String> header = List.of(table.lines().findFirst().orElseThrow().trim().split("\\s+"));
-        List<String> row = List.of(table.lines().skip(1).findFirst().orElseThrow().trim().split("\\s+"));
+        List<String> header =
+                List.of(table.lines().findFirst().orElseThrow().trim().split("\\s+"));
+        List<String> row =
+                List.of(table.lines().skip(1).findFirst().orElseThrow().trim().split("\\s+"));
         assertEquals(pool, row.get(0));
-        assertEquals(Integer.toString(deadLetters), row.get(header.indexOf("DEADLETTERS")), "DEADLETTERS column: " + table);
+        assertEquals(
+                Integer.toString(deadLetters), row.get(header.indexOf("DEADLETTERS")), "DEADLETTERS column: " + table);
     }
 
     private static void killOperator() {
@@ -306,10 +396,15 @@ class RealClusterScenarioTest {
         assertTrue(ProcessHandle.of(pid).map(ProcessHandle::destroyForcibly).orElse(false), "SIGKILL to pid " + pid);
         int restarts = restarts(before);
         String name = before.getMetadata().getName();
-        await("the operator's container to restart and be Ready").atMost(Duration.ofMinutes(2)).until(() -> {
-            Pod now = client.pods().inNamespace(RealSandbox.OPERATOR_NAMESPACE).withName(name).get();
-            return now != null && restarts(now) > restarts && Conditions.TRUE.equals(ready(now));
-        });
+        await("the operator's container to restart and be Ready")
+                .atMost(Duration.ofMinutes(2))
+                .until(() -> {
+                    Pod now = client.pods()
+                            .inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                            .withName(name)
+                            .get();
+                    return now != null && restarts(now) > restarts && Conditions.TRUE.equals(ready(now));
+                });
     }
 
     /** The highest spec.replicas the pool's Deployment has had since now, from a watch (no polling). */
@@ -341,16 +436,28 @@ class RealClusterScenarioTest {
     }
 
     private static boolean drained(String ns, String pool, int declined) {
-        BackstageWorkerPool p = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(pool).get();
+        BackstageWorkerPool p = client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName(pool)
+                .get();
         BackstageWorkerPoolStatus s = p == null ? null : p.getStatus();
-        return s != null && s.getBacklog() != null && s.getBacklog().getOutstanding() != null
-                && s.getBacklog().getOutstanding() == 0 && s.getDeadLetters() != null
-                && s.getDeadLetters().getTotal() != null && s.getDeadLetters().getTotal() == declined;
+        return s != null
+                && s.getBacklog() != null
+                && s.getBacklog().getOutstanding() != null
+                && s.getBacklog().getOutstanding() == 0
+                && s.getDeadLetters() != null
+                && s.getDeadLetters().getTotal() != null
+                && s.getDeadLetters().getTotal() == declined;
     }
 
     private static boolean topologyReady(String ns, String name) {
-        BackstageTopology t = client.resources(BackstageTopology.class).inNamespace(ns).withName(name).get();
-        return t != null && t.getStatus() != null && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY);
+        BackstageTopology t = client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName(name)
+                .get();
+        return t != null
+                && t.getStatus() != null
+                && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY);
     }
 
     private static int deploymentReplicas(String ns, String name) {
@@ -360,29 +467,47 @@ class RealClusterScenarioTest {
 
     private static int readyReplicas(String ns, String name) {
         var d = client.apps().deployments().inNamespace(ns).withName(name).get();
-        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0 : d.getStatus().getReadyReplicas();
+        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null
+                ? 0
+                : d.getStatus().getReadyReplicas();
     }
 
     /** The operator pod that leads (holds the Lease). */
     private static Pod operatorPod() {
-        List<Pod> pods = new ArrayList<>(client.pods().inNamespace(RealSandbox.OPERATOR_NAMESPACE)
-                .withLabel("app.kubernetes.io/name", "backstage-operator").list().getItems());
+        List<Pod> pods = new ArrayList<>(client.pods()
+                .inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                .withLabel("app.kubernetes.io/name", "backstage-operator")
+                .list()
+                .getItems());
         pods.removeIf(p -> p.getMetadata().getDeletionTimestamp() != null);
         // The chart runs two replicas; the one holding the Lease reconciles (and is the one to kill).
-        var lease = client.leases().inNamespace(RealSandbox.OPERATOR_NAMESPACE).withName(RealSandbox.RELEASE + "-leader").get();
+        var lease = client.leases()
+                .inNamespace(RealSandbox.OPERATOR_NAMESPACE)
+                .withName(RealSandbox.RELEASE + "-leader")
+                .get();
         String holder = lease == null ? null : lease.getSpec().getHolderIdentity();
-        return pods.stream().filter(p -> p.getMetadata().getName().equals(holder)).findFirst()
+        return pods.stream()
+                .filter(p -> p.getMetadata().getName().equals(holder))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no operator pod holds the Lease (holder " + holder + ")"));
     }
 
     private static String ready(Pod pod) {
-        return pod.getStatus() == null || pod.getStatus().getConditions() == null ? null : pod.getStatus().getConditions()
-                .stream().filter(c -> "Ready".equals(c.getType())).map(c -> c.getStatus()).findFirst().orElse(null);
+        return pod.getStatus() == null || pod.getStatus().getConditions() == null
+                ? null
+                : pod.getStatus().getConditions().stream()
+                        .filter(c -> "Ready".equals(c.getType()))
+                        .map(c -> c.getStatus())
+                        .findFirst()
+                        .orElse(null);
     }
 
     private static int restarts(Pod pod) {
-        return pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null || pod.getStatus().getContainerStatuses().isEmpty()
-                ? 0 : pod.getStatus().getContainerStatuses().get(0).getRestartCount();
+        return pod.getStatus() == null
+                        || pod.getStatus().getContainerStatuses() == null
+                        || pod.getStatus().getContainerStatuses().isEmpty()
+                ? 0
+                : pod.getStatus().getContainerStatuses().get(0).getRestartCount();
     }
 
     private static String canI(String verb, String resource, String... scope) {

@@ -29,10 +29,13 @@ final class RedisStreams implements AutoCloseable {
         Map<String, Integer> counts = new HashMap<>();
         String from = "-";
         while (true) {
-            List<StreamMessage<String, String>> page = redis().xrange(stream, Range.create(from, "+"), Limit.from(1000));
+            List<StreamMessage<String, String>> page =
+                    redis().xrange(stream, Range.create(from, "+"), Limit.from(1000));
             for (StreamMessage<String, String> m : page) {
                 if ("sendReceipt".equals(m.getBody().get("taskName"))) {
-                    String orderId = JSON.readTree(m.getBody().get("payload")).path("orderId").asText();
+                    String orderId = JSON.readTree(m.getBody().get("payload"))
+                            .path("orderId")
+                            .asText();
                     counts.merge(orderId, 1, Integer::sum);
                 }
             }
@@ -64,8 +67,12 @@ final class RedisStreams implements AutoCloseable {
 
     /** Entries pending for one consumer (a pod: the runtime uses the pod name as its consumer name). */
     long pendingOf(String stream, String group, String consumer) {
-        return redis().xpending(stream, io.lettuce.core.Consumer.from(group, consumer), Range.create("-", "+"),
-                Limit.from(10_000)).size();
+        return redis().xpending(
+                        stream,
+                        io.lettuce.core.Consumer.from(group, consumer),
+                        Range.create("-", "+"),
+                        Limit.from(10_000))
+                .size();
     }
 
     @Override

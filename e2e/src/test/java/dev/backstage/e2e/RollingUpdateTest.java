@@ -34,8 +34,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 /**
  * Day 2 on the real local cluster (kube-apiserver, kube-controller-manager's Deployment controller, the operator
@@ -58,7 +58,8 @@ class RollingUpdateTest {
      * The workers' JVM settings for a shared 2-core machine (C1 only, serial GC: less CPU to start), as a user sets
      * them for small pods; without them a loaded machine saw worker JVMs miss the 60 s startup probe.
      */
-    private static final String JVM_ENV = "{\"name\": \"JAVA_TOOL_OPTIONS\", \"value\": \"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC\"}";
+    private static final String JVM_ENV =
+            "{\"name\": \"JAVA_TOOL_OPTIONS\", \"value\": \"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC\"}";
 
     @Test
     void givenJobsFlowing_whenThePoolsImageAndEnvChange_thenEveryJobRunsAndNoHandlerIsCutOff() throws Exception {
@@ -72,7 +73,8 @@ class RollingUpdateTest {
         Thread producer = producer(prefix, enqueued);
         try (RedisStreams streams = new RedisStreams()) {
             try {
-                cluster.kubectlWithInput(manifests(prefix), "apply", "-n", ns, "-f", "-").orThrow();
+                cluster.kubectlWithInput(manifests(prefix), "apply", "-n", ns, "-f", "-")
+                        .orThrow();
                 await("3 ready workers").atMost(Duration.ofMinutes(6)).until(() -> ready(pool(client, ns), REPLICAS));
                 Set<String> oldPods = podNames(client, ns);
                 log("old pods " + oldPods);
@@ -82,50 +84,85 @@ class RollingUpdateTest {
                 String stream = prefix + ":default";
                 try (Watch ignored = watchTerminations(client, ns, streams, stream, heldAtSigterm)) {
                     producer.start();
-                    await("a tenth of the orders handled").atMost(Duration.ofMinutes(2))
+                    await("a tenth of the orders handled")
+                            .atMost(Duration.ofMinutes(2))
                             .until(() -> streams.receiptsPerOrder(stream).size() >= ORDERS / 10);
                     log("patching the pool's image tag and env with " + enqueued.get() + " orders enqueued");
                     cluster.kubectl("patch", "bwp", "orders", "-n", ns, "--type", "merge", "-p", """
                             {"spec": {"image": "backstage-sample-tasks:0.1.1",
                               "env": [{"name": "BACKSTAGE_SAMPLE_WORK_MS", "value": "150"},
-                                      {"name": "ROLLOUT", "value": "2"}, %s]}}""".formatted(JVM_ENV)).orThrow();
-                    await("the rollout to finish").atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                        BackstageWorkerPoolStatus s = pool(client, ns).getStatus();
-                        if (s != null && s.getUpdatedReplicas() != null) {
-                            lowestUpdated.accumulateAndGet(s.getUpdatedReplicas(), Math::min);
-                        }
-                        return rolledOut(client, ns) && s != null && s.getUpdatedReplicas() != null
-                                && s.getUpdatedReplicas() == REPLICAS && ready(pool(client, ns), REPLICAS)
-                                && podNames(client, ns).stream().noneMatch(oldPods::contains);
-                    });
+                                      {"name": "ROLLOUT", "value": "2"}, %s]}}""".formatted(JVM_ENV))
+                            .orThrow();
+                    await("the rollout to finish")
+                            .atMost(Duration.ofMinutes(5))
+                            .pollInterval(Duration.ofMillis(200))
+                            .until(() -> {
+                                BackstageWorkerPoolStatus s = pool(client, ns).getStatus();
+                                if (s != null && s.getUpdatedReplicas() != null) {
+                                    lowestUpdated.accumulateAndGet(s.getUpdatedReplicas(), Math::min);
+                                }
+                                return rolledOut(client, ns)
+                                        && s != null
+                                        && s.getUpdatedReplicas() != null
+                                        && s.getUpdatedReplicas() == REPLICAS
+                                        && ready(pool(client, ns), REPLICAS)
+                                        && podNames(client, ns).stream().noneMatch(oldPods::contains);
+                            });
                     log("rolled out with " + enqueued.get() + " of " + ORDERS + " orders enqueued; lowest"
                             + " status.updatedReplicas seen " + lowestUpdated.get());
                     producer.join(TimeUnit.MINUTES.toMillis(3));
                     assertEquals(ORDERS, enqueued.get(), "the producer enqueued every order");
-                    await("every receipt").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                    await("every receipt")
+                            .atMost(Duration.ofMinutes(3))
+                            .pollInterval(Duration.ofSeconds(1))
                             .until(() -> streams.receiptsPerOrder(stream).size() == ORDERS);
-                    await("nothing pending").atMost(Duration.ofMinutes(1)).until(() -> streams.pending(stream, "shop-workers") == 0);
+                    await("nothing pending")
+                            .atMost(Duration.ofMinutes(1))
+                            .until(() -> streams.pending(stream, "shop-workers") == 0);
                 }
                 Map<String, Integer> receipts = streams.receiptsPerOrder(stream);
-                long duplicates = receipts.values().stream().mapToLong(n -> n - 1).sum();
+                long duplicates =
+                        receipts.values().stream().mapToLong(n -> n - 1).sum();
                 log(ORDERS + " orders, " + receipts.size() + " with a receipt (0 lost), " + duplicates
                         + " duplicate receipts; jobs held by each old pod at SIGTERM " + heldAtSigterm);
                 assertEquals(ORDERS, receipts.size(), "every order ran at least once");
-                assertTrue(lowestUpdated.get() < REPLICAS, "status.updatedReplicas told the rollout's progress: lowest "
-                        + lowestUpdated.get());
-                assertTrue(heldAtSigterm.keySet().containsAll(oldPods), "every old pod was seen terminating: " + heldAtSigterm);
-                assertTrue(heldAtSigterm.values().stream().anyMatch(n -> n > 0),
+                assertTrue(
+                        lowestUpdated.get() < REPLICAS,
+                        "status.updatedReplicas told the rollout's progress: lowest " + lowestUpdated.get());
+                assertTrue(
+                        heldAtSigterm.keySet().containsAll(oldPods),
+                        "every old pod was seen terminating: " + heldAtSigterm);
+                assertTrue(
+                        heldAtSigterm.values().stream().anyMatch(n -> n > 0),
                         "the rollout stopped pods with jobs in flight: " + heldAtSigterm);
                 for (String pod : oldPods) {
-                    String podLog = Files.readString(cluster.node().podDir(ns, pod).resolve("pod.log"));
+                    String podLog =
+                            Files.readString(cluster.node().podDir(ns, pod).resolve("pod.log"));
                     assertTrue(podLog.contains("(drained: true)"), pod + " stopped without draining:\n" + tail(podLog));
                     assertTrue(!podLog.contains("shutdown grace of"), pod + " cut handlers off:\n" + tail(podLog));
                 }
-                Deployment d = client.apps().deployments().inNamespace(ns).withName("orders").get();
-                assertEquals(0, d.getSpec().getStrategy().getRollingUpdate().getMaxUnavailable().getIntVal());
-                assertEquals(REPLICAS, client.pods().inNamespace(ns).list().getItems().stream()
-                        .filter(p -> p.getSpec().getContainers().get(0).getImage().equals("backstage-sample-tasks:0.1.1"))
-                        .count(), "every pod runs the new image");
+                Deployment d = client.apps()
+                        .deployments()
+                        .inNamespace(ns)
+                        .withName("orders")
+                        .get();
+                assertEquals(
+                        0,
+                        d.getSpec()
+                                .getStrategy()
+                                .getRollingUpdate()
+                                .getMaxUnavailable()
+                                .getIntVal());
+                assertEquals(
+                        REPLICAS,
+                        client.pods().inNamespace(ns).list().getItems().stream()
+                                .filter(p -> p.getSpec()
+                                        .getContainers()
+                                        .get(0)
+                                        .getImage()
+                                        .equals("backstage-sample-tasks:0.1.1"))
+                                .count(),
+                        "every pod runs the new image");
             } finally {
                 producer.interrupt(); // a failed run enqueues nothing after its keys are deleted
                 producer.join(TimeUnit.SECONDS.toMillis(30));
@@ -140,33 +177,39 @@ class RollingUpdateTest {
 
     /** Enqueues {@link #ORDERS} orders at {@link #RATE} per second (load, not synchronisation). */
     private static Thread producer(String prefix, AtomicInteger enqueued) {
-        Thread thread = new Thread(() -> {
-            try (Provider p = Providers.create(new ProviderSettings("redis", REDIS, prefix, "shop-workers", null))) {
-                JobProducer producer = new JobProducer(new CapabilitySet(p, null, null, null), PayloadCodec.defaults());
-                long start = System.nanoTime();
-                for (int i = 0; i < ORDERS && !Thread.currentThread().isInterrupted(); i++) {
-                    long due = start + TimeUnit.SECONDS.toNanos(1) * i / RATE;
-                    LockSupport.parkNanos(due - System.nanoTime());
-                    producer.enqueue("processOrder", new Order("o-" + i, i, "visa"), EnqueueOptions.defaults());
-                    enqueued.incrementAndGet();
-                }
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "rollout-producer");
+        Thread thread = new Thread(
+                () -> {
+                    try (Provider p =
+                            Providers.create(new ProviderSettings("redis", REDIS, prefix, "shop-workers", null))) {
+                        JobProducer producer =
+                                new JobProducer(new CapabilitySet(p, null, null, null), PayloadCodec.defaults());
+                        long start = System.nanoTime();
+                        for (int i = 0; i < ORDERS && !Thread.currentThread().isInterrupted(); i++) {
+                            long due = start + TimeUnit.SECONDS.toNanos(1) * i / RATE;
+                            LockSupport.parkNanos(due - System.nanoTime());
+                            producer.enqueue("processOrder", new Order("o-" + i, i, "visa"), EnqueueOptions.defaults());
+                            enqueued.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                "rollout-producer");
         thread.setDaemon(true);
         return thread;
     }
 
     /** On each pod's deletion (the kubelet's SIGTERM follows), records how many jobs its consumer holds unacked. */
-    private static Watch watchTerminations(KubernetesClient client, String ns, RedisStreams streams, String stream,
-            Map<String, Long> heldAtSigterm) {
+    private static Watch watchTerminations(
+            KubernetesClient client, String ns, RedisStreams streams, String stream, Map<String, Long> heldAtSigterm) {
         AtomicBoolean closed = new AtomicBoolean();
         return client.pods().inNamespace(ns).watch(new Watcher<>() {
             @Override
             public void eventReceived(Action action, Pod pod) {
                 String name = pod.getMetadata().getName();
-                if (pod.getMetadata().getDeletionTimestamp() != null && !heldAtSigterm.containsKey(name) && !closed.get()) {
+                if (pod.getMetadata().getDeletionTimestamp() != null
+                        && !heldAtSigterm.containsKey(name)
+                        && !closed.get()) {
                     heldAtSigterm.put(name, streams.pendingOf(stream, "shop-workers", name));
                 }
             }
@@ -179,26 +222,37 @@ class RollingUpdateTest {
     }
 
     private static BackstageWorkerPool pool(KubernetesClient client, String ns) {
-        return client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("orders").get();
+        return client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .get();
     }
 
     private static boolean ready(BackstageWorkerPool pool, int replicas) {
-        return pool != null && pool.getStatus() != null && pool.getStatus().getReadyReplicas() != null
+        return pool != null
+                && pool.getStatus() != null
+                && pool.getStatus().getReadyReplicas() != null
                 && pool.getStatus().getReadyReplicas() == replicas;
     }
 
     /** The Deployment controller's own verdict: observed the new generation, every replica updated and available. */
     private static boolean rolledOut(KubernetesClient client, String ns) {
-        Deployment d = client.apps().deployments().inNamespace(ns).withName("orders").get();
+        Deployment d =
+                client.apps().deployments().inNamespace(ns).withName("orders").get();
         var s = d.getStatus();
-        return s != null && s.getObservedGeneration() != null && s.getObservedGeneration() >= d.getMetadata().getGeneration()
-                && s.getUpdatedReplicas() != null && s.getUpdatedReplicas() == REPLICAS
-                && s.getAvailableReplicas() != null && s.getAvailableReplicas() == REPLICAS
+        return s != null
+                && s.getObservedGeneration() != null
+                && s.getObservedGeneration() >= d.getMetadata().getGeneration()
+                && s.getUpdatedReplicas() != null
+                && s.getUpdatedReplicas() == REPLICAS
+                && s.getAvailableReplicas() != null
+                && s.getAvailableReplicas() == REPLICAS
                 && (s.getReplicas() == null || s.getReplicas() == REPLICAS);
     }
 
     private static Set<String> podNames(KubernetesClient client, String ns) {
-        return client.pods().inNamespace(ns).list().getItems().stream().map(p -> p.getMetadata().getName())
+        return client.pods().inNamespace(ns).list().getItems().stream()
+                .map(p -> p.getMetadata().getName())
                 .collect(Collectors.toSet());
     }
 

@@ -11,9 +11,9 @@ import dev.backstage.examples.orders.Order;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.cli.BackstageCli;
+import dev.backstage.runtime.core.CapabilitySet;
 import dev.backstage.runtime.core.JobProducer;
 import dev.backstage.runtime.core.PayloadCodec;
-import dev.backstage.runtime.core.CapabilitySet;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
@@ -57,7 +57,10 @@ class ScalingLoopTest {
                 new Broker("redis", redis, """
                         provider: redis
                           connection: {secretName: broker, key: url}"""),
-                new Broker("rabbitmq", System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672"), """
+                new Broker(
+                        "rabbitmq",
+                        System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672"),
+                        """
                         provider: rabbitmq
                           connection: {secretName: broker, key: url}"""),
                 new Broker("kafka", null, """
@@ -81,33 +84,44 @@ class ScalingLoopTest {
             await().atMost(Duration.ofMinutes(2)).until(() -> cluster.readyReplicas("orders") >= 1);
 
             AtomicInteger peakReplicas = new AtomicInteger();
-            Thread watcher = new Thread(() -> {
-                while (!Thread.currentThread().isInterrupted()) {
-                    BackstageWorkerPool pool = cluster.pool("orders");
-                    if (pool != null && pool.getStatus() != null && pool.getStatus().getReplicas() != null) {
-                        peakReplicas.accumulateAndGet(pool.getStatus().getReplicas(), Math::max);
-                    }
-                    try {
-                        Thread.sleep(250);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "pool-watcher");
+            Thread watcher = new Thread(
+                    () -> {
+                        while (!Thread.currentThread().isInterrupted()) {
+                            BackstageWorkerPool pool = cluster.pool("orders");
+                            if (pool != null
+                                    && pool.getStatus() != null
+                                    && pool.getStatus().getReplicas() != null) {
+                                peakReplicas.accumulateAndGet(pool.getStatus().getReplicas(), Math::max);
+                            }
+                            try {
+                                Thread.sleep(250);
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                        }
+                    },
+                    "pool-watcher");
             watcher.setDaemon(true);
             watcher.start();
 
             ProviderSettings settings = new ProviderSettings(broker.name(), url, prefix, "shop-workers", null);
             try (Provider provider = Providers.create(settings)) {
-                JobProducer producer = new JobProducer(new CapabilitySet(provider, null, null, null), PayloadCodec.defaults());
+                JobProducer producer =
+                        new JobProducer(new CapabilitySet(provider, null, null, null), PayloadCodec.defaults());
                 // Eight publishers: RabbitMQ and Kafka publishes wait for the broker's confirm one by one.
-                IntStream.range(0, ORDERS).parallel().forEach(i -> producer.enqueue("processOrder",
-                        new Order("o-" + i, i, i % 100 == 0 ? "declined" : "visa"), EnqueueOptions.defaults()));
+                IntStream.range(0, ORDERS)
+                        .parallel()
+                        .forEach(i -> producer.enqueue(
+                                "processOrder",
+                                new Order("o-" + i, i, i % 100 == 0 ? "declined" : "visa"),
+                                EnqueueOptions.defaults()));
             }
             log(broker, "enqueued " + ORDERS + " orders; waiting for the pool to scale up");
             await().atMost(Duration.ofMinutes(2)).until(() -> peakReplicas.get() >= 2);
             log(broker, "scaled up to " + peakReplicas.get() + "; waiting for the backlog to drain");
-            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> drained(cluster));
+            await().atMost(Duration.ofMinutes(5))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> drained(cluster));
             log(broker, "drained; waiting for the scale-down");
             await().atMost(Duration.ofMinutes(2)).until(() -> cluster.specReplicas("orders") == 1);
             watcher.interrupt();
@@ -117,9 +131,13 @@ class ScalingLoopTest {
             assertEquals(0, pool.getStatus().getBacklog().getOutstanding());
             assertTrue(peakReplicas.get() >= 2 && peakReplicas.get() <= 4, "peak " + peakReplicas.get());
             JsonNode inspect = inspect(broker, url, prefix);
-            assertEquals(DECLINED, inspect.path("queues").get(0).path("deadLetters").asLong(), inspect.toString());
-            log(broker, "peak " + peakReplicas.get() + " replicas; " + DECLINED + " dead letters in status and in"
-                    + " `backstage inspect`; pods started " + cluster.kubelet().podsStarted());
+            assertEquals(
+                    DECLINED, inspect.path("queues").get(0).path("deadLetters").asLong(), inspect.toString());
+            log(
+                    broker,
+                    "peak " + peakReplicas.get() + " replicas; " + DECLINED + " dead letters in status and in"
+                            + " `backstage inspect`; pods started "
+                            + cluster.kubelet().podsStarted());
         } finally {
             if (broker.name().equals("rabbitmq")) { // the cluster (operator and workers) is closed: nothing re-declares
                 new RabbitMqQueues(url).deleteQueuesAndExchanges(prefix);
@@ -129,9 +147,13 @@ class ScalingLoopTest {
 
     private static boolean drained(SandboxCluster cluster) {
         var s = cluster.pool("orders").getStatus();
-        return s != null && s.getBacklog() != null && s.getBacklog().getOutstanding() != null
-                && s.getBacklog().getOutstanding() == 0 && s.getDeadLetters() != null
-                && s.getDeadLetters().getTotal() != null && s.getDeadLetters().getTotal() == DECLINED;
+        return s != null
+                && s.getBacklog() != null
+                && s.getBacklog().getOutstanding() != null
+                && s.getBacklog().getOutstanding() == 0
+                && s.getDeadLetters() != null
+                && s.getDeadLetters().getTotal() != null
+                && s.getDeadLetters().getTotal() == DECLINED;
     }
 
     private static JsonNode inspect(Broker broker, String url, String prefix) throws Exception {
@@ -139,8 +161,19 @@ class ScalingLoopTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         try {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            int exit = BackstageCli.execute("inspect", "--provider", broker.name(), "--url", url, "--prefix", prefix,
-                    "--group", "shop-workers", "--queue", "default", "--json");
+            int exit = BackstageCli.execute(
+                    "inspect",
+                    "--provider",
+                    broker.name(),
+                    "--url",
+                    url,
+                    "--prefix",
+                    prefix,
+                    "--group",
+                    "shop-workers",
+                    "--queue",
+                    "default",
+                    "--json");
             assertEquals(0, exit);
         } finally {
             System.setOut(out);

@@ -31,34 +31,45 @@ class WorkerCrashTest {
     void givenAWorkerKilledHardMidRun_thenEveryJobStillCompletes() throws Exception {
         String prefix = UniqueNames.prefix("e2e-crash");
         Path work = Files.createDirectories(Path.of("target", "e2e-pods", prefix));
-        try (SandboxCluster cluster = SandboxCluster.start("shop", work); RedisStreams streams = new RedisStreams()) {
+        try (SandboxCluster cluster = SandboxCluster.start("shop", work);
+                RedisStreams streams = new RedisStreams()) {
             cluster.apply(manifests(prefix));
             System.out.println("[crash] waiting for 3 ready workers");
             await().atMost(Duration.ofSeconds(120)).until(() -> cluster.readyReplicas("orders") == 3);
 
-            try (Worker producer = Worker.builder().provider(RedisProvider.connect(
-                    RedisSettings.of(RedisStreams.URL).withPrefix(prefix))).build()) {
+            try (Worker producer = Worker.builder()
+                    .provider(RedisProvider.connect(
+                            RedisSettings.of(RedisStreams.URL).withPrefix(prefix)))
+                    .build()) {
                 for (int i = 0; i < ORDERS; i++) {
                     producer.enqueue("processOrder", new Order("o-" + i, 100 + i, "visa"), EnqueueOptions.defaults());
                 }
             }
             String stream = prefix + ":default";
             System.out.println("[crash] waiting until a fifth of the orders are done, then killing a worker");
-            await().atMost(Duration.ofSeconds(120)).until(() -> streams.entriesRead(stream, "shop-workers") >= ORDERS / 5);
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> streams.entriesRead(stream, "shop-workers") >= ORDERS / 5);
             LocalPod victim = cluster.kubelet().pods("orders").get(0);
             // Kill it while it holds unacked work, so the crash really interrupts jobs.
-            await().atMost(Duration.ofSeconds(30)).until(() -> streams.pendingOf(stream, "shop-workers", victim.name()) > 0);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> streams.pendingOf(stream, "shop-workers", victim.name()) > 0);
             long held = streams.pendingOf(stream, "shop-workers", victim.name());
             victim.kill();
             System.out.println("[crash] killed " + victim.name() + " with SIGKILL holding " + held
                     + " unacked jobs; waiting for every order to complete");
 
-            await().atMost(Duration.ofSeconds(180)).until(() -> streams.receiptsPerOrder(stream).size() == ORDERS);
+            await().atMost(Duration.ofSeconds(180))
+                    .until(() -> streams.receiptsPerOrder(stream).size() == ORDERS);
             await().atMost(Duration.ofSeconds(60)).until(() -> streams.pending(stream, "shop-workers") == 0);
             Map<String, Integer> receipts = streams.receiptsPerOrder(stream);
             long ranTwice = receipts.values().stream().filter(n -> n > 1).count();
-            System.out.printf("[crash] %d orders, none lost; %d ran more than once (at-least-once); pods started %d,"
-                    + " replaced %d%n", ORDERS, ranTwice, cluster.kubelet().podsStarted(), cluster.kubelet().podsReplaced());
+            System.out.printf(
+                    "[crash] %d orders, none lost; %d ran more than once (at-least-once); pods started %d,"
+                            + " replaced %d%n",
+                    ORDERS,
+                    ranTwice,
+                    cluster.kubelet().podsStarted(),
+                    cluster.kubelet().podsReplaced());
             assertEquals(ORDERS, receipts.size(), "no order lost");
             assertTrue(cluster.kubelet().podsReplaced() >= 1, "the killed pod was replaced");
             await().atMost(Duration.ofSeconds(120)).until(() -> cluster.readyReplicas("orders") == 3);

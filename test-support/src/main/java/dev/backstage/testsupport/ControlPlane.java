@@ -48,20 +48,39 @@ public final class ControlPlane {
     }
 
     private static ControlPlane up(Path root) {
-        Result up = run(root, Map.of(), 3600, true, null, root.resolve("bin/control-plane").toString(), "up");
+        Result up = run(
+                root,
+                Map.of(),
+                3600,
+                true,
+                null,
+                root.resolve("bin/control-plane").toString(),
+                "up");
         if (up.exit() != 0) {
             throw new IllegalStateException("bin/control-plane up failed (exit " + up.exit() + "): " + up.lastLine());
         }
-        Path kubeconfig = Path.of(up.out().lines().filter(l -> l.startsWith("export KUBECONFIG="))
-                .reduce((a, b) -> b).orElseThrow(() -> new IllegalStateException("bin/control-plane printed no KUBECONFIG"))
-                .substring("export KUBECONFIG=".length()).trim());
-        Result tools = run(root, Map.of(), 600, true, null, "bash", "-c",
+        Path kubeconfig = Path.of(up.out()
+                .lines()
+                .filter(l -> l.startsWith("export KUBECONFIG="))
+                .reduce((a, b) -> b)
+                .orElseThrow(() -> new IllegalStateException("bin/control-plane printed no KUBECONFIG"))
+                .substring("export KUBECONFIG=".length())
+                .trim());
+        Result tools = run(
+                root,
+                Map.of(),
+                600,
+                true,
+                null,
+                "bash",
+                "-c",
                 "source bin/lib.sh && ensure_kube_tools && echo \"$KUBECTL\" && echo \"$HELM\"");
         if (tools.exit() != 0) {
             throw new IllegalStateException("kubectl/helm could not be fetched: " + tools.lastLine());
         }
         List<String> lines = tools.out().lines().toList();
-        return new ControlPlane(root, kubeconfig, Path.of(lines.get(lines.size() - 2)), Path.of(lines.get(lines.size() - 1)));
+        return new ControlPlane(
+                root, kubeconfig, Path.of(lines.get(lines.size() - 2)), Path.of(lines.get(lines.size() - 1)));
     }
 
     public Path kubeconfig() {
@@ -81,7 +100,8 @@ public final class ControlPlane {
     public Result kubectlWithInput(String stdin, String... args) {
         List<String> command = new ArrayList<>(List.of(kubectl.toString()));
         command.addAll(List.of(args));
-        return run(root, Map.of("KUBECONFIG", kubeconfig.toString()), 300, false, stdin, command.toArray(String[]::new));
+        return run(
+                root, Map.of("KUBECONFIG", kubeconfig.toString()), 300, false, stdin, command.toArray(String[]::new));
     }
 
     /**
@@ -92,7 +112,11 @@ public final class ControlPlane {
         Map<String, String> all = new java.util.HashMap<>(env);
         all.put("KUBECONFIG", kubeconfig.toString());
         all.put("KUBECTL", kubectl.toString());
-        all.put("PATH", kubectl.getParent() + java.io.File.pathSeparator + System.getenv().getOrDefault("PATH", ""));
+        all.put(
+                "PATH",
+                kubectl.getParent()
+                        + java.io.File.pathSeparator
+                        + System.getenv().getOrDefault("PATH", ""));
         return run(root, all, 300, false, null, command);
     }
 
@@ -100,9 +124,18 @@ public final class ControlPlane {
     public Result helm(String... args) {
         List<String> command = new ArrayList<>(List.of(helm.toString()));
         command.addAll(List.of(args));
-        return run(root, Map.of("KUBECONFIG", kubeconfig.toString(),
-                "HELM_CACHE_HOME", root.resolve(".tools/helm-cache").toString(),
-                "HELM_CONFIG_HOME", root.resolve(".tools/helm-config").toString()), 600, false, null,
+        return run(
+                root,
+                Map.of(
+                        "KUBECONFIG",
+                        kubeconfig.toString(),
+                        "HELM_CACHE_HOME",
+                        root.resolve(".tools/helm-cache").toString(),
+                        "HELM_CONFIG_HOME",
+                        root.resolve(".tools/helm-config").toString()),
+                600,
+                false,
+                null,
                 command.toArray(String[]::new));
     }
 
@@ -117,14 +150,15 @@ public final class ControlPlane {
         /** This result, or an exception with the command's output when it failed. */
         public Result orThrow() {
             if (exit != 0) {
-                throw new IllegalStateException("exit " + exit + ": " + err.strip() + (out.isBlank() ? "" : "\n" + out.strip()));
+                throw new IllegalStateException(
+                        "exit " + exit + ": " + err.strip() + (out.isBlank() ? "" : "\n" + out.strip()));
             }
             return this;
         }
     }
 
-    private static Result run(Path dir, Map<String, String> env, long timeoutSeconds, boolean echoErr, String stdin,
-            String... command) {
+    private static Result run(
+            Path dir, Map<String, String> env, long timeoutSeconds, boolean echoErr, String stdin, String... command) {
         try {
             ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
             builder.environment().putAll(env);
@@ -133,7 +167,8 @@ public final class ControlPlane {
             }
             Process process = builder.start();
             CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(process.getInputStream()));
-            CompletableFuture<String> err = echoErr ? CompletableFuture.completedFuture("")
+            CompletableFuture<String> err = echoErr
+                    ? CompletableFuture.completedFuture("")
                     : CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
             if (stdin != null) {
                 process.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
@@ -141,7 +176,8 @@ public final class ControlPlane {
             process.getOutputStream().close();
             if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
-                throw new IllegalStateException(String.join(" ", command) + " did not finish in " + timeoutSeconds + " s");
+                throw new IllegalStateException(
+                        String.join(" ", command) + " did not finish in " + timeoutSeconds + " s");
             }
             return new Result(process.exitValue(), out.join(), err.join());
         } catch (IOException e) {
@@ -171,6 +207,7 @@ public final class ControlPlane {
                 return p;
             }
         }
-        throw new IllegalStateException("cannot find the repository (bin/control-plane) from " + start.toAbsolutePath());
+        throw new IllegalStateException(
+                "cannot find the repository (bin/control-plane) from " + start.toAbsolutePath());
     }
 }

@@ -49,7 +49,8 @@ public final class EmbeddedKafka {
     private final Map<String, Integer> extraPorts;
     private final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
 
-    private EmbeddedKafka(Path logDir, String bootstrapServers, KafkaRaftServer server, Map<String, Integer> extraPorts) {
+    private EmbeddedKafka(
+            Path logDir, String bootstrapServers, KafkaRaftServer server, Map<String, Integer> extraPorts) {
         this.logDir = logDir;
         this.bootstrapServers = bootstrapServers;
         this.server = server;
@@ -144,8 +145,11 @@ public final class EmbeddedKafka {
             throw e;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(kafka::stop, "embedded-kafka-stop"));
-        log.info("embedded Kafka ready on {} in {} ms (log dir {})", bootstrap,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), dir);
+        log.info(
+                "embedded Kafka ready on {} in {} ms (log dir {})",
+                bootstrap,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                dir);
         return kafka;
     }
 
@@ -155,7 +159,9 @@ public final class EmbeddedKafka {
                 Map.entry("process.roles", "broker,controller"),
                 Map.entry("node.id", "1"),
                 Map.entry("controller.quorum.voters", "1@127.0.0.1:" + controllerPort),
-                Map.entry("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort),
+                Map.entry(
+                        "listeners",
+                        "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort),
                 Map.entry("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort),
                 Map.entry("controller.listener.names", "CONTROLLER"),
                 Map.entry("inter.broker.listener.name", "PLAINTEXT"),
@@ -192,12 +198,12 @@ public final class EmbeddedKafka {
             throw new UncheckedIOException(e);
         }
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int rc = StorageTool.execute(new String[] {
-            "format", "--cluster-id", clusterId, "--config", config.toString()
-        }, new PrintStream(captured, true, StandardCharsets.UTF_8));
+        int rc = StorageTool.execute(
+                new String[] {"format", "--cluster-id", clusterId, "--config", config.toString()},
+                new PrintStream(captured, true, StandardCharsets.UTF_8));
         if (rc != 0) {
-            throw new IllegalStateException("kafka-storage format failed (" + rc + "): "
-                    + captured.toString(StandardCharsets.UTF_8));
+            throw new IllegalStateException(
+                    "kafka-storage format failed (" + rc + "): " + captured.toString(StandardCharsets.UTF_8));
         }
     }
 

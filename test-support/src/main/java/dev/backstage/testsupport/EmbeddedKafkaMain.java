@@ -33,13 +33,23 @@ public final class EmbeddedKafkaMain {
      */
     static void printProduceTimes() {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        for (String part : new String[] {"TotalTimeMs", "RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs",
-                "ResponseQueueTimeMs", "ResponseSendTimeMs"}) {
+        for (String part : new String[] {
+            "TotalTimeMs",
+            "RequestQueueTimeMs",
+            "LocalTimeMs",
+            "RemoteTimeMs",
+            "ResponseQueueTimeMs",
+            "ResponseSendTimeMs"
+        }) {
             try {
                 ObjectName name = new ObjectName("kafka.network:type=RequestMetrics,name=" + part + ",request=Produce");
-                System.out.printf(Locale.ROOT, "BROKER Produce %-20s p50 %6.2f ms, p99 %6.2f ms, max %6.2f ms (%,d requests)%n",
-                        part, (Double) server.getAttribute(name, "50thPercentile"),
-                        (Double) server.getAttribute(name, "99thPercentile"), (Double) server.getAttribute(name, "Max"),
+                System.out.printf(
+                        Locale.ROOT,
+                        "BROKER Produce %-20s p50 %6.2f ms, p99 %6.2f ms, max %6.2f ms (%,d requests)%n",
+                        part,
+                        (Double) server.getAttribute(name, "50thPercentile"),
+                        (Double) server.getAttribute(name, "99thPercentile"),
+                        (Double) server.getAttribute(name, "Max"),
                         (Long) server.getAttribute(name, "Count"));
             } catch (JMException e) {
                 System.out.println("BROKER Produce " + part + ": not available (" + e + ")");

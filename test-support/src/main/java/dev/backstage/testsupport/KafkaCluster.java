@@ -54,8 +54,8 @@ public final class KafkaCluster implements AutoCloseable {
     private final Map<Integer, Process> nodes = new TreeMap<>();
     private boolean closed;
 
-    private KafkaCluster(Path dir, List<Integer> brokerPorts, List<Integer> controllerPorts,
-            Map<String, String> brokerSettings) {
+    private KafkaCluster(
+            Path dir, List<Integer> brokerPorts, List<Integer> controllerPorts, Map<String, String> brokerSettings) {
         this.dir = dir;
         this.brokerSettings = new TreeMap<>(brokerSettings);
         this.brokerPorts = List.copyOf(brokerPorts);
@@ -104,8 +104,12 @@ public final class KafkaCluster implements AutoCloseable {
             cluster.close();
             throw e;
         }
-        log.info("Kafka cluster of {} nodes ready on {} in {} ms (data in {})", size, cluster.bootstrapServers(),
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), cluster.dir);
+        log.info(
+                "Kafka cluster of {} nodes ready on {} in {} ms (data in {})",
+                size,
+                cluster.bootstrapServers(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                cluster.dir);
         return cluster;
     }
 
@@ -154,15 +158,19 @@ public final class KafkaCluster implements AutoCloseable {
      */
     public int leaderOfMostPartitions(String topic) {
         try (Admin admin = admin()) {
-            TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            TopicDescription d = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic);
             Map<Integer, Integer> led = new TreeMap<>();
             for (TopicPartitionInfo p : d.partitions()) {
                 if (p.leader() != null) {
                     led.merge(p.leader().id(), 1, Integer::sum);
                 }
             }
-            return led.entrySet().stream().max(Map.Entry.<Integer, Integer>comparingByValue()
-                    .thenComparing(Map.Entry.comparingByKey(java.util.Comparator.reverseOrder())))
+            return led.entrySet().stream()
+                    .max(Map.Entry.<Integer, Integer>comparingByValue()
+                            .thenComparing(Map.Entry.comparingByKey(java.util.Comparator.reverseOrder())))
                     .orElseThrow(() -> new IllegalStateException("no partition of " + topic + " has a leader"))
                     .getKey();
         } catch (Exception e) {
@@ -172,41 +180,60 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** An admin client on this cluster (the caller closes it). */
     public Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000));
+        return Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                10_000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                30_000));
     }
 
     private CountDownLatch launch(int id) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xms128m", "-Xmx512m",
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xms128m",
+                "-Xmx512m",
                 // Serial GC and C1 only: a node's JVM starts in a fraction of the CPU, which matters with three of them
                 // starting at once on a shared 2-core machine; throughput stays far above what the tests need.
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                KafkaClusterNodeMain.class.getName(), String.valueOf(id), dir.resolve("node-" + id).toString(),
-                clusterId, join(brokerPorts), join(controllerPorts), "--until-stdin-closes"));
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                KafkaClusterNodeMain.class.getName(),
+                String.valueOf(id),
+                dir.resolve("node-" + id).toString(),
+                clusterId,
+                join(brokerPorts),
+                join(controllerPorts),
+                "--until-stdin-closes"));
         brokerSettings.forEach((key, value) -> command.add(key + "=" + value));
         CountDownLatch started = new CountDownLatch(1);
         Process process;
         try {
             Files.createDirectories(dir);
-            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(
-                    new File(dir.toFile(), "node-" + id + ".log"))).start();
+            process = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(new File(dir.toFile(), "node-" + id + ".log")))
+                    .start();
         } catch (IOException e) {
             throw new UncheckedIOException("could not start Kafka node " + id, e);
         }
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    if (line.startsWith("NODE " + id + " STARTED")) {
-                        started.countDown();
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader out = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = out.readLine()) != null) {
+                            if (line.startsWith("NODE " + id + " STARTED")) {
+                                started.countDown();
+                            }
+                        }
+                    } catch (IOException e) {
+                        // The node was killed: its stdout closed.
                     }
-                }
-            } catch (IOException e) {
-                // The node was killed: its stdout closed.
-            }
-        }, "kafka-node-" + id + "-stdout");
+                },
+                "kafka-node-" + id + "-stdout");
         reader.setDaemon(true);
         reader.start();
         nodes.put(id, process);
@@ -237,7 +264,8 @@ public final class KafkaCluster implements AutoCloseable {
         try (Admin admin = admin()) {
             while (System.nanoTime() < deadline) {
                 try {
-                    java.util.Collection<Node> live = admin.describeCluster().nodes().get(10, TimeUnit.SECONDS);
+                    java.util.Collection<Node> live =
+                            admin.describeCluster().nodes().get(10, TimeUnit.SECONDS);
                     if (live.size() == count) {
                         return;
                     }

@@ -41,7 +41,8 @@ public final class KafkaClusterNodeMain {
             if (args[i].equals("--until-stdin-closes")) {
                 untilStdinCloses = true;
             } else if (args[i].contains("=")) {
-                props.setProperty(args[i].substring(0, args[i].indexOf('=')), args[i].substring(args[i].indexOf('=') + 1));
+                props.setProperty(
+                        args[i].substring(0, args[i].indexOf('=')), args[i].substring(args[i].indexOf('=') + 1));
             } else {
                 System.err.println("not a broker.setting=value: " + args[i]);
                 System.exit(2);
@@ -87,7 +88,9 @@ public final class KafkaClusterNodeMain {
                 Map.entry("process.roles", "broker,controller"),
                 Map.entry("node.id", String.valueOf(nodeId)),
                 Map.entry("controller.quorum.voters", String.join(",", voters)),
-                Map.entry("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort),
+                Map.entry(
+                        "listeners",
+                        "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort),
                 Map.entry("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort),
                 Map.entry("controller.listener.names", "CONTROLLER"),
                 Map.entry("inter.broker.listener.name", "PLAINTEXT"),

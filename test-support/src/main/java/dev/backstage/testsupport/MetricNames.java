@@ -64,6 +64,7 @@ public final class MetricNames {
                 return dir;
             }
         }
-        throw new IllegalStateException("no " + DASHBOARDS + " above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "no " + DASHBOARDS + " above " + Path.of("").toAbsolutePath());
     }
 }

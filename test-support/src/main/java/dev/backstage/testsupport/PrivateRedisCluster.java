@@ -26,9 +26,16 @@ public final class PrivateRedisCluster implements AutoCloseable {
         PrivateRedisCluster cluster = new PrivateRedisCluster(RedisProcesses.freePorts(6));
         try {
             for (int port : cluster.ports) {
-                cluster.processes.start(port, List.of("cluster-enabled yes", "cluster-config-file nodes.conf",
-                        "cluster-node-timeout 2000", "cluster-replica-validity-factor 0", "save \"\"",
-                        "appendonly no"), false);
+                cluster.processes.start(
+                        port,
+                        List.of(
+                                "cluster-enabled yes",
+                                "cluster-config-file nodes.conf",
+                                "cluster-node-timeout 2000",
+                                "cluster-replica-validity-factor 0",
+                                "save \"\"",
+                                "appendonly no"),
+                        false);
             }
             List<String> create = new ArrayList<>(List.of("--cluster", "create"));
             cluster.ports.forEach(p -> create.add("127.0.0.1:" + p));
@@ -48,8 +55,8 @@ public final class PrivateRedisCluster implements AutoCloseable {
 
     /** {@code redis+cluster://} with three of the nodes as seeds. */
     public String url() {
-        return "redis+cluster://" + ports.subList(0, 3).stream().map(p -> "127.0.0.1:" + p)
-                .collect(Collectors.joining(","));
+        return "redis+cluster://"
+                + ports.subList(0, 3).stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
     }
 
     /** SIGKILL to the node on {@code port}; returns once the process is gone. */
@@ -67,7 +74,9 @@ public final class PrivateRedisCluster implements AutoCloseable {
      * are connected and not failing (a restarted node needs a moment to learn it is a replica and to sync).
      */
     public void awaitHealthy() {
-        processes.await("private Redis Cluster on " + ports + " ok with 3 primaries and 3 replicas", READY_TIMEOUT,
+        processes.await(
+                "private Redis Cluster on " + ports + " ok with 3 primaries and 3 replicas",
+                READY_TIMEOUT,
                 () -> ports.stream().allMatch(this::healthyAsSeenFrom));
     }
 
@@ -75,11 +84,19 @@ public final class PrivateRedisCluster implements AutoCloseable {
         if (!processes.cli(port, "CLUSTER", "INFO").contains("cluster_state:ok")) {
             return false;
         }
-        List<String[]> nodes = processes.cli(port, "CLUSTER", "NODES").lines().map(l -> l.split(" ")).toList();
-        long primaries = nodes.stream().filter(n -> n.length > 7 && !n[2].contains("fail") && n[2].contains("master")
-                && n[7].equals("connected")).count();
-        long replicas = nodes.stream().filter(n -> n.length > 7 && !n[2].contains("fail") && n[2].contains("slave")
-                && n[7].equals("connected")).count();
+        List<String[]> nodes = processes
+                .cli(port, "CLUSTER", "NODES")
+                .lines()
+                .map(l -> l.split(" "))
+                .toList();
+        long primaries = nodes.stream()
+                .filter(n ->
+                        n.length > 7 && !n[2].contains("fail") && n[2].contains("master") && n[7].equals("connected"))
+                .count();
+        long replicas = nodes.stream()
+                .filter(n ->
+                        n.length > 7 && !n[2].contains("fail") && n[2].contains("slave") && n[7].equals("connected"))
+                .count();
         return primaries == 3 && replicas == 3;
     }
 

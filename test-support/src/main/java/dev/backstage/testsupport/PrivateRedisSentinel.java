@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 public final class PrivateRedisSentinel implements AutoCloseable {
     /** The master name the sentinels watch. */
     public static final String MASTER = "backstage";
+
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
 
     private final RedisProcesses processes = new RedisProcesses("private-redis-sentinel");
@@ -30,14 +31,22 @@ public final class PrivateRedisSentinel implements AutoCloseable {
         try {
             int primary = group.dataPorts.get(0);
             for (int port : group.dataPorts) {
-                group.processes.start(port, port == primary ? List.of("save \"\"", "appendonly no")
-                        : List.of("save \"\"", "appendonly no", "replicaof 127.0.0.1 " + primary), false);
+                group.processes.start(
+                        port,
+                        port == primary
+                                ? List.of("save \"\"", "appendonly no")
+                                : List.of("save \"\"", "appendonly no", "replicaof 127.0.0.1 " + primary),
+                        false);
             }
             for (int port : group.sentinelPorts) {
-                group.processes.start(port, List.of("sentinel monitor " + MASTER + " 127.0.0.1 " + primary + " 2",
-                        "sentinel down-after-milliseconds " + MASTER + " 2000",
-                        "sentinel failover-timeout " + MASTER + " 10000",
-                        "sentinel parallel-syncs " + MASTER + " 2"), true);
+                group.processes.start(
+                        port,
+                        List.of(
+                                "sentinel monitor " + MASTER + " 127.0.0.1 " + primary + " 2",
+                                "sentinel down-after-milliseconds " + MASTER + " 2000",
+                                "sentinel failover-timeout " + MASTER + " 10000",
+                                "sentinel parallel-syncs " + MASTER + " 2"),
+                        true);
             }
             group.awaitHealthy();
             return group;
@@ -58,14 +67,16 @@ public final class PrivateRedisSentinel implements AutoCloseable {
 
     /** {@code redis-sentinel://s1,s2,s3#backstage}. */
     public String url() {
-        return "redis-sentinel://" + sentinelPorts.stream().map(p -> "127.0.0.1:" + p)
-                .collect(Collectors.joining(",")) + "#" + MASTER;
+        return "redis-sentinel://"
+                + sentinelPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(",")) + "#" + MASTER;
     }
 
     /** The port of the primary the first sentinel names, or -1 when it names none. */
     public int primary() {
-        List<String> addr = processes.cli(sentinelPorts.get(0), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER)
-                .lines().toList();
+        List<String> addr = processes
+                .cli(sentinelPorts.get(0), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER)
+                .lines()
+                .toList();
         return addr.size() == 2 ? Integer.parseInt(addr.get(1).strip()) : -1;
     }
 
@@ -81,12 +92,15 @@ public final class PrivateRedisSentinel implements AutoCloseable {
 
     /** Waits until the named primary has 2 connected replicas and the first sentinel sees the 2 others. */
     public void awaitHealthy() {
-        processes.await("private Sentinel group (data " + dataPorts + ", sentinels " + sentinelPorts + ") ready",
-                READY_TIMEOUT, () -> {
+        processes.await(
+                "private Sentinel group (data " + dataPorts + ", sentinels " + sentinelPorts + ") ready",
+                READY_TIMEOUT,
+                () -> {
                     int primary = primary();
                     return primary > 0
                             && processes.cli(primary, "INFO", "replication").contains("connected_slaves:2")
-                            && processes.cli(sentinelPorts.get(0), "SENTINEL", "MASTER", MASTER)
+                            && processes
+                                    .cli(sentinelPorts.get(0), "SENTINEL", "MASTER", MASTER)
                                     .matches("(?s).*num-other-sentinels\\n2(\\n.*|$)");
                 });
     }

@@ -38,7 +38,8 @@ public final class RabbitMqQueues {
         String[] parts = userInfo.split(":", 2);
         String credentials = URLDecoder.decode(parts[0], StandardCharsets.UTF_8) + ":"
                 + (parts.length > 1 ? URLDecoder.decode(parts[1], StandardCharsets.UTF_8) : "");
-        this.authorization = "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8));
+        this.authorization =
+                "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8));
         this.api = managementUrl + "/api/";
     }
 
@@ -57,7 +58,8 @@ public final class RabbitMqQueues {
      * {@code leader} of a quorum queue, {@code messages}, {@code arguments}.
      */
     public JsonNode queue(String name) throws IOException, InterruptedException {
-        String url = api + "queues/%2F/" + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
+        String url = api + "queues/%2F/"
+                + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
         HttpResponse<String> response = HTTP.send(request(url).GET().build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IOException("GET " + url + " answered " + response.statusCode() + ": " + response.body());
@@ -90,8 +92,10 @@ public final class RabbitMqQueues {
     private void delete(String kind, String prefix) throws IOException, InterruptedException {
         Set<String> names = names(kind, prefix);
         for (String name : names) {
-            String url = api + kind + "/%2F/" + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
-            HttpResponse<String> response = HTTP.send(request(url).DELETE().build(), HttpResponse.BodyHandlers.ofString());
+            String url = api + kind + "/%2F/"
+                    + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
+            HttpResponse<String> response =
+                    HTTP.send(request(url).DELETE().build(), HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 204 && response.statusCode() != 404) {
                 throw new IOException("DELETE " + url + " answered " + response.statusCode() + ": " + response.body());
             }

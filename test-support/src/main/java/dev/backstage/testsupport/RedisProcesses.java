@@ -48,8 +48,8 @@ final class RedisProcesses implements AutoCloseable {
      */
     synchronized void start(int port, List<String> config, boolean sentinel) {
         Path dir = root.resolve(String.valueOf(port));
-        List<String> lines = new ArrayList<>(List.of("port " + port, "bind 127.0.0.1", "dir " + dir,
-                "logfile " + dir.resolve("redis.log")));
+        List<String> lines = new ArrayList<>(
+                List.of("port " + port, "bind 127.0.0.1", "dir " + dir, "logfile " + dir.resolve("redis.log")));
         lines.addAll(config);
         try {
             Files.createDirectories(dir);
@@ -76,14 +76,20 @@ final class RedisProcesses implements AutoCloseable {
 
     private void launch(int port) {
         try {
-            Process process = new ProcessBuilder(commands.get(port)).redirectErrorStream(true)
-                    .redirectOutput(root.resolve(port + "/stdout.log").toFile()).start();
+            Process process = new ProcessBuilder(commands.get(port))
+                    .redirectErrorStream(true)
+                    .redirectOutput(root.resolve(port + "/stdout.log").toFile())
+                    .start();
             nodes.put(port, process);
         } catch (IOException e) {
-            throw new UncheckedIOException("starting redis-server on 127.0.0.1:" + port + " failed (is redis-server"
-                    + " on PATH? apt-get install redis-server redis-sentinel)", e);
+            throw new UncheckedIOException(
+                    "starting redis-server on 127.0.0.1:" + port + " failed (is redis-server"
+                            + " on PATH? apt-get install redis-server redis-sentinel)",
+                    e);
         }
-        await("redis-server on 127.0.0.1:" + port + " answers PING", START_TIMEOUT,
+        await(
+                "redis-server on 127.0.0.1:" + port + " answers PING",
+                START_TIMEOUT,
                 () -> cli(port, "PING").equals("PONG"));
     }
 
@@ -110,7 +116,9 @@ final class RedisProcesses implements AutoCloseable {
                 p.destroyForcibly();
                 return "";
             }
-            return p.exitValue() == 0 && !out.startsWith("Could not connect") ? out.replace("\r", "").strip() : "";
+            return p.exitValue() == 0 && !out.startsWith("Could not connect")
+                    ? out.replace("\r", "").strip()
+                    : "";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -122,9 +130,13 @@ final class RedisProcesses implements AutoCloseable {
     /** Polls {@code condition} every 100 ms until it holds; fails naming {@code what} and where the logs are. */
     void await(String what, Duration timeout, BooleanSupplier condition) {
         try {
-            Awaitility.await(what).atMost(timeout).pollInterval(Duration.ofMillis(100)).until(condition::getAsBoolean);
+            Awaitility.await(what)
+                    .atMost(timeout)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(condition::getAsBoolean);
         } catch (ConditionTimeoutException e) {
-            throw new IllegalStateException("not within " + timeout.toSeconds() + " s: " + what + "; logs under " + root);
+            throw new IllegalStateException(
+                    "not within " + timeout.toSeconds() + " s: " + what + "; logs under " + root);
         }
     }
 
@@ -165,7 +177,8 @@ final class RedisProcesses implements AutoCloseable {
         nodes.clear();
         if (Files.exists(root)) {
             try (Stream<Path> files = Files.walk(root)) {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                files.sorted(Comparator.reverseOrder())
+                        .forEach(path -> path.toFile().delete());
             } catch (IOException e) {
                 // a temp directory left behind is harmless
             }

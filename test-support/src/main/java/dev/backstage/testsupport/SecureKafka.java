@@ -69,13 +69,15 @@ public final class SecureKafka implements AutoCloseable {
         extra.put(listener(MTLS) + "ssl.truststore.type", "PEM");
         extra.put(listener(MTLS) + "ssl.truststore.certificates", ca);
         for (String name : List.of(SASL_SSL, WRONG_HOST, EXPIRED)) {
-            extra.put(listener(name) + "scram-sha-512.sasl.jaas.config",
+            extra.put(
+                    listener(name) + "scram-sha-512.sasl.jaas.config",
                     "org.apache.kafka.common.security.scram.ScramLoginModule required;");
         }
         return new SecureKafka(EmbeddedKafka.startWith(listeners, extra));
     }
 
-    private static void serve(Map<String, String> extra, String name, TestCertificates certificates, String certificate) {
+    private static void serve(
+            Map<String, String> extra, String name, TestCertificates certificates, String certificate) {
         extra.put(listener(name) + "ssl.keystore.type", "PEM");
         extra.put(listener(name) + "ssl.keystore.certificate.chain", read(certificates.certificate(certificate)));
         extra.put(listener(name) + "ssl.keystore.key", read(certificates.key(certificate)));
@@ -111,9 +113,10 @@ public final class SecureKafka implements AutoCloseable {
     /** Creates (or resets) a SCRAM-SHA-512 user. */
     public void addScramUser(String user, String password) {
         try {
-            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
-                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password)))
-                    .all().get(30, TimeUnit.SECONDS);
+            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(
+                            user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IllegalStateException("cannot create SCRAM user " + user, e);
         }
@@ -136,7 +139,11 @@ public final class SecureKafka implements AutoCloseable {
      */
     public static List<AclBinding> workerAcls(String principal, String prefix, String group) {
         List<AclBinding> acls = new ArrayList<>();
-        for (AclOperation op : List.of(AclOperation.CREATE, AclOperation.DESCRIBE, AclOperation.READ, AclOperation.WRITE,
+        for (AclOperation op : List.of(
+                AclOperation.CREATE,
+                AclOperation.DESCRIBE,
+                AclOperation.READ,
+                AclOperation.WRITE,
                 AclOperation.DELETE)) {
             acls.add(allow(principal, ResourceType.TOPIC, prefix + ".", PatternType.PREFIXED, op));
         }
@@ -147,8 +154,10 @@ public final class SecureKafka implements AutoCloseable {
         return acls;
     }
 
-    private static AclBinding allow(String principal, ResourceType type, String name, PatternType pattern, AclOperation op) {
-        return new AclBinding(new ResourcePattern(type, name, pattern),
+    private static AclBinding allow(
+            String principal, ResourceType type, String name, PatternType pattern, AclOperation op) {
+        return new AclBinding(
+                new ResourcePattern(type, name, pattern),
                 new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW));
     }
 

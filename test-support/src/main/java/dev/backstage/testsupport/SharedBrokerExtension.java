@@ -18,15 +18,15 @@ public final class SharedBrokerExtension implements BeforeAllCallback, AfterAllC
         if (uses == null) {
             return;
         }
-        SharedBrokerLock lock = SharedBrokerLock.hold(EnumSet.copyOf(List.of(uses.value())), uses.disrupts(),
-                testClass.getSimpleName());
+        SharedBrokerLock lock = SharedBrokerLock.hold(
+                EnumSet.copyOf(List.of(uses.value())), uses.disrupts(), testClass.getSimpleName());
         context.getStore(NAMESPACE).put(testClass, lock);
     }
 
     @Override
     public void afterAll(ExtensionContext context) {
-        SharedBrokerLock lock = context.getStore(NAMESPACE).remove(context.getRequiredTestClass(),
-                SharedBrokerLock.class);
+        SharedBrokerLock lock =
+                context.getStore(NAMESPACE).remove(context.getRequiredTestClass(), SharedBrokerLock.class);
         if (lock != null) {
             lock.close();
         }

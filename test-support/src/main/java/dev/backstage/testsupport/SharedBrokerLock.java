@@ -116,12 +116,16 @@ public final class SharedBrokerLock implements AutoCloseable {
         private FileLock acquire(boolean shared, String holder) {
             try {
                 Files.createDirectories(DIRECTORY);
-                channel = FileChannel.open(DIRECTORY.resolve(broker.fileName()), StandardOpenOption.CREATE,
-                        StandardOpenOption.READ, StandardOpenOption.WRITE);
+                channel = FileChannel.open(
+                        DIRECTORY.resolve(broker.fileName()),
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.READ,
+                        StandardOpenOption.WRITE);
                 FileLock got = channel.tryLock(0, Long.MAX_VALUE, shared);
                 if (got == null) {
-                    System.out.printf("%s waits for %s: another test run %s it%n", holder, broker,
-                            shared ? "is killing nodes of" : "is using");
+                    System.out.printf(
+                            "%s waits for %s: another test run %s it%n",
+                            holder, broker, shared ? "is killing nodes of" : "is using");
                     got = channel.lock(0, Long.MAX_VALUE, shared);
                 }
                 return got;

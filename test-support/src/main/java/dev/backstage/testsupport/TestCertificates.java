@@ -54,21 +54,67 @@ public final class TestCertificates {
             Path dir = Files.createTempDirectory("backstage-tls-");
             KeyPair caKeys = rsa();
             X500Name caName = new X500Name("CN=backstage-test-ca");
-            X509Certificate ca = sign(caName, caKeys, caName, caKeys, true, List.of(), Instant.now().plus(Duration.ofDays(2)), null);
+            X509Certificate ca = sign(
+                    caName,
+                    caKeys,
+                    caName,
+                    caKeys,
+                    true,
+                    List.of(),
+                    Instant.now().plus(Duration.ofDays(2)),
+                    null);
             write(dir.resolve("ca.crt"), pem(ca));
             KeyPair otherKeys = rsa();
             X500Name otherName = new X500Name("CN=backstage-unrelated-ca");
-            write(dir.resolve("other-ca.crt"),
-                    pem(sign(otherName, otherKeys, otherName, otherKeys, true, List.of(), Instant.now().plus(Duration.ofDays(2)), null)));
-            List<GeneralName> local = List.of(new GeneralName(GeneralName.dNSName, "localhost"),
+            write(
+                    dir.resolve("other-ca.crt"),
+                    pem(sign(
+                            otherName,
+                            otherKeys,
+                            otherName,
+                            otherKeys,
+                            true,
+                            List.of(),
+                            Instant.now().plus(Duration.ofDays(2)),
+                            null)));
+            List<GeneralName> local = List.of(
+                    new GeneralName(GeneralName.dNSName, "localhost"),
                     new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
-            leaf(dir, "server", caName, caKeys, "localhost", local, Instant.now().plus(Duration.ofDays(2)), KeyPurposeId.id_kp_serverAuth);
-            leaf(dir, "wronghost", caName, caKeys, "broker.example.invalid",
-                    List.of(new GeneralName(GeneralName.dNSName, "broker.example.invalid")),
-                    Instant.now().plus(Duration.ofDays(2)), KeyPurposeId.id_kp_serverAuth);
-            leaf(dir, "expired", caName, caKeys, "localhost", local, Instant.now().minus(Duration.ofDays(1)),
+            leaf(
+                    dir,
+                    "server",
+                    caName,
+                    caKeys,
+                    "localhost",
+                    local,
+                    Instant.now().plus(Duration.ofDays(2)),
                     KeyPurposeId.id_kp_serverAuth);
-            leaf(dir, "client", caName, caKeys, "backstage-worker", List.of(), Instant.now().plus(Duration.ofDays(2)),
+            leaf(
+                    dir,
+                    "wronghost",
+                    caName,
+                    caKeys,
+                    "broker.example.invalid",
+                    List.of(new GeneralName(GeneralName.dNSName, "broker.example.invalid")),
+                    Instant.now().plus(Duration.ofDays(2)),
+                    KeyPurposeId.id_kp_serverAuth);
+            leaf(
+                    dir,
+                    "expired",
+                    caName,
+                    caKeys,
+                    "localhost",
+                    local,
+                    Instant.now().minus(Duration.ofDays(1)),
+                    KeyPurposeId.id_kp_serverAuth);
+            leaf(
+                    dir,
+                    "client",
+                    caName,
+                    caKeys,
+                    "backstage-worker",
+                    List.of(),
+                    Instant.now().plus(Duration.ofDays(2)),
                     KeyPurposeId.id_kp_clientAuth);
             return new TestCertificates(dir);
         } catch (IOException e) {
@@ -114,7 +160,9 @@ public final class TestCertificates {
         try (var in = Files.newInputStream(ca())) {
             java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
             store.load(null, null);
-            store.setCertificateEntry("ca", java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+            store.setCertificateEntry(
+                    "ca",
+                    java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
             javax.net.ssl.TrustManagerFactory trust = javax.net.ssl.TrustManagerFactory.getInstance(
                     javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
             trust.init(store);
@@ -128,39 +176,62 @@ public final class TestCertificates {
         }
     }
 
-    private static void leaf(Path dir, String file, X500Name caName, KeyPair caKeys, String cn, List<GeneralName> names,
-            Instant notAfter, KeyPurposeId purpose) throws GeneralSecurityException, IOException,
-            org.bouncycastle.operator.OperatorCreationException {
+    private static void leaf(
+            Path dir,
+            String file,
+            X500Name caName,
+            KeyPair caKeys,
+            String cn,
+            List<GeneralName> names,
+            Instant notAfter,
+            KeyPurposeId purpose)
+            throws GeneralSecurityException, IOException, org.bouncycastle.operator.OperatorCreationException {
         KeyPair keys = rsa();
-        X509Certificate certificate = sign(new X500Name("CN=" + cn), keys, caName, caKeys, false, names, notAfter, purpose);
+        X509Certificate certificate =
+                sign(new X500Name("CN=" + cn), keys, caName, caKeys, false, names, notAfter, purpose);
         write(dir.resolve(file + ".crt"), pem(certificate));
         Path key = dir.resolve(file + ".key");
         write(key, pem(new JcaPKCS8Generator(keys.getPrivate(), null).generate()));
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("r--------"));
     }
 
-    private static X509Certificate sign(X500Name subject, KeyPair subjectKeys, X500Name issuer, KeyPair issuerKeys,
-            boolean ca, List<GeneralName> names, Instant notAfter, KeyPurposeId purpose)
+    private static X509Certificate sign(
+            X500Name subject,
+            KeyPair subjectKeys,
+            X500Name issuer,
+            KeyPair issuerKeys,
+            boolean ca,
+            List<GeneralName> names,
+            Instant notAfter,
+            KeyPurposeId purpose)
             throws GeneralSecurityException, IOException, org.bouncycastle.operator.OperatorCreationException {
-        Instant notBefore = notAfter.isBefore(Instant.now()) ? notAfter.minus(Duration.ofDays(2))
+        Instant notBefore = notAfter.isBefore(Instant.now())
+                ? notAfter.minus(Duration.ofDays(2))
                 : Instant.now().minus(Duration.ofMinutes(5));
-        JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer,
-                BigInteger.valueOf(SERIAL.incrementAndGet()), Date.from(notBefore), Date.from(notAfter), subject,
+        JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
+                issuer,
+                BigInteger.valueOf(SERIAL.incrementAndGet()),
+                Date.from(notBefore),
+                Date.from(notAfter),
+                subject,
                 subjectKeys.getPublic());
         builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
         if (ca) {
             builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
         } else {
-            builder.addExtension(Extension.keyUsage, true,
-                    new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
+            builder.addExtension(
+                    Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
             builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
         }
         if (!names.isEmpty()) {
-            builder.addExtension(Extension.subjectAlternativeName, false,
+            builder.addExtension(
+                    Extension.subjectAlternativeName,
+                    false,
                     new GeneralNames(new ArrayList<>(names).toArray(GeneralName[]::new)));
         }
-        return new JcaX509CertificateConverter().getCertificate(
-                builder.build(new JcaContentSignerBuilder("SHA256withRSA").build(issuerKeys.getPrivate())));
+        return new JcaX509CertificateConverter()
+                .getCertificate(
+                        builder.build(new JcaContentSignerBuilder("SHA256withRSA").build(issuerKeys.getPrivate())));
     }
 
     private static KeyPair rsa() throws GeneralSecurityException {

@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +36,15 @@ public final class TlsRabbitMq implements AutoCloseable {
     private final TestCertificates certificates;
     private final String nodeName;
 
-    private TlsRabbitMq(Process process, Path dir, int amqpsPort, int managementPort, String adminPassword,
-            HttpClient http, TestCertificates certificates, String nodeName) {
+    private TlsRabbitMq(
+            Process process,
+            Path dir,
+            int amqpsPort,
+            int managementPort,
+            String adminPassword,
+            HttpClient http,
+            TestCertificates certificates,
+            String nodeName) {
         this.certificates = certificates;
         this.nodeName = nodeName;
         this.process = process;
@@ -59,29 +65,35 @@ public final class TlsRabbitMq implements AutoCloseable {
             String adminPassword = "admin-" + Long.toHexString(System.nanoTime());
             // The node serves copies, so a test can swap the certificate (serve) without touching the originals.
             copy(certificates, "server", dir);
-            Files.write(dir.resolve("rabbitmq.conf"), List.of(
-                    "listeners.tcp = none",
-                    "listeners.ssl.local = 127.0.0.1:" + amqps,
-                    "listeners.ssl.other = 127.0.0.2:" + amqps,
-                    "ssl_options.cacertfile = " + certificates.ca(),
-                    "ssl_options.certfile = " + dir.resolve("served.crt"),
-                    "ssl_options.keyfile = " + dir.resolve("served.key"),
-                    "ssl_options.verify = verify_peer",
-                    "ssl_options.fail_if_no_peer_cert = false",
-                    "management.ssl.port = " + management,
-                    "management.ssl.ip = 127.0.0.1",
-                    "management.ssl.cacertfile = " + certificates.ca(),
-                    "management.ssl.certfile = " + certificates.certificate("server"),
-                    "management.ssl.keyfile = " + certificates.key("server"),
-                    "loopback_users = none",
-                    "default_user = admin",
-                    "default_pass = " + adminPassword), StandardCharsets.UTF_8);
+            Files.write(
+                    dir.resolve("rabbitmq.conf"),
+                    List.of(
+                            "listeners.tcp = none",
+                            "listeners.ssl.local = 127.0.0.1:" + amqps,
+                            "listeners.ssl.other = 127.0.0.2:" + amqps,
+                            "ssl_options.cacertfile = " + certificates.ca(),
+                            "ssl_options.certfile = " + dir.resolve("served.crt"),
+                            "ssl_options.keyfile = " + dir.resolve("served.key"),
+                            "ssl_options.verify = verify_peer",
+                            "ssl_options.fail_if_no_peer_cert = false",
+                            "management.ssl.port = " + management,
+                            "management.ssl.ip = 127.0.0.1",
+                            "management.ssl.cacertfile = " + certificates.ca(),
+                            "management.ssl.certfile = " + certificates.certificate("server"),
+                            "management.ssl.keyfile = " + certificates.key("server"),
+                            "loopback_users = none",
+                            "default_user = admin",
+                            "default_pass = " + adminPassword),
+                    StandardCharsets.UTF_8);
             Files.writeString(dir.resolve("enabled_plugins"), "[rabbitmq_management].\n");
             Path cookie = dir.resolve(".erlang.cookie");
-            Files.writeString(cookie, Long.toHexString(System.nanoTime()) + Long.toHexString(new java.util.Random().nextLong()));
+            Files.writeString(
+                    cookie, Long.toHexString(System.nanoTime()) + Long.toHexString(new java.util.Random().nextLong()));
             Files.setPosixFilePermissions(cookie, java.nio.file.attribute.PosixFilePermissions.fromString("r--------"));
             ProcessBuilder builder = new ProcessBuilder("/usr/lib/rabbitmq/bin/rabbitmq-server")
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("stdout.log").toFile()).directory(dir.toFile());
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("stdout.log").toFile())
+                    .directory(dir.toFile());
             Map<String, String> env = builder.environment();
             env.put("HOME", dir.toString());
             String nodeName = "bstls" + ProcessHandle.current().pid() + "x" + amqps + "@localhost";
@@ -90,13 +102,18 @@ public final class TlsRabbitMq implements AutoCloseable {
             env.put("RABBITMQ_MNESIA_BASE", dir.resolve("mnesia").toString());
             env.put("RABBITMQ_LOG_BASE", dir.resolve("log").toString());
             env.put("RABBITMQ_CONFIG_FILE", dir.resolve("rabbitmq").toString());
-            env.put("RABBITMQ_ENABLED_PLUGINS_FILE", dir.resolve("enabled_plugins").toString());
+            env.put(
+                    "RABBITMQ_ENABLED_PLUGINS_FILE",
+                    dir.resolve("enabled_plugins").toString());
             env.put("RABBITMQ_PID_FILE", dir.resolve("rabbitmq.pid").toString());
             Process process = builder.start();
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                    .sslContext(certificates.trustingCa()).connectTimeout(Duration.ofSeconds(2)).build();
-            TlsRabbitMq rabbit = new TlsRabbitMq(process, dir, amqps, management, adminPassword, http, certificates,
-                    nodeName);
+            HttpClient http = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .sslContext(certificates.trustingCa())
+                    .connectTimeout(Duration.ofSeconds(2))
+                    .build();
+            TlsRabbitMq rabbit =
+                    new TlsRabbitMq(process, dir, amqps, management, adminPassword, http, certificates, nodeName);
             Runtime.getRuntime().addShutdownHook(new Thread(rabbit::close, "tls-rabbitmq-stop"));
             rabbit.awaitReady();
             rabbit.startupMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -107,8 +124,12 @@ public final class TlsRabbitMq implements AutoCloseable {
     }
 
     private static void copy(TestCertificates certificates, String name, Path dir) throws IOException {
-        Files.copy(certificates.certificate(name), dir.resolve("served.crt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        Files.copy(certificates.key(name), dir.resolve("served.key"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(
+                certificates.certificate(name),
+                dir.resolve("served.crt"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(
+                certificates.key(name), dir.resolve("served.key"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 
     /**
@@ -118,8 +139,9 @@ public final class TlsRabbitMq implements AutoCloseable {
     public void serve(String certificateName) {
         try {
             copy(certificates, certificateName, dir);
-            ProcessBuilder ctl = new ProcessBuilder("/usr/lib/rabbitmq/bin/rabbitmqctl", "-n", nodeName, "eval",
-                    "ssl:clear_pem_cache().").redirectErrorStream(true);
+            ProcessBuilder ctl = new ProcessBuilder(
+                            "/usr/lib/rabbitmq/bin/rabbitmqctl", "-n", nodeName, "eval", "ssl:clear_pem_cache().")
+                    .redirectErrorStream(true);
             ctl.environment().put("HOME", dir.toString());
             Process process = ctl.start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -160,8 +182,11 @@ public final class TlsRabbitMq implements AutoCloseable {
     public void addVhostUser(String vhost, String user, String password, String configure, String write, String read) {
         call("PUT", "/api/vhosts/" + encode(vhost), "{}");
         call("PUT", "/api/users/" + encode(user), "{\"password\":\"" + json(password) + "\",\"tags\":\"management\"}");
-        call("PUT", "/api/permissions/" + encode(vhost) + "/" + encode(user), "{\"configure\":\"" + json(configure)
-                + "\",\"write\":\"" + json(write) + "\",\"read\":\"" + json(read) + "\"}");
+        call(
+                "PUT",
+                "/api/permissions/" + encode(vhost) + "/" + encode(user),
+                "{\"configure\":\"" + json(configure) + "\",\"write\":\"" + json(write) + "\",\"read\":\"" + json(read)
+                        + "\"}");
     }
 
     /** Changes a user's password (its open connections keep working until closed). */
@@ -176,11 +201,13 @@ public final class TlsRabbitMq implements AutoCloseable {
     public int closeConnectionsOf(String user) {
         int closed = 0;
         String body = call("GET", "/api/connections?columns=name,user", null);
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{[^{}]*\\}").matcher(body);
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\\{[^{}]*\\}").matcher(body);
         while (m.find()) {
             String connection = m.group();
             if (connection.contains("\"user\":\"" + user + "\"")) {
-                java.util.regex.Matcher name = java.util.regex.Pattern.compile("\"name\":\"([^\"]*)\"").matcher(connection);
+                java.util.regex.Matcher name =
+                        java.util.regex.Pattern.compile("\"name\":\"([^\"]*)\"").matcher(connection);
                 if (name.find()) {
                     call("DELETE", "/api/connections/" + encode(name.group(1)), null);
                     closed++;
@@ -211,18 +238,22 @@ public final class TlsRabbitMq implements AutoCloseable {
     private String call(String method, String path, String body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(managementUrl() + path))
                 .timeout(Duration.ofSeconds(10))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-                        ("admin:" + adminPassword).getBytes(StandardCharsets.UTF_8)))
+                .header(
+                        "Authorization",
+                        "Basic "
+                                + Base64.getEncoder()
+                                        .encodeToString(("admin:" + adminPassword).getBytes(StandardCharsets.UTF_8)))
                 .header("Content-Type", "application/json");
-        request.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        request.method(
+                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() == 404 && method.equals("GET")) {
                 return null;
             }
             if (response.statusCode() >= 300) {
-                throw new IllegalStateException(method + " " + path + " answered " + response.statusCode() + ": "
-                        + response.body());
+                throw new IllegalStateException(
+                        method + " " + path + " answered " + response.statusCode() + ": " + response.body());
             }
             return response.body();
         } catch (IOException e) {
@@ -238,8 +269,8 @@ public final class TlsRabbitMq implements AutoCloseable {
         RuntimeException last = null;
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("the TLS RabbitMQ node exited with " + process.exitValue() + ": "
-                        + tail(logs()));
+                throw new IllegalStateException(
+                        "the TLS RabbitMQ node exited with " + process.exitValue() + ": " + tail(logs()));
             }
             try {
                 call("GET", "/api/overview", null);
@@ -255,8 +286,8 @@ public final class TlsRabbitMq implements AutoCloseable {
             }
         }
         close();
-        throw new IllegalStateException("the TLS RabbitMQ node did not answer within " + READY_TIMEOUT + ": " + last
-                + "; " + tail(logs()));
+        throw new IllegalStateException(
+                "the TLS RabbitMQ node did not answer within " + READY_TIMEOUT + ": " + last + "; " + tail(logs()));
     }
 
     private static String tail(String text) {
@@ -280,7 +311,8 @@ public final class TlsRabbitMq implements AutoCloseable {
         try {
             Path pid = dir.resolve("rabbitmq.pid");
             if (Files.exists(pid)) {
-                ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).ifPresent(ProcessHandle::destroyForcibly);
+                ProcessHandle.of(Long.parseLong(Files.readString(pid).trim()))
+                        .ifPresent(ProcessHandle::destroyForcibly);
             }
         } catch (IOException | NumberFormatException e) {
             // nothing more to do

@@ -40,7 +40,10 @@ public final class TlsRedis implements AutoCloseable {
     }
 
     /** @param requireClientCertificate {@code tls-auth-clients yes}: a client without a certificate is refused */
-    public static TlsRedis start(TestCertificates certificates, String certificateName, List<String> aclRules,
+    public static TlsRedis start(
+            TestCertificates certificates,
+            String certificateName,
+            List<String> aclRules,
             boolean requireClientCertificate) {
         try {
             Path dir = Files.createTempDirectory("tls-redis-");
@@ -64,7 +67,9 @@ public final class TlsRedis implements AutoCloseable {
             Path file = dir.resolve("redis.conf");
             Files.write(file, config, StandardCharsets.UTF_8);
             Process process = new ProcessBuilder("redis-server", file.toString())
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("stdout.log").toFile()).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("stdout.log").toFile())
+                    .start();
             TlsRedis redis = new TlsRedis(process, port, dir);
             Runtime.getRuntime().addShutdownHook(new Thread(redis::close, "tls-redis-stop"));
             redis.awaitReady();
@@ -107,7 +112,8 @@ public final class TlsRedis implements AutoCloseable {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server with TLS exited with " + process.exitValue() + ": " + log());
+                throw new IllegalStateException(
+                        "redis-server with TLS exited with " + process.exitValue() + ": " + log());
             }
             if (log().contains("Ready to accept connections")) {
                 return;

@@ -22,22 +22,31 @@ import org.junit.jupiter.api.Test;
 class EmbeddedKafkaTest {
 
     @Test
-    void givenSharedBroker_whenProducingAndConsumingWithAGroup_thenRecordsRoundTripAndTheBrokerIsReused() throws Exception {
+    void givenSharedBroker_whenProducingAndConsumingWithAGroup_thenRecordsRoundTripAndTheBrokerIsReused()
+            throws Exception {
         EmbeddedKafka kafka = EmbeddedKafka.shared();
         assertSame(kafka, EmbeddedKafka.shared());
         String topic = UniqueNames.prefix("embedded-smoke");
-        try (var producer = new KafkaProducer<String, String>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new StringSerializer())) {
+        try (var producer = new KafkaProducer<String, String>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        kafka.bootstrapServers(),
+                        ProducerConfig.ACKS_CONFIG,
+                        "all"),
+                new StringSerializer(),
+                new StringSerializer())) {
             for (int i = 0; i < 3; i++) {
                 producer.send(new ProducerRecord<>(topic, "v" + i)).get();
             }
         }
         List<String> seen = new ArrayList<>();
-        try (var consumer = new KafkaConsumer<String, String>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ConsumerConfig.GROUP_ID_CONFIG, UniqueNames.prefix("embedded-smoke-group"),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new StringDeserializer(), new StringDeserializer())) {
+        try (var consumer = new KafkaConsumer<String, String>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                        ConsumerConfig.GROUP_ID_CONFIG, UniqueNames.prefix("embedded-smoke-group"),
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             consumer.subscribe(List.of(topic));
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (seen.size() < 3 && System.nanoTime() < deadline) {

@@ -25,15 +25,23 @@ import org.junit.jupiter.api.Test;
 class KafkaClusterTest {
 
     @Test
-    void givenThreeNodes_whenTheLeaderIsKilled_thenTheOthersTakeOver_andTheRestartedNodeRejoinsTheIsr() throws Exception {
-        try (KafkaCluster cluster = KafkaCluster.start(3); Admin admin = cluster.admin()) {
+    void givenThreeNodes_whenTheLeaderIsKilled_thenTheOthersTakeOver_andTheRestartedNodeRejoinsTheIsr()
+            throws Exception {
+        try (KafkaCluster cluster = KafkaCluster.start(3);
+                Admin admin = cluster.admin()) {
             String topic = UniqueNames.prefix("cluster-smoke");
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3)
-                    .configs(Map.of("min.insync.replicas", "2")))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3).configs(Map.of("min.insync.replicas", "2"))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             int leader = cluster.leaderOfMostPartitions(topic);
-            try (var producer = new KafkaProducer<String, String>(Map.of(
-                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all"),
-                    new StringSerializer(), new StringSerializer())) {
+            try (var producer = new KafkaProducer<String, String>(
+                    Map.of(
+                            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                            cluster.bootstrapServers(),
+                            ProducerConfig.ACKS_CONFIG,
+                            "all"),
+                    new StringSerializer(),
+                    new StringSerializer())) {
                 producer.send(new ProducerRecord<>(topic, "before")).get(30, TimeUnit.SECONDS);
                 cluster.kill(leader);
                 producer.send(new ProducerRecord<>(topic, "after")).get(60, TimeUnit.SECONDS);
@@ -41,13 +49,19 @@ class KafkaClusterTest {
             TopicPartitionInfo during = partition(admin, topic);
             assertNotEquals(leader, during.leader().id(), "a surviving node leads the partition");
             cluster.restart(leader);
-            await("the restarted node back in sync").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
-                    .untilAsserted(() -> assertEquals(3, partition(admin, topic).isr().size(), "ISR of " + topic));
+            await("the restarted node back in sync")
+                    .atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(
+                            () -> assertEquals(3, partition(admin, topic).isr().size(), "ISR of " + topic));
         }
     }
 
     private static TopicPartitionInfo partition(Admin admin, String topic) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+        TopicDescription d = admin.describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(topic);
         return d.partitions().get(0);
     }
 }

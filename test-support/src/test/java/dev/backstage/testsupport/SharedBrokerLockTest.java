@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class SharedBrokerLockTest {
-    private static final Path FILE = Path.of(System.getProperty("java.io.tmpdir"), "backstage-shared-brokers",
-            "redis-sentinel.lock");
+    private static final Path FILE =
+            Path.of(System.getProperty("java.io.tmpdir"), "backstage-shared-brokers", "redis-sentinel.lock");
 
     @Test
     void givenAnExclusiveHolder_whenAnotherThreadAsksToShare_thenItWaitsUntilTheHolderLetsGo() {
@@ -34,8 +34,8 @@ class SharedBrokerLockTest {
                 sharedHeld.set(true);
             }
         });
-        await().atMost(Duration.ofSeconds(30)).until(() -> reader[0] != null
-                && reader[0].getState() == Thread.State.WAITING);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> reader[0] != null && reader[0].getState() == Thread.State.WAITING);
         assertFalse(sharedHeld.get(), "the shared holder got in while the exclusive holder held the broker");
         exclusive.close();
         sharing.join();
@@ -53,11 +53,16 @@ class SharedBrokerLockTest {
 
     /** A child JVM tries the file lock exclusively, as another lane's test would, and says what it found. */
     private static String tryExclusiveInAnotherProcess() throws Exception {
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), TryExclusive.class.getName(), FILE.toString())
-                .redirectErrorStream(true).start();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8))) {
+        Process child = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        TryExclusive.class.getName(),
+                        FILE.toString())
+                .redirectErrorStream(true)
+                .start();
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line = out.readLine();
             assertEquals(0, child.waitFor());
             assertNotNull(line);
@@ -68,8 +73,8 @@ class SharedBrokerLockTest {
     /** The child's main: prints "free" when it got the exclusive lock (and lets it go), "busy" when it did not. */
     static final class TryExclusive {
         public static void main(String[] args) throws Exception {
-            try (FileChannel channel = FileChannel.open(Path.of(args[0]), StandardOpenOption.CREATE,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileChannel.open(
+                    Path.of(args[0]), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 FileLock lock = channel.tryLock(0, Long.MAX_VALUE, false);
                 System.out.println(lock == null ? "busy" : "free");
                 if (lock != null) {

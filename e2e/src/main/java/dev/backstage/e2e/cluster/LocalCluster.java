@@ -31,7 +31,8 @@ public final class LocalCluster implements AutoCloseable {
     /** The cluster of this JVM, with its node agent (stopped when the JVM exits). */
     public static synchronized LocalCluster shared() {
         if (shared == null) {
-            shared = start(ControlPlane.repoRoot().resolve("e2e").resolve("target").resolve("node-agent"));
+            shared = start(
+                    ControlPlane.repoRoot().resolve("e2e").resolve("target").resolve("node-agent"));
             LocalCluster cluster = shared;
             Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "local-cluster-stop"));
         }
@@ -49,7 +50,9 @@ public final class LocalCluster implements AutoCloseable {
     /** A client with the credentials of {@code kubeconfig}. */
     public static KubernetesClient client(Path kubeconfig) {
         try {
-            return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
+            return new KubernetesClientBuilder()
+                    .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+                    .build();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * {@link LocalKubelet} and by the real cluster's node agent.
  */
 public final class ChildJvmPod implements LocalPod {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
     private final String name;
     private final Process process;
@@ -37,17 +38,30 @@ public final class ChildJvmPod implements LocalPod {
         Map<String, String> withPort = new java.util.LinkedHashMap<>(System.getenv());
         withPort.putAll(env);
         withPort.put("BACKSTAGE_HTTP_PORT", Integer.toString(port));
-        return start(name, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
-                System.getProperty("java.class.path"), "dev.backstage.runtime.main.RuntimeMain", List.of(), withPort,
-                port, logFile);
+        return start(
+                name,
+                List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
+                System.getProperty("java.class.path"),
+                "dev.backstage.runtime.main.RuntimeMain",
+                List.of(),
+                withPort,
+                port,
+                logFile);
     }
 
     /**
      * Starts {@code mainClass} with exactly {@code env} as its environment (nothing inherited), appending its
      * output to {@code logFile}; {@code port} is where {@link #ready()} asks {@code /readyz}.
      */
-    public static ChildJvmPod start(String name, List<String> jvmOptions, String classPath, String mainClass,
-            List<String> args, Map<String, String> env, int port, Path logFile) {
+    public static ChildJvmPod start(
+            String name,
+            List<String> jvmOptions,
+            String classPath,
+            String mainClass,
+            List<String> args,
+            Map<String, String> env,
+            int port,
+            Path logFile) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
@@ -55,7 +69,8 @@ public final class ChildJvmPod implements LocalPod {
         command.add(classPath);
         command.add(mainClass);
         command.addAll(args);
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         builder.environment().clear();
         builder.environment().putAll(env);
@@ -69,8 +84,11 @@ public final class ChildJvmPod implements LocalPod {
     /** True when {@code GET http://127.0.0.1:port/path} answers 2xx or 3xx within {@code timeout} (an HTTP probe). */
     public static boolean httpProbe(int port, String path, Duration timeout) {
         try {
-            HttpResponse<Void> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(timeout).build(), HttpResponse.BodyHandlers.discarding());
+            HttpResponse<Void> response = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                            .timeout(timeout)
+                            .build(),
+                    HttpResponse.BodyHandlers.discarding());
             return response.statusCode() >= 200 && response.statusCode() < 400;
         } catch (IOException e) {
             return false;

@@ -55,7 +55,8 @@ public final class LocalKubelet implements AutoCloseable {
     private final PodSpecResolver resolver;
     private final Map<String, List<Running>> pods = new ConcurrentHashMap<>();
     private final Map<String, Backoff> backoffs = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "local-kubelet"));
+    private final ScheduledExecutorService loop =
+            Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "local-kubelet"));
     private final ExecutorService terminator = Executors.newCachedThreadPool(r -> daemon(r, "local-kubelet-terminate"));
     private final AtomicInteger started = new AtomicInteger();
     private final AtomicInteger replaced = new AtomicInteger();
@@ -74,13 +75,20 @@ public final class LocalKubelet implements AutoCloseable {
     }
 
     public LocalKubelet start() {
-        loop.scheduleWithFixedDelay(() -> {
-            try {
-                sync();
-            } catch (RuntimeException e) {
-                log.warn("local kubelet sync failed: {}; next sync in {} ms", e.toString(), SYNC_EVERY.toMillis());
-            }
-        }, 0, SYNC_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        loop.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        sync();
+                    } catch (RuntimeException e) {
+                        log.warn(
+                                "local kubelet sync failed: {}; next sync in {} ms",
+                                e.toString(),
+                                SYNC_EVERY.toMillis());
+                    }
+                },
+                0,
+                SYNC_EVERY.toMillis(),
+                TimeUnit.MILLISECONDS);
         return this;
     }
 
@@ -107,7 +115,8 @@ public final class LocalKubelet implements AutoCloseable {
 
     private void sync() {
         Set<String> seen = new HashSet<>();
-        for (Deployment deployment : client.apps().deployments().inNamespace(namespace).list().getItems()) {
+        for (Deployment deployment :
+                client.apps().deployments().inNamespace(namespace).list().getItems()) {
             String name = deployment.getMetadata().getName();
             seen.add(name);
             syncDeployment(deployment, pods.computeIfAbsent(name, n -> new CopyOnWriteArrayList<>()));
@@ -120,18 +129,25 @@ public final class LocalKubelet implements AutoCloseable {
     }
 
     private void syncDeployment(Deployment deployment, List<Running> running) {
-        int desired = deployment.getSpec().getReplicas() == null ? 1 : deployment.getSpec().getReplicas();
-        String hash = Integer.toHexString(Serialization.asJson(deployment.getSpec().getTemplate()).hashCode());
+        int desired = deployment.getSpec().getReplicas() == null
+                ? 1
+                : deployment.getSpec().getReplicas();
+        String hash = Integer.toHexString(
+                Serialization.asJson(deployment.getSpec().getTemplate()).hashCode());
         Duration grace = Duration.ofSeconds(Objects.requireNonNullElse(
                 deployment.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds(), 30L));
         for (Running r : List.copyOf(running)) {
             if (!r.pod().alive()) {
                 running.remove(r);
                 replaced.incrementAndGet();
-                Backoff backoff = backoffs.computeIfAbsent(deployment.getMetadata().getName(), n -> new Backoff());
+                Backoff backoff =
+                        backoffs.computeIfAbsent(deployment.getMetadata().getName(), n -> new Backoff());
                 long waitMs = Math.min(30_000, 1_000L << Math.min(5, backoff.crashes++));
                 backoff.notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-                log.warn("pod {} exited; replacing it in {} ms (see its pod.log)", r.pod().name(), waitMs);
+                log.warn(
+                        "pod {} exited; replacing it in {} ms (see its pod.log)",
+                        r.pod().name(),
+                        waitMs);
             } else if (!r.templateHash().equals(hash)) {
                 running.remove(r);
                 terminateAsync(r.pod(), grace);
@@ -153,7 +169,8 @@ public final class LocalKubelet implements AutoCloseable {
     }
 
     private ChildJvmPod launch(Deployment deployment) {
-        String podName = deployment.getMetadata().getName() + "-" + UUID.randomUUID().toString().substring(0, 5);
+        String podName = deployment.getMetadata().getName() + "-"
+                + UUID.randomUUID().toString().substring(0, 5);
         Path podDir = workDir.resolve(podName);
         try {
             Files.createDirectories(podDir);
@@ -183,16 +200,24 @@ public final class LocalKubelet implements AutoCloseable {
                 .withObservedGeneration(deployment.getMetadata().getGeneration())
                 .build();
         DeploymentStatus current = deployment.getStatus();
-        if (current != null && Objects.equals(current.getReplicas(), status.getReplicas())
+        if (current != null
+                && Objects.equals(current.getReplicas(), status.getReplicas())
                 && Objects.equals(current.getReadyReplicas(), status.getReadyReplicas())
                 && Objects.equals(current.getObservedGeneration(), status.getObservedGeneration())) {
             return;
         }
         deployment.setStatus(status);
         try {
-            client.apps().deployments().inNamespace(namespace).resource(deployment).updateStatus();
+            client.apps()
+                    .deployments()
+                    .inNamespace(namespace)
+                    .resource(deployment)
+                    .updateStatus();
         } catch (KubernetesClientException e) {
-            log.debug("status of {} not written ({}); next sync retries", deployment.getMetadata().getName(), e.getCode());
+            log.debug(
+                    "status of {} not written ({}); next sync retries",
+                    deployment.getMetadata().getName(),
+                    e.getCode());
         }
     }
 
@@ -207,7 +232,9 @@ public final class LocalKubelet implements AutoCloseable {
     @Override
     public void close() {
         loop.shutdownNow();
-        pods.values().forEach(list -> list.forEach(r -> terminator.submit(() -> r.pod().terminate(Duration.ofSeconds(10)))));
+        pods.values()
+                .forEach(list ->
+                        list.forEach(r -> terminator.submit(() -> r.pod().terminate(Duration.ofSeconds(10)))));
         terminator.shutdown();
         try {
             terminator.awaitTermination(20, TimeUnit.SECONDS);

@@ -68,13 +68,17 @@ public final class PodSpecResolver {
         for (EnvFromSource from : nonNull(container.getEnvFrom())) {
             String prefix = from.getPrefix() == null ? "" : from.getPrefix();
             if (from.getConfigMapRef() != null) {
-                ConfigMap map = configMap(from.getConfigMapRef().getName(), Boolean.TRUE.equals(from.getConfigMapRef().getOptional()));
+                ConfigMap map = configMap(
+                        from.getConfigMapRef().getName(),
+                        Boolean.TRUE.equals(from.getConfigMapRef().getOptional()));
                 if (map != null && map.getData() != null) {
                     map.getData().forEach((k, v) -> env.put(prefix + k, v));
                 }
             }
             if (from.getSecretRef() != null) {
-                Secret secret = secret(from.getSecretRef().getName(), Boolean.TRUE.equals(from.getSecretRef().getOptional()));
+                Secret secret = secret(
+                        from.getSecretRef().getName(),
+                        Boolean.TRUE.equals(from.getSecretRef().getOptional()));
                 if (secret != null) {
                     secretData(secret).forEach((k, v) -> env.put(prefix + k, new String(v, StandardCharsets.UTF_8)));
                 }
@@ -129,7 +133,8 @@ public final class PodSpecResolver {
         if (from.getConfigMapKeyRef() != null) {
             var ref = from.getConfigMapKeyRef();
             ConfigMap map = configMap(ref.getName(), Boolean.TRUE.equals(ref.getOptional()));
-            String value = map == null || map.getData() == null ? null : map.getData().get(ref.getKey());
+            String value =
+                    map == null || map.getData() == null ? null : map.getData().get(ref.getKey());
             if (value == null && !Boolean.TRUE.equals(ref.getOptional())) {
                 throw new IllegalStateException("configmap " + ref.getName() + " has no key " + ref.getKey());
             }
@@ -160,7 +165,8 @@ public final class PodSpecResolver {
     }
 
     private ConfigMap configMap(String name, boolean optional) {
-        ConfigMap map = client.configMaps().inNamespace(namespace).withName(name).get();
+        ConfigMap map =
+                client.configMaps().inNamespace(namespace).withName(name).get();
         if (map == null && !optional) {
             throw new IllegalStateException("configmap " + name + " not found");
         }
@@ -192,9 +198,12 @@ public final class PodSpecResolver {
         PodSpec spec = pod.getSpec();
         for (VolumeMount mount : nonNull(container.getVolumeMounts())) {
             if (mount.getSubPath() != null && !mount.getSubPath().isEmpty()) {
-                throw new IllegalStateException("volume mount " + mount.getName() + " uses subPath, which this node does not support");
+                throw new IllegalStateException(
+                        "volume mount " + mount.getName() + " uses subPath, which this node does not support");
             }
-            Volume volume = nonNull(spec.getVolumes()).stream().filter(v -> v.getName().equals(mount.getName())).findFirst()
+            Volume volume = nonNull(spec.getVolumes()).stream()
+                    .filter(v -> v.getName().equals(mount.getName()))
+                    .findFirst()
                     .orElseThrow(() -> new IllegalStateException("no volume " + mount.getName()));
             Path dir = podDir.resolve("volumes").resolve(mount.getName());
             try {
@@ -202,23 +211,36 @@ public final class PodSpecResolver {
                 if (volume.getConfigMap() != null) {
                     var source = volume.getConfigMap();
                     ConfigMap map = configMap(source.getName(), Boolean.TRUE.equals(source.getOptional()));
-                    writeItems(dir, map == null ? Map.of() : stringsToBytes(map.getData()), source.getItems(), source.getDefaultMode());
+                    writeItems(
+                            dir,
+                            map == null ? Map.of() : stringsToBytes(map.getData()),
+                            source.getItems(),
+                            source.getDefaultMode());
                 } else if (volume.getSecret() != null) {
                     var source = volume.getSecret();
                     Secret secret = secret(source.getSecretName(), Boolean.TRUE.equals(source.getOptional()));
-                    writeItems(dir, secret == null ? Map.of() : secretData(secret), source.getItems(), source.getDefaultMode());
+                    writeItems(
+                            dir,
+                            secret == null ? Map.of() : secretData(secret),
+                            source.getItems(),
+                            source.getDefaultMode());
                 } else if (volume.getProjected() != null) {
-                    for (VolumeProjection projection : nonNull(volume.getProjected().getSources())) {
+                    for (VolumeProjection projection :
+                            nonNull(volume.getProjected().getSources())) {
                         project(pod, projection, dir, volume.getProjected().getDefaultMode());
                     }
                 } else if (volume.getDownwardAPI() != null) {
                     for (var item : nonNull(volume.getDownwardAPI().getItems())) {
-                        write(dir.resolve(item.getPath()), field(pod, item.getFieldRef().getFieldPath(), "127.0.0.1")
-                                .getBytes(StandardCharsets.UTF_8), volume.getDownwardAPI().getDefaultMode());
+                        write(
+                                dir.resolve(item.getPath()),
+                                field(pod, item.getFieldRef().getFieldPath(), "127.0.0.1")
+                                        .getBytes(StandardCharsets.UTF_8),
+                                volume.getDownwardAPI().getDefaultMode());
                     }
                 } else if (volume.getEmptyDir() == null) {
-                    throw new IllegalStateException("volume " + volume.getName() + " has a type this node does not support "
-                            + "(configMap, secret, projected, downwardAPI and emptyDir are)");
+                    throw new IllegalStateException(
+                            "volume " + volume.getName() + " has a type this node does not support "
+                                    + "(configMap, secret, projected, downwardAPI and emptyDir are)");
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -230,14 +252,25 @@ public final class PodSpecResolver {
     private void project(Pod pod, VolumeProjection projection, Path dir, Integer mode) throws IOException {
         if (projection.getServiceAccountToken() != null) {
             var source = projection.getServiceAccountToken();
-            TokenRequest request = new TokenRequestBuilder().withNewSpec()
+            TokenRequest request = new TokenRequestBuilder()
+                    .withNewSpec()
                     .withAudiences(source.getAudience() == null ? List.of() : List.of(source.getAudience()))
                     .withExpirationSeconds(source.getExpirationSeconds())
-                    .withNewBoundObjectRef().withApiVersion("v1").withKind("Pod").withName(pod.getMetadata().getName())
-                    .withUid(pod.getMetadata().getUid()).endBoundObjectRef()
-                    .endSpec().build();
-            String account = pod.getSpec().getServiceAccountName() == null ? "default" : pod.getSpec().getServiceAccountName();
-            TokenRequest issued = client.serviceAccounts().inNamespace(namespace).withName(account).tokenRequest(request);
+                    .withNewBoundObjectRef()
+                    .withApiVersion("v1")
+                    .withKind("Pod")
+                    .withName(pod.getMetadata().getName())
+                    .withUid(pod.getMetadata().getUid())
+                    .endBoundObjectRef()
+                    .endSpec()
+                    .build();
+            String account = pod.getSpec().getServiceAccountName() == null
+                    ? "default"
+                    : pod.getSpec().getServiceAccountName();
+            TokenRequest issued = client.serviceAccounts()
+                    .inNamespace(namespace)
+                    .withName(account)
+                    .tokenRequest(request);
             write(dir.resolve(source.getPath()), issued.getStatus().getToken().getBytes(StandardCharsets.UTF_8), mode);
         }
         if (projection.getConfigMap() != null) {
@@ -252,8 +285,11 @@ public final class PodSpecResolver {
         }
         if (projection.getDownwardAPI() != null) {
             for (var item : nonNull(projection.getDownwardAPI().getItems())) {
-                write(dir.resolve(item.getPath()), field(pod, item.getFieldRef().getFieldPath(), "127.0.0.1")
-                        .getBytes(StandardCharsets.UTF_8), mode);
+                write(
+                        dir.resolve(item.getPath()),
+                        field(pod, item.getFieldRef().getFieldPath(), "127.0.0.1")
+                                .getBytes(StandardCharsets.UTF_8),
+                        mode);
             }
         }
     }
@@ -266,7 +302,8 @@ public final class PodSpecResolver {
         return out;
     }
 
-    private static void writeItems(Path dir, Map<String, byte[]> data, List<KeyToPath> items, Integer mode) throws IOException {
+    private static void writeItems(Path dir, Map<String, byte[]> data, List<KeyToPath> items, Integer mode)
+            throws IOException {
         if (items == null || items.isEmpty()) {
             for (Map.Entry<String, byte[]> e : data.entrySet()) {
                 write(dir.resolve(e.getKey()), e.getValue(), mode);

@@ -34,13 +34,23 @@ public final class KnownImages {
         String withoutTasks = Arrays.stream(all.split(File.pathSeparator))
                 .filter(entry -> !entry.contains("sample-tasks"))
                 .collect(Collectors.joining(File.pathSeparator));
-        Image operator = new Image("backstage-operator", "dev.backstage.operator.main.OperatorMain", all,
+        Image operator = new Image(
+                "backstage-operator",
+                "dev.backstage.operator.main.OperatorMain",
+                all,
                 Map.of(8081, "BACKSTAGE_HTTP_PORT", 8443, "BACKSTAGE_WEBHOOK_PORT", 8082, "BACKSTAGE_CONSOLE_PORT"));
-        Image runtime = new Image("backstage-runtime", "dev.backstage.runtime.main.RuntimeMain", withoutTasks,
+        Image runtime = new Image(
+                "backstage-runtime",
+                "dev.backstage.runtime.main.RuntimeMain",
+                withoutTasks,
                 Map.of(8080, "BACKSTAGE_HTTP_PORT"));
-        Image sampleTasks = new Image("backstage-sample-tasks", "dev.backstage.runtime.main.RuntimeMain", all,
+        Image sampleTasks = new Image(
+                "backstage-sample-tasks",
+                "dev.backstage.runtime.main.RuntimeMain",
+                all,
                 Map.of(8080, "BACKSTAGE_HTTP_PORT"));
-        return new KnownImages(Map.of(operator.name(), operator, runtime.name(), runtime, sampleTasks.name(), sampleTasks));
+        return new KnownImages(
+                Map.of(operator.name(), operator, runtime.name(), runtime, sampleTasks.name(), sampleTasks));
     }
 
     /** The image a container reference names, if this node knows it. */

@@ -56,7 +56,8 @@ public final class NodeAgent implements AutoCloseable {
     private final KubernetesClient client;
     private final Path workDir;
     private final Map<String, PodState> pods = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "node-agent"));
+    private final ScheduledExecutorService loop =
+            Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "node-agent"));
     private final ExecutorService workers = Executors.newCachedThreadPool(r -> daemon(r, "node-agent-work"));
     private final ServiceProxy proxy = new ServiceProxy(this::endpoints);
     private final NodeRegistration node;
@@ -98,21 +99,30 @@ public final class NodeAgent implements AutoCloseable {
         }
         node.takeLease();
         try {
-            logs = new PodLogServer(this::podDir, (namespace, pod) -> pods.values().stream().anyMatch(s ->
-                    s.namespace.equals(namespace) && s.name.equals(pod) && s.container != null && s.container.alive()));
+            logs = new PodLogServer(
+                    this::podDir,
+                    (namespace, pod) -> pods.values().stream()
+                            .anyMatch(s -> s.namespace.equals(namespace)
+                                    && s.name.equals(pod)
+                                    && s.container != null
+                                    && s.container.alive()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         node.registerNode(logs.port());
         podInformer = client.pods().inAnyNamespace().inform();
         serviceInformer = client.services().inAnyNamespace().inform();
-        loop.scheduleWithFixedDelay(() -> {
-            try {
-                tick();
-            } catch (RuntimeException e) {
-                LOG.warn("node agent tick failed: {}", e.toString());
-            }
-        }, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+        loop.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        tick();
+                    } catch (RuntimeException e) {
+                        LOG.warn("node agent tick failed: {}", e.toString());
+                    }
+                },
+                0,
+                TICK.toMillis(),
+                TimeUnit.MILLISECONDS);
         LOG.info("node {} ready ({}; pods under {})", NODE_NAME, node.identity(), workDir);
         return this;
     }
@@ -196,13 +206,19 @@ public final class NodeAgent implements AutoCloseable {
         List<Integer> ready = new ArrayList<>();
         for (Pod pod : podInformer.getStore().list()) {
             PodState state = pods.get(pod.getMetadata().getUid());
-            Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
-            if (state == null || !state.ready || state.terminating || state.container == null
+            Map<String, String> labels = pod.getMetadata().getLabels() == null
+                    ? Map.of()
+                    : pod.getMetadata().getLabels();
+            if (state == null
+                    || !state.ready
+                    || state.terminating
+                    || state.container == null
                     || !service.getMetadata().getNamespace().equals(state.namespace)
                     || !labels.entrySet().containsAll(selector.entrySet())) {
                 continue;
             }
-            IntOrString target = servicePort.getTargetPort() == null ? new IntOrString(servicePort.getPort())
+            IntOrString target = servicePort.getTargetPort() == null
+                    ? new IntOrString(servicePort.getPort())
                     : servicePort.getTargetPort();
             ready.add(PodProbes.localPort(pod.getSpec().getContainers().get(0), target, state));
         }
@@ -212,8 +228,10 @@ public final class NodeAgent implements AutoCloseable {
 
     /** The pods this agent runs, by namespace/name, with their container's process id (for chaos from outside). */
     public Map<String, OptionalInt> containers() {
-        return pods.values().stream().collect(Collectors.toMap(s -> s.namespace + "/" + s.name,
-                s -> s.container == null ? OptionalInt.empty() : OptionalInt.of((int) s.container.pid())));
+        return pods.values().stream()
+                .collect(Collectors.toMap(
+                        s -> s.namespace + "/" + s.name,
+                        s -> s.container == null ? OptionalInt.empty() : OptionalInt.of((int) s.container.pid())));
     }
 
     /** Stops every container (SIGTERM, then SIGKILL after 10 s) and gives the node up; the Pods stay in the API. */

@@ -47,17 +47,31 @@ final class NodeRegistration {
         var leases = client.leases().inNamespace(LEASE_NAMESPACE);
         Lease current = leases.withName(NodeAgent.NODE_NAME).get();
         ZonedDateTime now = ZonedDateTime.now();
-        if (current != null && current.getSpec().getHolderIdentity() != null
-                && !current.getSpec().getHolderIdentity().equals(identity) && current.getSpec().getRenewTime() != null
-                && current.getSpec().getRenewTime().plusSeconds(LEASE_DURATION.toSeconds()).isAfter(now)) {
-            throw new IllegalStateException("another node agent (" + current.getSpec().getHolderIdentity()
-                    + ") runs pods on this cluster: stop it (bin/demo --keep, or a test run) or wait "
-                    + LEASE_DURATION.toSeconds() + " s after it stopped");
+        if (current != null
+                && current.getSpec().getHolderIdentity() != null
+                && !current.getSpec().getHolderIdentity().equals(identity)
+                && current.getSpec().getRenewTime() != null
+                && current.getSpec()
+                        .getRenewTime()
+                        .plusSeconds(LEASE_DURATION.toSeconds())
+                        .isAfter(now)) {
+            throw new IllegalStateException(
+                    "another node agent (" + current.getSpec().getHolderIdentity()
+                            + ") runs pods on this cluster: stop it (bin/demo --keep, or a test run) or wait "
+                            + LEASE_DURATION.toSeconds() + " s after it stopped");
         }
-        Lease lease = new LeaseBuilder().withNewMetadata().withName(NodeAgent.NODE_NAME).withNamespace(LEASE_NAMESPACE)
-                .endMetadata().withNewSpec().withHolderIdentity(identity)
-                .withLeaseDurationSeconds((int) LEASE_DURATION.toSeconds()).withRenewTime(now).withAcquireTime(now)
-                .endSpec().build();
+        Lease lease = new LeaseBuilder()
+                .withNewMetadata()
+                .withName(NodeAgent.NODE_NAME)
+                .withNamespace(LEASE_NAMESPACE)
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity(identity)
+                .withLeaseDurationSeconds((int) LEASE_DURATION.toSeconds())
+                .withRenewTime(now)
+                .withAcquireTime(now)
+                .endSpec()
+                .build();
         if (current == null) {
             leases.resource(lease).create();
         } else {
@@ -72,13 +86,17 @@ final class NodeRegistration {
         if (System.nanoTime() - lastLeaseRenewNanos < TimeUnit.SECONDS.toNanos(5)) {
             return;
         }
-        client.leases().inNamespace(LEASE_NAMESPACE).withName(NodeAgent.NODE_NAME).edit(l -> {
-            if (!identity.equals(l.getSpec().getHolderIdentity())) {
-                throw new IllegalStateException("node lease taken by " + l.getSpec().getHolderIdentity());
-            }
-            l.getSpec().setRenewTime(ZonedDateTime.now());
-            return l;
-        });
+        client.leases()
+                .inNamespace(LEASE_NAMESPACE)
+                .withName(NodeAgent.NODE_NAME)
+                .edit(l -> {
+                    if (!identity.equals(l.getSpec().getHolderIdentity())) {
+                        throw new IllegalStateException(
+                                "node lease taken by " + l.getSpec().getHolderIdentity());
+                    }
+                    l.getSpec().setRenewTime(ZonedDateTime.now());
+                    return l;
+                });
         lastLeaseRenewNanos = System.nanoTime();
         client.nodes().withName(NodeAgent.NODE_NAME).editStatus(n -> {
             n.getStatus().getConditions().forEach(c -> c.setLastHeartbeatTime(PodEvents.now()));
@@ -89,12 +107,15 @@ final class NodeRegistration {
     /** Gives the node up for the next agent (the Node object stays). */
     void releaseLease() {
         try {
-            client.leases().inNamespace(LEASE_NAMESPACE).withName(NodeAgent.NODE_NAME).edit(l -> {
-                if (identity.equals(l.getSpec().getHolderIdentity())) {
-                    l.getSpec().setHolderIdentity(null);
-                }
-                return l;
-            });
+            client.leases()
+                    .inNamespace(LEASE_NAMESPACE)
+                    .withName(NodeAgent.NODE_NAME)
+                    .edit(l -> {
+                        if (identity.equals(l.getSpec().getHolderIdentity())) {
+                            l.getSpec().setHolderIdentity(null);
+                        }
+                        return l;
+                    });
         } catch (KubernetesClientException e) {
             LOG.debug("lease not released: {}", e.getMessage());
         }
@@ -103,32 +124,63 @@ final class NodeRegistration {
     /** Registers the Node; {@code logPort} is where the API server reaches its log endpoint ({@code kubectl logs}). */
     void registerNode(int logPort) {
         int cpus = Runtime.getRuntime().availableProcessors();
-        Map<String, Quantity> capacity = Map.of("cpu", new Quantity(Integer.toString(cpus)),
-                "memory", new Quantity(Long.toString(totalMemory())), "pods", new Quantity("110"));
-        Node node = new NodeBuilder().withNewMetadata().withName(NodeAgent.NODE_NAME)
-                .addToLabels("kubernetes.io/hostname", NodeAgent.NODE_NAME).addToLabels("kubernetes.io/os", "linux")
-                .addToLabels("kubernetes.io/arch", "amd64").addToLabels("node-role.kubernetes.io/backstage-local", "")
-                .endMetadata().withNewSpec().endSpec().build();
+        Map<String, Quantity> capacity = Map.of(
+                "cpu",
+                new Quantity(Integer.toString(cpus)),
+                "memory",
+                new Quantity(Long.toString(totalMemory())),
+                "pods",
+                new Quantity("110"));
+        Node node = new NodeBuilder()
+                .withNewMetadata()
+                .withName(NodeAgent.NODE_NAME)
+                .addToLabels("kubernetes.io/hostname", NodeAgent.NODE_NAME)
+                .addToLabels("kubernetes.io/os", "linux")
+                .addToLabels("kubernetes.io/arch", "amd64")
+                .addToLabels("node-role.kubernetes.io/backstage-local", "")
+                .endMetadata()
+                .withNewSpec()
+                .endSpec()
+                .build();
         if (client.nodes().withName(NodeAgent.NODE_NAME).get() == null) {
             client.nodes().resource(node).create();
         }
         String version = client.getKubernetesVersion().getGitVersion();
         client.nodes().withName(NodeAgent.NODE_NAME).editStatus(n -> {
             n.setStatus(new NodeStatusBuilder()
-                    .withCapacity(capacity).withAllocatable(capacity)
+                    .withCapacity(capacity)
+                    .withAllocatable(capacity)
                     // InternalIP only: the API server dials a node's Hostname address first, and this one's name
                     // resolves nowhere (kubectl logs reaches the log endpoint through this address).
-                    .addNewAddress().withType("InternalIP").withAddress(NodeAgent.HOST_IP).endAddress()
-                    .addNewCondition().withType("Ready").withStatus("True").withReason("NodeAgentReady")
+                    .addNewAddress()
+                    .withType("InternalIP")
+                    .withAddress(NodeAgent.HOST_IP)
+                    .endAddress()
+                    .addNewCondition()
+                    .withType("Ready")
+                    .withStatus("True")
+                    .withReason("NodeAgentReady")
                     .withMessage("backstage node agent: pods run as JVMs on this machine")
-                    .withLastHeartbeatTime(PodEvents.now()).withLastTransitionTime(PodEvents.now()).endCondition()
-                    .withNewNodeInfo().withArchitecture("amd64").withOperatingSystem("linux")
+                    .withLastHeartbeatTime(PodEvents.now())
+                    .withLastTransitionTime(PodEvents.now())
+                    .endCondition()
+                    .withNewNodeInfo()
+                    .withArchitecture("amd64")
+                    .withOperatingSystem("linux")
                     .withOsImage(System.getProperty("os.name") + " " + System.getProperty("os.version"))
-                    .withKernelVersion(System.getProperty("os.version")).withKubeletVersion(version)
-                    .withKubeProxyVersion(version).withContainerRuntimeVersion(NodeAgent.CONTAINER_ID_SCHEME + "java-"
+                    .withKernelVersion(System.getProperty("os.version"))
+                    .withKubeletVersion(version)
+                    .withKubeProxyVersion(version)
+                    .withContainerRuntimeVersion(NodeAgent.CONTAINER_ID_SCHEME + "java-"
                             + Runtime.version().feature())
-                    .withMachineID("").withSystemUUID("").withBootID("").endNodeInfo()
-                    .withNewDaemonEndpoints().withNewKubeletEndpoint().withPort(logPort).endKubeletEndpoint()
+                    .withMachineID("")
+                    .withSystemUUID("")
+                    .withBootID("")
+                    .endNodeInfo()
+                    .withNewDaemonEndpoints()
+                    .withNewKubeletEndpoint()
+                    .withPort(logPort)
+                    .endKubeletEndpoint()
                     .endDaemonEndpoints()
                     .build());
             return n;

@@ -25,18 +25,36 @@ final class PodBinder {
 
     void bind(Pod pod) {
         String scheduler = pod.getSpec().getSchedulerName();
-        if (pod.getMetadata().getDeletionTimestamp() != null || (scheduler != null && !"default-scheduler".equals(scheduler))) {
+        if (pod.getMetadata().getDeletionTimestamp() != null
+                || (scheduler != null && !"default-scheduler".equals(scheduler))) {
             return;
         }
         try {
-            client.bindings().inNamespace(pod.getMetadata().getNamespace()).resource(new BindingBuilder()
-                    .withNewMetadata().withName(pod.getMetadata().getName()).withUid(pod.getMetadata().getUid()).endMetadata()
-                    .withNewTarget().withApiVersion("v1").withKind("Node").withName(NodeAgent.NODE_NAME).endTarget().build())
+            client.bindings()
+                    .inNamespace(pod.getMetadata().getNamespace())
+                    .resource(new BindingBuilder()
+                            .withNewMetadata()
+                            .withName(pod.getMetadata().getName())
+                            .withUid(pod.getMetadata().getUid())
+                            .endMetadata()
+                            .withNewTarget()
+                            .withApiVersion("v1")
+                            .withKind("Node")
+                            .withName(NodeAgent.NODE_NAME)
+                            .endTarget()
+                            .build())
                     .create();
-            events.event(pod, "Normal", "Scheduled", "Successfully assigned " + pod.getMetadata().getNamespace() + "/"
-                    + pod.getMetadata().getName() + " to " + NodeAgent.NODE_NAME);
+            events.event(
+                    pod,
+                    "Normal",
+                    "Scheduled",
+                    "Successfully assigned " + pod.getMetadata().getNamespace() + "/"
+                            + pod.getMetadata().getName() + " to " + NodeAgent.NODE_NAME);
         } catch (KubernetesClientException e) {
-            LOG.debug("binding {} failed ({}); next tick retries", pod.getMetadata().getName(), e.getCode());
+            LOG.debug(
+                    "binding {} failed ({}); next tick retries",
+                    pod.getMetadata().getName(),
+                    e.getCode());
         }
     }
 }

@@ -69,7 +69,10 @@ final class PodLogServer implements AutoCloseable {
 
     private void serve(HttpExchange exchange) throws IOException {
         try (exchange) {
-            String[] parts = exchange.getRequestURI().getPath().substring(PREFIX.length()).split("/");
+            String[] parts = exchange.getRequestURI()
+                    .getPath()
+                    .substring(PREFIX.length())
+                    .split("/");
             if (!"GET".equals(exchange.getRequestMethod()) || parts.length < 2) {
                 exchange.sendResponseHeaders(404, -1);
                 return;
@@ -134,7 +137,8 @@ final class PodLogServer implements AutoCloseable {
             for (String pair : raw.split("&")) {
                 int eq = pair.indexOf('=');
                 if (eq > 0) {
-                    query.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                    query.put(
+                            URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
                             URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
                 }
             }
@@ -146,13 +150,14 @@ final class PodLogServer implements AutoCloseable {
         try {
             Instant now = Instant.now();
             KeyAndCertificate ca = CertificateIssuer.newCa("backstage-local-kubelet-ca", Duration.ofDays(365), now);
-            KeyAndCertificate serving = CertificateIssuer.issueServing(ca, List.of(NodeAgent.HOST_IP, "localhost",
-                    NodeAgent.NODE_NAME), Duration.ofDays(365), now);
+            KeyAndCertificate serving = CertificateIssuer.issueServing(
+                    ca, List.of(NodeAgent.HOST_IP, "localhost", NodeAgent.NODE_NAME), Duration.ofDays(365), now);
             KeyStore store = KeyStore.getInstance("PKCS12");
             store.load(null, null);
             char[] password = "node-agent".toCharArray();
-            store.setKeyEntry("kubelet", serving.key(), password,
-                    new X509Certificate[] {serving.certificate(), ca.certificate()});
+            store.setKeyEntry(
+                    "kubelet", serving.key(), password, new X509Certificate[] {serving.certificate(), ca.certificate()
+                    });
             KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             keys.init(store, password);
             SSLContext context = SSLContext.getInstance("TLS");

@@ -43,7 +43,8 @@ final class PodProbes {
             return;
         }
         Boolean live = run("liveness", container.getLivenessProbe(), container, state);
-        if (Boolean.FALSE.equals(live) && state.failures.getOrDefault("liveness", 0) >= threshold(container.getLivenessProbe())) {
+        if (Boolean.FALSE.equals(live)
+                && state.failures.getOrDefault("liveness", 0) >= threshold(container.getLivenessProbe())) {
             unhealthy(pod, process, "Liveness probe failed");
             return;
         }
@@ -78,18 +79,22 @@ final class PodProbes {
         long now = System.nanoTime();
         Long next = state.nextProbeNanos.get(kind);
         if (next == null) {
-            next = state.startedAt == null ? now : now + TimeUnit.SECONDS.toNanos(
-                    Objects.requireNonNullElse(probe.getInitialDelaySeconds(), 0));
+            next = state.startedAt == null
+                    ? now
+                    : now + TimeUnit.SECONDS.toNanos(Objects.requireNonNullElse(probe.getInitialDelaySeconds(), 0));
             state.nextProbeNanos.put(kind, next);
         }
         if (now < next) {
             return null;
         }
-        state.nextProbeNanos.put(kind, now + TimeUnit.SECONDS.toNanos(Objects.requireNonNullElse(probe.getPeriodSeconds(), 10)));
+        state.nextProbeNanos.put(
+                kind, now + TimeUnit.SECONDS.toNanos(Objects.requireNonNullElse(probe.getPeriodSeconds(), 10)));
         boolean ok;
         if (probe.getHttpGet() != null) {
             int port = localPort(container, probe.getHttpGet().getPort(), state);
-            ok = ChildJvmPod.httpProbe(port, Objects.requireNonNullElse(probe.getHttpGet().getPath(), "/"),
+            ok = ChildJvmPod.httpProbe(
+                    port,
+                    Objects.requireNonNullElse(probe.getHttpGet().getPath(), "/"),
                     Duration.ofSeconds(Objects.requireNonNullElse(probe.getTimeoutSeconds(), 1)));
         } else if (probe.getTcpSocket() != null) {
             int port = localPort(container, probe.getTcpSocket().getPort(), state);
@@ -115,9 +120,12 @@ final class PodProbes {
         if (port.getIntVal() != null) {
             containerPort = port.getIntVal();
         } else {
-            containerPort = (container.getPorts() == null ? List.<ContainerPort>of() : container.getPorts()).stream()
-                    .filter(p -> port.getStrVal().equals(p.getName())).map(ContainerPort::getContainerPort).findFirst()
-                    .orElse(-1);
+            containerPort = (container.getPorts() == null ? List.<ContainerPort>of() : container.getPorts())
+                    .stream()
+                            .filter(p -> port.getStrVal().equals(p.getName()))
+                            .map(ContainerPort::getContainerPort)
+                            .findFirst()
+                            .orElse(-1);
         }
         return state.ports.getOrDefault(containerPort, containerPort);
     }

@@ -43,7 +43,10 @@ final class PodProcesses {
     private final PodEvents events;
     private final java.util.function.BiFunction<String, String, Path> podDir;
 
-    PodProcesses(KubernetesClient client, KnownImages images, PodEvents events,
+    PodProcesses(
+            KubernetesClient client,
+            KnownImages images,
+            PodEvents events,
             java.util.function.BiFunction<String, String, Path> podDir) {
         this.client = client;
         this.images = images;
@@ -59,8 +62,11 @@ final class PodProcesses {
                     + String.join(", ", images.names()) + " (any registry and tag)";
             if (!state.warnedImage) {
                 state.warnedImage = true;
-                events.event(pod, "Warning", "Failed", "Failed to pull image \"" + container.getImage() + "\": "
-                        + state.waitingMessage);
+                events.event(
+                        pod,
+                        "Warning",
+                        "Failed",
+                        "Failed to pull image \"" + container.getImage() + "\": " + state.waitingMessage);
             }
             return;
         }
@@ -73,7 +79,9 @@ final class PodProcesses {
             env.put("HOME", dir.toString());
             env.put("HOSTNAME", state.name);
             env.put("KUBERNETES_SERVICE_HOST", client.getMasterUrl().getHost());
-            env.put("KUBERNETES_SERVICE_PORT", Integer.toString(client.getMasterUrl().getPort()));
+            env.put(
+                    "KUBERNETES_SERVICE_PORT",
+                    Integer.toString(client.getMasterUrl().getPort()));
             env.putAll(resolver.resolve(pod, container, dir, NodeAgent.HOST_IP));
             serviceAccount(resolver.mounts(), env);
             Map<Integer, Integer> ports = new HashMap<>();
@@ -94,13 +102,21 @@ final class PodProcesses {
             }
             List<String> args = new ArrayList<>();
             if (container.getCommand() != null && !container.getCommand().isEmpty()) {
-                throw new IllegalStateException("container command overrides the image's entry point, which this node does not support");
+                throw new IllegalStateException(
+                        "container command overrides the image's entry point, which this node does not support");
             }
             if (container.getArgs() != null) {
                 args.addAll(container.getArgs());
             }
-            ChildJvmPod process = ChildJvmPod.start(state.name, jvmOptions(container), image.get().classPath(),
-                    image.get().mainClass(), args, env, ports.getOrDefault(8080, 0), dir.resolve("pod.log"));
+            ChildJvmPod process = ChildJvmPod.start(
+                    state.name,
+                    jvmOptions(container),
+                    image.get().classPath(),
+                    image.get().mainClass(),
+                    args,
+                    env,
+                    ports.getOrDefault(8080, 0),
+                    dir.resolve("pod.log"));
             state.ports = Map.copyOf(ports);
             state.container = process;
             state.startedAt = Instant.now();
@@ -111,10 +127,19 @@ final class PodProcesses {
             state.nextProbeNanos.clear();
             state.failures.clear();
             state.successes.clear();
-            LOG.info("pod {}/{}: started {} as pid {} (log {})", state.namespace, state.name, image.get().name(),
-                    process.pid(), dir.resolve("pod.log"));
-            events.event(pod, "Normal", "Started", "Started container " + container.getName() + " ("
-                    + image.get().name() + ", pid " + process.pid() + ")");
+            LOG.info(
+                    "pod {}/{}: started {} as pid {} (log {})",
+                    state.namespace,
+                    state.name,
+                    image.get().name(),
+                    process.pid(),
+                    dir.resolve("pod.log"));
+            events.event(
+                    pod,
+                    "Normal",
+                    "Started",
+                    "Started container " + container.getName() + " ("
+                            + image.get().name() + ", pid " + process.pid() + ")");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (RuntimeException e) {
@@ -144,7 +169,9 @@ final class PodProcesses {
         env.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", dir + "/token");
         env.put("KUBERNETES_CERTS_CA_FILE", dir + "/ca.crt");
         try {
-            env.put("KUBERNETES_NAMESPACE", Files.readString(Path.of(dir, "namespace")).trim());
+            env.put(
+                    "KUBERNETES_NAMESPACE",
+                    Files.readString(Path.of(dir, "namespace")).trim());
         } catch (IOException e) {
             // no namespace file: the client uses "default"
         }
@@ -153,12 +180,16 @@ final class PodProcesses {
     /** What a container's cgroup tells the JVM: its memory limit and its CPU limit. */
     private static List<String> jvmOptions(Container container) {
         List<String> options = new ArrayList<>();
-        var limits = container.getResources() == null ? null : container.getResources().getLimits();
+        var limits = container.getResources() == null
+                ? null
+                : container.getResources().getLimits();
         if (limits != null && limits.get("memory") != null) {
-            options.add("-XX:MaxRAM=" + Quantity.getAmountInBytes(limits.get("memory")).longValue());
+            options.add("-XX:MaxRAM="
+                    + Quantity.getAmountInBytes(limits.get("memory")).longValue());
         }
         if (limits != null && limits.get("cpu") != null) {
-            int cpus = Math.max(1, (int) Math.ceil(Quantity.getAmountInBytes(limits.get("cpu")).doubleValue()));
+            int cpus = Math.max(1, (int)
+                    Math.ceil(Quantity.getAmountInBytes(limits.get("cpu")).doubleValue()));
             options.add("-XX:ActiveProcessorCount=" + cpus);
         }
         return options;
@@ -171,10 +202,17 @@ final class PodProcesses {
         state.ready = false;
         state.started = false;
         state.restarts++;
-        state.lastTerminated = new ContainerStatusBuilder().withState(new ContainerStateBuilder().withNewTerminated()
-                .withExitCode(code).withReason(code == 0 ? "Completed" : "Error")
-                .withStartedAt(PodEvents.time(state.startedAt)).withFinishedAt(PodEvents.now())
-                .withContainerID(NodeAgent.CONTAINER_ID_SCHEME + process.pid()).endTerminated().build()).build();
+        state.lastTerminated = new ContainerStatusBuilder()
+                .withState(new ContainerStateBuilder()
+                        .withNewTerminated()
+                        .withExitCode(code)
+                        .withReason(code == 0 ? "Completed" : "Error")
+                        .withStartedAt(PodEvents.time(state.startedAt))
+                        .withFinishedAt(PodEvents.now())
+                        .withContainerID(NodeAgent.CONTAINER_ID_SCHEME + process.pid())
+                        .endTerminated()
+                        .build())
+                .build();
         String policy = Objects.requireNonNullElse(pod.getSpec().getRestartPolicy(), "Always");
         if ("Never".equals(policy) || ("OnFailure".equals(policy) && code == 0)) {
             state.finished = true;
@@ -183,8 +221,14 @@ final class PodProcesses {
         long backoffMs = Math.min(MAX_BACKOFF.toMillis(), 1_000L << Math.min(5, state.restarts - 1));
         state.notBeforeNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs);
         state.waitingReason = "CrashLoopBackOff";
-        state.waitingMessage = "back-off " + backoffMs / 1000 + "s restarting failed container (exit code " + code + ")";
-        LOG.warn("pod {}/{}: container exited with {}; restarting in {} ms", state.namespace, state.name, code, backoffMs);
+        state.waitingMessage =
+                "back-off " + backoffMs / 1000 + "s restarting failed container (exit code " + code + ")";
+        LOG.warn(
+                "pod {}/{}: container exited with {}; restarting in {} ms",
+                state.namespace,
+                state.name,
+                code,
+                backoffMs);
         events.event(pod, "Warning", "BackOff", "Back-off restarting failed container (exit code " + code + ")");
     }
 
@@ -193,12 +237,20 @@ final class PodProcesses {
         ChildJvmPod container = state.container;
         if (container != null && container.alive()) {
             events.event(pod, "Normal", "Killing", "Stopping container (SIGTERM, grace " + grace.toSeconds() + " s)");
-            LOG.info("pod {}/{}: SIGTERM to pid {} (grace {} s)", state.namespace, state.name, container.pid(),
+            LOG.info(
+                    "pod {}/{}: SIGTERM to pid {} (grace {} s)",
+                    state.namespace,
+                    state.name,
+                    container.pid(),
                     grace.toSeconds());
             container.terminate(grace);
         }
         try {
-            client.pods().inNamespace(state.namespace).withName(state.name).withGracePeriod(0).delete();
+            client.pods()
+                    .inNamespace(state.namespace)
+                    .withName(state.name)
+                    .withGracePeriod(0)
+                    .delete();
         } catch (KubernetesClientException e) {
             LOG.debug("final delete of {} failed: {}", state.name, e.getCode());
         }

@@ -38,22 +38,44 @@ final class PodStatusWriter {
     void write(Pod pod, PodState state, Container container) {
         ChildJvmPod process = state.container;
         boolean running = process != null && process.alive();
-        String phase = running ? "Running" : state.finished
-                ? (state.lastTerminated != null && state.lastTerminated.getState().getTerminated().getExitCode() == 0 ? "Succeeded" : "Failed")
-                : state.restarts > 0 ? "Running" : "Pending";
+        String phase = running
+                ? "Running"
+                : state.finished
+                        ? (state.lastTerminated != null
+                                        && state.lastTerminated
+                                                        .getState()
+                                                        .getTerminated()
+                                                        .getExitCode()
+                                                == 0
+                                ? "Succeeded"
+                                : "Failed")
+                        : state.restarts > 0 ? "Running" : "Pending";
         boolean ready = running && state.ready;
-        ContainerStatusBuilder cs = new ContainerStatusBuilder().withName(container.getName()).withImage(container.getImage())
-                .withImageID(images.resolve(container.getImage()).map(i -> NodeAgent.CONTAINER_ID_SCHEME + i.name()).orElse(""))
-                .withReady(ready).withStarted(running && state.started).withRestartCount(state.restarts);
+        ContainerStatusBuilder cs = new ContainerStatusBuilder()
+                .withName(container.getName())
+                .withImage(container.getImage())
+                .withImageID(images.resolve(container.getImage())
+                        .map(i -> NodeAgent.CONTAINER_ID_SCHEME + i.name())
+                        .orElse(""))
+                .withReady(ready)
+                .withStarted(running && state.started)
+                .withRestartCount(state.restarts);
         if (running) {
             cs.withContainerID(NodeAgent.CONTAINER_ID_SCHEME + process.pid())
-                    .withState(new ContainerStateBuilder().withNewRunning().withStartedAt(PodEvents.time(state.startedAt))
-                            .endRunning().build());
+                    .withState(new ContainerStateBuilder()
+                            .withNewRunning()
+                            .withStartedAt(PodEvents.time(state.startedAt))
+                            .endRunning()
+                            .build());
         } else if (state.finished && state.lastTerminated != null) {
             cs.withState(state.lastTerminated.getState());
         } else {
-            cs.withState(new ContainerStateBuilder().withNewWaiting().withReason(state.waitingReason)
-                    .withMessage(state.waitingMessage).endWaiting().build());
+            cs.withState(new ContainerStateBuilder()
+                    .withNewWaiting()
+                    .withReason(state.waitingReason)
+                    .withMessage(state.waitingMessage)
+                    .endWaiting()
+                    .build());
         }
         if (state.lastTerminated != null && !state.finished) {
             cs.withLastState(state.lastTerminated.getState());
@@ -64,11 +86,17 @@ final class PodStatusWriter {
         conditions.add(condition(pod, "Ready", ready));
         conditions.add(condition(pod, "ContainersReady", ready));
         conditions.add(condition(pod, "PodScheduled", true));
-        PodStatus status = new PodStatusBuilder().withPhase(phase).withConditions(conditions)
-                .withHostIP(NodeAgent.HOST_IP).addNewHostIP(NodeAgent.HOST_IP).withPodIP(running ? NodeAgent.HOST_IP : null)
+        PodStatus status = new PodStatusBuilder()
+                .withPhase(phase)
+                .withConditions(conditions)
+                .withHostIP(NodeAgent.HOST_IP)
+                .addNewHostIP(NodeAgent.HOST_IP)
+                .withPodIP(running ? NodeAgent.HOST_IP : null)
                 .withPodIPs(running ? List.of(new PodIP(NodeAgent.HOST_IP)) : null)
-                .withStartTime(PodEvents.time(state.startTime)).withContainerStatuses(cs.build())
-                .withQosClass(pod.getStatus() == null ? null : pod.getStatus().getQosClass()).build();
+                .withStartTime(PodEvents.time(state.startTime))
+                .withContainerStatuses(cs.build())
+                .withQosClass(pod.getStatus() == null ? null : pod.getStatus().getQosClass())
+                .build();
         String json = Serialization.asJson(status);
         if (json.equals(state.lastStatusJson)) {
             return;
@@ -87,10 +115,18 @@ final class PodStatusWriter {
     /** A condition that keeps its transition time while its status does not change. */
     private static PodCondition condition(Pod pod, String type, boolean value) {
         String status = value ? "True" : "False";
-        String since = pod.getStatus() == null || pod.getStatus().getConditions() == null ? null
-                : pod.getStatus().getConditions().stream().filter(c -> type.equals(c.getType()) && status.equals(c.getStatus()))
-                        .map(PodCondition::getLastTransitionTime).filter(Objects::nonNull).findFirst().orElse(null);
-        return new PodConditionBuilder().withType(type).withStatus(status)
-                .withLastTransitionTime(since == null ? PodEvents.now() : since).build();
+        String since = pod.getStatus() == null || pod.getStatus().getConditions() == null
+                ? null
+                : pod.getStatus().getConditions().stream()
+                        .filter(c -> type.equals(c.getType()) && status.equals(c.getStatus()))
+                        .map(PodCondition::getLastTransitionTime)
+                        .filter(Objects::nonNull)
+                        .findFirst()
+                        .orElse(null);
+        return new PodConditionBuilder()
+                .withType(type)
+                .withStatus(status)
+                .withLastTransitionTime(since == null ? PodEvents.now() : since)
+                .build();
     }
 }

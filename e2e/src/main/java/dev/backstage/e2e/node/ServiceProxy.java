@@ -32,6 +32,7 @@ final class ServiceProxy implements AutoCloseable {
 
     /** service and port → the local ports of its ready endpoints, in the order to try them. */
     private final BiFunction<Service, ServicePort, List<Integer>> endpoints;
+
     private final Map<String, ServerSocket> listeners = new ConcurrentHashMap<>();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "service-proxy");
@@ -69,13 +70,19 @@ final class ServiceProxy implements AutoCloseable {
 
     private ServerSocket listen(Service service, ServicePort port) {
         String ip = service.getSpec().getClusterIP();
-        String name = service.getMetadata().getNamespace() + "/" + service.getMetadata().getName();
+        String name = service.getMetadata().getNamespace() + "/"
+                + service.getMetadata().getName();
         try {
             ServerSocket server = new ServerSocket();
             server.setReuseAddress(true);
             server.bind(new InetSocketAddress(InetAddress.getByName(ip), port.getPort()));
             threads.submit(() -> accept(server, service, port));
-            LOG.info("service {} port {} on {}:{}", name, port.getName() == null ? port.getPort() : port.getName(), ip, port.getPort());
+            LOG.info(
+                    "service {} port {} on {}:{}",
+                    name,
+                    port.getName() == null ? port.getPort() : port.getName(),
+                    ip,
+                    port.getPort());
             return server;
         } catch (IOException e) {
             LOG.warn("service {}: cannot listen on {}:{} ({})", name, ip, port.getPort(), e.toString());
@@ -119,7 +126,8 @@ final class ServiceProxy implements AutoCloseable {
     }
 
     private static void pump(Socket from, Socket to) {
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             in.transferTo(out);
         } catch (IOException e) {
             // either side closed

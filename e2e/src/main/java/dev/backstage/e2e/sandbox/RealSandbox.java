@@ -32,7 +32,8 @@ public final class RealSandbox implements DemoCluster {
         LocalCluster cluster = LocalCluster.start(nodeDir);
         try {
             installChart(cluster);
-            cluster.kubectl("delete", "namespace", namespace, "--ignore-not-found", "--wait=true", "--timeout=120s").orThrow();
+            cluster.kubectl("delete", "namespace", namespace, "--ignore-not-found", "--wait=true", "--timeout=120s")
+                    .orThrow();
             cluster.kubectl("create", "namespace", namespace).orThrow();
             return new RealSandbox(cluster, namespace);
         } catch (RuntimeException e) {
@@ -46,11 +47,24 @@ public final class RealSandbox implements DemoCluster {
      * tests make namespaces as they go), waiting for the operator to be ready.
      */
     public static void installChart(LocalCluster cluster, String... extraArgs) {
-        List<String> args = new java.util.ArrayList<>(List.of("upgrade", "--install", RELEASE,
-                cluster.root().resolve("helm/backstage-operator").toString(), "--namespace", OPERATOR_NAMESPACE,
-                "--create-namespace", "--wait", "--timeout", "5m", "--set", "watchAllNamespaces=true",
+        List<String> args = new java.util.ArrayList<>(List.of(
+                "upgrade",
+                "--install",
+                RELEASE,
+                cluster.root().resolve("helm/backstage-operator").toString(),
+                "--namespace",
+                OPERATOR_NAMESPACE,
+                "--create-namespace",
+                "--wait",
+                "--timeout",
+                "5m",
+                "--set",
+                "watchAllNamespaces=true",
                 // A short broker re-check keeps the sandbox lively; the default is 30 s.
-                "--set", "extraEnv[0].name=BACKSTAGE_TOPOLOGY_POLL_INTERVAL", "--set-string", "extraEnv[0].value=5s"));
+                "--set",
+                "extraEnv[0].name=BACKSTAGE_TOPOLOGY_POLL_INTERVAL",
+                "--set-string",
+                "extraEnv[0].value=5s"));
         args.addAll(List.of(extraArgs));
         cluster.helm(args.toArray(String[]::new)).orThrow();
     }
@@ -66,24 +80,49 @@ public final class RealSandbox implements DemoCluster {
      * printed). Empty when the chart runs without the console.
      */
     public List<String> consoleInstructions() {
-        var service = client().services().inNamespace(OPERATOR_NAMESPACE).withName(RELEASE + "-console").get();
+        var service = client().services()
+                .inNamespace(OPERATOR_NAMESPACE)
+                .withName(RELEASE + "-console")
+                .get();
         if (service == null || service.getSpec() == null || service.getSpec().getClusterIP() == null) {
             return List.of();
         }
         String account = namespace + "-console";
-        client().resource(new io.fabric8.kubernetes.api.model.ServiceAccountBuilder().withNewMetadata()
-                .withNamespace(namespace).withName(account).endMetadata().build()).serverSideApply();
-        client().resource(new io.fabric8.kubernetes.api.model.rbac.RoleBuilder().withNewMetadata()
-                .withNamespace(namespace).withName(account).endMetadata().addNewRule().withApiGroups("backstage.dev")
-                .withResources("backstageworkerpools", "backstagetopologies")
-                .withVerbs("get", "list", "watch", "update").endRule().build()).serverSideApply();
-        client().resource(new io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder().withNewMetadata()
-                .withNamespace(namespace).withName(account).endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "Role", account).addNewSubject()
-                .withKind("ServiceAccount").withName(account).withNamespace(namespace).endSubject().build())
+        client().resource(new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                        .withNewMetadata()
+                        .withNamespace(namespace)
+                        .withName(account)
+                        .endMetadata()
+                        .build())
+                .serverSideApply();
+        client().resource(new io.fabric8.kubernetes.api.model.rbac.RoleBuilder()
+                        .withNewMetadata()
+                        .withNamespace(namespace)
+                        .withName(account)
+                        .endMetadata()
+                        .addNewRule()
+                        .withApiGroups("backstage.dev")
+                        .withResources("backstageworkerpools", "backstagetopologies")
+                        .withVerbs("get", "list", "watch", "update")
+                        .endRule()
+                        .build())
+                .serverSideApply();
+        client().resource(new io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder()
+                        .withNewMetadata()
+                        .withNamespace(namespace)
+                        .withName(account)
+                        .endMetadata()
+                        .withNewRoleRef("rbac.authorization.k8s.io", "Role", account)
+                        .addNewSubject()
+                        .withKind("ServiceAccount")
+                        .withName(account)
+                        .withNamespace(namespace)
+                        .endSubject()
+                        .build())
                 .serverSideApply();
         int port = service.getSpec().getPorts().get(0).getPort();
-        return List.of("console: http://" + service.getSpec().getClusterIP() + ":" + port + "/ (docs/operator/console.md)",
+        return List.of(
+                "console: http://" + service.getSpec().getClusterIP() + ":" + port + "/ (docs/operator/console.md)",
                 "  sign in with the token of: " + cluster.root().resolve(".tools/bin/kubectl") + " --kubeconfig "
                         + cluster.kubeconfig() + " -n " + namespace + " create token " + account);
     }
@@ -95,13 +134,22 @@ public final class RealSandbox implements DemoCluster {
 
     @Override
     public BackstageWorkerPool pool(String name) {
-        return client().resources(BackstageWorkerPool.class).inNamespace(namespace).withName(name).get();
+        return client().resources(BackstageWorkerPool.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
     }
 
     @Override
     public int readyReplicas(String deployment) {
-        var d = client().apps().deployments().inNamespace(namespace).withName(deployment).get();
-        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0 : d.getStatus().getReadyReplicas();
+        var d = client().apps()
+                .deployments()
+                .inNamespace(namespace)
+                .withName(deployment)
+                .get();
+        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null
+                ? 0
+                : d.getStatus().getReadyReplicas();
     }
 
     @Override
@@ -117,9 +165,12 @@ public final class RealSandbox implements DemoCluster {
     @Override
     public String podsSummary() {
         List<Pod> pods = client().pods().inNamespace(namespace).list().getItems();
-        int restarts = pods.stream().flatMap(p -> p.getStatus() == null || p.getStatus().getContainerStatuses() == null
-                ? java.util.stream.Stream.empty() : p.getStatus().getContainerStatuses().stream())
-                .mapToInt(c -> c.getRestartCount() == null ? 0 : c.getRestartCount()).sum();
+        int restarts = pods.stream()
+                .flatMap(p -> p.getStatus() == null || p.getStatus().getContainerStatuses() == null
+                        ? java.util.stream.Stream.empty()
+                        : p.getStatus().getContainerStatuses().stream())
+                .mapToInt(c -> c.getRestartCount() == null ? 0 : c.getRestartCount())
+                .sum();
         return pods.size() + " pods now, " + restarts + " container restarts";
     }
 

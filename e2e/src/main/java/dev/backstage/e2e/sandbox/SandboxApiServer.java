@@ -34,12 +34,16 @@ final class SandboxApiServer implements AutoCloseable {
 
     /** Starts the mock on a free loopback port and loads the CRDs. */
     static SandboxApiServer start() {
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(List.of()), false);
+        KubernetesMockServer server = new KubernetesMockServer(
+                new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(List.of()), false);
         server.init();
         KubernetesClient client = server.createClient();
         for (String resource : CRD_RESOURCES) {
-            client.apiextensions().v1().customResourceDefinitions().resource(crd(resource)).create();
+            client.apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .resource(crd(resource))
+                    .create();
         }
         return new SandboxApiServer(server, client);
     }

@@ -49,15 +49,25 @@ public final class SandboxCluster implements DemoCluster {
         MOCK_WEB_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
         SandboxApiServer mock = SandboxApiServer.start();
         KubernetesClient client = mock.client();
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(namespace)
+                        .endMetadata()
+                        .build())
                 .create();
-        OperatorSettings settings = new OperatorSettings(Set.of(), false, LeaseSettings.defaults(null),
-                "sandbox-operator", 0, false);
-        BackstageOperator operator = BackstageOperator.create(client, settings,
-                MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(new SimpleMeterRegistry()).build(),
-                Clock.systemUTC(), java.util.Optional.of(dev.backstage.operator.topology.TopologySettings.fromEnv(System.getenv())),
+        OperatorSettings settings =
+                new OperatorSettings(Set.of(), false, LeaseSettings.defaults(null), "sandbox-operator", 0, false);
+        BackstageOperator operator = BackstageOperator.create(
+                client,
+                settings,
+                MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(new SimpleMeterRegistry())
+                        .build(),
+                Clock.systemUTC(),
+                java.util.Optional.of(dev.backstage.operator.topology.TopologySettings.fromEnv(System.getenv())),
                 // The mock has no server-side apply: JOSDK patches status and matches dependents without it.
-                o -> o.withUseSSAToPatchPrimaryResource(false).withSSABasedCreateUpdateMatchForDependentResources(false));
+                o -> o.withUseSSAToPatchPrimaryResource(false)
+                        .withSSABasedCreateUpdateMatchForDependentResources(false));
         operator.start();
         LocalKubelet kubelet = new LocalKubelet(client, namespace, workDir).start();
         return new SandboxCluster(mock, operator, kubelet, namespace);
@@ -82,33 +92,51 @@ public final class SandboxCluster implements DemoCluster {
 
     /** {@code kubectl apply -f} for a YAML stream of several documents, into the sandbox's namespace. */
     public List<HasMetadata> applyAll(String yaml) {
-        List<HasMetadata> items = client().load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items();
+        List<HasMetadata> items = client().load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
+                .items();
         for (HasMetadata item : items) {
             item.getMetadata().setNamespace(namespace);
-            client().resource(item).inNamespace(namespace).createOr(existing -> existing.patch(PatchContext.of(
-                    io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE), item));
+            client().resource(item)
+                    .inNamespace(namespace)
+                    .createOr(existing -> existing.patch(
+                            PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE), item));
         }
         return items;
     }
 
     public BackstageWorkerPool pool(String name) {
-        return client().resources(BackstageWorkerPool.class).inNamespace(namespace).withName(name).get();
+        return client().resources(BackstageWorkerPool.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
     }
 
     public BackstageTopology topology(String name) {
-        return client().resources(BackstageTopology.class).inNamespace(namespace).withName(name).get();
+        return client().resources(BackstageTopology.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
     }
 
     /** Ready replicas of a Deployment, as its status says (0 when it has none yet). */
     public int readyReplicas(String deployment) {
-        var d = client().apps().deployments().inNamespace(namespace).withName(deployment).get();
-        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null ? 0
+        var d = client().apps()
+                .deployments()
+                .inNamespace(namespace)
+                .withName(deployment)
+                .get();
+        return d == null || d.getStatus() == null || d.getStatus().getReadyReplicas() == null
+                ? 0
                 : d.getStatus().getReadyReplicas();
     }
 
     /** The replicas a Deployment asks for (0 when it does not exist). */
     public int specReplicas(String deployment) {
-        var d = client().apps().deployments().inNamespace(namespace).withName(deployment).get();
+        var d = client().apps()
+                .deployments()
+                .inNamespace(namespace)
+                .withName(deployment)
+                .get();
         return d == null || d.getSpec().getReplicas() == null ? 0 : d.getSpec().getReplicas();
     }
 

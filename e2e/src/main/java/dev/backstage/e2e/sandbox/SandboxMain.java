@@ -96,12 +96,14 @@ public final class SandboxMain {
                 System.out.println();
                 System.out.println("the cluster stays up; in another shell:");
                 System.out.println("  export KUBECONFIG=" + real.cluster().kubeconfig());
-                System.out.println("  export PATH=" + real.cluster().root().resolve(".tools/bin") + ":$PATH   # kubectl and helm");
+                System.out.println(
+                        "  export PATH=" + real.cluster().root().resolve(".tools/bin") + ":$PATH   # kubectl and helm");
                 System.out.println("  kubectl get bwp -A -w");
                 System.out.println("  kubectl create namespace shop-kafka && kubectl apply -n shop-kafka -f "
                         + real.cluster().root().resolve("examples/manifests/local/kafka.yaml")
                         + "   # or redis.yaml, rabbitmq.yaml: they run as shipped on the local brokers");
-                System.out.println("pods run in this process: Ctrl-C stops them (bin/control-plane down stops the control plane)");
+                System.out.println(
+                        "pods run in this process: Ctrl-C stops them (bin/control-plane down stops the control plane)");
                 Thread.currentThread().join();
             }
         } finally {
@@ -112,29 +114,39 @@ public final class SandboxMain {
     private static void run(DemoCluster cluster, int orders, String redisUrl, String prefix) throws Exception {
         {
             cluster.apply(SandboxManifests.redis(redisUrl, prefix));
-            System.out.println("applied topology shop-redis and pool shop-workers (autoscaling 1..4, 250 jobs per replica)");
+            System.out.println(
+                    "applied topology shop-redis and pool shop-workers (autoscaling 1..4, 250 jobs per replica)");
             if (cluster instanceof RealSandbox real) {
                 real.consoleInstructions().forEach(System.out::println);
             }
             long started = System.nanoTime();
-            waitUntil(() -> cluster.readyReplicas("shop-workers") >= 1, Duration.ofMinutes(2), "the first worker to be ready");
+            waitUntil(
+                    () -> cluster.readyReplicas("shop-workers") >= 1,
+                    Duration.ofMinutes(2),
+                    "the first worker to be ready");
             int declined = Math.max(1, orders / 100);
-            System.out.printf(Locale.ROOT, "enqueuing %d orders (%d will be declined and dead-lettered) while the table"
-                    + " runs%n%n", orders, declined);
+            System.out.printf(
+                    Locale.ROOT,
+                    "enqueuing %d orders (%d will be declined and dead-lettered) while the table" + " runs%n%n",
+                    orders,
+                    declined);
             System.out.println(PoolView.header());
             // The table starts before the first order, so the scale-up, the demo's headline, shows from its start.
-            java.util.concurrent.CompletableFuture<Void> enqueued = java.util.concurrent.CompletableFuture.runAsync(
-                    () -> enqueue(redisUrl, prefix, orders));
+            java.util.concurrent.CompletableFuture<Void> enqueued =
+                    java.util.concurrent.CompletableFuture.runAsync(() -> enqueue(redisUrl, prefix, orders));
             List<PoolView> timeline = new ArrayList<>();
             int peak = 0;
             long drainedAt = 0;
             long deadline = System.nanoTime() + Duration.ofMinutes(6).toNanos();
-            try (RedisProvider probe = RedisProvider.connect(RedisSettings.of(redisUrl).withPrefix(prefix)
-                    .withGroup("shop-workers"));
+            try (RedisProvider probe = RedisProvider.connect(
+                            RedisSettings.of(redisUrl).withPrefix(prefix).withGroup("shop-workers"));
                     TaskCounter receipts = new TaskCounter(redisUrl, prefix + ":default", "sendReceipt")) {
                 while (System.nanoTime() < deadline) {
                     double t = (System.nanoTime() - started) / 1e9;
-                    QueueBacklog q = probe.backlogProbe().measure(List.of("default"), "shop-workers").queues().get(0);
+                    QueueBacklog q = probe.backlogProbe()
+                            .measure(List.of("default"), "shop-workers")
+                            .queues()
+                            .get(0);
                     long completed = receipts.count();
                     PoolView view = PoolView.of(t, cluster.pool("shop-workers"), completed, orders);
                     timeline.add(view);
@@ -143,7 +155,9 @@ public final class SandboxMain {
                     if (enqueued.isCompletedExceptionally()) {
                         enqueued.join(); // throws what stopped the enqueuing
                     }
-                    boolean drained = enqueued.isDone() && q.undelivered() == 0 && q.inFlight() == 0
+                    boolean drained = enqueued.isDone()
+                            && q.undelivered() == 0
+                            && q.inFlight() == 0
                             && q.deadLetters() >= declined;
                     if (!drained) {
                         drainedAt = 0;
@@ -151,8 +165,11 @@ public final class SandboxMain {
                         drainedAt = System.nanoTime();
                     }
                     // Done once drained and back at the minimum (or, for a batch too small to scale, a moment later).
-                    boolean settled = drainedAt > 0 && view.replicas() <= 1
-                            && (peak > 1 || System.nanoTime() - drainedAt > Duration.ofSeconds(5).toNanos());
+                    boolean settled = drainedAt > 0
+                            && view.replicas() <= 1
+                            && (peak > 1
+                                    || System.nanoTime() - drainedAt
+                                            > Duration.ofSeconds(5).toNanos());
                     if (settled) {
                         break;
                     }
@@ -164,8 +181,9 @@ public final class SandboxMain {
     }
 
     private static void enqueue(String redisUrl, String prefix, int orders) {
-        try (Worker producer = Worker.builder().provider(RedisProvider.connect(
-                RedisSettings.of(redisUrl).withPrefix(prefix))).build()) {
+        try (Worker producer = Worker.builder()
+                .provider(RedisProvider.connect(RedisSettings.of(redisUrl).withPrefix(prefix)))
+                .build()) {
             for (int i = 0; i < orders; i++) {
                 String card = i % 100 == 0 ? "declined" : i % 50 == 1 ? "flaky" : "visa";
                 producer.enqueue("processOrder", new Order("o-" + i, 1000 + i, card), EnqueueOptions.defaults());
@@ -173,33 +191,75 @@ public final class SandboxMain {
         }
     }
 
-    private static void summary(DemoCluster cluster, List<PoolView> timeline, int peak, RedisProvider probe,
-            long receipts, String prefix, int orders, int declined, long started) {
+    private static void summary(
+            DemoCluster cluster,
+            List<PoolView> timeline,
+            int peak,
+            RedisProvider probe,
+            long receipts,
+            String prefix,
+            int orders,
+            int declined,
+            long started) {
         BackstageWorkerPool pool = cluster.pool("shop-workers");
-        QueueBacklog q = probe.backlogProbe().measure(List.of("default"), "shop-workers").queues().get(0);
+        QueueBacklog q = probe.backlogProbe()
+                .measure(List.of("default"), "shop-workers")
+                .queues()
+                .get(0);
         System.out.println();
         System.out.println("summary");
         System.out.printf(Locale.ROOT, "  elapsed            %.0f s%n", (System.nanoTime() - started) / 1e9);
-        System.out.printf(Locale.ROOT, "  orders             %d enqueued, %d processed (each chained its sendReceipt job),"
-                + " %d dead-lettered (expected %d)%n", orders, receipts, q.deadLetters(), declined);
-        System.out.printf(Locale.ROOT, "  replicas           peak %d, now %d (%s)%n",
-                peak, timeline.isEmpty() ? 0 : timeline.get(timeline.size() - 1).replicas(), cluster.podsSummary());
-        System.out.printf(Locale.ROOT, "  pool status        dead letters %s, last scale: %s%n",
-                pool.getStatus() == null || pool.getStatus().getDeadLetters() == null ? "-" : pool.getStatus().getDeadLetters().getTotal(),
+        System.out.printf(
+                Locale.ROOT,
+                "  orders             %d enqueued, %d processed (each chained its sendReceipt job),"
+                        + " %d dead-lettered (expected %d)%n",
+                orders,
+                receipts,
+                q.deadLetters(),
+                declined);
+        System.out.printf(
+                Locale.ROOT,
+                "  replicas           peak %d, now %d (%s)%n",
+                peak,
+                timeline.isEmpty() ? 0 : timeline.get(timeline.size() - 1).replicas(),
+                cluster.podsSummary());
+        System.out.printf(
+                Locale.ROOT,
+                "  pool status        dead letters %s, last scale: %s%n",
+                pool.getStatus() == null || pool.getStatus().getDeadLetters() == null
+                        ? "-"
+                        : pool.getStatus().getDeadLetters().getTotal(),
                 pool.getStatus() == null ? "-" : pool.getStatus().getLastScaleReason());
-        var topology = cluster.client().resources(dev.backstage.operator.model.BackstageTopology.class)
-                .inNamespace(cluster.namespace()).withName("shop-redis").get();
-        if (topology != null && topology.getStatus() != null && topology.getStatus().getSchedules() != null) {
-            topology.getStatus().getSchedules().forEach(s -> System.out.printf(Locale.ROOT,
-                    "  schedule           %s: last fired %s, next %s, missed %s%n", s.getName(),
-                    s.getLastFiredTick() == null ? "-" : s.getLastFiredTick(), s.getNextTick(),
-                    s.getMissedTicks() == null ? 0 : s.getMissedTicks()));
+        var topology = cluster.client()
+                .resources(dev.backstage.operator.model.BackstageTopology.class)
+                .inNamespace(cluster.namespace())
+                .withName("shop-redis")
+                .get();
+        if (topology != null
+                && topology.getStatus() != null
+                && topology.getStatus().getSchedules() != null) {
+            topology.getStatus()
+                    .getSchedules()
+                    .forEach(s -> System.out.printf(
+                            Locale.ROOT,
+                            "  schedule           %s: last fired %s, next %s, missed %s%n",
+                            s.getName(),
+                            s.getLastFiredTick() == null ? "-" : s.getLastFiredTick(),
+                            s.getNextTick(),
+                            s.getMissedTicks() == null ? 0 : s.getMissedTicks()));
         }
-        List<Event> events = cluster.client().v1().events().inNamespace(cluster.namespace()).list().getItems();
+        List<Event> events = cluster.client()
+                .v1()
+                .events()
+                .inNamespace(cluster.namespace())
+                .list()
+                .getItems();
         System.out.println("  events:");
-        events.stream().sorted(Comparator.comparing(e -> String.valueOf(e.getLastTimestamp())))
+        events.stream()
+                .sorted(Comparator.comparing(e -> String.valueOf(e.getLastTimestamp())))
                 .forEach(e -> System.out.printf("    %-8s %-18s %s%n", e.getType(), e.getReason(), e.getMessage()));
-        System.out.println("  inspect the broker: bin/backstage inspect --prefix " + prefix + " --group shop-workers --queue default");
+        System.out.println("  inspect the broker: bin/backstage inspect --prefix " + prefix
+                + " --group shop-workers --queue default");
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition, Duration max, String what)

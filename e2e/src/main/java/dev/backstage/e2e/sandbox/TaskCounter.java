@@ -28,8 +28,8 @@ final class TaskCounter implements AutoCloseable {
 
     long count() {
         while (true) {
-            List<StreamMessage<String, String>> page = connection.sync().xrange(stream, Range.create(after, "+"),
-                    Limit.from(1000));
+            List<StreamMessage<String, String>> page =
+                    connection.sync().xrange(stream, Range.create(after, "+"), Limit.from(1000));
             for (StreamMessage<String, String> m : page) {
                 if (taskName.equals(m.getBody().get("taskName"))) {
                     count++;

@@ -24,7 +24,9 @@ record ArrivalTrace(String name, double[] perSecond) {
     static List<ArrivalTrace> named(String names, double scale) {
         List<ArrivalTrace> chosen = new ArrayList<>();
         for (String name : names.split(",")) {
-            chosen.add(all(scale).stream().filter(t -> t.name().equals(name.trim())).findFirst()
+            chosen.add(all(scale).stream()
+                    .filter(t -> t.name().equals(name.trim()))
+                    .findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("unknown trace '" + name.trim()
                             + "': use step, square-wave, diurnal or batch, e.g. step,batch")));
         }
@@ -72,7 +74,12 @@ record ArrivalTrace(String name, double[] perSecond) {
     }
 
     String describe() {
-        return String.format(Locale.ROOT, "%s: %d s, %d orders, peak %.0f orders/s", name, perSecond.length, orders(),
+        return String.format(
+                Locale.ROOT,
+                "%s: %d s, %d orders, peak %.0f orders/s",
+                name,
+                perSecond.length,
+                orders(),
                 Arrays.stream(perSecond).max().orElse(0));
     }
 

@@ -32,7 +32,8 @@ record JobLedger(int done, long[] waitsMillis) {
     static JobLedger read(StatefulRedisConnection<String, String> redis, String prefix, long sinceMillis, int workMs) {
         Map<String, Long> enqueued = new HashMap<>();
         Map<String, Long> receipts = new HashMap<>();
-        for (StreamMessage<String, String> m : redis.sync().xrange(prefix + ":default", Range.create(sinceMillis + "-0", "+"))) {
+        for (StreamMessage<String, String> m :
+                redis.sync().xrange(prefix + ":default", Range.create(sinceMillis + "-0", "+"))) {
             Matcher id = ORDER_ID.matcher(m.getBody().getOrDefault("payload", ""));
             if (!id.find()) {
                 continue;
@@ -48,7 +49,8 @@ record JobLedger(int done, long[] waitsMillis) {
                 waits.add(Math.max(0, receipt - workMs - at));
             }
         });
-        return new JobLedger(waits.size(), waits.stream().mapToLong(Long::longValue).sorted().toArray());
+        return new JobLedger(
+                waits.size(), waits.stream().mapToLong(Long::longValue).sorted().toArray());
     }
 
     long p99WaitMillis() {
@@ -67,7 +69,8 @@ record JobLedger(int done, long[] waitsMillis) {
         }
         try (Stream<Path> pods = Files.list(dir)) {
             int count = 0;
-            for (Path pod : pods.filter(p -> p.getFileName().toString().startsWith(pool + "-")).toList()) {
+            for (Path pod : pods.filter(p -> p.getFileName().toString().startsWith(pool + "-"))
+                    .toList()) {
                 Path log = pod.resolve("pod.log");
                 if (Files.exists(log)) {
                     try (Stream<String> lines = Files.lines(log)) {

@@ -46,47 +46,68 @@ public final class KedaComparisonBenchmark {
     private KedaComparisonBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        List<ArrivalTrace> traces = ArrivalTrace.named(args.length > 0 ? args[0] : "step,square-wave,diurnal,batch",
+        List<ArrivalTrace> traces = ArrivalTrace.named(
+                args.length > 0 ? args[0] : "step,square-wave,diurnal,batch",
                 args.length > 1 ? Double.parseDouble(args[1]) : 1.0);
         Duration tailLimit = Duration.ofSeconds(args.length > 2 ? Long.parseLong(args[2]) : 330);
         String kedaVersion = System.getProperty("bench.keda.version", "not recorded");
         LocalCluster cluster = LocalCluster.shared();
         KubernetesClient client = cluster.client();
-        String available = cluster.kubectl("get", "apiservice", "v1beta1.external.metrics.k8s.io", "-o",
-                "jsonpath={.status.conditions[?(@.type==\"Available\")].status}").out().strip();
+        String available = cluster.kubectl(
+                        "get",
+                        "apiservice",
+                        "v1beta1.external.metrics.k8s.io",
+                        "-o",
+                        "jsonpath={.status.conditions[?(@.type==\"Available\")].status}")
+                .out()
+                .strip();
         if (!"True".equals(available)) {
             throw new IllegalStateException("KEDA's external metrics API is not available: run bin/keda up first");
         }
-        cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f",
-                cluster.root().resolve("helm/backstage-operator/crds").toString()).orThrow();
+        cluster.kubectl(
+                        "apply",
+                        "--server-side",
+                        "--force-conflicts",
+                        "-f",
+                        cluster.root().resolve("helm/backstage-operator/crds").toString())
+                .orThrow();
         RealSandbox.installChart(cluster);
         String ns = UniqueNames.prefix("bench-keda");
         cluster.kubectl("create", "namespace", ns).orThrow();
-        List<Side> sides = List.of(new Side("ours", UniqueNames.prefix("keda-ours")),
-                new Side("keda", UniqueNames.prefix("keda-keda")));
-        System.out.printf("KEDA %s (operator and metrics API server built from the Go module proxy, bin/keda) against"
-                + " our operator (the chart's build); Kubernetes %s; load %s%n", kedaVersion,
-                client.getKubernetesVersion().getGitVersion(), load());
-        System.out.printf("pools: concurrency 5, prefetch 20, %d ms per job, 2 jobs per order; 1-10 replicas each%n", WORK_MS);
+        List<Side> sides = List.of(
+                new Side("ours", UniqueNames.prefix("keda-ours")), new Side("keda", UniqueNames.prefix("keda-keda")));
+        System.out.printf(
+                "KEDA %s (operator and metrics API server built from the Go module proxy, bin/keda) against"
+                        + " our operator (the chart's build); Kubernetes %s; load %s%n",
+                kedaVersion, client.getKubernetesVersion().getGitVersion(), load());
+        System.out.printf(
+                "pools: concurrency 5, prefetch 20, %d ms per job, 2 jobs per order; 1-10 replicas each%n", WORK_MS);
         RedisClient redisClient = RedisClient.create(REDIS);
         ScheduledExecutorService sampling = Executors.newSingleThreadScheduledExecutor();
         List<TraceResult> results = new ArrayList<>();
         try (StatefulRedisConnection<String, String> redis = redisClient.connect();
                 OrderFeed feed = new OrderFeed(REDIS, sides)) {
             for (Side side : sides) {
-                cluster.kubectlWithInput(SideManifests.of(side, REDIS, JVM_OPTIONS, WORK_MS), "apply", "-n", ns, "-f", "-")
+                cluster.kubectlWithInput(
+                                SideManifests.of(side, REDIS, JVM_OPTIONS, WORK_MS), "apply", "-n", ns, "-f", "-")
                         .orThrow();
             }
-            List<PoolSampler> samplers = sides.stream().map(s -> new PoolSampler(client, ns, s.pool())).toList();
+            List<PoolSampler> samplers = sides.stream()
+                    .map(s -> new PoolSampler(client, ns, s.pool()))
+                    .toList();
             waitUntil(Duration.ofMinutes(5), "both pools at 1 ready replica", () -> {
                 samplers.forEach(s -> s.sample(0));
                 return samplers.stream().allMatch(s -> s.ready() == 1 && s.pods() == 1);
             });
-            sampling.scheduleAtFixedRate(() -> {
-                synchronized (samplers) {
-                    samplers.forEach(s -> s.sample(PoolSampler.PERIOD_MS / 1000.0));
-                }
-            }, 0, PoolSampler.PERIOD_MS, TimeUnit.MILLISECONDS);
+            sampling.scheduleAtFixedRate(
+                    () -> {
+                        synchronized (samplers) {
+                            samplers.forEach(s -> s.sample(PoolSampler.PERIOD_MS / 1000.0));
+                        }
+                    },
+                    0,
+                    PoolSampler.PERIOD_MS,
+                    TimeUnit.MILLISECONDS);
             for (ArrivalTrace trace : traces) {
                 if (!results.isEmpty()) {
                     // Each trace starts from 1 replica on both sides: wait out the previous one (not measured).
@@ -96,7 +117,8 @@ public final class KedaComparisonBenchmark {
                             return samplers.stream().allMatch(s -> s.desired() <= 1 && s.pods() <= 1);
                         }
                     });
-                    System.out.printf("%nboth sides back at 1 replica after %d s (not measured)%n",
+                    System.out.printf(
+                            "%nboth sides back at 1 replica after %d s (not measured)%n",
                             (System.currentTimeMillis() - settling) / 1000);
                 }
                 results.add(run(trace, sides, samplers, feed, redis, cluster, ns, tailLimit));
@@ -117,11 +139,20 @@ public final class KedaComparisonBenchmark {
         TraceResult.printTable(results, kedaVersion);
     }
 
-    private static TraceResult run(ArrivalTrace trace, List<Side> sides, List<PoolSampler> samplers, OrderFeed feed,
-            StatefulRedisConnection<String, String> redis, LocalCluster cluster, String ns, Duration tailLimit)
+    private static TraceResult run(
+            ArrivalTrace trace,
+            List<Side> sides,
+            List<PoolSampler> samplers,
+            OrderFeed feed,
+            StatefulRedisConnection<String, String> redis,
+            LocalCluster cluster,
+            String ns,
+            Duration tailLimit)
             throws InterruptedException {
         String loadBefore = load();
-        int[] killedBefore = sides.stream().mapToInt(s -> JobLedger.killed(cluster.node(), ns, s.pool())).toArray();
+        int[] killedBefore = sides.stream()
+                .mapToInt(s -> JobLedger.killed(cluster.node(), ns, s.pool()))
+                .toArray();
         synchronized (samplers) {
             samplers.forEach(PoolSampler::reset);
         }
@@ -138,7 +169,10 @@ public final class KedaComparisonBenchmark {
             Thread.sleep(PoolSampler.PERIOD_MS);
             synchronized (samplers) {
                 settled = samplers.stream().allMatch(s -> s.desired() <= 1 && s.pods() <= 1)
-                        && sides.stream().allMatch(s -> JobLedger.read(redis, s.prefix(), start, WORK_MS).done() >= trace.orders());
+                        && sides.stream()
+                                .allMatch(s -> JobLedger.read(redis, s.prefix(), start, WORK_MS)
+                                                .done()
+                                        >= trace.orders());
             }
         }
         progress.interrupt();
@@ -149,9 +183,18 @@ public final class KedaComparisonBenchmark {
                 Side side = sides.get(i);
                 PoolSampler s = samplers.get(i);
                 JobLedger ledger = JobLedger.read(redis, side.prefix(), start, WORK_MS);
-                rows.add(new TraceResult.SideResult(side.name(), s.replicaSeconds(), ledger.p99WaitMillis(),
-                        ledger.maxWaitMillis(), ledger.done(), trace.orders(), s.scaleEvents(), s.maxPods(),
-                        JobLedger.killed(cluster.node(), ns, side.pool()) - killedBefore[i], s.startPods(), s.pods()));
+                rows.add(new TraceResult.SideResult(
+                        side.name(),
+                        s.replicaSeconds(),
+                        ledger.p99WaitMillis(),
+                        ledger.maxWaitMillis(),
+                        ledger.done(),
+                        trace.orders(),
+                        s.scaleEvents(),
+                        s.maxPods(),
+                        JobLedger.killed(cluster.node(), ns, side.pool()) - killedBefore[i],
+                        s.startPods(),
+                        s.pods()));
             }
         }
         TraceResult result = new TraceResult(trace, (end - start) / 1000.0, settled, loadBefore, load(), rows);
@@ -163,11 +206,17 @@ public final class KedaComparisonBenchmark {
         try {
             while (true) {
                 Thread.sleep(10_000);
-                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  t=%4d s", (System.currentTimeMillis() - start) / 1000));
+                StringBuilder line = new StringBuilder(
+                        String.format(Locale.ROOT, "  t=%4d s", (System.currentTimeMillis() - start) / 1000));
                 synchronized (samplers) {
                     for (PoolSampler s : samplers) {
-                        line.append(String.format(Locale.ROOT, "  %s desired %2d pods %2d ready %2d", s.pool().substring(0,
-                                Math.min(s.pool().length(), 9)), s.desired(), s.pods(), s.ready()));
+                        line.append(String.format(
+                                Locale.ROOT,
+                                "  %s desired %2d pods %2d ready %2d",
+                                s.pool().substring(0, Math.min(s.pool().length(), 9)),
+                                s.desired(),
+                                s.pods(),
+                                s.ready()));
                     }
                 }
                 System.out.println(line.append("  load ").append(load()));
@@ -192,6 +241,9 @@ public final class KedaComparisonBenchmark {
     }
 
     static String load() {
-        return String.format(Locale.ROOT, "%.1f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        return String.format(
+                Locale.ROOT,
+                "%.1f",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 }

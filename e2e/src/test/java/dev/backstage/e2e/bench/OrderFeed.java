@@ -22,7 +22,8 @@ final class OrderFeed implements AutoCloseable {
 
     OrderFeed(String redisUrl, List<Side> sides) {
         for (Side side : sides) {
-            Provider provider = Providers.create(new ProviderSettings("redis", redisUrl, side.prefix(), "workers", null));
+            Provider provider =
+                    Providers.create(new ProviderSettings("redis", redisUrl, side.prefix(), "workers", null));
             providers.add(provider);
             producers.add(new JobProducer(new CapabilitySet(provider, null, null, null), PayloadCodec.defaults()));
         }
@@ -44,7 +45,9 @@ final class OrderFeed implements AutoCloseable {
                 }
                 Order order = new Order(trace.name() + "-" + n, 100 + n, "visa");
                 for (int k = 0; k < producers.size(); k++) {
-                    producers.get((int) ((k + n) % producers.size())).enqueue("processOrder", order, EnqueueOptions.defaults());
+                    producers
+                            .get((int) ((k + n) % producers.size()))
+                            .enqueue("processOrder", order, EnqueueOptions.defaults());
                 }
                 n++;
             }

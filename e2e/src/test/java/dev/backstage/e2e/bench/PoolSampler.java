@@ -33,19 +33,34 @@ final class PoolSampler {
 
     /** One sample; {@code seconds} since the previous one is charged at the pod count seen now. */
     void sample(double seconds) {
-        Deployment d = client.apps().deployments().inNamespace(namespace).withName(pool).get();
-        int now = d == null || d.getSpec().getReplicas() == null ? -1 : d.getSpec().getReplicas();
+        Deployment d = client.apps()
+                .deployments()
+                .inNamespace(namespace)
+                .withName(pool)
+                .get();
+        int now = d == null || d.getSpec().getReplicas() == null
+                ? -1
+                : d.getSpec().getReplicas();
         if (desired >= 0 && now >= 0 && now != desired) {
             scaleEvents++;
         }
         if (now >= 0) {
             desired = now;
         }
-        List<Pod> list = client.pods().inNamespace(namespace).withLabel("app.kubernetes.io/instance", pool).list().getItems();
-        pods = (int) list.stream().filter(p -> !"Succeeded".equals(p.getStatus().getPhase())
-                && !"Failed".equals(p.getStatus().getPhase())).count();
-        ready = (int) list.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null && p.getStatus().getConditions()
-                .stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()))).count();
+        List<Pod> list = client.pods()
+                .inNamespace(namespace)
+                .withLabel("app.kubernetes.io/instance", pool)
+                .list()
+                .getItems();
+        pods = (int) list.stream()
+                .filter(p -> !"Succeeded".equals(p.getStatus().getPhase())
+                        && !"Failed".equals(p.getStatus().getPhase()))
+                .count();
+        ready = (int) list.stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null
+                        && p.getStatus().getConditions().stream()
+                                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())))
+                .count();
         maxPods = Math.max(maxPods, pods);
         replicaSeconds += pods * seconds;
     }

@@ -58,20 +58,29 @@ public final class ScaleFromZeroBenchmark {
         LocalCluster cluster = LocalCluster.shared();
         KubernetesClient client = cluster.client();
         // helm installs crds/ only on the first install: a cluster kept from an earlier build gets this build's CRDs.
-        cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f",
-                cluster.root().resolve("helm/backstage-operator/crds").toString()).orThrow();
+        cluster.kubectl(
+                        "apply",
+                        "--server-side",
+                        "--force-conflicts",
+                        "-f",
+                        cluster.root().resolve("helm/backstage-operator/crds").toString())
+                .orThrow();
         RealSandbox.installChart(cluster);
         String ns = UniqueNames.prefix("bench-zero");
         cluster.kubectl("create", "namespace", ns).orThrow();
-        List<Variant> variants = List.of(new Variant("before", "5s", UniqueNames.prefix("zero-before")),
+        List<Variant> variants = List.of(
+                new Variant("before", "5s", UniqueNames.prefix("zero-before")),
                 new Variant("after", "1s", UniqueNames.prefix("zero-after")));
         RedisClient redisClient = RedisClient.create(REDIS);
         try (StatefulRedisConnection<String, String> redis = redisClient.connect()) {
             for (Variant v : variants) {
-                cluster.kubectlWithInput(manifests(v), "apply", "-n", ns, "-f", "-").orThrow();
+                cluster.kubectlWithInput(manifests(v), "apply", "-n", ns, "-f", "-")
+                        .orThrow();
             }
             long bare = bareJvmStartMillis();
-            System.out.printf("bare JVM start of the runtime image (same class path, to exit on a missing config): %d ms%n", bare);
+            System.out.printf(
+                    "bare JVM start of the runtime image (same class path, to exit on a missing config): %d ms%n",
+                    bare);
             Map<String, List<long[]>> results = new LinkedHashMap<>();
             for (int round = 1; round <= rounds; round++) {
                 for (Variant v : variants) {
@@ -80,7 +89,8 @@ public final class ScaleFromZeroBenchmark {
                 }
             }
             System.out.println();
-            System.out.println("variant  zeroPoll  detection  scheduling  jvm-start  runtime-ready  job  total   (medians, ms)");
+            System.out.println(
+                    "variant  zeroPoll  detection  scheduling  jvm-start  runtime-ready  job  total   (medians, ms)");
             for (Variant v : variants) {
                 List<long[]> rows = results.get(v.name());
                 long[] median = new long[6];
@@ -88,10 +98,22 @@ public final class ScaleFromZeroBenchmark {
                     int col = i;
                     median[i] = rows.stream().mapToLong(r -> r[col]).sorted().toArray()[rows.size() / 2];
                 }
-                long poll = Duration.parse("PT" + v.zeroPollInterval().toUpperCase()).toMillis();
-                System.out.printf("%-8s %-9s %9d %11d %10d %14d %4d %6d   target 2 x %d + %d = %d ms: %s%n", v.name(),
-                        v.zeroPollInterval(), median[0], median[1], median[2], median[3], median[4], median[5], bare, poll,
-                        2 * bare + poll, median[5] <= 2 * bare + poll ? "met" : "not met");
+                long poll = Duration.parse("PT" + v.zeroPollInterval().toUpperCase())
+                        .toMillis();
+                System.out.printf(
+                        "%-8s %-9s %9d %11d %10d %14d %4d %6d   target 2 x %d + %d = %d ms: %s%n",
+                        v.name(),
+                        v.zeroPollInterval(),
+                        median[0],
+                        median[1],
+                        median[2],
+                        median[3],
+                        median[4],
+                        median[5],
+                        bare,
+                        poll,
+                        2 * bare + poll,
+                        median[5] <= 2 * bare + poll ? "met" : "not met");
             }
         } finally {
             cluster.kubectl("delete", "namespace", ns, "--wait=true", "--timeout=120s");
@@ -108,11 +130,23 @@ public final class ScaleFromZeroBenchmark {
     }
 
     /** One measurement: {detection, scheduling, jvm start, runtime ready, job, total} in ms. */
-    private static long[] round(LocalCluster cluster, KubernetesClient client, StatefulRedisConnection<String, String> redis,
-            String ns, Variant v, int round) throws Exception {
+    private static long[] round(
+            LocalCluster cluster,
+            KubernetesClient client,
+            StatefulRedisConnection<String, String> redis,
+            String ns,
+            Variant v,
+            int round)
+            throws Exception {
         String pool = "zero-" + v.name();
-        waitFor(Duration.ofMinutes(5), "pool " + pool + " idle at zero", () -> replicas(client, ns, pool) == 0
-                && pods(client, ns, pool).isEmpty() && desiredZero(client, ns, pool) ? 1 : 0);
+        waitFor(
+                Duration.ofMinutes(5),
+                "pool " + pool + " idle at zero",
+                () -> replicas(client, ns, pool) == 0
+                                && pods(client, ns, pool).isEmpty()
+                                && desiredZero(client, ns, pool)
+                        ? 1
+                        : 0);
         double loadBefore = load();
         String stream = v.prefix() + ":default";
         long t0;
@@ -121,22 +155,37 @@ public final class ScaleFromZeroBenchmark {
             t0 = System.currentTimeMillis();
             producer.enqueue("processOrder", new Order("first-" + round, round, "visa"), EnqueueOptions.defaults());
         }
-        long detected = waitFor(Duration.ofMinutes(2), "the Deployment to ask for a replica",
+        long detected = waitFor(
+                Duration.ofMinutes(2),
+                "the Deployment to ask for a replica",
                 () -> replicas(client, ns, pool) > 0 ? System.currentTimeMillis() : 0);
         String podName = waitForPod(client, ns, pool);
         Path log = cluster.node().podDir(ns, podName).resolve("pod.log");
-        long launched = waitFor(Duration.ofMinutes(2), "the pod's JVM", () -> Files.exists(log) ? System.currentTimeMillis() : 0);
+        long launched = waitFor(
+                Duration.ofMinutes(2), "the pod's JVM", () -> Files.exists(log) ? System.currentTimeMillis() : 0);
         // The runtime main's first line (the JVM's own "Picked up JAVA_TOOL_OPTIONS" comes before any class loads).
-        long firstLine = waitFor(Duration.ofMinutes(2), "the runtime's first log line",
+        long firstLine = waitFor(
+                Duration.ofMinutes(2),
+                "the runtime's first log line",
                 () -> contains(log, "task modules:") ? System.currentTimeMillis() : 0);
-        long ready = waitFor(Duration.ofMinutes(2), "the runtime to start consuming",
+        long ready = waitFor(
+                Duration.ofMinutes(2),
+                "the runtime to start consuming",
                 () -> contains(log, "starting: queues") ? System.currentTimeMillis() : 0);
-        long done = waitFor(Duration.ofMinutes(2), "the job's receipt", () -> receiptMillis(redis, stream, "first-" + round));
-        long[] phases = {detected - t0, launched - detected, firstLine - launched, ready - firstLine, Math.max(0, done - ready),
-                done - t0};
-        System.out.printf("round %d %-6s detection %5d  scheduling %5d  jvm-start %5d  runtime-ready %5d  job %5d  total %6d ms"
-                + "  (load %.1f -> %.1f)%n", round, v.name(), phases[0], phases[1], phases[2], phases[3], phases[4],
-                phases[5], loadBefore, load());
+        long done = waitFor(
+                Duration.ofMinutes(2), "the job's receipt", () -> receiptMillis(redis, stream, "first-" + round));
+        long[] phases = {
+            detected - t0,
+            launched - detected,
+            firstLine - launched,
+            ready - firstLine,
+            Math.max(0, done - ready),
+            done - t0
+        };
+        System.out.printf(
+                "round %d %-6s detection %5d  scheduling %5d  jvm-start %5d  runtime-ready %5d  job %5d  total %6d ms"
+                        + "  (load %.1f -> %.1f)%n",
+                round, v.name(), phases[0], phases[1], phases[2], phases[3], phases[4], phases[5], loadBefore, load());
         return phases;
     }
 
@@ -144,9 +193,16 @@ public final class ScaleFromZeroBenchmark {
         List<Long> runs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             // As the node agent starts a pod limited to 1 CPU and 512Mi, with the pool's JAVA_TOOL_OPTIONS.
-            ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-XX:MaxRAM=536870912", "-XX:ActiveProcessorCount=1", "-cp", System.getProperty("java.class.path"), "dev.backstage.runtime.main.RuntimeMain")
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            ProcessBuilder builder = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "java")
+                                    .toString(),
+                            "-XX:MaxRAM=536870912",
+                            "-XX:ActiveProcessorCount=1",
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            "dev.backstage.runtime.main.RuntimeMain")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
             builder.environment().clear();
             builder.environment().put("BACKSTAGE_CONFIG", "/nonexistent/runtime.yaml");
             builder.environment().put("JAVA_TOOL_OPTIONS", JVM_OPTIONS);
@@ -188,17 +244,27 @@ public final class ScaleFromZeroBenchmark {
     }
 
     private static int replicas(KubernetesClient client, String ns, String name) {
-        Deployment d = client.apps().deployments().inNamespace(ns).withName(name).get();
+        Deployment d =
+                client.apps().deployments().inNamespace(ns).withName(name).get();
         return d == null || d.getSpec().getReplicas() == null ? -1 : d.getSpec().getReplicas();
     }
 
     private static boolean desiredZero(KubernetesClient client, String ns, String name) {
-        var pool = client.resources(dev.backstage.operator.model.BackstageWorkerPool.class).inNamespace(ns).withName(name).get();
-        return pool != null && pool.getStatus() != null && Integer.valueOf(0).equals(pool.getStatus().getDesiredReplicas());
+        var pool = client.resources(dev.backstage.operator.model.BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName(name)
+                .get();
+        return pool != null
+                && pool.getStatus() != null
+                && Integer.valueOf(0).equals(pool.getStatus().getDesiredReplicas());
     }
 
     private static List<Pod> pods(KubernetesClient client, String ns, String pool) {
-        return client.pods().inNamespace(ns).withLabel("app.kubernetes.io/instance", pool).list().getItems();
+        return client.pods()
+                .inNamespace(ns)
+                .withLabel("app.kubernetes.io/instance", pool)
+                .list()
+                .getItems();
     }
 
     private static boolean contains(Path file, String text) {

@@ -9,9 +9,8 @@ final class SideManifests {
     private SideManifests() {}
 
     static String of(Side side, String redisUrl, String jvmOptions, int workMs) {
-        String autoscaling = side.keda()
-                ? "  replicas: 1\n"
-                : "  autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 10}\n";
+        String autoscaling =
+                side.keda() ? "  replicas: 1\n" : "  autoscaling: {enabled: true, minReplicas: 1, maxReplicas: 10}\n";
         String common = """
                 apiVersion: v1
                 kind: Secret

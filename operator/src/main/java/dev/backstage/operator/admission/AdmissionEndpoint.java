@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 public final class AdmissionEndpoint implements HttpHandler {
     /** Far above any CR we accept (the API server's own request limit is 3 MiB), small enough to hold in memory. */
     static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+
     static final String API_VERSION = "admission.k8s.io/v1";
     static final String KIND = "AdmissionReview";
 
@@ -55,7 +56,10 @@ public final class AdmissionEndpoint implements HttpHandler {
                 LOG.info("admission request for {} aborted: {}", kind, e.toString());
             } catch (RuntimeException e) {
                 LOG.error("admission request for {} failed unexpectedly", kind, e);
-                plain(exchange, 400, "could not handle the request: " + e.getClass().getSimpleName());
+                plain(
+                        exchange,
+                        400,
+                        "could not handle the request: " + e.getClass().getSimpleName());
             }
         }
     }
@@ -63,16 +67,22 @@ public final class AdmissionEndpoint implements HttpHandler {
     private void answer(HttpExchange exchange) throws IOException {
         if (!"POST".equals(exchange.getRequestMethod())) {
             exchange.getResponseHeaders().set("Allow", "POST");
-            plain(exchange, 400, "expected POST with an " + KIND + " (" + API_VERSION + ") JSON body, got "
-                    + exchange.getRequestMethod());
+            plain(
+                    exchange,
+                    400,
+                    "expected POST with an " + KIND + " (" + API_VERSION + ") JSON body, got "
+                            + exchange.getRequestMethod());
             return;
         }
         String declaredLength = exchange.getRequestHeaders().getFirst("Content-Length");
         if (declaredLength != null && tooLong(declaredLength)) {
             // Refused before reading a byte of it; the server closes the connection rather than drain it.
             exchange.getResponseHeaders().set("Connection", "close");
-            plain(exchange, 413, "request body of " + declaredLength.trim() + " bytes is larger than the limit of "
-                    + MAX_BODY_BYTES + " bytes");
+            plain(
+                    exchange,
+                    413,
+                    "request body of " + declaredLength.trim() + " bytes is larger than the limit of " + MAX_BODY_BYTES
+                            + " bytes");
             return;
         }
         byte[] body = readBounded(exchange.getRequestBody());
@@ -109,22 +119,32 @@ public final class AdmissionEndpoint implements HttpHandler {
         String uid = uidNode.asText();
         String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
         if (contentType == null || !contentType.toLowerCase(Locale.ROOT).startsWith("application/json")) {
-            review(exchange, uid, ValidatingRequestHandler.denied(List.of(
-                    "Content-Type must be application/json, got " + contentType)));
+            review(
+                    exchange,
+                    uid,
+                    ValidatingRequestHandler.denied(
+                            List.of("Content-Type must be application/json, got " + contentType)));
             return;
         }
-        if (!KIND.equals(tree.path("kind").asText()) || !API_VERSION.equals(tree.path("apiVersion").asText())) {
-            review(exchange, uid, ValidatingRequestHandler.denied(List.of("expected kind " + KIND + " apiVersion "
-                    + API_VERSION + ", got kind '" + tree.path("kind").asText() + "' apiVersion '"
-                    + tree.path("apiVersion").asText() + "'")));
+        if (!KIND.equals(tree.path("kind").asText())
+                || !API_VERSION.equals(tree.path("apiVersion").asText())) {
+            review(
+                    exchange,
+                    uid,
+                    ValidatingRequestHandler.denied(List.of("expected kind " + KIND + " apiVersion "
+                            + API_VERSION + ", got kind '" + tree.path("kind").asText() + "' apiVersion '"
+                            + tree.path("apiVersion").asText() + "'")));
             return;
         }
         AdmissionReview review;
         try {
             review = serialization.convertValue(tree, AdmissionReview.class);
         } catch (RuntimeException e) {
-            review(exchange, uid, ValidatingRequestHandler.denied(List.of("could not read the request as a " + kind
-                    + ": " + rootMessage(e))));
+            review(
+                    exchange,
+                    uid,
+                    ValidatingRequestHandler.denied(
+                            List.of("could not read the request as a " + kind + ": " + rootMessage(e))));
             return;
         }
         AdmissionResponse response;

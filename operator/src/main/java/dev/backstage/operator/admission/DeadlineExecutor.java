@@ -32,10 +32,12 @@ final class DeadlineExecutor implements Executor, AutoCloseable {
 
     DeadlineExecutor(WebhookLimits limits) {
         AtomicInteger threads = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(limits.threads(), limits.threads(),
-                WebhookLimits.IDLE_THREAD_LIFETIME.toMillis(), TimeUnit.MILLISECONDS,
-                limits.queued() == 0 ? new SynchronousQueue<>()
-                        : new ArrayBlockingQueue<>(limits.queued()),
+        this.pool = new ThreadPoolExecutor(
+                limits.threads(),
+                limits.threads(),
+                WebhookLimits.IDLE_THREAD_LIFETIME.toMillis(),
+                TimeUnit.MILLISECONDS,
+                limits.queued() == 0 ? new SynchronousQueue<>() : new ArrayBlockingQueue<>(limits.queued()),
                 r -> daemon(r, "admission-webhook-" + threads.incrementAndGet()),
                 new ThreadPoolExecutor.AbortPolicy());
         // Threads start as exchanges arrive (one per exchange up to the limit, before any waits in the queue) and
@@ -60,8 +62,10 @@ final class DeadlineExecutor implements Executor, AutoCloseable {
             alarm.cancel(false);
             Thread.interrupted(); // an interrupt meant for this exchange must not reach the next one
             if (expired) {
-                LOG.info("closed an admission connection whose request was not done within {} ms (a slow or stalled"
-                        + " client)", TimeUnit.NANOSECONDS.toMillis(deadlineNanos));
+                LOG.info(
+                        "closed an admission connection whose request was not done within {} ms (a slow or stalled"
+                                + " client)",
+                        TimeUnit.NANOSECONDS.toMillis(deadlineNanos));
             }
         }
     }

@@ -44,7 +44,8 @@ public final class ProviderCapabilities {
 
     public static DelayedExchangeMode delayedExchange(BackstageTopologySpec spec) {
         RabbitMqSettings rabbit = spec.getRabbitmq();
-        return rabbit == null || rabbit.getDelayedExchange() == null ? DelayedExchangeMode.AUTO
+        return rabbit == null || rabbit.getDelayedExchange() == null
+                ? DelayedExchangeMode.AUTO
                 : rabbit.getDelayedExchange();
     }
 }

@@ -15,6 +15,7 @@ final class ReferenceNames {
     private static final Pattern OBJECT_NAME = Pattern.compile(ResourceNames.DNS_SUBDOMAIN);
     /** A key in a Secret or ConfigMap. */
     private static final Pattern DATA_KEY = Pattern.compile("^[-._a-zA-Z0-9]+$");
+
     private static final int MAX_LENGTH = 253;
     private static final int SHOWN = 64;
 
@@ -37,7 +38,9 @@ final class ReferenceNames {
 
     /** @return the one-line denial when {@code key} is not a valid key of a Secret's data */
     static Optional<String> dataKey(String field, String key) {
-        if (key.length() <= MAX_LENGTH && DATA_KEY.matcher(key).matches() && !key.equals(".")
+        if (key.length() <= MAX_LENGTH
+                && DATA_KEY.matcher(key).matches()
+                && !key.equals(".")
                 && !key.startsWith("..")) {
             return Optional.empty();
         }
@@ -56,6 +59,7 @@ final class ReferenceNames {
                 out.appendCodePoint(c);
             }
         });
-        return out.append(name.codePointCount(0, name.length()) > SHOWN ? "…'" : "'").toString();
+        return out.append(name.codePointCount(0, name.length()) > SHOWN ? "…'" : "'")
+                .toString();
     }
 }

@@ -59,7 +59,9 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
         factory.init(store, password);
         Arrays.fill(password, '\0');
         X509KeyManager delegate = Arrays.stream(factory.getKeyManagers())
-                .filter(X509KeyManager.class::isInstance).map(X509KeyManager.class::cast).findFirst()
+                .filter(X509KeyManager.class::isInstance)
+                .map(X509KeyManager.class::cast)
+                .findFirst()
                 .orElseThrow(() -> new GeneralSecurityException("no X509KeyManager"));
         return new Loaded(certificateTime, keyTime, delegate);
     }
@@ -77,8 +79,10 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
                 }
             }
         } catch (IOException | GeneralSecurityException e) {
-            LOG.warn("webhook TLS key pair in {} changed but could not be read ({}); serving the previous one",
-                    certificateFile.getParent(), e.toString());
+            LOG.warn(
+                    "webhook TLS key pair in {} changed but could not be read ({}); serving the previous one",
+                    certificateFile.getParent(),
+                    e.toString());
         }
         return current.delegate();
     }

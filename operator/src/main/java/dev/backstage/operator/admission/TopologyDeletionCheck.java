@@ -25,10 +25,14 @@ public final class TopologyDeletionCheck {
     public Verdict check(BackstageTopology deleted, String namespace) {
         Verdict verdict = new Verdict();
         String name = deleted.getMetadata().getName();
-        List<String> pools = client.resources(BackstageWorkerPool.class).inNamespace(namespace).list().getItems().stream()
-                .filter(p -> p.getSpec() != null && p.getSpec().getTopologyRef() != null
-                        && name.equals(p.getSpec().getTopologyRef().getName()))
-                .map(p -> p.getMetadata().getName()).sorted().toList();
+        List<String> pools =
+                client.resources(BackstageWorkerPool.class).inNamespace(namespace).list().getItems().stream()
+                        .filter(p -> p.getSpec() != null
+                                && p.getSpec().getTopologyRef() != null
+                                && name.equals(p.getSpec().getTopologyRef().getName()))
+                        .map(p -> p.getMetadata().getName())
+                        .sorted()
+                        .toList();
         if (pools.isEmpty()) {
             return verdict;
         }
@@ -36,7 +40,8 @@ public final class TopologyDeletionCheck {
                 + (pools.size() > LISTED ? " and " + (pools.size() - LISTED) + " more" : "");
         boolean deletes = deleted.getSpec() != null && deleted.getSpec().getDeletionPolicy() == DeletionPolicy.DELETE;
         verdict.warn("BackstageTopology '" + name + "' is still used by pool(s) " + listed + ": "
-                + (deletes ? "deletionPolicy delete removes their queues and the jobs in them; "
+                + (deletes
+                        ? "deletionPolicy delete removes their queues and the jobs in them; "
                         : "their queues and jobs stay on the broker (deletionPolicy retain); ")
                 + "the pools keep their workers and report Ready=False TopologyNotFound until a topology of that name"
                 + " exists again");

@@ -43,7 +43,8 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             BrokerNames.prefixProblem("spec.keyPrefix", spec.getKeyPrefix()).ifPresent(verdict::deny);
         }
         if (spec.getConsumerGroup() != null) {
-            BrokerNames.groupProblem("spec.consumerGroup", spec.getConsumerGroup()).ifPresent(verdict::deny);
+            BrokerNames.groupProblem("spec.consumerGroup", spec.getConsumerGroup())
+                    .ifPresent(verdict::deny);
         }
         queues(verdict, spec);
         topics(verdict, spec);
@@ -58,21 +59,27 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             changes(verdict, old.getSpec(), spec);
         }
         if (spec.getDeletionPolicy() == DeletionPolicy.DELETE
-                && (old == null || old.getSpec() == null || old.getSpec().getDeletionPolicy() != DeletionPolicy.DELETE)) {
-            verdict.warn("spec.deletionPolicy is delete: deleting this BackstageTopology deletes its queues, dead-letter"
-                    + " queues and topics on the broker, with every job in them");
+                && (old == null
+                        || old.getSpec() == null
+                        || old.getSpec().getDeletionPolicy() != DeletionPolicy.DELETE)) {
+            verdict.warn(
+                    "spec.deletionPolicy is delete: deleting this BackstageTopology deletes its queues, dead-letter"
+                            + " queues and topics on the broker, with every job in them");
         }
         return verdict;
     }
 
     static void connection(Verdict verdict, String field, SecretKeyReference reference) {
-        if (reference == null || reference.getSecretName() == null || reference.getSecretName().isBlank()) {
-            verdict.deny(field + ".secretName is required: name a Secret in this namespace whose key "
-                    + "(" + field + ".key, default 'url') holds the connection URL");
+        if (reference == null
+                || reference.getSecretName() == null
+                || reference.getSecretName().isBlank()) {
+            verdict.deny(field + ".secretName is required: name a Secret in this namespace whose key " + "(" + field
+                    + ".key, default 'url') holds the connection URL");
             return;
         }
-        ReferenceNames.objectName(field + ".secretName", reference.getSecretName(), "a Secret in this namespace",
-                "orders-redis").ifPresent(verdict::deny);
+        ReferenceNames.objectName(
+                        field + ".secretName", reference.getSecretName(), "a Secret in this namespace", "orders-redis")
+                .ifPresent(verdict::deny);
         if (reference.getKey() != null) {
             ReferenceNames.dataKey(field + ".key", reference.getKey()).ifPresent(verdict::deny);
         }
@@ -96,7 +103,13 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             if (!seen.add(queue.getName())) {
                 verdict.deny(field + ": queue '" + queue.getName() + "' is declared twice; queue names must be unique");
             }
-            sizing(verdict, spec.getProvider(), spec.getKafka(), field, queue.getPartitions(), queue.getReplicationFactor());
+            sizing(
+                    verdict,
+                    spec.getProvider(),
+                    spec.getKafka(),
+                    field,
+                    queue.getPartitions(),
+                    queue.getReplicationFactor());
         }
     }
 
@@ -121,7 +134,13 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             if (!seen.add(topic.getName())) {
                 verdict.deny(field + ": topic '" + topic.getName() + "' is declared twice; topic names must be unique");
             }
-            sizing(verdict, spec.getProvider(), spec.getKafka(), field, topic.getPartitions(), topic.getReplicationFactor());
+            sizing(
+                    verdict,
+                    spec.getProvider(),
+                    spec.getKafka(),
+                    field,
+                    topic.getPartitions(),
+                    topic.getReplicationFactor());
         }
     }
 
@@ -150,10 +169,12 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             String queue = schedule.getQueue() == null ? "default" : schedule.getQueue();
             if (!queues.contains(queue)) {
                 verdict.deny(field + ": queue '" + queue + "' is not declared by this topology: add it to spec.queues"
-                        + " or set spec.schedules[" + i + "].queue to one of " + queues.stream().sorted().toList());
+                        + " or set spec.schedules[" + i + "].queue to one of "
+                        + queues.stream().sorted().toList());
             }
         }
-        boolean suppliedDedupe = spec.getCapabilities() != null && spec.getCapabilities().getDedupe() != null;
+        boolean suppliedDedupe =
+                spec.getCapabilities() != null && spec.getCapabilities().getDedupe() != null;
         if (spec.getProvider() != null && !ProviderCapabilities.dedupe(spec.getProvider()) && !suppliedDedupe) {
             verdict.deny("spec.schedules: each tick is claimed with a dedupe key so that it is enqueued once across"
                     + " operators, and the " + spec.getProvider().wire() + " provider has no dedupe: set"
@@ -161,19 +182,28 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
         }
     }
 
-    private static void sizing(Verdict verdict, ProviderType provider, KafkaTopologySettings kafka, String field,
-            Integer partitions, Integer replicationFactor) {
+    private static void sizing(
+            Verdict verdict,
+            ProviderType provider,
+            KafkaTopologySettings kafka,
+            String field,
+            Integer partitions,
+            Integer replicationFactor) {
         if (partitions != null && partitions < 1) {
             verdict.deny(field + ".partitions must be at least 1 (got " + partitions + ")");
         }
         if (replicationFactor != null && replicationFactor < 1) {
             verdict.deny(field + ".replicationFactor must be at least 1 (got " + replicationFactor + ")");
         }
-        if (provider == ProviderType.KAFKA && replicationFactor != null && replicationFactor >= 1
+        if (provider == ProviderType.KAFKA
+                && replicationFactor != null
+                && replicationFactor >= 1
                 && replicationFactor < KafkaTopologySettings.minInsyncReplicasOf(kafka)) {
-            verdict.deny(field + ".replicationFactor " + replicationFactor + " is below the topology's min.insync.replicas "
-                    + KafkaTopologySettings.minInsyncReplicasOf(kafka) + ", so no produce could succeed: raise it or set"
-                    + " spec.kafka.minInsyncReplicas to at most " + replicationFactor);
+            verdict.deny(
+                    field + ".replicationFactor " + replicationFactor + " is below the topology's min.insync.replicas "
+                            + KafkaTopologySettings.minInsyncReplicasOf(kafka)
+                            + ", so no produce could succeed: raise it or set"
+                            + " spec.kafka.minInsyncReplicas to at most " + replicationFactor);
         }
         if (provider != null && provider != ProviderType.KAFKA && (partitions != null || replicationFactor != null)) {
             verdict.warn(field + ": partitions and replicationFactor apply to Kafka only; the " + provider.wire()
@@ -187,7 +217,8 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             return;
         }
         if (spec.getProvider() != ProviderType.KAFKA) {
-            verdict.deny("spec.kafka applies only to provider kafka; remove it for provider " + spec.getProvider().wire());
+            verdict.deny("spec.kafka applies only to provider kafka; remove it for provider "
+                    + spec.getProvider().wire());
             return;
         }
         int rf = KafkaTopologySettings.replicationFactorOf(kafka);
@@ -230,7 +261,8 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             return;
         }
         if (spec.getProvider() != ProviderType.REDIS) {
-            verdict.deny("spec.redis applies only to provider redis; remove it for provider " + spec.getProvider().wire());
+            verdict.deny("spec.redis applies only to provider redis; remove it for provider "
+                    + spec.getProvider().wire());
             return;
         }
         if (redis.getWaitTimeoutMs() != null && (redis.getWaitReplicas() == null || redis.getWaitReplicas() == 0)) {
@@ -249,7 +281,8 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
             return;
         }
         DelayedExchangeMode mode = ProviderCapabilities.delayedExchange(spec);
-        boolean suppliedDelays = spec.getCapabilities() != null && spec.getCapabilities().getDelays() != null;
+        boolean suppliedDelays =
+                spec.getCapabilities() != null && spec.getCapabilities().getDelays() != null;
         if (mode == DelayedExchangeMode.SUPPLIED && !suppliedDelays) {
             verdict.deny("spec.rabbitmq.delayedExchange is supplied but nothing supplies delays: set"
                     + " spec.capabilities.delays (backend: redis), or use delayedExchange auto or fallback");
@@ -286,8 +319,9 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
 
     private static void changes(Verdict verdict, BackstageTopologySpec old, BackstageTopologySpec spec) {
         if (old.getProvider() != null && spec.getProvider() != null && old.getProvider() != spec.getProvider()) {
-            verdict.deny("spec.provider is immutable (it was " + old.getProvider().wire() + "): create a new"
-                    + " BackstageTopology to move to " + spec.getProvider().wire());
+            verdict.deny("spec.provider is immutable (it was "
+                    + old.getProvider().wire() + "): create a new" + " BackstageTopology to move to "
+                    + spec.getProvider().wire());
         }
         if (spec.getProvider() == ProviderType.RABBITMQ && old.getProvider() == ProviderType.RABBITMQ) {
             queueTypeChange(verdict, old.getRabbitmq(), spec.getRabbitmq());
@@ -308,9 +342,13 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
                     verdict.warn("queue '" + queue.getName() + "' was removed from spec.queues; its broker objects and"
                             + " jobs are left in place");
                 }
-                spec.getQueues().stream().filter(q -> q.getName().equals(queue.getName())).findFirst()
-                        .filter(q -> spec.getProvider() == ProviderType.KAFKA && q.getPartitions() != null
-                                && queue.getPartitions() != null && q.getPartitions() < queue.getPartitions())
+                spec.getQueues().stream()
+                        .filter(q -> q.getName().equals(queue.getName()))
+                        .findFirst()
+                        .filter(q -> spec.getProvider() == ProviderType.KAFKA
+                                && q.getPartitions() != null
+                                && queue.getPartitions() != null
+                                && q.getPartitions() < queue.getPartitions())
                         .ifPresent(q -> verdict.warn("queue '" + q.getName() + "': Kafka cannot reduce partitions ("
                                 + queue.getPartitions() + " → " + q.getPartitions() + "); the topic keeps "
                                 + queue.getPartitions()));

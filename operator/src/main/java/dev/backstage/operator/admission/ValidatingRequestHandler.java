@@ -28,7 +28,10 @@ public final class ValidatingRequestHandler<T extends KubernetesResource> implem
     }
 
     /** @param deletion checks a DELETE's stored object (request.oldObject) and namespace */
-    public ValidatingRequestHandler(Class<T> type, String kind, AdmissionCheck<T> check,
+    public ValidatingRequestHandler(
+            Class<T> type,
+            String kind,
+            AdmissionCheck<T> check,
             java.util.function.BiFunction<T, String, Verdict> deletion) {
         this.deletion = deletion;
         this.type = Objects.requireNonNull(type, "type");
@@ -51,12 +54,14 @@ public final class ValidatingRequestHandler<T extends KubernetesResource> implem
         }
         if (operation == Operation.DELETE && deletion != null && type.isInstance(request.getOldObject())) {
             // Never refused (see the check): a DELETE only gets its warnings.
-            return allowed(deletion.apply(type.cast(request.getOldObject()), request.getNamespace()).warnings());
+            return allowed(deletion.apply(type.cast(request.getOldObject()), request.getNamespace())
+                    .warnings());
         }
         if (operation == Operation.DELETE || operation == Operation.CONNECT) {
             return allowed(List.of());
         }
-        String requestKind = request.getKind() == null ? null : request.getKind().getKind();
+        String requestKind =
+                request.getKind() == null ? null : request.getKind().getKind();
         if (!kind.equals(requestKind)) {
             return denied(List.of("this endpoint validates " + kind + ", but the request is for " + requestKind
                     + ": point the webhook rule for that kind at its own path"));

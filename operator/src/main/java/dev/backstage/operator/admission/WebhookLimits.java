@@ -27,8 +27,8 @@ public record WebhookLimits(int threads, int queued, Duration requestDeadline) {
     public WebhookLimits {
         Objects.requireNonNull(requestDeadline, "requestDeadline");
         if (threads < 1 || queued < 0 || requestDeadline.isNegative() || requestDeadline.isZero()) {
-            throw new IllegalArgumentException("webhook limits need threads >= 1, queued >= 0 and a positive deadline: "
-                    + this);
+            throw new IllegalArgumentException(
+                    "webhook limits need threads >= 1, queued >= 0 and a positive deadline: " + this);
         }
     }
 }

@@ -58,18 +58,32 @@ public final class WebhookServer implements AutoCloseable {
      * @param topologies the operator's cached topologies, so that admitting a pool reads no topology from the API
      *                   server in the common case ({@link WorkerPoolValidator})
      */
-    public WebhookServer(InetSocketAddress address, Path tlsDir, KubernetesClient client, WebhookLimits limits,
-            TopologyLookup topologies) throws IOException, GeneralSecurityException {
-        this(address, new ReloadingKeyManager(tlsDir.resolve(CERTIFICATE_FILE), tlsDir.resolve(KEY_FILE)), client,
-                limits, topologies);
+    public WebhookServer(
+            InetSocketAddress address,
+            Path tlsDir,
+            KubernetesClient client,
+            WebhookLimits limits,
+            TopologyLookup topologies)
+            throws IOException, GeneralSecurityException {
+        this(
+                address,
+                new ReloadingKeyManager(tlsDir.resolve(CERTIFICATE_FILE), tlsDir.resolve(KEY_FILE)),
+                client,
+                limits,
+                topologies);
     }
 
     /**
      * @param keyManager serves the key pair; it may change the pair between handshakes (the operator's own
      *                   certificate, {@code dev.backstage.operator.certificates.ServingKeyManager})
      */
-    public WebhookServer(InetSocketAddress address, X509ExtendedKeyManager keyManager, KubernetesClient client,
-            WebhookLimits limits, TopologyLookup topologies) throws IOException, GeneralSecurityException {
+    public WebhookServer(
+            InetSocketAddress address,
+            X509ExtendedKeyManager keyManager,
+            KubernetesClient client,
+            WebhookLimits limits,
+            TopologyLookup topologies)
+            throws IOException, GeneralSecurityException {
         SSLContext tls = SSLContext.getInstance("TLS");
         tls.init(new KeyManager[] {keyManager}, null, null);
         // Explicit, so the AdmissionReview's object is read as our CR classes even where META-INF/services is lost
@@ -80,13 +94,23 @@ public final class WebhookServer implements AutoCloseable {
         server.setHttpsConfigurator(new HttpsConfigurator(tls));
         this.executor = new DeadlineExecutor(limits);
         server.setExecutor(executor);
-        server.createContext(TOPOLOGY_PATH, new AdmissionEndpoint(new ValidatingRequestHandler<>(
-                BackstageTopology.class, "BackstageTopology", new TopologyValidator(),
-                new TopologyDeletionCheck(client)::check),
-                client.getKubernetesSerialization()));
-        server.createContext(POOL_PATH, new AdmissionEndpoint(new ValidatingRequestHandler<>(
-                BackstageWorkerPool.class, "BackstageWorkerPool", new WorkerPoolValidator(client, topologies)),
-                client.getKubernetesSerialization()));
+        server.createContext(
+                TOPOLOGY_PATH,
+                new AdmissionEndpoint(
+                        new ValidatingRequestHandler<>(
+                                BackstageTopology.class,
+                                "BackstageTopology",
+                                new TopologyValidator(),
+                                new TopologyDeletionCheck(client)::check),
+                        client.getKubernetesSerialization()));
+        server.createContext(
+                POOL_PATH,
+                new AdmissionEndpoint(
+                        new ValidatingRequestHandler<>(
+                                BackstageWorkerPool.class,
+                                "BackstageWorkerPool",
+                                new WorkerPoolValidator(client, topologies)),
+                        client.getKubernetesSerialization()));
     }
 
     public void start() {

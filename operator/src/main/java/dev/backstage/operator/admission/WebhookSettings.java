@@ -14,14 +14,16 @@ import java.util.Optional;
 public record WebhookSettings(Optional<Path> tlsDir, int port) {
     public static WebhookSettings fromEnv(Map<String, String> env) {
         String dir = env.get("WEBHOOK_TLS_DIR");
-        String portText = env.getOrDefault("BACKSTAGE_WEBHOOK_PORT", String.valueOf(WebhookServer.DEFAULT_PORT)).trim();
+        String portText = env.getOrDefault("BACKSTAGE_WEBHOOK_PORT", String.valueOf(WebhookServer.DEFAULT_PORT))
+                .trim();
         int port;
         try {
             port = Integer.parseInt(portText);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("BACKSTAGE_WEBHOOK_PORT must be a port number, got '" + portText + "'", e);
+            throw new IllegalArgumentException(
+                    "BACKSTAGE_WEBHOOK_PORT must be a port number, got '" + portText + "'", e);
         }
-        return new WebhookSettings(dir == null || dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir.trim())),
-                port);
+        return new WebhookSettings(
+                dir == null || dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir.trim())), port);
     }
 }

@@ -53,7 +53,8 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
         Verdict verdict = new Verdict();
         BackstageWorkerPoolSpec spec = pool.getSpec();
         if (spec == null) {
-            return verdict.deny("spec is required: set spec.image, spec.topologyRef.name and spec.queues or spec.topics");
+            return verdict.deny(
+                    "spec is required: set spec.image, spec.topologyRef.name and spec.queues or spec.topics");
         }
         if (spec.getImage() == null || spec.getImage().isBlank()) {
             verdict.deny("spec.image is required: the Backstage runtime image with your task modules");
@@ -84,10 +85,13 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
             }
         }
         atLeast(verdict, "spec.replicas", spec.getReplicas(), 0);
-        if (spec.getPrefetch() != null && spec.getConcurrency() != null && spec.getPrefetch() >= 1
+        if (spec.getPrefetch() != null
+                && spec.getConcurrency() != null
+                && spec.getPrefetch() >= 1
                 && spec.getPrefetch() < spec.getConcurrency()) {
-            verdict.warn("spec.prefetch (" + spec.getPrefetch() + ") is below spec.concurrency (" + spec.getConcurrency()
-                    + "): at most " + spec.getPrefetch() + " handlers run at once; set prefetch >= concurrency");
+            verdict.warn("spec.prefetch (" + spec.getPrefetch() + ") is below spec.concurrency ("
+                    + spec.getConcurrency() + "): at most " + spec.getPrefetch()
+                    + " handlers run at once; set prefetch >= concurrency");
         }
     }
 
@@ -102,8 +106,8 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
             Optional<Duration> delay = positive(verdict, "spec.retryBackoff.delay", backoff.getDelay());
             Optional<Duration> max = positive(verdict, "spec.retryBackoff.maxDelay", backoff.getMaxDelay());
             if (delay.isPresent() && max.isPresent() && max.get().compareTo(delay.get()) < 0) {
-                verdict.deny("spec.retryBackoff.maxDelay (" + backoff.getMaxDelay() + ") is below spec.retryBackoff.delay ("
-                        + backoff.getDelay() + "): set maxDelay >= delay");
+                verdict.deny("spec.retryBackoff.maxDelay (" + backoff.getMaxDelay()
+                        + ") is below spec.retryBackoff.delay (" + backoff.getDelay() + "): set maxDelay >= delay");
             }
         }
     }
@@ -115,7 +119,8 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
         atLeast(verdict, "spec.autoscaling.minReplicas", autoscaling.getMinReplicas(), 0);
         atLeast(verdict, "spec.autoscaling.maxReplicas", autoscaling.getMaxReplicas(), 1);
         atLeast(verdict, "spec.autoscaling.targetBacklogPerReplica", autoscaling.getTargetBacklogPerReplica(), 1);
-        if (autoscaling.getMinReplicas() != null && autoscaling.getMaxReplicas() != null
+        if (autoscaling.getMinReplicas() != null
+                && autoscaling.getMaxReplicas() != null
                 && autoscaling.getMinReplicas() > autoscaling.getMaxReplicas()) {
             verdict.deny("spec.autoscaling.minReplicas (" + autoscaling.getMinReplicas() + ") is above maxReplicas ("
                     + autoscaling.getMaxReplicas() + "): set minReplicas <= maxReplicas");
@@ -137,14 +142,15 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
     }
 
     private void topology(Verdict verdict, BackstageWorkerPoolSpec spec, String namespace) {
-        if (spec.getTopologyRef() == null || spec.getTopologyRef().getName() == null
+        if (spec.getTopologyRef() == null
+                || spec.getTopologyRef().getName() == null
                 || spec.getTopologyRef().getName().isBlank()) {
             verdict.deny("spec.topologyRef.name is required: name a BackstageTopology in this namespace");
             return;
         }
         String name = spec.getTopologyRef().getName();
-        Optional<String> invalid = ReferenceNames.objectName("spec.topologyRef.name", name,
-                "a BackstageTopology in this namespace", "orders");
+        Optional<String> invalid = ReferenceNames.objectName(
+                "spec.topologyRef.name", name, "a BackstageTopology in this namespace", "orders");
         if (invalid.isPresent()) {
             verdict.deny(invalid.get());
             return;
@@ -160,7 +166,10 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
         }
         BackstageTopology topology;
         try {
-            topology = client.resources(BackstageTopology.class).inNamespace(namespace).withName(name).get();
+            topology = client.resources(BackstageTopology.class)
+                    .inNamespace(namespace)
+                    .withName(name)
+                    .get();
         } catch (KubernetesClientException e) {
             verdict.deny("could not look up BackstageTopology '" + name + "' in namespace '" + namespace + "' ("
                     + e.getCode() + " " + e.getMessage() + "); retry");
@@ -187,12 +196,13 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
         }
     }
 
-    private static void queues(Verdict verdict, BackstageWorkerPoolSpec spec, String topologyName,
-            BackstageTopologySpec broker) {
+    private static void queues(
+            Verdict verdict, BackstageWorkerPoolSpec spec, String topologyName, BackstageTopologySpec broker) {
         if (spec.getQueues() == null) {
             return;
         }
-        List<String> declared = broker.getQueues() == null ? List.of()
+        List<String> declared = broker.getQueues() == null
+                ? List.of()
                 : broker.getQueues().stream().map(QueueSpec::getName).toList();
         Set<String> seen = new HashSet<>();
         for (String queue : spec.getQueues()) {
@@ -205,17 +215,19 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
         }
     }
 
-    private static void topics(Verdict verdict, BackstageWorkerPoolSpec spec, String topologyName,
-            BackstageTopologySpec broker) {
+    private static void topics(
+            Verdict verdict, BackstageWorkerPoolSpec spec, String topologyName, BackstageTopologySpec broker) {
         if (spec.getTopics() == null || spec.getTopics().isEmpty()) {
             return;
         }
         if (broker.getProvider() != null && !ProviderCapabilities.topics(broker.getProvider())) {
             verdict.deny("spec.topics: BackstageTopology '" + topologyName + "' uses provider "
-                    + broker.getProvider().wire() + ", which has no topics and nothing supplies them; remove spec.topics");
+                    + broker.getProvider().wire()
+                    + ", which has no topics and nothing supplies them; remove spec.topics");
             return;
         }
-        List<String> declared = broker.getTopics() == null ? List.of()
+        List<String> declared = broker.getTopics() == null
+                ? List.of()
                 : broker.getTopics().stream().map(TopicSpec::getName).toList();
         for (int i = 0; i < spec.getTopics().size(); i++) {
             TopicSubscriptionSpec subscription = spec.getTopics().get(i);
@@ -237,17 +249,23 @@ public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorker
         if (spec.getQueues() == null || spec.getQueues().isEmpty() || broker.getQueues() == null) {
             return;
         }
-        Map<String, Integer> partitions = broker.getQueues().stream().collect(Collectors.toMap(QueueSpec::getName,
-                q -> q.getPartitions() == null ? 1 : q.getPartitions(), (a, b) -> a));
-        int most = spec.getQueues().stream().map(partitions::get).filter(Objects::nonNull)
-                .mapToInt(Integer::intValue).max().orElse(0);
+        Map<String, Integer> partitions = broker.getQueues().stream()
+                .collect(Collectors.toMap(
+                        QueueSpec::getName, q -> q.getPartitions() == null ? 1 : q.getPartitions(), (a, b) -> a));
+        int most = spec.getQueues().stream()
+                .map(partitions::get)
+                .filter(Objects::nonNull)
+                .mapToInt(Integer::intValue)
+                .max()
+                .orElse(0);
         if (most == 0) {
             return;
         }
         AutoscalingSpec autoscaling = spec.getAutoscaling();
         if (autoscaling != null && autoscaling.isOn()) {
             if (autoscaling.getMaxReplicas() != null && autoscaling.getMaxReplicas() > most) {
-                verdict.warn("spec.autoscaling.maxReplicas (" + autoscaling.getMaxReplicas() + ") is above the partition"
+                verdict.warn("spec.autoscaling.maxReplicas (" + autoscaling.getMaxReplicas()
+                        + ") is above the partition"
                         + " count of the pool's Kafka queues (at most " + most + "): the autoscaler stops at " + most
                         + "; raise the queues' partitions to scale further");
             }

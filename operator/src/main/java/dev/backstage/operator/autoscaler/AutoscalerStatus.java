@@ -38,8 +38,14 @@ public final class AutoscalerStatus {
      * off (it then writes {@code spec.replicas} there) and this writer's while it is on.
      */
     public static final StatusFields OWNED = new StatusFields(
-            Set.of("backlog", "deadLetters", "backlogMeasuredAt", "desiredReplicas", "lastScaleTime",
-                    "lastScaleReason", "measuredPodStartupTime"),
+            Set.of(
+                    "backlog",
+                    "deadLetters",
+                    "backlogMeasuredAt",
+                    "desiredReplicas",
+                    "lastScaleTime",
+                    "lastScaleReason",
+                    "measuredPodStartupTime"),
             Set.of(BACKLOG_AVAILABLE, SCALING_LIMITED, StallDetector.TYPE));
 
     private AutoscalerStatus() {}
@@ -53,15 +59,16 @@ public final class AutoscalerStatus {
      * @param backlogBefore    BacklogAvailable before this poll, {@code null} when the pool had none
      * @param backlogAfter     BacklogAvailable after this poll
      */
-    public record Outcome(Integer scaledFrom, Integer scaledTo, String scaleReason, Condition backlogBefore,
-                          Condition backlogAfter) {
+    public record Outcome(
+            Integer scaledFrom, Integer scaledTo, String scaleReason, Condition backlogBefore, Condition backlogAfter) {
         public boolean scaled() {
             return scaledTo != null;
         }
 
         /** BacklogAvailable's status or reason changed (a new message alone is not news). */
         public boolean backlogChanged() {
-            return backlogBefore == null || !Objects.equals(backlogBefore.getStatus(), backlogAfter.getStatus())
+            return backlogBefore == null
+                    || !Objects.equals(backlogBefore.getStatus(), backlogAfter.getStatus())
                     || !Objects.equals(backlogBefore.getReason(), backlogAfter.getReason());
         }
     }
@@ -75,8 +82,14 @@ public final class AutoscalerStatus {
      * @param statusRefresh rewrite unchanged figures after this long
      * @param now           the time of this poll
      */
-    public static Outcome apply(BackstageWorkerPool pool, BacklogMeasurement measurement, ScalingPolicy policy,
-            ScalingDecision decision, Duration pollInterval, Duration statusRefresh, Instant now) {
+    public static Outcome apply(
+            BackstageWorkerPool pool,
+            BacklogMeasurement measurement,
+            ScalingPolicy policy,
+            ScalingDecision decision,
+            Duration pollInterval,
+            Duration statusRefresh,
+            Instant now) {
         if (pool.getStatus() == null) {
             pool.setStatus(new BackstageWorkerPoolStatus());
         }
@@ -85,7 +98,8 @@ public final class AutoscalerStatus {
             status.setConditions(new java.util.ArrayList<>());
         }
         Long generation = pool.getMetadata().getGeneration();
-        Optional<Condition> backlogBefore = Conditions.find(status.getConditions(), BACKLOG_AVAILABLE).map(AutoscalerStatus::copy);
+        Optional<Condition> backlogBefore =
+                Conditions.find(status.getConditions(), BACKLOG_AVAILABLE).map(AutoscalerStatus::copy);
 
         if (measurement.available()) {
             BacklogFigures figures = BacklogFigures.of(measurement.report(), status.getBacklog());
@@ -96,14 +110,28 @@ public final class AutoscalerStatus {
                 status.setDeadLetters(figures.deadLetters());
                 status.setBacklogMeasuredAt(Conditions.timestamp(measurement.at()));
             }
-            Conditions.set(status.getConditions(), BACKLOG_AVAILABLE, Conditions.TRUE, MEASURED,
+            Conditions.set(
+                    status.getConditions(),
+                    BACKLOG_AVAILABLE,
+                    Conditions.TRUE,
+                    MEASURED,
                     "measured every " + Durations.format(pollInterval) + " through the " + measurement.provider()
-                            + " provider's backlog probe", generation, now);
+                            + " provider's backlog probe",
+                    generation,
+                    now);
         } else {
-            String kept = status.getBacklogMeasuredAt() == null ? "no figures measured yet"
-                    : "backlog and deadLetters keep the last good figures, measured at " + status.getBacklogMeasuredAt();
-            Conditions.set(status.getConditions(), BACKLOG_AVAILABLE, Conditions.FALSE, measurement.reason(),
-                    measurement.message() + "; " + kept + "; " + unavailableReplicas(pool), generation, now);
+            String kept = status.getBacklogMeasuredAt() == null
+                    ? "no figures measured yet"
+                    : "backlog and deadLetters keep the last good figures, measured at "
+                            + status.getBacklogMeasuredAt();
+            Conditions.set(
+                    status.getConditions(),
+                    BACKLOG_AVAILABLE,
+                    Conditions.FALSE,
+                    measurement.reason(),
+                    measurement.message() + "; " + kept + "; " + unavailableReplicas(pool),
+                    generation,
+                    now);
         }
 
         Integer scaledFrom = null;
@@ -122,21 +150,29 @@ public final class AutoscalerStatus {
                 // autoscaling is on (`kubectl get bwp` shows DESIRED from it).
                 status.setDesiredReplicas(decision.desiredReplicas());
             }
-            Conditions.set(status.getConditions(), SCALING_LIMITED,
+            Conditions.set(
+                    status.getConditions(),
+                    SCALING_LIMITED,
                     decision.limited() ? Conditions.TRUE : Conditions.FALSE,
-                    decision.limitedBy().conditionReason(), limitMessage(decision.limitedBy(), policy), generation, now);
+                    decision.limitedBy().conditionReason(),
+                    limitMessage(decision.limitedBy(), policy),
+                    generation,
+                    now);
         } else {
             status.getConditions().removeIf(c -> SCALING_LIMITED.equals(c.getType()));
         }
 
-        Condition backlogAfter = copy(Conditions.find(status.getConditions(), BACKLOG_AVAILABLE).orElseThrow());
+        Condition backlogAfter =
+                copy(Conditions.find(status.getConditions(), BACKLOG_AVAILABLE).orElseThrow());
         return new Outcome(scaledFrom, scaledTo, scaleReason, backlogBefore.orElse(null), backlogAfter);
     }
 
     private static String unavailableReplicas(BackstageWorkerPool pool) {
         var autoscaling = pool.getSpec() == null ? null : pool.getSpec().getAutoscaling();
-        return autoscaling != null && autoscaling.isOn() && autoscaling.getFallbackReplicas() != null
-                && !ScalingControls.paused(pool)
+        return autoscaling != null
+                        && autoscaling.isOn()
+                        && autoscaling.getFallbackReplicas() != null
+                        && !ScalingControls.paused(pool)
                 ? "replicas go to spec.autoscaling.fallbackReplicas (" + autoscaling.getFallbackReplicas() + ")"
                 : "replicas are held";
     }
@@ -146,8 +182,9 @@ public final class AutoscalerStatus {
         return switch (limit) {
             case NONE -> "the backlog's need is within [minReplicas, maxReplicas]";
             case MAX_REPLICAS -> "the backlog asks for more than maxReplicas (" + policy.maxReplicas() + ")";
-            case PARTITIONS -> "the backlog asks for more replicas than the queues' topics have partitions ("
-                    + policy.partitionCap() + "); more would sit idle";
+            case PARTITIONS ->
+                "the backlog asks for more replicas than the queues' topics have partitions (" + policy.partitionCap()
+                        + "); more would sit idle";
             case MIN_REPLICAS -> "the backlog asks for fewer than minReplicas (" + policy.minReplicas() + ")";
         };
     }
@@ -168,7 +205,12 @@ public final class AutoscalerStatus {
     }
 
     private static Condition copy(Condition c) {
-        return new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(), c.getLastTransitionTime(),
+        return new Condition(
+                c.getType(),
+                c.getStatus(),
+                c.getReason(),
+                c.getMessage(),
+                c.getLastTransitionTime(),
                 c.getObservedGeneration());
     }
 }

@@ -34,13 +34,18 @@ public record BacklogFigures(BacklogStatus backlog, DeadLetterStatus deadLetters
     /** @param previous the backlog now in status (its oldest times are kept when they still hold), or null */
     public static BacklogFigures of(BacklogReport report, BacklogStatus previous) {
         List<QueueBacklogStatus> queues = report.queues().stream()
-                .map(q -> queue(q, report.measuredAt(), previousOldest(previous, q.queue()))).toList();
-        String oldest = queues.stream().map(QueueBacklogStatus::getOldestEnqueuedAt)
-                .filter(t -> t != null).min(String::compareTo).orElse(null);
+                .map(q -> queue(q, report.measuredAt(), previousOldest(previous, q.queue())))
+                .toList();
+        String oldest = queues.stream()
+                .map(QueueBacklogStatus::getOldestEnqueuedAt)
+                .filter(t -> t != null)
+                .min(String::compareTo)
+                .orElse(null);
         BacklogStatus backlog = new BacklogStatus(report.undelivered(), inFlight(report), report.outstanding(), queues);
         backlog.setOldestEnqueuedAt(oldest);
         List<QueueDeadLetterStatus> dead = report.queues().stream()
-                .map(q -> new QueueDeadLetterStatus(q.queue(), q.deadLetters())).toList();
+                .map(q -> new QueueDeadLetterStatus(q.queue(), q.deadLetters()))
+                .toList();
         return new BacklogFigures(backlog, new DeadLetterStatus(report.deadLetters(), dead));
     }
 
@@ -51,15 +56,19 @@ public record BacklogFigures(BacklogStatus backlog, DeadLetterStatus deadLetters
     }
 
     private static QueueBacklogStatus queue(QueueBacklog q, Instant measuredAt, String previousOldest) {
-        QueueBacklogStatus status = new QueueBacklogStatus(q.queue(), q.undelivered(),
-                q.inFlight() >= 0 ? q.inFlight() : null, q.outstanding());
+        QueueBacklogStatus status = new QueueBacklogStatus(
+                q.queue(), q.undelivered(), q.inFlight() >= 0 ? q.inFlight() : null, q.outstanding());
         if (q.oldestAgeMs() != null) {
             Instant oldest = measuredAt.minusMillis(q.oldestAgeMs());
-            status.setOldestEnqueuedAt(sameSecond(previousOldest, oldest) ? previousOldest : Conditions.timestamp(oldest));
+            status.setOldestEnqueuedAt(
+                    sameSecond(previousOldest, oldest) ? previousOldest : Conditions.timestamp(oldest));
         }
         if (!q.partitions().isEmpty()) {
             status.setPartitions(q.partitions().stream()
-                    .map(p -> new PartitionBacklogStatus(p.partition(), p.lag(), p.endOffset(),
+                    .map(p -> new PartitionBacklogStatus(
+                            p.partition(),
+                            p.lag(),
+                            p.endOffset(),
                             p.committedOffset() >= 0 ? p.committedOffset() : null))
                     .toList());
         }
@@ -71,8 +80,11 @@ public record BacklogFigures(BacklogStatus backlog, DeadLetterStatus deadLetters
         if (previous == null || previous.getQueues() == null) {
             return null;
         }
-        return previous.getQueues().stream().filter(q -> queue.equals(q.getQueue())).findFirst()
-                .map(QueueBacklogStatus::getOldestEnqueuedAt).orElse(null);
+        return previous.getQueues().stream()
+                .filter(q -> queue.equals(q.getQueue()))
+                .findFirst()
+                .map(QueueBacklogStatus::getOldestEnqueuedAt)
+                .orElse(null);
     }
 
     private static boolean sameSecond(String previous, Instant oldest) {

@@ -5,7 +5,6 @@ import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.polling.PolledResource;
-import dev.backstage.operator.workload.DeploymentReplicas;
 import dev.backstage.operator.scaling.BacklogSample;
 import dev.backstage.operator.scaling.PodStartupTimes;
 import dev.backstage.operator.scaling.SampleHistory;
@@ -13,6 +12,7 @@ import dev.backstage.operator.scaling.ScalingDecider;
 import dev.backstage.operator.scaling.ScalingDecision;
 import dev.backstage.operator.scaling.ScalingPolicy;
 import dev.backstage.operator.status.StatusPatcher;
+import dev.backstage.operator.workload.DeploymentReplicas;
 import dev.backstage.runtime.config.Durations;
 import java.time.Clock;
 import java.time.Duration;
@@ -63,11 +63,18 @@ final class BacklogMonitor implements PolledResource<BackstageWorkerPool> {
     /** The BacklogStalled condition's memory. Tick thread only. */
     private final StallDetector stalls = new StallDetector();
 
-    BacklogMonitor(Snapshot first, BacklogMeasurer measurer, PodStartupMeter startups,
+    BacklogMonitor(
+            Snapshot first,
+            BacklogMeasurer measurer,
+            PodStartupMeter startups,
             StatusPatcher<BackstageWorkerPool> patcher,
-            ScalingDecider decider, EventRecorder events, Clock clock, Duration statusRefresh) {
+            ScalingDecider decider,
+            EventRecorder events,
+            Clock clock,
+            Duration statusRefresh) {
         this.snapshot = Objects.requireNonNull(first, "first");
-        this.key = first.pool().getMetadata().getNamespace() + "/" + first.pool().getMetadata().getName();
+        this.key = first.pool().getMetadata().getNamespace() + "/"
+                + first.pool().getMetadata().getName();
         this.measurer = measurer;
         this.startups = startups;
         this.patcher = patcher;
@@ -112,8 +119,11 @@ final class BacklogMonitor implements PolledResource<BackstageWorkerPool> {
         try {
             measureAndWrite();
         } catch (RuntimeException e) {
-            LOG.warn("backlog monitor of pool {} failed this poll (next in {}): {}", key,
-                    Durations.format(PoolScalingPolicy.pollInterval(snapshot.pool())), e.toString());
+            LOG.warn(
+                    "backlog monitor of pool {} failed this poll (next in {}): {}",
+                    key,
+                    Durations.format(PoolScalingPolicy.pollInterval(snapshot.pool())),
+                    e.toString());
             LOG.debug("backlog monitor failure of pool {}", key, e);
         }
         return nextDelay(PoolScalingPolicy.nextPoll(snapshot.pool()), followUp);
@@ -129,10 +139,12 @@ final class BacklogMonitor implements PolledResource<BackstageWorkerPool> {
         logAvailability(measurement);
         // The count asked for when measured: a change between two samples is a scale event (down-moves are
         // rate-limited by it).
-        BacklogSample sample = measurement.toSample(readyReplicas(pool))
+        BacklogSample sample = measurement
+                .toSample(readyReplicas(pool))
                 .withAskedReplicas(PoolScalingPolicy.autoscalingOn(pool) ? DeploymentReplicas.of(pool) : null);
         ScalingPolicy retentionPolicy = policyOrNull(pool, seen.topology(), measurement);
-        history = history.append(sample, retentionPolicy == null ? UNSCALED_RETENTION : retentionPolicy.historyRetention());
+        history = history.append(
+                sample, retentionPolicy == null ? UNSCALED_RETENTION : retentionPolicy.historyRetention());
         SampleHistory decidedOn = history;
         Duration pollInterval = PoolScalingPolicy.pollInterval(pool);
         Instant now = clock.instant();
@@ -153,25 +165,34 @@ final class BacklogMonitor implements PolledResource<BackstageWorkerPool> {
         }
         unreconciledPolls = 0;
 
-        Duration measuredStartup = startups.startup(pool).map(PodStartupTimes.Measured::startup).orElse(null);
+        Duration measuredStartup =
+                startups.startup(pool).map(PodStartupTimes.Measured::startup).orElse(null);
         var written = patcher.update(base, fresh -> {
             ScalingPolicy policy = policyOrNull(fresh, seen.topology(), measurement);
-            ScalingDecision decision = policy == null ? null : ScalingControls.decisionToWrite(fresh,
-                    decider.decide(policy, DeploymentReplicas.of(fresh), decidedOn));
+            ScalingDecision decision = policy == null
+                    ? null
+                    : ScalingControls.decisionToWrite(
+                            fresh, decider.decide(policy, DeploymentReplicas.of(fresh), decidedOn));
             if (decision != null) {
                 LOG.debug("pool {}: {}", key, decision.reason());
                 followUp = decision.probeAgainIn(); // the last attempt's decision is the one written
             }
             AutoscalerStatus.Outcome outcome =
                     AutoscalerStatus.apply(fresh, measurement, policy, decision, pollInterval, statusRefresh, now);
-            fresh.getStatus().setMeasuredPodStartupTime(measuredStartup == null ? null : Durations.format(measuredStartup));
+            fresh.getStatus()
+                    .setMeasuredPodStartupTime(measuredStartup == null ? null : Durations.format(measuredStartup));
             Optional<Integer> fellBack = ScalingControls.applyFallback(fresh, measurement.available(), now);
             if (measurement.available()) {
                 stalls.apply(fresh, pollInterval, now);
             }
-            return fellBack.isEmpty() ? outcome : new AutoscalerStatus.Outcome(fellBack.get(),
-                    fresh.getStatus().getDesiredReplicas(), ScalingControls.FALLBACK_REASON, outcome.backlogBefore(),
-                    outcome.backlogAfter());
+            return fellBack.isEmpty()
+                    ? outcome
+                    : new AutoscalerStatus.Outcome(
+                            fellBack.get(),
+                            fresh.getStatus().getDesiredReplicas(),
+                            ScalingControls.FALLBACK_REASON,
+                            outcome.backlogBefore(),
+                            outcome.backlogAfter());
         });
         if (written.isEmpty()) {
             return;
@@ -183,10 +204,17 @@ final class BacklogMonitor implements PolledResource<BackstageWorkerPool> {
         refresh(after);
         AutoscalerStatus.Outcome outcome = written.get().result();
         if (outcome.scaled()) {
-            LOG.info("pool {}: desired replicas {} -> {}: {}", key, outcome.scaledFrom(), outcome.scaledTo(),
+            LOG.info(
+                    "pool {}: desired replicas {} -> {}: {}",
+                    key,
+                    outcome.scaledFrom(),
+                    outcome.scaledTo(),
                     outcome.scaleReason());
-            events.normal(after, "Autoscaled", "desired replicas " + outcome.scaledFrom() + " -> "
-                    + outcome.scaledTo() + ": " + outcome.scaleReason());
+            events.normal(
+                    after,
+                    "Autoscaled",
+                    "desired replicas " + outcome.scaledFrom() + " -> " + outcome.scaledTo() + ": "
+                            + outcome.scaleReason());
         }
         if (outcome.backlogChanged()) {
             var condition = outcome.backlogAfter();
@@ -207,15 +235,20 @@ final class BacklogMonitor implements PolledResource<BackstageWorkerPool> {
     }
 
     /** The policy while autoscaling is on; a spec the schema should have refused is logged and treated as off. */
-    private ScalingPolicy policyOrNull(BackstageWorkerPool pool, BackstageTopology topology,
-            BacklogMeasurement measurement) {
+    private ScalingPolicy policyOrNull(
+            BackstageWorkerPool pool, BackstageTopology topology, BacklogMeasurement measurement) {
         if (!PoolScalingPolicy.autoscalingOn(pool)) {
             return null;
         }
         try {
             // The pods' measured start-up replaces the configured one once enough pods were seen Ready.
-            return PoolScalingPolicy.of(pool, topology, measurement.report(),
-                    startups.startup(pool).map(PodStartupTimes.Measured::startup).orElse(null));
+            return PoolScalingPolicy.of(
+                    pool,
+                    topology,
+                    measurement.report(),
+                    startups.startup(pool)
+                            .map(PodStartupTimes.Measured::startup)
+                            .orElse(null));
         } catch (IllegalArgumentException e) {
             LOG.warn("pool {}: autoscaling spec not usable, not scaling: {}", key, e.getMessage());
             return null;

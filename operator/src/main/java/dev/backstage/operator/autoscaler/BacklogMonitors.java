@@ -1,5 +1,6 @@
 package dev.backstage.operator.autoscaler;
 
+import dev.backstage.operator.broker.ConnectionSecrets;
 import dev.backstage.operator.broker.ProbeProviders;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
@@ -7,7 +8,6 @@ import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.polling.PerResourcePoller;
 import dev.backstage.operator.scaling.ScalingDecider;
 import dev.backstage.operator.status.StatusPatcher;
-import dev.backstage.operator.broker.ConnectionSecrets;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
@@ -53,7 +53,11 @@ public final class BacklogMonitors extends PerResourcePoller<BackstageWorkerPool
     /**
      * @param opener creates providers by name, normally {@code Providers::create}
      */
-    public BacklogMonitors(KubernetesClient client, EventRecorder events, Clock clock, AutoscalerSettings settings,
+    public BacklogMonitors(
+            KubernetesClient client,
+            EventRecorder events,
+            Clock clock,
+            AutoscalerSettings settings,
             Function<ProviderSettings, Provider> opener) {
         this(client, new ConnectionSecrets(client), events, clock, settings, opener);
     }
@@ -62,21 +66,30 @@ public final class BacklogMonitors extends PerResourcePoller<BackstageWorkerPool
      * @param secrets the operator's one Secret read path (shared with the topology reconciler)
      * @param opener  creates providers by name, normally {@code Providers::create}
      */
-    public BacklogMonitors(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events, Clock clock,
-            AutoscalerSettings settings, Function<ProviderSettings, Provider> opener) {
+    public BacklogMonitors(
+            KubernetesClient client,
+            ConnectionSecrets secrets,
+            EventRecorder events,
+            Clock clock,
+            AutoscalerSettings settings,
+            Function<ProviderSettings, Provider> opener) {
         super(NAME, settings.threads(), "backlog-monitor");
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.providers = new ProbeProviders(secrets, opener, clock, settings.secretRefresh(),
-                settings.reconnectDelay());
+        this.providers =
+                new ProbeProviders(secrets, opener, clock, settings.secretRefresh(), settings.reconnectDelay());
         this.measurer = new BacklogMeasurer(providers, clock);
         this.startups = new PodStartupMeter(client, clock, STARTUP_REFRESH);
         this.patcher = new StatusPatcher<>(client, BackstageWorkerPool.class, AutoscalerStatus.OWNED);
     }
 
-    public static BacklogMonitors create(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events,
-            Clock clock, AutoscalerSettings settings) {
+    public static BacklogMonitors create(
+            KubernetesClient client,
+            ConnectionSecrets secrets,
+            EventRecorder events,
+            Clock clock,
+            AutoscalerSettings settings) {
         return new BacklogMonitors(client, secrets, events, clock, settings, Providers::create);
     }
 
@@ -106,8 +119,15 @@ public final class BacklogMonitors extends PerResourcePoller<BackstageWorkerPool
             }
             return;
         }
-        BacklogMonitor monitor = new BacklogMonitor(new BacklogMonitor.Snapshot(pool, topology.orElse(null)),
-                measurer, startups, patcher, decider, events, clock, settings.statusRefresh());
+        BacklogMonitor monitor = new BacklogMonitor(
+                new BacklogMonitor.Snapshot(pool, topology.orElse(null)),
+                measurer,
+                startups,
+                patcher,
+                decider,
+                events,
+                clock,
+                settings.statusRefresh());
         BacklogMonitor started = startPolling(id, () -> monitor);
         if (started == monitor) {
             LOG.info("backlog monitor started for pool {}", id);

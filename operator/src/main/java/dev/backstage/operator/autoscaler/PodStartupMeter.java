@@ -1,8 +1,8 @@
 package dev.backstage.operator.autoscaler;
 
 import dev.backstage.operator.model.BackstageWorkerPool;
-import dev.backstage.operator.workload.PoolResources;
 import dev.backstage.operator.scaling.PodStartupTimes;
+import dev.backstage.operator.workload.PoolResources;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -52,7 +52,8 @@ final class PodStartupMeter {
             // Nothing to measure (a list would come back empty): a pool scaled to zero costs no request.
             return Optional.empty();
         }
-        String key = pool.getMetadata().getNamespace() + "/" + pool.getMetadata().getName();
+        String key =
+                pool.getMetadata().getNamespace() + "/" + pool.getMetadata().getName();
         Instant now = clock.instant();
         Reading last = readings.get(key);
         if (last != null && now.isBefore(last.at().plus(refresh))) {
@@ -66,13 +67,15 @@ final class PodStartupMeter {
     /** The pool's status (from its Deployment's) counts no pod, not even one starting. */
     static boolean noPods(BackstageWorkerPool pool) {
         var status = pool.getStatus();
-        return status != null && Integer.valueOf(0).equals(status.getReplicas())
+        return status != null
+                && Integer.valueOf(0).equals(status.getReplicas())
                 && (status.getReadyReplicas() == null || status.getReadyReplicas() == 0);
     }
 
     /** Forgets a pool (it was deleted). */
     void forget(BackstageWorkerPool pool) {
-        String key = pool.getMetadata().getNamespace() + "/" + pool.getMetadata().getName();
+        String key =
+                pool.getMetadata().getNamespace() + "/" + pool.getMetadata().getName();
         readings.remove(key);
         warned.remove(key);
     }
@@ -80,12 +83,19 @@ final class PodStartupMeter {
     private Optional<PodStartupTimes.Measured> measure(String key, BackstageWorkerPool pool) {
         List<Pod> pods;
         try {
-            pods = client.pods().inNamespace(pool.getMetadata().getNamespace())
-                    .withLabels(PoolResources.selector(pool)).list().getItems();
+            pods = client.pods()
+                    .inNamespace(pool.getMetadata().getNamespace())
+                    .withLabels(PoolResources.selector(pool))
+                    .list()
+                    .getItems();
         } catch (KubernetesClientException e) {
             if (warned.putIfAbsent(key, Boolean.TRUE) == null) {
-                LOG.warn("pool {}: cannot list its pods to measure their start-up (HTTP {}), using "
-                        + "spec.autoscaling.podStartupTime: {}", key, e.getCode(), e.getMessage());
+                LOG.warn(
+                        "pool {}: cannot list its pods to measure their start-up (HTTP {}), using "
+                                + "spec.autoscaling.podStartupTime: {}",
+                        key,
+                        e.getCode(),
+                        e.getMessage());
             }
             return Optional.empty();
         }
@@ -97,7 +107,8 @@ final class PodStartupMeter {
     static List<PodStartupTimes.PodStart> starts(List<Pod> pods) {
         List<PodStartupTimes.PodStart> starts = new ArrayList<>();
         for (Pod pod : pods) {
-            Instant created = time(pod.getMetadata() == null ? null : pod.getMetadata().getCreationTimestamp());
+            Instant created =
+                    time(pod.getMetadata() == null ? null : pod.getMetadata().getCreationTimestamp());
             if (created == null) {
                 continue;
             }

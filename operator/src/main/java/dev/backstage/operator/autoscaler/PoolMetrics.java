@@ -61,21 +61,30 @@ public final class PoolMetrics {
     }
 
     private PoolGauges register(BackstageWorkerPool pool) {
-        Tags tags = Tags.of("namespace", pool.getMetadata().getNamespace(), "pool", pool.getMetadata().getName());
+        Tags tags = Tags.of(
+                "namespace",
+                pool.getMetadata().getNamespace(),
+                "pool",
+                pool.getMetadata().getName());
         AtomicLong backlog = new AtomicLong(-1);
         AtomicLong desired = new AtomicLong(-1);
         AtomicLong deadLetters = new AtomicLong(-1);
         List<Meter> meters = List.of(
                 gauge(BACKLOG, "outstanding jobs (undelivered + in flight) of the pool's queues", tags, backlog),
-                gauge(DESIRED_REPLICAS, "replicas the pool should run (spec.replicas or the autoscaler's decision)",
-                        tags, desired),
+                gauge(
+                        DESIRED_REPLICAS,
+                        "replicas the pool should run (spec.replicas or the autoscaler's decision)",
+                        tags,
+                        desired),
                 gauge(DEAD_LETTERS, "jobs in the dead-letter destinations of the pool's queues", tags, deadLetters));
         return new PoolGauges(backlog, desired, deadLetters, meters);
     }
 
     private Meter gauge(String name, String description, Tags tags, AtomicLong value) {
         return Gauge.builder(name, value, v -> v.get() < 0 ? Double.NaN : v.get())
-                .description(description).tags(tags).register(registry);
+                .description(description)
+                .tags(tags)
+                .register(registry);
     }
 
     private static String key(BackstageWorkerPool pool) {

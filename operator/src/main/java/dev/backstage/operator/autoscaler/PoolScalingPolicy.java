@@ -36,8 +36,8 @@ public final class PoolScalingPolicy {
      * @param measuredStartup the pool's pod start-up as measured from its pods ({@link PodStartupMeter}), which
      *                        replaces {@code spec.autoscaling.podStartupTime}; {@code null} while not measured
      */
-    public static ScalingPolicy of(BackstageWorkerPool pool, BackstageTopology topology, BacklogReport report,
-                                   Duration measuredStartup) {
+    public static ScalingPolicy of(
+            BackstageWorkerPool pool, BackstageTopology topology, BacklogReport report, Duration measuredStartup) {
         AutoscalingSpec spec = pool.getSpec().getAutoscaling();
         AutoscalingSpec defaults = new AutoscalingSpec();
         Integer concurrency = pool.getSpec().getConcurrency();
@@ -46,15 +46,22 @@ public final class PoolScalingPolicy {
                 .maxReplicas(or(spec.getMaxReplicas(), defaults.getMaxReplicas()))
                 .targetBacklogPerReplica(or(spec.getTargetBacklogPerReplica(), defaults.getTargetBacklogPerReplica()))
                 .targetDrain(Durations.parseOr("spec.autoscaling.targetDrainTime", spec.getTargetDrainTime(), null))
-                .scaleDownWindow(Durations.parse("spec.autoscaling.scaleDownWindow",
+                .scaleDownWindow(Durations.parse(
+                        "spec.autoscaling.scaleDownWindow",
                         or(spec.getScaleDownWindow(), defaults.getScaleDownWindow())))
                 .concurrencyPerReplica(concurrency == null ? RUNTIME_DEFAULT_CONCURRENCY : concurrency)
-                .podStartup(measuredStartup != null ? measuredStartup : Durations.parse("spec.autoscaling.podStartupTime",
-                        or(spec.getPodStartupTime(), defaults.getPodStartupTime())))
+                .podStartup(
+                        measuredStartup != null
+                                ? measuredStartup
+                                : Durations.parse(
+                                        "spec.autoscaling.podStartupTime",
+                                        or(spec.getPodStartupTime(), defaults.getPodStartupTime())))
                 .pollInterval(pollInterval(pool))
-                .scaleUpLookahead(Durations.parse("spec.autoscaling.scaleUpLookahead",
+                .scaleUpLookahead(Durations.parse(
+                        "spec.autoscaling.scaleUpLookahead",
                         or(spec.getScaleUpLookahead(), defaults.getScaleUpLookahead())))
-                .scaleDownInterval(Durations.parse("spec.autoscaling.scaleDownInterval",
+                .scaleDownInterval(Durations.parse(
+                        "spec.autoscaling.scaleDownInterval",
                         or(spec.getScaleDownInterval(), defaults.getScaleDownInterval())))
                 .partitionCap(partitionCap(pool, topology, report))
                 .build();
@@ -63,8 +70,8 @@ public final class PoolScalingPolicy {
     /** {@code spec.autoscaling.pollInterval}, default 5 s, for every pool (the figures are polled either way). */
     public static Duration pollInterval(BackstageWorkerPool pool) {
         AutoscalingSpec spec = pool.getSpec().getAutoscaling();
-        Duration interval = spec == null ? null
-                : Durations.parseOr("spec.autoscaling.pollInterval", spec.getPollInterval(), null);
+        Duration interval =
+                spec == null ? null : Durations.parseOr("spec.autoscaling.pollInterval", spec.getPollInterval(), null);
         return interval == null || interval.isZero() ? ScalingPolicy.DEFAULT_POLL_INTERVAL : interval;
     }
 
@@ -74,12 +81,16 @@ public final class PoolScalingPolicy {
      */
     public static Duration nextPoll(BackstageWorkerPool pool) {
         Duration interval = pollInterval(pool);
-        if (!autoscalingOn(pool) || pool.getStatus() == null || pool.getStatus().getDesiredReplicas() == null
+        if (!autoscalingOn(pool)
+                || pool.getStatus() == null
+                || pool.getStatus().getDesiredReplicas() == null
                 || pool.getStatus().getDesiredReplicas() != 0) {
             return interval;
         }
-        Duration atZero = Durations.parseOr("spec.autoscaling.zeroPollInterval",
-                pool.getSpec().getAutoscaling().getZeroPollInterval(), ZERO_POLL_INTERVAL);
+        Duration atZero = Durations.parseOr(
+                "spec.autoscaling.zeroPollInterval",
+                pool.getSpec().getAutoscaling().getZeroPollInterval(),
+                ZERO_POLL_INTERVAL);
         return atZero.isZero() || atZero.compareTo(interval) >= 0 ? interval : atZero;
     }
 
@@ -87,7 +98,8 @@ public final class PoolScalingPolicy {
     static final Duration ZERO_POLL_INTERVAL = Duration.ofSeconds(1);
 
     public static boolean autoscalingOn(BackstageWorkerPool pool) {
-        return pool.getSpec().getAutoscaling() != null && pool.getSpec().getAutoscaling().isOn();
+        return pool.getSpec().getAutoscaling() != null
+                && pool.getSpec().getAutoscaling().isOn();
     }
 
     /**
@@ -99,20 +111,29 @@ public final class PoolScalingPolicy {
         if (topology == null || topology.getSpec().getProvider() != ProviderType.KAFKA) {
             return null;
         }
-        List<String> queues = pool.getSpec().getQueues() == null ? List.of() : pool.getSpec().getQueues();
+        List<String> queues =
+                pool.getSpec().getQueues() == null ? List.of() : pool.getSpec().getQueues();
         int total = 0;
         for (String queue : queues) {
-            Optional<Integer> measured = report == null ? Optional.empty() : report.queues().stream()
-                    .filter(q -> q.queue().equals(queue) && !q.partitions().isEmpty())
-                    .map(QueueBacklog::partitions).map(List::size).findFirst();
+            Optional<Integer> measured = report == null
+                    ? Optional.empty()
+                    : report.queues().stream()
+                            .filter(q ->
+                                    q.queue().equals(queue) && !q.partitions().isEmpty())
+                            .map(QueueBacklog::partitions)
+                            .map(List::size)
+                            .findFirst();
             total += measured.orElseGet(() -> declaredPartitions(topology, queue));
         }
         return total < 1 ? null : total;
     }
 
     private static int declaredPartitions(BackstageTopology topology, String queue) {
-        return topology.getSpec().getQueues().stream().filter(q -> queue.equals(q.getName())).findFirst()
-                .map(QueueSpec::getPartitions).orElse(1);
+        return topology.getSpec().getQueues().stream()
+                .filter(q -> queue.equals(q.getName()))
+                .findFirst()
+                .map(QueueSpec::getPartitions)
+                .orElse(1);
     }
 
     private static <T> T or(T value, T fallback) {

@@ -24,7 +24,10 @@ public final class ScalingControls {
 
     public static boolean paused(BackstageWorkerPool pool) {
         Map<String, String> annotations = pool.getMetadata().getAnnotations();
-        return annotations != null && "true".equalsIgnoreCase(String.valueOf(annotations.get(PAUSED_ANNOTATION)).trim());
+        return annotations != null
+                && "true"
+                        .equalsIgnoreCase(String.valueOf(annotations.get(PAUSED_ANNOTATION))
+                                .trim());
     }
 
     /** The decision to write: none while paused (the status keeps desiredReplicas as it is). */
@@ -40,7 +43,10 @@ public final class ScalingControls {
      */
     static Optional<Integer> applyFallback(BackstageWorkerPool pool, boolean backlogAvailable, Instant now) {
         AutoscalingSpec autoscaling = pool.getSpec().getAutoscaling();
-        if (backlogAvailable || paused(pool) || autoscaling == null || !autoscaling.isOn()
+        if (backlogAvailable
+                || paused(pool)
+                || autoscaling == null
+                || !autoscaling.isOn()
                 || autoscaling.getFallbackReplicas() == null) {
             return Optional.empty();
         }

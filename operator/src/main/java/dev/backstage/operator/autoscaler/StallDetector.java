@@ -1,8 +1,8 @@
 package dev.backstage.operator.autoscaler;
 
+import dev.backstage.operator.model.BacklogStatus;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolStatus;
-import dev.backstage.operator.model.BacklogStatus;
 import dev.backstage.operator.model.Conditions;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,21 +29,39 @@ final class StallDetector {
         BackstageWorkerPoolStatus status = pool.getStatus();
         BacklogStatus backlog = status.getBacklog();
         int ready = status.getReadyReplicas() == null ? 0 : status.getReadyReplicas();
-        boolean idleBesideBacklog = backlog != null && backlog.getUndelivered() != null && backlog.getUndelivered() > 0
-                && (backlog.getInFlight() == null || backlog.getInFlight() == 0) && ready > 0;
+        boolean idleBesideBacklog = backlog != null
+                && backlog.getUndelivered() != null
+                && backlog.getUndelivered() > 0
+                && (backlog.getInFlight() == null || backlog.getInFlight() == 0)
+                && ready > 0;
         if (!idleBesideBacklog || !Objects.equals(outstanding, backlog.getOutstanding())) {
             outstanding = idleBesideBacklog ? backlog.getOutstanding() : null;
             since = idleBesideBacklog ? now : null;
         }
         Long generation = pool.getMetadata().getGeneration();
         if (since != null && !since.plus(pollInterval.multipliedBy(STALL_POLLS)).isAfter(now)) {
-            Conditions.set(status.getConditions(), TYPE, Conditions.TRUE, NO_PROGRESS, backlog.getUndelivered()
-                    + " jobs wait undelivered and none is in flight since " + Conditions.timestamp(since) + ", with "
-                    + ready + " ready replicas: the workers do not read the queues (see their logs; with Kafka, the"
-                    + " partitions they are assigned)", generation, now);
+            Conditions.set(
+                    status.getConditions(),
+                    TYPE,
+                    Conditions.TRUE,
+                    NO_PROGRESS,
+                    backlog.getUndelivered()
+                            + " jobs wait undelivered and none is in flight since " + Conditions.timestamp(since)
+                            + ", with "
+                            + ready
+                            + " ready replicas: the workers do not read the queues (see their logs; with Kafka, the"
+                            + " partitions they are assigned)",
+                    generation,
+                    now);
         } else {
-            Conditions.set(status.getConditions(), TYPE, Conditions.FALSE, PROGRESSING,
-                    "the backlog moves, or the workers are busy or absent", generation, now);
+            Conditions.set(
+                    status.getConditions(),
+                    TYPE,
+                    Conditions.FALSE,
+                    PROGRESSING,
+                    "the backlog moves, or the workers are busy or absent",
+                    generation,
+                    now);
         }
     }
 }

@@ -47,8 +47,10 @@ public final class BrokerFailures {
         if (isUnreachable(text)) {
             return ReadyReason.BROKER_UNREACHABLE;
         }
-        if (text.contains("invalidreplicationfactor") || text.contains("invalidpartitions")
-                || text.contains("invalidtopic") || text.contains("configurationexception")) {
+        if (text.contains("invalidreplicationfactor")
+                || text.contains("invalidpartitions")
+                || text.contains("invalidtopic")
+                || text.contains("configurationexception")) {
             return ReadyReason.INVALID_SPEC;
         }
         return ReadyReason.DECLARATION_FAILED;
@@ -62,8 +64,10 @@ public final class BrokerFailures {
         StringBuilder chain = new StringBuilder();
         boolean network = false;
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            network |= t instanceof ConnectException || t instanceof UnknownHostException
-                    || t instanceof NoRouteToHostException || t instanceof SocketTimeoutException
+            network |= t instanceof ConnectException
+                    || t instanceof UnknownHostException
+                    || t instanceof NoRouteToHostException
+                    || t instanceof SocketTimeoutException
                     || t instanceof TimeoutException;
             chain.append(' ').append(t.getClass().getName()).append(": ").append(t.getMessage());
         }
@@ -91,21 +95,35 @@ public final class BrokerFailures {
     }
 
     private static boolean isAuthentication(String text) {
-        return text.contains("noauth") || text.contains("wrongpass") || text.contains("invalid password")
-                || text.contains("access_refused") || text.contains("authenticationfailure")
-                || text.contains("authenticationexception") || text.contains("authentication failed")
-                || text.contains("sasl") || text.contains("not authorized") || text.contains("authorizationexception");
+        return text.contains("noauth")
+                || text.contains("wrongpass")
+                || text.contains("invalid password")
+                || text.contains("access_refused")
+                || text.contains("authenticationfailure")
+                || text.contains("authenticationexception")
+                || text.contains("authentication failed")
+                || text.contains("sasl")
+                || text.contains("not authorized")
+                || text.contains("authorizationexception");
     }
 
     private static boolean isConflict(String text) {
-        return text.contains("wrongtype") || text.contains("precondition_failed") || text.contains("inequivalent arg")
+        return text.contains("wrongtype")
+                || text.contains("precondition_failed")
+                || text.contains("inequivalent arg")
                 || text.contains("already exists with");
     }
 
     private static boolean isUnreachable(String text) {
-        return text.contains("connection refused") || text.contains("unable to connect") || text.contains("timed out")
-                || text.contains("timeout") || text.contains("unknownhost") || text.contains("unreachable")
-                || text.contains("no route to host") || text.contains("connection reset")
-                || text.contains("disconnected") || text.contains("brokerunavailable");
+        return text.contains("connection refused")
+                || text.contains("unable to connect")
+                || text.contains("timed out")
+                || text.contains("timeout")
+                || text.contains("unknownhost")
+                || text.contains("unreachable")
+                || text.contains("no route to host")
+                || text.contains("connection reset")
+                || text.contains("disconnected")
+                || text.contains("brokerunavailable");
     }
 }

@@ -51,7 +51,11 @@ public final class ConnectionSecrets {
 
     /** @param maxAge how long a read Secret is used before it is read again (the topology poll interval) */
     public ConnectionSecrets(KubernetesClient client, Clock clock, Duration maxAge) {
-        this((namespace, name) -> client.secrets().inNamespace(namespace).withName(name).get(), clock, maxAge);
+        this(
+                (namespace, name) ->
+                        client.secrets().inNamespace(namespace).withName(name).get(),
+                clock,
+                maxAge);
         Objects.requireNonNull(client, "client");
     }
 
@@ -79,26 +83,34 @@ public final class ConnectionSecrets {
      * @throws TopologyProblem {@link ReadyReason#SECRET_NOT_FOUND} when the Secret or its key is absent or empty
      */
     public ResolvedSecret resolve(String namespace, String field, SecretKeyReference reference) throws TopologyProblem {
-        if (reference == null || reference.getSecretName() == null || reference.getSecretName().isBlank()) {
+        if (reference == null
+                || reference.getSecretName() == null
+                || reference.getSecretName().isBlank()) {
             throw new TopologyProblem(ReadyReason.INVALID_SPEC, field + ".secretName is not set");
         }
         String key = reference.getKey() == null || reference.getKey().isBlank() ? "url" : reference.getKey();
         Secret secret = secret(namespace, reference.getSecretName());
         if (secret == null) {
-            throw new TopologyProblem(ReadyReason.SECRET_NOT_FOUND, "Secret '" + reference.getSecretName()
-                    + "' (" + field + ") not found in namespace '" + namespace + "'; create it with key '" + key
-                    + "' holding the connection URL");
+            throw new TopologyProblem(
+                    ReadyReason.SECRET_NOT_FOUND,
+                    "Secret '" + reference.getSecretName()
+                            + "' (" + field + ") not found in namespace '" + namespace + "'; create it with key '" + key
+                            + "' holding the connection URL");
         }
         String value = null;
         if (secret.getData() != null && secret.getData().get(key) != null) {
-            value = new String(Base64.getDecoder().decode(secret.getData().get(key).trim()), StandardCharsets.UTF_8);
+            value = new String(
+                    Base64.getDecoder().decode(secret.getData().get(key).trim()), StandardCharsets.UTF_8);
         } else if (secret.getStringData() != null) {
-            // The API server folds stringData into data; reading it too keeps stores that do not (test doubles) working.
+            // The API server folds stringData into data; reading it too keeps stores that do not (test doubles)
+            // working.
             value = secret.getStringData().get(key);
         }
         if (value == null || value.isBlank()) {
-            throw new TopologyProblem(ReadyReason.SECRET_NOT_FOUND, "Secret '" + reference.getSecretName()
-                    + "' (" + field + ") has no key '" + key + "' with a connection URL");
+            throw new TopologyProblem(
+                    ReadyReason.SECRET_NOT_FOUND,
+                    "Secret '" + reference.getSecretName() + "' (" + field + ") has no key '" + key
+                            + "' with a connection URL");
         }
         return new ResolvedSecret(value.trim(), secret.getMetadata().getResourceVersion());
     }
@@ -115,15 +127,25 @@ public final class ConnectionSecrets {
         }
         String ca = null;
         if (tls.getCaBundle() != null) {
-            String key = tls.getCaBundle().getKey() == null ? "ca.crt" : tls.getCaBundle().getKey();
+            String key = tls.getCaBundle().getKey() == null
+                    ? "ca.crt"
+                    : tls.getCaBundle().getKey();
             ca = value(namespace, field + ".caBundle", tls.getCaBundle().getSecretName(), key, "the PEM CA bundle");
         }
         String certificate = null;
         String key = null;
         if (tls.getClientCertificateSecret() != null) {
-            certificate = value(namespace, field + ".clientCertificateSecret", tls.getClientCertificateSecret(), "tls.crt",
+            certificate = value(
+                    namespace,
+                    field + ".clientCertificateSecret",
+                    tls.getClientCertificateSecret(),
+                    "tls.crt",
                     "the PEM client certificate");
-            key = value(namespace, field + ".clientCertificateSecret", tls.getClientCertificateSecret(), "tls.key",
+            key = value(
+                    namespace,
+                    field + ".clientCertificateSecret",
+                    tls.getClientCertificateSecret(),
+                    "tls.key",
                     "the PEM private key");
         }
         return new TlsMaterial(ca, certificate, key);
@@ -132,18 +154,22 @@ public final class ConnectionSecrets {
     private String value(String namespace, String field, String name, String key, String what) throws TopologyProblem {
         Secret secret = secret(namespace, name);
         if (secret == null) {
-            throw new TopologyProblem(ReadyReason.SECRET_NOT_FOUND, "Secret '" + name + "' (" + field
-                    + ") not found in namespace '" + namespace + "'; create it with key '" + key + "' holding " + what);
+            throw new TopologyProblem(
+                    ReadyReason.SECRET_NOT_FOUND,
+                    "Secret '" + name + "' (" + field + ") not found in namespace '" + namespace
+                            + "'; create it with key '" + key + "' holding " + what);
         }
         String value = null;
         if (secret.getData() != null && secret.getData().get(key) != null) {
-            value = new String(Base64.getDecoder().decode(secret.getData().get(key).trim()), StandardCharsets.UTF_8);
+            value = new String(
+                    Base64.getDecoder().decode(secret.getData().get(key).trim()), StandardCharsets.UTF_8);
         } else if (secret.getStringData() != null) {
             value = secret.getStringData().get(key);
         }
         if (value == null || value.isBlank()) {
-            throw new TopologyProblem(ReadyReason.SECRET_NOT_FOUND, "Secret '" + name + "' (" + field + ") has no key '"
-                    + key + "' with " + what);
+            throw new TopologyProblem(
+                    ReadyReason.SECRET_NOT_FOUND,
+                    "Secret '" + name + "' (" + field + ") has no key '" + key + "' with " + what);
         }
         return value;
     }
@@ -156,8 +182,8 @@ public final class ConnectionSecrets {
         String key = namespace + "/" + name;
         Instant now = clock.instant();
         CompletableFuture<Secret> mine = new CompletableFuture<>();
-        Read read = reads.compute(key, (k, kept) -> kept != null && kept.freshAt(now, maxAge) ? kept
-                : new Read(mine, now));
+        Read read =
+                reads.compute(key, (k, kept) -> kept != null && kept.freshAt(now, maxAge) ? kept : new Read(mine, now));
         if (read.secret() == mine) {
             reads.values().removeIf(kept -> !kept.freshAt(now, maxAge)); // Secrets nobody asked for in maxAge
             try {

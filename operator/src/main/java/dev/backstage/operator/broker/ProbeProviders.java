@@ -1,12 +1,8 @@
 package dev.backstage.operator.broker;
 
 import dev.backstage.operator.model.BackstageTopology;
-import dev.backstage.operator.broker.ConnectionSecrets;
-import dev.backstage.operator.broker.SecretScrubber;
-import dev.backstage.operator.broker.TlsFiles;
-import dev.backstage.runtime.spi.ConnectionFailure;
-import dev.backstage.operator.broker.TopologyProblem;
 import dev.backstage.runtime.spi.ConfigurationException;
+import dev.backstage.runtime.spi.ConnectionFailure;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import java.time.Clock;
@@ -60,8 +56,12 @@ public final class ProbeProviders implements AutoCloseable {
      * @param secretRefresh  how long a Secret read stays trusted before it is read again
      * @param reconnectDelay how long a failed connection attempt is reported before the next one
      */
-    public ProbeProviders(ConnectionSecrets secrets, Function<ProviderSettings, Provider> opener, Clock clock,
-            Duration secretRefresh, Duration reconnectDelay) {
+    public ProbeProviders(
+            ConnectionSecrets secrets,
+            Function<ProviderSettings, Provider> opener,
+            Clock clock,
+            Duration secretRefresh,
+            Duration reconnectDelay) {
         this.secrets = Objects.requireNonNull(secrets, "secrets");
         this.opener = Objects.requireNonNull(opener, "opener");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -141,7 +141,8 @@ public final class ProbeProviders implements AutoCloseable {
         synchronized (this) {
             ensureOpen();
             Entry current = entries.get(uid);
-            if (current != null && current.settingsPrint.equals(settingsPrint)
+            if (current != null
+                    && current.settingsPrint.equals(settingsPrint)
                     && now.isBefore(current.secretReadAt.plus(secretRefresh))) {
                 current.users++;
                 return new Lease(current);
@@ -150,20 +151,27 @@ public final class ProbeProviders implements AutoCloseable {
         ConnectionSecrets.ResolvedSecret url;
         ConnectionSecrets.TlsMaterial material;
         try {
-            url = secrets.resolve(topology.getMetadata().getNamespace(), "spec.connection of BackstageTopology '"
-                    + topology.getMetadata().getName() + "'", topology.getSpec().getConnection());
-            material = secrets.resolveTls(topology.getMetadata().getNamespace(), "spec.tls of BackstageTopology '"
-                    + topology.getMetadata().getName() + "'", topology.getSpec().getTls());
+            url = secrets.resolve(
+                    topology.getMetadata().getNamespace(),
+                    "spec.connection of BackstageTopology '"
+                            + topology.getMetadata().getName() + "'",
+                    topology.getSpec().getConnection());
+            material = secrets.resolveTls(
+                    topology.getMetadata().getNamespace(),
+                    "spec.tls of BackstageTopology '" + topology.getMetadata().getName() + "'",
+                    topology.getSpec().getTls());
         } catch (TopologyProblem e) {
             throw new BrokerConnectionException(e.reason(), e.getMessage(), e);
         }
-        TlsFiles.Written tls = tlsFiles.write(material, topology.getSpec().getTls(), topology.getSpec().getProvider());
+        TlsFiles.Written tls = tlsFiles.write(
+                material, topology.getSpec().getTls(), topology.getSpec().getProvider());
         // The Secrets' state: the URL Secret's version and the TLS content's digest (a rotation changes either).
         String secretVersion = url.resourceVersion() + "|tls:" + tls.fingerprint();
         synchronized (this) {
             ensureOpen();
             Entry current = entries.get(uid);
-            if (current != null && current.settingsPrint.equals(settingsPrint)
+            if (current != null
+                    && current.settingsPrint.equals(settingsPrint)
                     && Objects.equals(current.secretVersion, secretVersion)) {
                 current.secretReadAt = now;
                 current.users++;
@@ -195,7 +203,8 @@ public final class ProbeProviders implements AutoCloseable {
                 lease = null;
             } else {
                 Entry current = entries.get(uid);
-                if (current != null && current.settingsPrint.equals(settingsPrint)
+                if (current != null
+                        && current.settingsPrint.equals(settingsPrint)
                         && Objects.equals(current.secretVersion, secretVersion)) {
                     toClose.add(opened); // another pool of this topology connected first: share its provider
                     current.users++;
@@ -278,13 +287,17 @@ public final class ProbeProviders implements AutoCloseable {
         try {
             return opener.apply(settings);
         } catch (ConfigurationException e) {
-            throw new BrokerConnectionException(BrokerConnectionException.PROVIDER_UNAVAILABLE,
+            throw new BrokerConnectionException(
+                    BrokerConnectionException.PROVIDER_UNAVAILABLE,
                     "cannot create a client for " + what + ": " + scrubber.scrub(e.getMessage()),
                     e);
         } catch (RuntimeException e) {
-            throw new BrokerConnectionException(ConnectionFailure.of(e).map(ConnectionFailure::reason)
-                    .orElse(BrokerConnectionException.BROKER_UNREACHABLE),
-                    "cannot connect to " + what + ": " + scrubber.scrub(describe(e)), e);
+            throw new BrokerConnectionException(
+                    ConnectionFailure.of(e)
+                            .map(ConnectionFailure::reason)
+                            .orElse(BrokerConnectionException.BROKER_UNREACHABLE),
+                    "cannot connect to " + what + ": " + scrubber.scrub(describe(e)),
+                    e);
         }
     }
 
@@ -305,7 +318,10 @@ public final class ProbeProviders implements AutoCloseable {
             provider.close();
         } catch (RuntimeException e) {
             // A broken connection may fail to close; the provider is dropped either way.
-            LOG.warn("closing the {} probe connection of topology uid {} failed: {}", provider.name(), uid,
+            LOG.warn(
+                    "closing the {} probe connection of topology uid {} failed: {}",
+                    provider.name(),
+                    uid,
                     e.toString());
         }
     }

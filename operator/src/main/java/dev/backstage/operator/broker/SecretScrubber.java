@@ -21,8 +21,11 @@ public final class SecretScrubber {
 
     private SecretScrubber(List<String> secrets) {
         // Longest first, so a URL is masked whole before its password alone would be.
-        this.secrets = secrets.stream().filter(s -> s != null && s.length() >= 3)
-                .sorted(Comparator.comparingInt(String::length).reversed()).distinct().toList();
+        this.secrets = secrets.stream()
+                .filter(s -> s != null && s.length() >= 3)
+                .sorted(Comparator.comparingInt(String::length).reversed())
+                .distinct()
+                .toList();
     }
 
     /** A scrubber that knows no secret values (still masks user-info in URLs). */

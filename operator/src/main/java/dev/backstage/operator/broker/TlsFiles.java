@@ -31,7 +31,8 @@ public final class TlsFiles {
     /** Under the JVM's temp directory, private to the operator's user. */
     public static TlsFiles inTempDir() {
         try {
-            return new TlsFiles(Files.createTempDirectory("backstage-operator-tls-",
+            return new TlsFiles(Files.createTempDirectory(
+                    "backstage-operator-tls-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -52,7 +53,9 @@ public final class TlsFiles {
         Path dir = base.resolve(digest);
         try {
             if (!Files.isDirectory(dir)) {
-                Path staging = Files.createTempDirectory(base, "staging-",
+                Path staging = Files.createTempDirectory(
+                        base,
+                        "staging-",
                         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
                 file(staging, WorkerContainer.CA_FILE, material.caBundle());
                 file(staging, WorkerContainer.CERT_FILE, material.certificate());

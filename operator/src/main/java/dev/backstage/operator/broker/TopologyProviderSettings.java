@@ -24,16 +24,21 @@ public final class TopologyProviderSettings {
         BackstageTopologySpec spec = topology.getSpec();
         Map<String, String> options = new java.util.TreeMap<>(options(spec));
         options.putAll(tlsOptions);
-        return new ProviderSettings(spec.getProvider().wire(), url, spec.getKeyPrefix(), spec.getConsumerGroup(),
-                options);
+        return new ProviderSettings(
+                spec.getProvider().wire(), url, spec.getKeyPrefix(), spec.getConsumerGroup(), options);
     }
 
     /** What the settings are built from, without the URL: when it changes, a connection must be rebuilt. */
     static String fingerprint(BackstageTopology topology) {
         BackstageTopologySpec spec = topology.getSpec();
-        return String.join("|", String.valueOf(spec.getProvider()), String.valueOf(spec.getKeyPrefix()),
-                String.valueOf(spec.getConsumerGroup()), String.valueOf(options(spec)),
-                String.valueOf(spec.getConnection()), String.valueOf(spec.getTls()));
+        return String.join(
+                "|",
+                String.valueOf(spec.getProvider()),
+                String.valueOf(spec.getKeyPrefix()),
+                String.valueOf(spec.getConsumerGroup()),
+                String.valueOf(options(spec)),
+                String.valueOf(spec.getConnection()),
+                String.valueOf(spec.getTls()));
     }
 
     private static Map<String, String> options(BackstageTopologySpec spec) {

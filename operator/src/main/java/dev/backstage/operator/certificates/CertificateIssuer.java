@@ -34,6 +34,7 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 public final class CertificateIssuer {
     /** How far back a certificate's validity starts. */
     public static final Duration BACKDATE = Duration.ofMinutes(1);
+
     private static final String SIGNATURE = "SHA256withECDSA";
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -48,8 +49,8 @@ public final class CertificateIssuer {
             JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
             builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(0));
             builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
-            builder.addExtension(Extension.subjectKeyIdentifier, false,
-                    extensions.createSubjectKeyIdentifier(keys.getPublic()));
+            builder.addExtension(
+                    Extension.subjectKeyIdentifier, false, extensions.createSubjectKeyIdentifier(keys.getPublic()));
             return new KeyAndCertificate(keys.getPrivate(), sign(builder, keys));
         } catch (GeneralSecurityException | CertIOException e) {
             throw new IllegalStateException("cannot make the webhook CA: " + e.getMessage(), e);
@@ -60,8 +61,8 @@ public final class CertificateIssuer {
      * A serving certificate for {@code hostNames} (DNS names, or IP literals which become IP addresses in the
      * subjectAltName) signed by {@code ca}, valid for {@code validity} from {@code now} but never past the CA.
      */
-    public static KeyAndCertificate issueServing(KeyAndCertificate ca, List<String> hostNames, Duration validity,
-            Instant now) {
+    public static KeyAndCertificate issueServing(
+            KeyAndCertificate ca, List<String> hostNames, Duration validity, Instant now) {
         if (hostNames.isEmpty()) {
             throw new IllegalArgumentException("a serving certificate needs at least one host name");
         }
@@ -70,18 +71,27 @@ public final class CertificateIssuer {
             Instant caEnd = ca.certificate().getNotAfter().toInstant();
             Duration bounded = now.plus(validity).isAfter(caEnd) ? Duration.between(now, caEnd) : validity;
             JcaX509v3CertificateBuilder builder = builder(
-                    X500Name.getInstance(ca.certificate().getSubjectX500Principal().getEncoded()),
-                    new X500Name("CN=" + hostNames.get(0)), keys, bounded, now);
+                    X500Name.getInstance(
+                            ca.certificate().getSubjectX500Principal().getEncoded()),
+                    new X500Name("CN=" + hostNames.get(0)),
+                    keys,
+                    bounded,
+                    now);
             JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
             builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
             builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
-            builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
-            builder.addExtension(Extension.authorityKeyIdentifier, false,
-                    extensions.createAuthorityKeyIdentifier(ca.certificate()));
-            builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(
-                    hostNames.stream().map(CertificateIssuer::generalName).toArray(GeneralName[]::new)));
-            X509Certificate certificate = new JcaX509CertificateConverter().getCertificate(
-                    builder.build(new JcaContentSignerBuilder(SIGNATURE).build(ca.key())));
+            builder.addExtension(
+                    Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
+            builder.addExtension(
+                    Extension.authorityKeyIdentifier, false, extensions.createAuthorityKeyIdentifier(ca.certificate()));
+            builder.addExtension(
+                    Extension.subjectAlternativeName,
+                    false,
+                    new GeneralNames(hostNames.stream()
+                            .map(CertificateIssuer::generalName)
+                            .toArray(GeneralName[]::new)));
+            X509Certificate certificate = new JcaX509CertificateConverter()
+                    .getCertificate(builder.build(new JcaContentSignerBuilder(SIGNATURE).build(ca.key())));
             return new KeyAndCertificate(keys.getPrivate(), certificate);
         } catch (GeneralSecurityException | CertIOException | OperatorCreationException e) {
             throw new IllegalStateException("cannot issue the webhook serving certificate: " + e.getMessage(), e);
@@ -89,7 +99,9 @@ public final class CertificateIssuer {
     }
 
     private static GeneralName generalName(String host) {
-        return isIpLiteral(host) ? new GeneralName(GeneralName.iPAddress, host) : new GeneralName(GeneralName.dNSName, host);
+        return isIpLiteral(host)
+                ? new GeneralName(GeneralName.iPAddress, host)
+                : new GeneralName(GeneralName.dNSName, host);
     }
 
     /** An IPv4 dotted quad or an IPv6 literal (a colon never appears in a DNS name). */
@@ -107,17 +119,22 @@ public final class CertificateIssuer {
         }
     }
 
-    private static JcaX509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair keys,
-            Duration validity, Instant now) {
-        return new JcaX509v3CertificateBuilder(issuer, new BigInteger(127, RANDOM).add(BigInteger.ONE),
-                Date.from(now.minus(BACKDATE)), Date.from(now.plus(validity)), subject, keys.getPublic());
+    private static JcaX509v3CertificateBuilder builder(
+            X500Name issuer, X500Name subject, KeyPair keys, Duration validity, Instant now) {
+        return new JcaX509v3CertificateBuilder(
+                issuer,
+                new BigInteger(127, RANDOM).add(BigInteger.ONE),
+                Date.from(now.minus(BACKDATE)),
+                Date.from(now.plus(validity)),
+                subject,
+                keys.getPublic());
     }
 
     private static X509Certificate sign(JcaX509v3CertificateBuilder builder, KeyPair keys)
             throws GeneralSecurityException {
         try {
-            return new JcaX509CertificateConverter().getCertificate(
-                    builder.build(new JcaContentSignerBuilder(SIGNATURE).build(keys.getPrivate())));
+            return new JcaX509CertificateConverter()
+                    .getCertificate(builder.build(new JcaContentSignerBuilder(SIGNATURE).build(keys.getPrivate())));
         } catch (OperatorCreationException e) {
             throw new GeneralSecurityException(e.getMessage(), e);
         }

@@ -45,36 +45,44 @@ public record RotationPlan(Duration caValidity, Duration servingValidity, Durati
     public record Change(WebhookKeyMaterial material, String reason) {}
 
     /** The material to store instead of {@code stored}; empty when it stays as it is. */
-    public Optional<Change> decide(Optional<WebhookKeyMaterial> stored, List<String> hostNames, String caName,
-            Instant now) {
+    public Optional<Change> decide(
+            Optional<WebhookKeyMaterial> stored, List<String> hostNames, String caName, Instant now) {
         if (stored.isEmpty()) {
             return Optional.of(new Change(fresh(hostNames, caName, now), "no valid key material stored"));
         }
         WebhookKeyMaterial current = stored.get();
         KeyAndCertificate ca = current.ca();
         if (!ca.notAfter().isAfter(now) || !signedBy(current.serving().certificate(), ca.certificate())) {
-            return Optional.of(new Change(fresh(hostNames, caName, now), "the CA expired or did not sign the serving"
-                    + " certificate"));
+            return Optional.of(new Change(
+                    fresh(hostNames, caName, now), "the CA expired or did not sign the serving" + " certificate"));
         }
         if (current.nextCa().isPresent()) {
             KeyAndCertificate next = current.nextCa().get();
             if (!now.isBefore(next.notBefore().plus(CertificateIssuer.BACKDATE).plus(promotionDelay))) {
-                return Optional.of(new Change(new WebhookKeyMaterial(next,
-                        CertificateIssuer.issueServing(next, hostNames, servingValidity, now), Optional.empty(),
-                        Optional.of(ca.certificate())), "the next CA " + next.serial() + " takes over from "
-                        + ca.serial()));
+                return Optional.of(new Change(
+                        new WebhookKeyMaterial(
+                                next,
+                                CertificateIssuer.issueServing(next, hostNames, servingValidity, now),
+                                Optional.empty(),
+                                Optional.of(ca.certificate())),
+                        "the next CA " + next.serial() + " takes over from " + ca.serial()));
             }
         } else if (due(ca, now)) {
             KeyAndCertificate next = CertificateIssuer.newCa(caName, caValidity, now);
-            return Optional.of(new Change(new WebhookKeyMaterial(ca, current.serving(), Optional.of(next),
-                    current.previousCa()), "the CA " + ca.serial() + " is due for renewal: next CA " + next.serial()
-                    + " published"));
+            return Optional.of(new Change(
+                    new WebhookKeyMaterial(ca, current.serving(), Optional.of(next), current.previousCa()),
+                    "the CA " + ca.serial() + " is due for renewal: next CA " + next.serial() + " published"));
         }
-        if (due(current.serving(), now) || !hostNames(current.serving().certificate()).equals(normalized(hostNames))) {
-            return Optional.of(new Change(new WebhookKeyMaterial(ca,
-                    CertificateIssuer.issueServing(ca, hostNames, servingValidity, now), current.nextCa(),
-                    current.previousCa()), "the serving certificate " + current.serving().serial()
-                    + " is due for renewal or names other hosts"));
+        if (due(current.serving(), now)
+                || !hostNames(current.serving().certificate()).equals(normalized(hostNames))) {
+            return Optional.of(new Change(
+                    new WebhookKeyMaterial(
+                            ca,
+                            CertificateIssuer.issueServing(ca, hostNames, servingValidity, now),
+                            current.nextCa(),
+                            current.previousCa()),
+                    "the serving certificate " + current.serving().serial()
+                            + " is due for renewal or names other hosts"));
         }
         return Optional.empty();
     }
@@ -87,8 +95,11 @@ public record RotationPlan(Duration caValidity, Duration servingValidity, Durati
 
     private WebhookKeyMaterial fresh(List<String> hostNames, String caName, Instant now) {
         KeyAndCertificate ca = CertificateIssuer.newCa(caName, caValidity, now);
-        return new WebhookKeyMaterial(ca, CertificateIssuer.issueServing(ca, hostNames, servingValidity, now),
-                Optional.empty(), Optional.empty());
+        return new WebhookKeyMaterial(
+                ca,
+                CertificateIssuer.issueServing(ca, hostNames, servingValidity, now),
+                Optional.empty(),
+                Optional.empty());
     }
 
     private static boolean signedBy(X509Certificate certificate, X509Certificate ca) {
@@ -105,8 +116,10 @@ public record RotationPlan(Duration caValidity, Duration servingValidity, Durati
         Set<String> names = new HashSet<>();
         for (String name : hostNames) {
             try {
-                names.add(CertificateIssuer.isIpLiteral(name) ? java.net.InetAddress.getByName(name).getHostAddress()
-                        : name);
+                names.add(
+                        CertificateIssuer.isIpLiteral(name)
+                                ? java.net.InetAddress.getByName(name).getHostAddress()
+                                : name);
             } catch (java.net.UnknownHostException e) {
                 names.add(name);
             }

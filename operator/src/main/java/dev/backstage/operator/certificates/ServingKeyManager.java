@@ -32,8 +32,10 @@ public final class ServingKeyManager extends X509ExtendedKeyManager {
         if (now != null && now.alias().equals(alias)) {
             return;
         }
-        Served next = new Served(alias, keyManager(alias, material.serving().key(),
-                material.servingChain().toArray(new X509Certificate[0])));
+        Served next = new Served(
+                alias,
+                keyManager(
+                        alias, material.serving().key(), material.servingChain().toArray(new X509Certificate[0])));
         previous = now;
         current = next;
     }
@@ -66,8 +68,10 @@ public final class ServingKeyManager extends X509ExtendedKeyManager {
             KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             factory.init(store, password);
             Arrays.fill(password, '\0');
-            return Arrays.stream(factory.getKeyManagers()).filter(X509KeyManager.class::isInstance)
-                    .map(X509KeyManager.class::cast).findFirst()
+            return Arrays.stream(factory.getKeyManagers())
+                    .filter(X509KeyManager.class::isInstance)
+                    .map(X509KeyManager.class::cast)
+                    .findFirst()
                     .orElseThrow(() -> new GeneralSecurityException("no X509KeyManager"));
         } catch (GeneralSecurityException | java.io.IOException e) {
             throw new IllegalStateException("cannot load the webhook serving key: " + e.getMessage(), e);

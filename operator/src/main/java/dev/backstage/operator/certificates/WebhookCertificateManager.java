@@ -69,8 +69,8 @@ public final class WebhookCertificateManager implements AutoCloseable {
         Instant deadline = clock.instant().plus(START_TIMEOUT);
         while (!check()) {
             if (clock.instant().isAfter(deadline)) {
-                throw new IllegalStateException("no webhook certificate after " + START_TIMEOUT.toSeconds() + " s: "
-                        + lastProblem);
+                throw new IllegalStateException(
+                        "no webhook certificate after " + START_TIMEOUT.toSeconds() + " s: " + lastProblem);
             }
             try {
                 Thread.sleep(NOT_IN_PLACE_INTERVAL.toMillis()); // retry pause of a start-up loop, not a test wait
@@ -89,11 +89,16 @@ public final class WebhookCertificateManager implements AutoCloseable {
 
     private void schedule(Duration delay) {
         if (!timer.isShutdown()) {
-            timer.schedule(() -> {
-                check();
-                schedule(caBundleInPlace ? settings.checkInterval() : minimum(NOT_IN_PLACE_INTERVAL,
-                        settings.checkInterval()));
-            }, delay.toMillis(), TimeUnit.MILLISECONDS);
+            timer.schedule(
+                    () -> {
+                        check();
+                        schedule(
+                                caBundleInPlace
+                                        ? settings.checkInterval()
+                                        : minimum(NOT_IN_PLACE_INTERVAL, settings.checkInterval()));
+                    },
+                    delay.toMillis(),
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -123,20 +128,28 @@ public final class WebhookCertificateManager implements AutoCloseable {
 
     private WebhookKeyMaterial currentMaterial() {
         for (int attempt = 1; ; attempt++) {
-            Secret secret = client.secrets().inNamespace(settings.namespace()).withName(settings.secretName()).get();
-            Optional<WebhookKeyMaterial> stored = secret == null ? Optional.empty()
-                    : WebhookKeyMaterial.fromSecretData(secret.getData());
-            Optional<RotationPlan.Change> change = settings.plan().decide(stored, settings.hostNames(),
-                    settings.caName(), clock.instant());
+            Secret secret = client.secrets()
+                    .inNamespace(settings.namespace())
+                    .withName(settings.secretName())
+                    .get();
+            Optional<WebhookKeyMaterial> stored =
+                    secret == null ? Optional.empty() : WebhookKeyMaterial.fromSecretData(secret.getData());
+            Optional<RotationPlan.Change> change =
+                    settings.plan().decide(stored, settings.hostNames(), settings.caName(), clock.instant());
             if (change.isEmpty()) {
                 return stored.orElseThrow();
             }
-            WebhookKeyMaterial written = stored.isEmpty() ? adoptingTrustedCa(change.get().material())
+            WebhookKeyMaterial written = stored.isEmpty()
+                    ? adoptingTrustedCa(change.get().material())
                     : change.get().material();
             try {
                 write(secret, written.toSecretData());
-                LOG.info("webhook certificate in Secret {}/{}: {}; serving {} until {}", settings.namespace(),
-                        settings.secretName(), change.get().reason(), written.serving().serial(),
+                LOG.info(
+                        "webhook certificate in Secret {}/{}: {}; serving {} until {}",
+                        settings.namespace(),
+                        settings.secretName(),
+                        change.get().reason(),
+                        written.serving().serial(),
                         written.serving().notAfter());
                 return written;
             } catch (KubernetesClientException e) {
@@ -154,18 +167,29 @@ public final class WebhookCertificateManager implements AutoCloseable {
      * are replaced. It leaves the caBundle at the next CA rotation, or when it expires.
      */
     private WebhookKeyMaterial adoptingTrustedCa(WebhookKeyMaterial fresh) {
-        ValidatingWebhookConfiguration configuration = client.admissionRegistration().v1()
-                .validatingWebhookConfigurations().withName(settings.webhookConfigurationName()).get();
-        if (configuration == null || configuration.getWebhooks().isEmpty()
+        ValidatingWebhookConfiguration configuration = client.admissionRegistration()
+                .v1()
+                .validatingWebhookConfigurations()
+                .withName(settings.webhookConfigurationName())
+                .get();
+        if (configuration == null
+                || configuration.getWebhooks().isEmpty()
                 || configuration.getWebhooks().get(0).getClientConfig().getCaBundle() == null) {
             return fresh;
         }
         try {
-            String pem = new String(Base64.getDecoder().decode(
-                    configuration.getWebhooks().get(0).getClientConfig().getCaBundle()), StandardCharsets.US_ASCII);
+            String pem = new String(
+                    Base64.getDecoder()
+                            .decode(configuration
+                                    .getWebhooks()
+                                    .get(0)
+                                    .getClientConfig()
+                                    .getCaBundle()),
+                    StandardCharsets.US_ASCII);
             Instant now = clock.instant();
             return WebhookKeyMaterial.certificates(pem).stream()
-                    .filter(ca -> ca.getBasicConstraints() >= 0 && ca.getNotAfter().toInstant().isAfter(now))
+                    .filter(ca -> ca.getBasicConstraints() >= 0
+                            && ca.getNotAfter().toInstant().isAfter(now))
                     .findFirst()
                     .map(ca -> new WebhookKeyMaterial(fresh.ca(), fresh.serving(), fresh.nextCa(), Optional.of(ca)))
                     .orElse(fresh);
@@ -176,10 +200,18 @@ public final class WebhookCertificateManager implements AutoCloseable {
 
     private void write(Secret existing, Map<String, String> data) {
         if (existing == null) {
-            client.secrets().inNamespace(settings.namespace()).resource(new SecretBuilder()
-                    .withNewMetadata().withName(settings.secretName()).withNamespace(settings.namespace())
-                    .addToLabels(MANAGED_BY_LABEL, MANAGED_BY).endMetadata()
-                    .withType("kubernetes.io/tls").withData(data).build()).create();
+            client.secrets()
+                    .inNamespace(settings.namespace())
+                    .resource(new SecretBuilder()
+                            .withNewMetadata()
+                            .withName(settings.secretName())
+                            .withNamespace(settings.namespace())
+                            .addToLabels(MANAGED_BY_LABEL, MANAGED_BY)
+                            .endMetadata()
+                            .withType("kubernetes.io/tls")
+                            .withData(data)
+                            .build())
+                    .create();
         } else {
             // Conditional on the resourceVersion read: a concurrent writer makes this a 409.
             Secret updated = new SecretBuilder(existing).withData(data).build();
@@ -190,14 +222,17 @@ public final class WebhookCertificateManager implements AutoCloseable {
     /** Patches every webhook whose caBundle differs; false when the configuration does not exist (yet). */
     private boolean ensureCaBundle(String bundlePem) {
         String bundle = Base64.getEncoder().encodeToString(bundlePem.getBytes(StandardCharsets.US_ASCII));
-        var resource = client.admissionRegistration().v1().validatingWebhookConfigurations()
+        var resource = client.admissionRegistration()
+                .v1()
+                .validatingWebhookConfigurations()
                 .withName(settings.webhookConfigurationName());
         ValidatingWebhookConfiguration configuration = resource.get();
         if (configuration == null) {
             problem("ValidatingWebhookConfiguration " + settings.webhookConfigurationName() + " not found (yet)");
             return false;
         }
-        if (configuration.getWebhooks().stream().allMatch(w -> bundle.equals(w.getClientConfig().getCaBundle()))) {
+        if (configuration.getWebhooks().stream()
+                .allMatch(w -> bundle.equals(w.getClientConfig().getCaBundle()))) {
             return true;
         }
         resource.edit(c -> {
@@ -206,13 +241,17 @@ public final class WebhookCertificateManager implements AutoCloseable {
             }
             return c;
         });
-        LOG.info("caBundle of ValidatingWebhookConfiguration {} updated ({} webhooks)",
-                settings.webhookConfigurationName(), configuration.getWebhooks().size());
+        LOG.info(
+                "caBundle of ValidatingWebhookConfiguration {} updated ({} webhooks)",
+                settings.webhookConfigurationName(),
+                configuration.getWebhooks().size());
         return true;
     }
 
     private String apiProblem(KubernetesClientException e) {
-        String status = e.getStatus() == null ? String.valueOf(e.getMessage()) : e.getStatus().getMessage();
+        String status = e.getStatus() == null
+                ? String.valueOf(e.getMessage())
+                : e.getStatus().getMessage();
         if (e.getCode() == 403) {
             return "forbidden: the operator needs get, create and update on Secret " + settings.namespace() + "/"
                     + settings.secretName() + " and get and patch on ValidatingWebhookConfiguration "

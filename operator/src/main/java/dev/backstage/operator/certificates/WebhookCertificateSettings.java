@@ -23,8 +23,13 @@ import java.util.Optional;
  * @param checkInterval            how often each replica reads the Secret and the caBundle
  *                                 ({@code BACKSTAGE_WEBHOOK_CERT_CHECK_INTERVAL}, default 30s)
  */
-public record WebhookCertificateSettings(String namespace, String secretName, String webhookConfigurationName,
-        List<String> hostNames, RotationPlan plan, Duration checkInterval) {
+public record WebhookCertificateSettings(
+        String namespace,
+        String secretName,
+        String webhookConfigurationName,
+        List<String> hostNames,
+        RotationPlan plan,
+        Duration checkInterval) {
     public static final Duration DEFAULT_CA_VALIDITY = Duration.ofDays(3650);
     public static final Duration DEFAULT_CERT_VALIDITY = Duration.ofDays(365);
     public static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(30);
@@ -55,34 +60,49 @@ public record WebhookCertificateSettings(String namespace, String secretName, St
             return Optional.empty();
         }
         String namespace = required(env, "POD_NAMESPACE", "the operator's namespace (the chart sets it from the pod)");
-        String configuration = required(env, "BACKSTAGE_WEBHOOK_CONFIGURATION",
+        String configuration = required(
+                env,
+                "BACKSTAGE_WEBHOOK_CONFIGURATION",
                 "the ValidatingWebhookConfiguration whose caBundle the operator keeps current");
         String service = required(env, "BACKSTAGE_WEBHOOK_SERVICE", "the webhook Service's name");
-        Duration caValidity = Durations.parseOr("BACKSTAGE_WEBHOOK_CA_VALIDITY",
-                trimmed(env.get("BACKSTAGE_WEBHOOK_CA_VALIDITY")), DEFAULT_CA_VALIDITY);
-        Duration certValidity = Durations.parseOr("BACKSTAGE_WEBHOOK_CERT_VALIDITY",
-                trimmed(env.get("BACKSTAGE_WEBHOOK_CERT_VALIDITY")), DEFAULT_CERT_VALIDITY);
-        Duration interval = Durations.parseOr("BACKSTAGE_WEBHOOK_CERT_CHECK_INTERVAL",
-                trimmed(env.get("BACKSTAGE_WEBHOOK_CERT_CHECK_INTERVAL")), DEFAULT_CHECK_INTERVAL);
+        Duration caValidity = Durations.parseOr(
+                "BACKSTAGE_WEBHOOK_CA_VALIDITY",
+                trimmed(env.get("BACKSTAGE_WEBHOOK_CA_VALIDITY")),
+                DEFAULT_CA_VALIDITY);
+        Duration certValidity = Durations.parseOr(
+                "BACKSTAGE_WEBHOOK_CERT_VALIDITY",
+                trimmed(env.get("BACKSTAGE_WEBHOOK_CERT_VALIDITY")),
+                DEFAULT_CERT_VALIDITY);
+        Duration interval = Durations.parseOr(
+                "BACKSTAGE_WEBHOOK_CERT_CHECK_INTERVAL",
+                trimmed(env.get("BACKSTAGE_WEBHOOK_CERT_CHECK_INTERVAL")),
+                DEFAULT_CHECK_INTERVAL);
         if (interval.isZero() || interval.isNegative()) {
             throw new IllegalArgumentException("BACKSTAGE_WEBHOOK_CERT_CHECK_INTERVAL must be positive, e.g. 30s");
         }
-        return Optional.of(new WebhookCertificateSettings(namespace, secret, configuration,
-                serviceHostNames(service, namespace), new RotationPlan(caValidity, certValidity,
-                        promotionDelay(interval)), interval));
+        return Optional.of(new WebhookCertificateSettings(
+                namespace,
+                secret,
+                configuration,
+                serviceHostNames(service, namespace),
+                new RotationPlan(caValidity, certValidity, promotionDelay(interval)),
+                interval));
     }
 
     /** The names the API server may dial a Service by. */
     public static List<String> serviceHostNames(String service, String namespace) {
-        return List.of(service, service + "." + namespace, service + "." + namespace + ".svc",
+        return List.of(
+                service,
+                service + "." + namespace,
+                service + "." + namespace + ".svc",
                 service + "." + namespace + ".svc.cluster.local");
     }
 
     private static String required(Map<String, String> env, String variable, String what) {
         String value = trimmed(env.get(variable));
         if (value == null) {
-            throw new IllegalArgumentException(variable + " must be set (" + what + ") when BACKSTAGE_WEBHOOK_TLS_SECRET"
-                    + " is set");
+            throw new IllegalArgumentException(
+                    variable + " must be set (" + what + ") when BACKSTAGE_WEBHOOK_TLS_SECRET" + " is set");
         }
         return value;
     }

@@ -31,7 +31,10 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
  * @param nextCa     a CA already in the caBundle that will sign the next serving certificate
  * @param previousCa the CA before {@code ca}, kept in the caBundle while a replica may still serve what it signed
  */
-public record WebhookKeyMaterial(KeyAndCertificate ca, KeyAndCertificate serving, Optional<KeyAndCertificate> nextCa,
+public record WebhookKeyMaterial(
+        KeyAndCertificate ca,
+        KeyAndCertificate serving,
+        Optional<KeyAndCertificate> nextCa,
         Optional<X509Certificate> previousCa) {
     public static final String TLS_CRT = "tls.crt";
     public static final String TLS_KEY = "tls.key";
@@ -48,7 +51,8 @@ public record WebhookKeyMaterial(KeyAndCertificate ca, KeyAndCertificate serving
     public String caBundlePem(Instant now) {
         StringBuilder bundle = new StringBuilder(pem(ca.certificate()));
         nextCa.ifPresent(next -> bundle.append(pem(next.certificate())));
-        previousCa.filter(previous -> previous.getNotAfter().toInstant().isAfter(now))
+        previousCa
+                .filter(previous -> previous.getNotAfter().toInstant().isAfter(now))
                 .ifPresent(previous -> bundle.append(pem(previous)));
         return bundle.toString();
     }
@@ -83,9 +87,10 @@ public record WebhookKeyMaterial(KeyAndCertificate ca, KeyAndCertificate serving
                 return Optional.empty();
             }
             Optional<X509Certificate> previous = data.containsKey(PREVIOUS_CA_CRT)
-                    ? Optional.of(certificates(unb64(data.get(PREVIOUS_CA_CRT))).get(0)) : Optional.empty();
-            return Optional.of(new WebhookKeyMaterial(ca.get(), serving.get(), pair(data, NEXT_CA_CRT, NEXT_CA_KEY),
-                    previous));
+                    ? Optional.of(certificates(unb64(data.get(PREVIOUS_CA_CRT))).get(0))
+                    : Optional.empty();
+            return Optional.of(
+                    new WebhookKeyMaterial(ca.get(), serving.get(), pair(data, NEXT_CA_CRT, NEXT_CA_KEY), previous));
         } catch (IOException | GeneralSecurityException | IllegalArgumentException | IndexOutOfBoundsException e) {
             return Optional.empty();
         }
@@ -109,7 +114,8 @@ public record WebhookKeyMaterial(KeyAndCertificate ca, KeyAndCertificate serving
         }
         List<X509Certificate> certificates = certificates(unb64(data.get(certificateKey)));
         PrivateKey key = privateKey(unb64(data.get(keyKey)));
-        return certificates.isEmpty() || key == null ? Optional.empty()
+        return certificates.isEmpty() || key == null
+                ? Optional.empty()
                 : Optional.of(new KeyAndCertificate(key, certificates.get(0)));
     }
 
@@ -117,7 +123,8 @@ public record WebhookKeyMaterial(KeyAndCertificate ca, KeyAndCertificate serving
     public static List<X509Certificate> certificates(String pem) throws IOException, GeneralSecurityException {
         List<X509Certificate> out = new ArrayList<>();
         JcaX509CertificateConverter converter = new JcaX509CertificateConverter();
-        try (Reader reader = new StringReader(pem); PEMParser parser = new PEMParser(reader)) {
+        try (Reader reader = new StringReader(pem);
+                PEMParser parser = new PEMParser(reader)) {
             for (Object item = parser.readObject(); item != null; item = parser.readObject()) {
                 if (item instanceof X509CertificateHolder holder) {
                     out.add(converter.getCertificate(holder));
@@ -129,7 +136,8 @@ public record WebhookKeyMaterial(KeyAndCertificate ca, KeyAndCertificate serving
 
     private static PrivateKey privateKey(String pem) throws IOException {
         JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
-        try (Reader reader = new StringReader(pem); PEMParser parser = new PEMParser(reader)) {
+        try (Reader reader = new StringReader(pem);
+                PEMParser parser = new PEMParser(reader)) {
             for (Object item = parser.readObject(); item != null; item = parser.readObject()) {
                 if (item instanceof PrivateKeyInfo info) {
                     return converter.getPrivateKey(info);
@@ -155,8 +163,8 @@ public record WebhookKeyMaterial(KeyAndCertificate ca, KeyAndCertificate serving
     }
 
     private static String block(String type, byte[] der) {
-        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
-                + "\n-----END " + type + "-----\n";
+        return "-----BEGIN " + type + "-----\n"
+                + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der) + "\n-----END " + type + "-----\n";
     }
 
     private static String b64(String text) {

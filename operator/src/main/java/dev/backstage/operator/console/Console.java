@@ -21,22 +21,36 @@ public final class Console implements AutoCloseable {
      * @param namespaces the operator's watched namespaces; empty = all
      * @param events     the operator's Event recorder (actions are recorded with it)
      */
-    public Console(KubernetesClient client, ConsoleSettings settings, Set<String> namespaces, EventRecorder events,
-            Clock clock) throws IOException {
+    public Console(
+            KubernetesClient client,
+            ConsoleSettings settings,
+            Set<String> namespaces,
+            EventRecorder events,
+            Clock clock)
+            throws IOException {
         this.cache = new ConsoleCache(client, namespaces, clock, settings.sampleInterval(), settings.historySamples());
-        this.brokers = new ProbeProviders(new ConnectionSecrets(client, clock, Duration.ofSeconds(30)),
-                Providers::create, clock, Duration.ofSeconds(30), Duration.ofSeconds(5));
+        this.brokers = new ProbeProviders(
+                new ConnectionSecrets(client, clock, Duration.ofSeconds(30)),
+                Providers::create,
+                clock,
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(5));
         ConsoleAccess access = new ConsoleAccess(client);
-        ConsoleRoutes routes = new ConsoleRoutes(cache, access, new ConsoleActions(client, brokers, events), clock,
-                settings.historySeconds());
+        ConsoleRoutes routes = new ConsoleRoutes(
+                cache, access, new ConsoleActions(client, brokers, events), clock, settings.historySeconds());
         try {
-            this.server = new ConsoleServer(new InetSocketAddress(settings.port()), access,
-                    new Sessions(clock, settings.sessionLifetime()), routes);
+            this.server = new ConsoleServer(
+                    new InetSocketAddress(settings.port()),
+                    access,
+                    new Sessions(clock, settings.sessionLifetime()),
+                    routes);
         } catch (IOException e) {
             cache.close();
             brokers.close();
-            throw new IOException("the console cannot listen on port " + settings.port() + " (" + e.getMessage()
-                    + "); set BACKSTAGE_CONSOLE_PORT (chart: console.port) to a free port", e);
+            throw new IOException(
+                    "the console cannot listen on port " + settings.port() + " (" + e.getMessage()
+                            + "); set BACKSTAGE_CONSOLE_PORT (chart: console.port) to a free port",
+                    e);
         }
     }
 

@@ -16,6 +16,7 @@ import java.util.Optional;
 public final class ConsoleAccess {
     /** The custom resources' API group. */
     public static final String GROUP = "backstage.dev";
+
     public static final String POOLS = "backstageworkerpools";
     public static final String TOPOLOGIES = "backstagetopologies";
 
@@ -32,15 +33,22 @@ public final class ConsoleAccess {
         if (token == null || token.isBlank()) {
             return Optional.empty();
         }
-        TokenReview review = client.authentication().v1().tokenReviews().create(new TokenReviewBuilder()
-                .withNewSpec().withToken(token.trim()).endSpec().build());
-        if (review.getStatus() == null || !Boolean.TRUE.equals(review.getStatus().getAuthenticated())
+        TokenReview review = client.authentication()
+                .v1()
+                .tokenReviews()
+                .create(new TokenReviewBuilder()
+                        .withNewSpec()
+                        .withToken(token.trim())
+                        .endSpec()
+                        .build());
+        if (review.getStatus() == null
+                || !Boolean.TRUE.equals(review.getStatus().getAuthenticated())
                 || review.getStatus().getUser() == null) {
             return Optional.empty();
         }
         var user = review.getStatus().getUser();
-        return Optional.of(new User(user.getUsername(),
-                user.getGroups() == null ? List.of() : List.copyOf(user.getGroups())));
+        return Optional.of(
+                new User(user.getUsername(), user.getGroups() == null ? List.of() : List.copyOf(user.getGroups())));
     }
 
     /**
@@ -53,13 +61,23 @@ public final class ConsoleAccess {
 
     /** As above, for a resource of API group {@code group} ("" = core, e.g. events). */
     public boolean allowed(Session session, Verb verb, String group, String resource, String namespace, String name) {
-        SubjectAccessReview review = client.authorization().v1().subjectAccessReview().create(
-                new SubjectAccessReviewBuilder().withNewSpec()
-                        .withUser(session.user()).withGroups(session.groups())
+        SubjectAccessReview review = client.authorization()
+                .v1()
+                .subjectAccessReview()
+                .create(new SubjectAccessReviewBuilder()
+                        .withNewSpec()
+                        .withUser(session.user())
+                        .withGroups(session.groups())
                         .withNewResourceAttributes()
-                        .withGroup(group).withResource(resource).withVerb(verb.rbac())
-                        .withNamespace(namespace).withName(name)
-                        .endResourceAttributes().endSpec().build());
-        return review.getStatus() != null && Boolean.TRUE.equals(review.getStatus().getAllowed());
+                        .withGroup(group)
+                        .withResource(resource)
+                        .withVerb(verb.rbac())
+                        .withNamespace(namespace)
+                        .withName(name)
+                        .endResourceAttributes()
+                        .endSpec()
+                        .build());
+        return review.getStatus() != null
+                && Boolean.TRUE.equals(review.getStatus().getAllowed());
     }
 }

@@ -49,10 +49,13 @@ public final class ConsoleActions {
 
     /** The pool's newest Events (at most {@code limit}), newest first. */
     public List<io.fabric8.kubernetes.api.model.Event> recentEvents(BackstageWorkerPool pool, int limit) {
-        List<io.fabric8.kubernetes.api.model.Event> events = new java.util.ArrayList<>(client.v1().events()
+        List<io.fabric8.kubernetes.api.model.Event> events = new java.util.ArrayList<>(client.v1()
+                .events()
                 .inNamespace(pool.getMetadata().getNamespace())
                 .withField("involvedObject.name", pool.getMetadata().getName())
-                .withField("involvedObject.kind", pool.getKind()).list().getItems());
+                .withField("involvedObject.kind", pool.getKind())
+                .list()
+                .getItems());
         events.sort(java.util.Comparator.comparing(ConsoleActions::lastSeen).reversed());
         return events.size() > limit ? events.subList(0, limit) : events;
     }
@@ -64,15 +67,20 @@ public final class ConsoleActions {
         if (e.getEventTime() != null && e.getEventTime().getTime() != null) {
             return e.getEventTime().getTime();
         }
-        return e.getMetadata().getCreationTimestamp() == null ? "" : e.getMetadata().getCreationTimestamp();
+        return e.getMetadata().getCreationTimestamp() == null
+                ? ""
+                : e.getMetadata().getCreationTimestamp();
     }
 
-    public boolean redriveOne(Session user, BackstageWorkerPool pool, BackstageTopology topology, String queue, String id)
+    public boolean redriveOne(
+            Session user, BackstageWorkerPool pool, BackstageTopology topology, String queue, String id)
             throws BrokerConnectionException {
         boolean moved = withQueue(topology, dlq -> dlq.redriveOne(queue, id));
         if (moved) {
-            events.normal(pool, "DeadLetterRedriven", "console: " + user.user() + " redrove dead letter " + id
-                    + " of queue " + queue);
+            events.normal(
+                    pool,
+                    "DeadLetterRedriven",
+                    "console: " + user.user() + " redrove dead letter " + id + " of queue " + queue);
         }
         return moved;
     }
@@ -80,8 +88,10 @@ public final class ConsoleActions {
     public long redriveAll(Session user, BackstageWorkerPool pool, BackstageTopology topology, String queue)
             throws BrokerConnectionException {
         long moved = withQueue(topology, dlq -> dlq.redrive(queue, REDRIVE_ALL_LIMIT));
-        events.normal(pool, "DeadLettersRedriven", "console: " + user.user() + " redrove " + moved
-                + " dead letter(s) of queue " + queue);
+        events.normal(
+                pool,
+                "DeadLettersRedriven",
+                "console: " + user.user() + " redrove " + moved + " dead letter(s) of queue " + queue);
         return moved;
     }
 
@@ -89,8 +99,10 @@ public final class ConsoleActions {
             throws BrokerConnectionException {
         boolean deleted = withQueue(topology, dlq -> dlq.delete(queue, id));
         if (deleted) {
-            events.normal(pool, "DeadLetterDeleted", "console: " + user.user() + " deleted dead letter " + id
-                    + " of queue " + queue);
+            events.normal(
+                    pool,
+                    "DeadLetterDeleted",
+                    "console: " + user.user() + " deleted dead letter " + id + " of queue " + queue);
         }
         return deleted;
     }
@@ -102,8 +114,10 @@ public final class ConsoleActions {
      * @return false when the topology has no schedule of that name
      */
     public boolean suspend(Session user, BackstageTopology topology, String schedule, boolean suspend) {
-        List<ScheduleSpec> schedules = topology.getSpec() == null || topology.getSpec().getSchedules() == null
-                ? List.of() : topology.getSpec().getSchedules();
+        List<ScheduleSpec> schedules =
+                topology.getSpec() == null || topology.getSpec().getSchedules() == null
+                        ? List.of()
+                        : topology.getSpec().getSchedules();
         int index = -1;
         for (int i = 0; i < schedules.size(); i++) {
             if (schedule.equals(schedules.get(i).getName())) {
@@ -116,10 +130,14 @@ public final class ConsoleActions {
         String patch = "[{\"op\":\"test\",\"path\":\"/spec/schedules/" + index + "/name\",\"value\":"
                 + io.fabric8.kubernetes.client.utils.Serialization.asJson(schedule) + "},"
                 + "{\"op\":\"add\",\"path\":\"/spec/schedules/" + index + "/suspend\",\"value\":" + suspend + "}]";
-        client.resources(BackstageTopology.class).inNamespace(topology.getMetadata().getNamespace())
-                .withName(topology.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON), patch);
-        events.normal(topology, suspend ? "ScheduleSuspended" : "ScheduleResumed", "console: " + user.user()
-                + (suspend ? " suspended" : " resumed") + " schedule " + schedule);
+        client.resources(BackstageTopology.class)
+                .inNamespace(topology.getMetadata().getNamespace())
+                .withName(topology.getMetadata().getName())
+                .patch(PatchContext.of(PatchType.JSON), patch);
+        events.normal(
+                topology,
+                suspend ? "ScheduleSuspended" : "ScheduleResumed",
+                "console: " + user.user() + (suspend ? " suspended" : " resumed") + " schedule " + schedule);
         return true;
     }
 

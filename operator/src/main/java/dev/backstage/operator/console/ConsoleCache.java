@@ -41,17 +41,27 @@ public final class ConsoleCache implements AutoCloseable {
     private final int historyCapacity;
 
     /** @param namespaces the namespaces to show; empty = all */
-    public ConsoleCache(KubernetesClient client, Set<String> namespaces, Clock clock, Duration sampleInterval,
+    public ConsoleCache(
+            KubernetesClient client,
+            Set<String> namespaces,
+            Clock clock,
+            Duration sampleInterval,
             int historyCapacity) {
         this.clock = clock;
         this.historyCapacity = historyCapacity;
         if (namespaces.isEmpty()) {
-            pools.add(client.resources(BackstageWorkerPool.class).inAnyNamespace().inform());
-            topologies.add(client.resources(BackstageTopology.class).inAnyNamespace().inform());
+            pools.add(
+                    client.resources(BackstageWorkerPool.class).inAnyNamespace().inform());
+            topologies.add(
+                    client.resources(BackstageTopology.class).inAnyNamespace().inform());
         } else {
             for (String namespace : namespaces) {
-                pools.add(client.resources(BackstageWorkerPool.class).inNamespace(namespace).inform());
-                topologies.add(client.resources(BackstageTopology.class).inNamespace(namespace).inform());
+                pools.add(client.resources(BackstageWorkerPool.class)
+                        .inNamespace(namespace)
+                        .inform());
+                topologies.add(client.resources(BackstageTopology.class)
+                        .inNamespace(namespace)
+                        .inform());
             }
         }
         long periodMs = sampleInterval.toMillis();
@@ -63,15 +73,21 @@ public final class ConsoleCache implements AutoCloseable {
     }
 
     public List<BackstageTopology> topologies() {
-        return sorted(topologies.stream().flatMap(i -> i.getStore().list().stream()).collect(Collectors.toList()));
+        return sorted(
+                topologies.stream().flatMap(i -> i.getStore().list().stream()).collect(Collectors.toList()));
     }
 
     public Optional<BackstageWorkerPool> pool(String namespace, String name) {
-        return pools.stream().map(i -> i.getStore().getByKey(namespace + "/" + name)).filter(p -> p != null).findFirst();
+        return pools.stream()
+                .map(i -> i.getStore().getByKey(namespace + "/" + name))
+                .filter(p -> p != null)
+                .findFirst();
     }
 
     public Optional<BackstageTopology> topology(String namespace, String name) {
-        return topologies.stream().map(i -> i.getStore().getByKey(namespace + "/" + name)).filter(t -> t != null)
+        return topologies.stream()
+                .map(i -> i.getStore().getByKey(namespace + "/" + name))
+                .filter(t -> t != null)
                 .findFirst();
     }
 
@@ -91,9 +107,12 @@ public final class ConsoleCache implements AutoCloseable {
         long now = clock.millis();
         Set<String> seen = new java.util.HashSet<>();
         for (BackstageWorkerPool pool : pools()) {
-            String key = pool.getMetadata().getNamespace() + "/" + pool.getMetadata().getName();
+            String key =
+                    pool.getMetadata().getNamespace() + "/" + pool.getMetadata().getName();
             seen.add(key);
-            histories.computeIfAbsent(key, k -> new PoolHistory(historyCapacity)).add(sampleOf(pool, now));
+            histories
+                    .computeIfAbsent(key, k -> new PoolHistory(historyCapacity))
+                    .add(sampleOf(pool, now));
         }
         histories.keySet().retainAll(seen);
     }
@@ -103,14 +122,22 @@ public final class ConsoleCache implements AutoCloseable {
         if (status == null) {
             return new PoolSample(now, 0, 0, 0, 0, 0);
         }
-        long outstanding = status.getBacklog() == null || status.getBacklog().getOutstanding() == null ? 0
+        long outstanding = status.getBacklog() == null || status.getBacklog().getOutstanding() == null
+                ? 0
                 : status.getBacklog().getOutstanding();
-        long inFlight = status.getBacklog() == null || status.getBacklog().getInFlight() == null ? 0
+        long inFlight = status.getBacklog() == null || status.getBacklog().getInFlight() == null
+                ? 0
                 : status.getBacklog().getInFlight();
-        long dead = status.getDeadLetters() == null || status.getDeadLetters().getTotal() == null ? 0
+        long dead = status.getDeadLetters() == null || status.getDeadLetters().getTotal() == null
+                ? 0
                 : status.getDeadLetters().getTotal();
-        return new PoolSample(now, outstanding, inFlight, orZero(status.getDesiredReplicas()),
-                orZero(status.getReadyReplicas()), dead);
+        return new PoolSample(
+                now,
+                outstanding,
+                inFlight,
+                orZero(status.getDesiredReplicas()),
+                orZero(status.getReadyReplicas()),
+                dead);
     }
 
     private static int orZero(Integer value) {
@@ -121,7 +148,8 @@ public final class ConsoleCache implements AutoCloseable {
         try {
             sample();
         } catch (RuntimeException e) {
-            LOG.warn("console: sampling the pools failed: {}",
+            LOG.warn(
+                    "console: sampling the pools failed: {}",
                     dev.backstage.operator.broker.SecretScrubber.none().scrub(e.toString()));
         }
     }

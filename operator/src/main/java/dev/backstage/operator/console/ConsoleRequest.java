@@ -25,11 +25,18 @@ final class ConsoleRequest {
     final String signInCookie;
     /** What the browser says about where the request comes from (null when it does not say). */
     final String origin;
+
     final String host;
     final String fetchSite;
 
-    private ConsoleRequest(String method, List<String> path, Map<String, String> query, Map<String, String> form,
-            String cookie, String signInCookie, com.sun.net.httpserver.Headers headers) {
+    private ConsoleRequest(
+            String method,
+            List<String> path,
+            Map<String, String> query,
+            Map<String, String> form,
+            String cookie,
+            String signInCookie,
+            com.sun.net.httpserver.Headers headers) {
         this.method = method;
         this.path = path;
         this.query = query;
@@ -43,8 +50,10 @@ final class ConsoleRequest {
 
     static ConsoleRequest read(HttpExchange exchange, String cookieName, String signInCookieName) throws IOException {
         String rawPath = exchange.getRequestURI().getRawPath();
-        List<String> path = java.util.Arrays.stream(rawPath.split("/")).filter(s -> !s.isEmpty())
-                .map(s -> URLDecoder.decode(s, StandardCharsets.UTF_8)).toList();
+        List<String> path = java.util.Arrays.stream(rawPath.split("/"))
+                .filter(s -> !s.isEmpty())
+                .map(s -> URLDecoder.decode(s, StandardCharsets.UTF_8))
+                .toList();
         Map<String, String> form = Map.of();
         if ("POST".equals(exchange.getRequestMethod())) {
             try (InputStream in = exchange.getRequestBody()) {
@@ -55,9 +64,14 @@ final class ConsoleRequest {
                 form = parse(new String(body, StandardCharsets.UTF_8));
             }
         }
-        return new ConsoleRequest(exchange.getRequestMethod(), path, parse(exchange.getRequestURI().getRawQuery()),
-                form, cookie(exchange.getRequestHeaders().get("Cookie"), cookieName),
-                cookie(exchange.getRequestHeaders().get("Cookie"), signInCookieName), exchange.getRequestHeaders());
+        return new ConsoleRequest(
+                exchange.getRequestMethod(),
+                path,
+                parse(exchange.getRequestURI().getRawQuery()),
+                form,
+                cookie(exchange.getRequestHeaders().get("Cookie"), cookieName),
+                cookie(exchange.getRequestHeaders().get("Cookie"), signInCookieName),
+                exchange.getRequestHeaders());
     }
 
     static Map<String, String> parse(String encoded) {

@@ -24,8 +24,8 @@ public final class ConsoleRoutes {
     private final long historySeconds;
     private final Map<String, String> notices = new ConcurrentHashMap<>();
 
-    public ConsoleRoutes(ConsoleCache cache, ConsoleAccess access, ConsoleActions actions, Clock clock,
-            long historySeconds) {
+    public ConsoleRoutes(
+            ConsoleCache cache, ConsoleAccess access, ConsoleActions actions, Clock clock, long historySeconds) {
         this.cache = cache;
         this.permissions = new Permissions(access, clock, java.time.Duration.ofSeconds(30));
         this.actions = actions;
@@ -44,8 +44,10 @@ public final class ConsoleRoutes {
         }
 
         static Response error(int status, String message) {
-            return new Response(status, Layout.page("Error", null, null, message,
-                    "<p><a href=\"/\">Back to the overview</a></p>"), null);
+            return new Response(
+                    status,
+                    Layout.page("Error", null, null, message, "<p><a href=\"/\">Back to the overview</a></p>"),
+                    null);
         }
     }
 
@@ -67,11 +69,19 @@ public final class ConsoleRoutes {
             }
             BackstageWorkerPool pool = cache.pool(ns, name).orElse(null);
             if (pool == null) {
-                return Response.error(404, "no pool " + ns + "/" + name + " (deleted, or not watched by this operator)");
+                return Response.error(
+                        404, "no pool " + ns + "/" + name + " (deleted, or not watched by this operator)");
             }
             if (get && p.size() == 3) {
-                return Response.page(Layout.page(name, session.user(), session.csrf(), notices.remove(session.id()),
-                        PoolPage.body(pool, cache.history(ns, name), historySeconds,
+                return Response.page(Layout.page(
+                        name,
+                        session.user(),
+                        session.csrf(),
+                        notices.remove(session.id()),
+                        PoolPage.body(
+                                pool,
+                                cache.history(ns, name),
+                                historySeconds,
                                 permissions.mayListEvents(session, ns) ? actions.recentEvents(pool, 10) : null)));
             }
             if (get && p.size() == 4 && "dead-letters".equals(p.get(3))) {
@@ -90,8 +100,12 @@ public final class ConsoleRoutes {
 
     private Response overview(Session session, String namespace) {
         List<BackstageWorkerPool> pools = cache.pools().stream()
-                .filter(pool -> permissions.may(session, Verb.GET, ConsoleAccess.POOLS,
-                        pool.getMetadata().getNamespace(), pool.getMetadata().getName()))
+                .filter(pool -> permissions.may(
+                        session,
+                        Verb.GET,
+                        ConsoleAccess.POOLS,
+                        pool.getMetadata().getNamespace(),
+                        pool.getMetadata().getName()))
                 .collect(Collectors.toList());
         List<BackstageTopology> topologies = readableTopologies(session);
         Set<String> namespaces = new TreeSet<>();
@@ -102,7 +116,11 @@ public final class ConsoleRoutes {
             pools.removeIf(pool -> !namespace.equals(pool.getMetadata().getNamespace()));
             topologies.removeIf(t -> !namespace.equals(t.getMetadata().getNamespace()));
         }
-        return Response.page(Layout.page("Overview", session.user(), session.csrf(), notices.remove(session.id()),
+        return Response.page(Layout.page(
+                "Overview",
+                session.user(),
+                session.csrf(),
+                notices.remove(session.id()),
                 OverviewPage.body(pools, topologies, namespaces, filtered ? namespace : null)));
     }
 
@@ -111,13 +129,21 @@ public final class ConsoleRoutes {
         if (namespace != null && !namespace.isBlank()) {
             topologies.removeIf(t -> !namespace.equals(t.getMetadata().getNamespace()));
         }
-        return Response.page(Layout.page("Schedules", session.user(), session.csrf(), notices.remove(session.id()),
+        return Response.page(Layout.page(
+                "Schedules",
+                session.user(),
+                session.csrf(),
+                notices.remove(session.id()),
                 SchedulePage.body(topologies, clock.instant(), session.csrf())));
     }
 
     private List<BackstageTopology> readableTopologies(Session session) {
         return cache.topologies().stream()
-                .filter(t -> permissions.may(session, Verb.GET, ConsoleAccess.TOPOLOGIES, t.getMetadata().getNamespace(),
+                .filter(t -> permissions.may(
+                        session,
+                        Verb.GET,
+                        ConsoleAccess.TOPOLOGIES,
+                        t.getMetadata().getNamespace(),
                         t.getMetadata().getName()))
                 .collect(Collectors.toList());
     }
@@ -127,39 +153,63 @@ public final class ConsoleRoutes {
         String name = pool.getMetadata().getName();
         Map<String, String> fields = action == null ? request.query : request.form;
         String queue = request.required(fields, "queue");
-        if (pool.getSpec() == null || pool.getSpec().getQueues() == null || !pool.getSpec().getQueues().contains(queue)) {
-            throw new ConsoleRequest.BadRequest("pool " + ns + "/" + name + " has no queue '" + queue
-                    + "'; pick one of its spec.queues");
+        if (pool.getSpec() == null
+                || pool.getSpec().getQueues() == null
+                || !pool.getSpec().getQueues().contains(queue)) {
+            throw new ConsoleRequest.BadRequest(
+                    "pool " + ns + "/" + name + " has no queue '" + queue + "'; pick one of its spec.queues");
         }
-        String topologyName = pool.getSpec().getTopologyRef() == null ? null : pool.getSpec().getTopologyRef().getName();
-        BackstageTopology topology = topologyName == null ? null : cache.topology(ns, topologyName).orElse(null);
+        String topologyName = pool.getSpec().getTopologyRef() == null
+                ? null
+                : pool.getSpec().getTopologyRef().getName();
+        BackstageTopology topology =
+                topologyName == null ? null : cache.topology(ns, topologyName).orElse(null);
         if (topology == null) {
-            return Response.error(409, "pool " + ns + "/" + name + " has no topology the console can see ("
-                    + topologyName + ")");
+            return Response.error(
+                    409, "pool " + ns + "/" + name + " has no topology the console can see (" + topologyName + ")");
         }
         String page = "/pools/" + Html.url(ns) + "/" + Html.url(name) + "/dead-letters?queue=" + Html.url(queue);
         try {
             if (action == null) {
-                ConsoleActions.DeadLetters letters = actions.page(topology, queue, request.query.get("after"),
-                        DeadLetterPage.PAGE_SIZE + 1);
-                return Response.page(Layout.page("Dead letters", session.user(), session.csrf(),
-                        notices.remove(session.id()), DeadLetterPage.body(ns, name, queue, letters.entries(),
-                                request.query.get("after"), letters.total(), letters.oneByOne(), session.csrf())));
+                ConsoleActions.DeadLetters letters =
+                        actions.page(topology, queue, request.query.get("after"), DeadLetterPage.PAGE_SIZE + 1);
+                return Response.page(Layout.page(
+                        "Dead letters",
+                        session.user(),
+                        session.csrf(),
+                        notices.remove(session.id()),
+                        DeadLetterPage.body(
+                                ns,
+                                name,
+                                queue,
+                                letters.entries(),
+                                request.query.get("after"),
+                                letters.total(),
+                                letters.oneByOne(),
+                                session.csrf())));
             }
             String notice = switch (action) {
-                case "redrive" -> actions.redriveOne(session, pool, topology, queue, request.required(request.form, "id"))
-                        ? "Redrove " + request.form.get("id") + "." : "No dead letter " + request.form.get("id") + ".";
-                case "redrive-all" -> "Redrove " + actions.redriveAll(session, pool, topology, queue) + " dead letter(s).";
-                case "delete" -> actions.delete(session, pool, topology, queue, request.required(request.form, "id"))
-                        ? "Deleted " + request.form.get("id") + "." : "No dead letter " + request.form.get("id") + ".";
-                default -> throw new ConsoleRequest.BadRequest("no dead-letter action '" + action
-                        + "'; use redrive, redrive-all or delete");
+                case "redrive" ->
+                    actions.redriveOne(session, pool, topology, queue, request.required(request.form, "id"))
+                            ? "Redrove " + request.form.get("id") + "."
+                            : "No dead letter " + request.form.get("id") + ".";
+                case "redrive-all" ->
+                    "Redrove " + actions.redriveAll(session, pool, topology, queue) + " dead letter(s).";
+                case "delete" ->
+                    actions.delete(session, pool, topology, queue, request.required(request.form, "id"))
+                            ? "Deleted " + request.form.get("id") + "."
+                            : "No dead letter " + request.form.get("id") + ".";
+                default ->
+                    throw new ConsoleRequest.BadRequest(
+                            "no dead-letter action '" + action + "'; use redrive, redrive-all or delete");
             };
             notices.put(session.id(), notice);
             return Response.redirect(page);
         } catch (BrokerConnectionException e) {
-            return Response.error(503, "the broker of topology " + ns + "/" + topologyName + " cannot be reached ("
-                    + e.reason() + "); see the topology's conditions");
+            return Response.error(
+                    503,
+                    "the broker of topology " + ns + "/" + topologyName + " cannot be reached (" + e.reason()
+                            + "); see the topology's conditions");
         } catch (UnsupportedOperationException e) {
             return Response.error(409, e.getMessage());
         } catch (IllegalArgumentException e) {
@@ -184,7 +234,9 @@ public final class ConsoleRoutes {
     }
 
     private static Response refused(Session session, Verb verb, String resource, String ns, String name) {
-        return Response.error(403, session.user() + " may not " + verb.rbac() + " " + resource + " " + ns + "/" + name
-                + ": ask for RBAC '" + verb.rbac() + "' on " + resource + "." + ConsoleAccess.GROUP + " in " + ns);
+        return Response.error(
+                403,
+                session.user() + " may not " + verb.rbac() + " " + resource + " " + ns + "/" + name + ": ask for RBAC '"
+                        + verb.rbac() + "' on " + resource + "." + ConsoleAccess.GROUP + " in " + ns);
     }
 }

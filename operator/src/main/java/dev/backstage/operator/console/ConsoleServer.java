@@ -28,6 +28,7 @@ public final class ConsoleServer implements AutoCloseable {
     /** No inline script or style, nothing from another origin, no framing. */
     static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';"
             + " connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
     private static final Logger LOG = LoggerFactory.getLogger(ConsoleServer.class);
 
     private final HttpServer server;
@@ -101,13 +102,17 @@ public final class ConsoleServer implements AutoCloseable {
                 return;
             }
             if ("POST".equals(request.method) && !Sessions.csrfMatches(session.get(), request.form.get("csrf"))) {
-                send(exchange, 403, "text/plain", "the form's CSRF token does not match your session: reload the"
-                        + " page and try again");
+                send(
+                        exchange,
+                        403,
+                        "text/plain",
+                        "the form's CSRF token does not match your session: reload the" + " page and try again");
                 return;
             }
             if ("signout".equals(first) && "POST".equals(request.method)) {
                 sessions.close(session.get().id());
-                exchange.getResponseHeaders().add("Set-Cookie", COOKIE + "=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict");
+                exchange.getResponseHeaders()
+                        .add("Set-Cookie", COOKIE + "=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict");
                 redirect(exchange, "/signin");
                 return;
             }
@@ -118,10 +123,14 @@ public final class ConsoleServer implements AutoCloseable {
                 response = ConsoleRoutes.Response.error(400, e.getMessage());
             } catch (RuntimeException e) {
                 // Broker clients may echo a URL: user-info is masked before the line is written.
-                LOG.warn("console: {} /{} failed: {}", request.method, String.join("/", request.path),
+                LOG.warn(
+                        "console: {} /{} failed: {}",
+                        request.method,
+                        String.join("/", request.path),
                         SecretScrubber.none().scrub(e.toString()));
-                response = ConsoleRoutes.Response.error(500, "the console could not do this: "
-                        + e.getClass().getSimpleName() + "; see the operator's log");
+                response = ConsoleRoutes.Response.error(
+                        500,
+                        "the console could not do this: " + e.getClass().getSimpleName() + "; see the operator's log");
             }
             if (response.location() != null) {
                 redirect(exchange, response.location());
@@ -137,13 +146,15 @@ public final class ConsoleServer implements AutoCloseable {
         if (!"POST".equals(request.method)) {
             // A browser may load /signin twice (a favicon redirected here, say): the form it shows and the cookie
             // it holds stay one pair while the cookie is valid.
-            signInPage(exchange, 200, null, sessions.validFormToken(request.signInCookie) ? request.signInCookie : null);
+            signInPage(
+                    exchange, 200, null, sessions.validFormToken(request.signInCookie) ? request.signInCookie : null);
             return;
         }
         // Login CSRF: only a form this console served to this browser signs in (its cookie is SameSite=Strict).
         if (!sessions.validFormToken(request.signInCookie)
                 || !Sessions.tokensMatch(request.signInCookie, request.form.get("form"))) {
-            LOG.info("console: a sign-in without a valid form token was refused (cookie {}, form field {})",
+            LOG.info(
+                    "console: a sign-in without a valid form token was refused (cookie {}, form field {})",
                     request.signInCookie == null ? "missing" : "present",
                     request.form.get("form") == null ? "missing" : "present");
             signInPage(exchange, 403, "This sign-in form expired or came from another site: sign in here again.");
@@ -159,16 +170,20 @@ public final class ConsoleServer implements AutoCloseable {
             return;
         }
         if (user.isEmpty()) {
-            signInPage(exchange, 401, "The API server does not accept this token: create one"
-                    + " with kubectl create token <service-account> -n <namespace>.");
+            signInPage(
+                    exchange,
+                    401,
+                    "The API server does not accept this token: create one"
+                            + " with kubectl create token <service-account> -n <namespace>.");
             return;
         }
-        exchange.getResponseHeaders().add("Set-Cookie", SIGNIN_COOKIE + "=; Max-Age=0; Path=/signin; HttpOnly;"
-                + " SameSite=Strict");
-        Session session = sessions.open(token.trim(), user.get().name(), user.get().groups());
+        exchange.getResponseHeaders()
+                .add("Set-Cookie", SIGNIN_COOKIE + "=; Max-Age=0; Path=/signin; HttpOnly;" + " SameSite=Strict");
+        Session session =
+                sessions.open(token.trim(), user.get().name(), user.get().groups());
         LOG.info("console: {} signed in", session.user());
-        exchange.getResponseHeaders().add("Set-Cookie", COOKIE + "=" + session.id()
-                + "; Path=/; HttpOnly; SameSite=Strict");
+        exchange.getResponseHeaders()
+                .add("Set-Cookie", COOKIE + "=" + session.id() + "; Path=/; HttpOnly; SameSite=Strict");
         redirect(exchange, "/");
     }
 
@@ -181,15 +196,19 @@ public final class ConsoleServer implements AutoCloseable {
     private void signInPage(HttpExchange exchange, int status, String error, String current) throws IOException {
         String formToken = current != null ? current : sessions.formToken();
         if (current == null) {
-            exchange.getResponseHeaders().add("Set-Cookie", SIGNIN_COOKIE + "=" + formToken + "; Max-Age="
-                    + Sessions.FORM_LIFETIME.getSeconds() + "; Path=/signin; HttpOnly; SameSite=Strict");
+            exchange.getResponseHeaders()
+                    .add(
+                            "Set-Cookie",
+                            SIGNIN_COOKIE + "=" + formToken + "; Max-Age=" + Sessions.FORM_LIFETIME.getSeconds()
+                                    + "; Path=/signin; HttpOnly; SameSite=Strict");
         }
         send(exchange, status, "text/html", Layout.signIn(error, formToken));
     }
 
     private void serveStatic(HttpExchange exchange, String name) throws IOException {
         String type = name.endsWith(".css") ? "text/css" : name.endsWith(".js") ? "text/javascript" : null;
-        InputStream in = type == null || !name.matches("[a-z-]+\\.(css|js)") ? null
+        InputStream in = type == null || !name.matches("[a-z-]+\\.(css|js)")
+                ? null
                 : ConsoleServer.class.getResourceAsStream(name);
         if (in == null) {
             send(exchange, 404, "text/plain", "no such file");

@@ -12,8 +12,8 @@ import java.util.Map;
  * @param historySamples samples kept per pool (360: one hour at 10 s; {@link PoolHistory#bytesFor} each)
  * @param sessionLifetime how long a sign-in lasts (8 h; the token's own expiry also ends what it may do)
  */
-public record ConsoleSettings(boolean enabled, int port, Duration sampleInterval, int historySamples,
-        Duration sessionLifetime) {
+public record ConsoleSettings(
+        boolean enabled, int port, Duration sampleInterval, int historySamples, Duration sessionLifetime) {
     public static final int DEFAULT_PORT = 8082;
 
     public static ConsoleSettings defaults(int port) {
@@ -21,8 +21,11 @@ public record ConsoleSettings(boolean enabled, int port, Duration sampleInterval
     }
 
     public static ConsoleSettings fromEnv(Map<String, String> env) {
-        boolean enabled = !"false".equalsIgnoreCase(env.getOrDefault("BACKSTAGE_CONSOLE_ENABLED", "true").trim());
-        String text = env.getOrDefault("BACKSTAGE_CONSOLE_PORT", String.valueOf(DEFAULT_PORT)).trim();
+        boolean enabled = !"false"
+                .equalsIgnoreCase(
+                        env.getOrDefault("BACKSTAGE_CONSOLE_ENABLED", "true").trim());
+        String text = env.getOrDefault("BACKSTAGE_CONSOLE_PORT", String.valueOf(DEFAULT_PORT))
+                .trim();
         int port;
         try {
             port = Integer.parseInt(text);
@@ -30,8 +33,8 @@ public record ConsoleSettings(boolean enabled, int port, Duration sampleInterval
             port = -1;
         }
         if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("BACKSTAGE_CONSOLE_PORT must be a port number (0-65535), got '"
-                    + text + "'");
+            throw new IllegalArgumentException(
+                    "BACKSTAGE_CONSOLE_PORT must be a port number (0-65535), got '" + text + "'");
         }
         ConsoleSettings d = defaults(port);
         return new ConsoleSettings(enabled, port, d.sampleInterval(), d.historySamples(), d.sessionLifetime());

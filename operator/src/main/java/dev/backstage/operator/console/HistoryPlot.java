@@ -18,12 +18,22 @@ public final class HistoryPlot {
 
     public static String svg(List<PoolSample> samples) {
         StringBuilder out = new StringBuilder();
-        out.append("<svg class=\"plot\" role=\"img\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(HEIGHT)
-                .append("\" width=\"").append(WIDTH).append("\" height=\"").append(HEIGHT)
+        out.append("<svg class=\"plot\" role=\"img\" viewBox=\"0 0 ")
+                .append(WIDTH)
+                .append(' ')
+                .append(HEIGHT)
+                .append("\" width=\"")
+                .append(WIDTH)
+                .append("\" height=\"")
+                .append(HEIGHT)
                 .append("\" xmlns=\"http://www.w3.org/2000/svg\"><title>backlog and replicas, ")
-                .append(samples.size()).append(" samples</title>");
-        out.append("<rect class=\"frame\" x=\"0\" y=\"0\" width=\"").append(WIDTH).append("\" height=\"")
-                .append(HEIGHT).append("\"/>");
+                .append(samples.size())
+                .append(" samples</title>");
+        out.append("<rect class=\"frame\" x=\"0\" y=\"0\" width=\"")
+                .append(WIDTH)
+                .append("\" height=\"")
+                .append(HEIGHT)
+                .append("\"/>");
         if (samples.size() >= 2) {
             long backlogMax = Math.max(1, max(samples, PoolSample::outstanding));
             long replicaMax = Math.max(1, Math.max(max(samples, PoolSample::desired), max(samples, PoolSample::ready)));
@@ -44,8 +54,15 @@ public final class HistoryPlot {
             PoolSample now = samples.get(i);
             if (before.desired() != now.desired()) {
                 double x = PAD + (WIDTH - 2.0 * PAD) * (now.atMs() - first) / span;
-                out.append(String.format(Locale.ROOT, "<line class=\"scale\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\">"
-                        + "<title>desired %d → %d at %s</title></line>", x, x, HEIGHT, before.desired(), now.desired(),
+                out.append(String.format(
+                        Locale.ROOT,
+                        "<line class=\"scale\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\">"
+                                + "<title>desired %d → %d at %s</title></line>",
+                        x,
+                        x,
+                        HEIGHT,
+                        before.desired(),
+                        now.desired(),
                         java.time.Instant.ofEpochMilli(now.atMs())));
             }
         }
@@ -55,8 +72,8 @@ public final class HistoryPlot {
         return samples.stream().mapToLong(value).max().orElse(0);
     }
 
-    private static void line(StringBuilder out, String series, List<PoolSample> samples, ToLongFunction<PoolSample> value,
-            long max) {
+    private static void line(
+            StringBuilder out, String series, List<PoolSample> samples, ToLongFunction<PoolSample> value, long max) {
         long first = samples.get(0).atMs();
         long span = Math.max(1, samples.get(samples.size() - 1).atMs() - first);
         out.append("<polyline class=\"").append(series).append("\" points=\"");

@@ -12,7 +12,9 @@ final class Layout {
         StringBuilder out = new StringBuilder(4096 + body.length());
         out.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
-                .append("<title>").append(Html.text(title)).append(" · Backstage console</title>")
+                .append("<title>")
+                .append(Html.text(title))
+                .append(" · Backstage console</title>")
                 .append("<link rel=\"stylesheet\" href=\"/static/console.css\">")
                 .append("<script src=\"/static/console.js\" defer></script></head><body>")
                 .append("<header><a class=\"home\" href=\"/\">Backstage console</a>");
@@ -20,14 +22,21 @@ final class Layout {
             out.append("<nav><a href=\"/\">Overview</a> <a href=\"/schedules\">Schedules</a></nav>")
                     .append("<form method=\"post\" action=\"/signout\" class=\"signout\">")
                     .append(csrfField(csrf))
-                    .append("<span class=\"user\">").append(Html.text(user)).append("</span> ")
+                    .append("<span class=\"user\">")
+                    .append(Html.text(user))
+                    .append("</span> ")
                     .append("<button type=\"submit\">Sign out</button></form>");
         }
         out.append("</header>");
         if (notice != null && !notice.isBlank()) {
-            out.append("<p class=\"notice\" id=\"notice\">").append(Html.text(notice)).append("</p>");
+            out.append("<p class=\"notice\" id=\"notice\">")
+                    .append(Html.text(notice))
+                    .append("</p>");
         }
-        return out.append("<main id=\"live\">").append(body).append("</main></body></html>").toString();
+        return out.append("<main id=\"live\">")
+                .append(body)
+                .append("</main></body></html>")
+                .toString();
     }
 
     static String csrfField(String csrf) {
@@ -37,13 +46,22 @@ final class Layout {
     /** A POST form of one button, confirmed by console.js before it is sent. */
     static String action(String path, String csrf, String label, String confirm, String... fields) {
         StringBuilder out = new StringBuilder("<form method=\"post\" class=\"action\" action=\"")
-                .append(Html.text(path)).append("\" data-confirm=\"").append(Html.text(confirm)).append("\">")
+                .append(Html.text(path))
+                .append("\" data-confirm=\"")
+                .append(Html.text(confirm))
+                .append("\">")
                 .append(csrfField(csrf));
         for (int i = 0; i + 1 < fields.length; i += 2) {
-            out.append("<input type=\"hidden\" name=\"").append(Html.text(fields[i])).append("\" value=\"")
-                    .append(Html.text(fields[i + 1])).append("\">");
+            out.append("<input type=\"hidden\" name=\"")
+                    .append(Html.text(fields[i]))
+                    .append("\" value=\"")
+                    .append(Html.text(fields[i + 1]))
+                    .append("\">");
         }
-        return out.append("<button type=\"submit\">").append(Html.text(label)).append("</button></form>").toString();
+        return out.append("<button type=\"submit\">")
+                .append(Html.text(label))
+                .append("</button></form>")
+                .toString();
     }
 
     /** @param formToken the sign-in form's own CSRF token, the same as its cookie's */

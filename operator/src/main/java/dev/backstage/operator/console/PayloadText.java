@@ -22,7 +22,9 @@ public final class PayloadText {
         String shown;
         try {
             JsonNode node = JSON.readTree(payload);
-            shown = node == null ? hex(payload) : JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node);
+            shown = node == null
+                    ? hex(payload)
+                    : JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node);
         } catch (java.io.IOException e) {
             shown = hex(payload);
         }

@@ -35,24 +35,45 @@ final class SchedulePage {
             for (ScheduleSpec schedule : topology.getSpec().getSchedules()) {
                 rows++;
                 boolean suspended = Boolean.TRUE.equals(schedule.getSuspend());
-                Optional<ScheduleStatus> status = topology.getStatus() == null || topology.getStatus().getSchedules() == null
-                        ? Optional.empty() : topology.getStatus().getSchedules().stream()
-                                .filter(s -> schedule.getName().equals(s.getName())).findFirst();
-                out.append("<tr class=\"schedule\" data-schedule=\"").append(Html.text(schedule.getName()))
-                        .append("\"><td>").append(Html.text(ns)).append("</td><td>").append(Html.text(name))
-                        .append("</td><td>").append(Html.text(schedule.getName())).append("</td><td>")
-                        .append(Html.text(schedule.getSchedule())).append("</td><td>")
+                Optional<ScheduleStatus> status =
+                        topology.getStatus() == null || topology.getStatus().getSchedules() == null
+                                ? Optional.empty()
+                                : topology.getStatus().getSchedules().stream()
+                                        .filter(s -> schedule.getName().equals(s.getName()))
+                                        .findFirst();
+                out.append("<tr class=\"schedule\" data-schedule=\"")
+                        .append(Html.text(schedule.getName()))
+                        .append("\"><td>")
+                        .append(Html.text(ns))
+                        .append("</td><td>")
+                        .append(Html.text(name))
+                        .append("</td><td>")
+                        .append(Html.text(schedule.getName()))
+                        .append("</td><td>")
+                        .append(Html.text(schedule.getSchedule()))
+                        .append("</td><td>")
                         .append(Html.text(schedule.getTimeZone() == null ? "UTC" : schedule.getTimeZone()))
-                        .append("</td><td>").append(Html.text(schedule.getTask())).append("</td><td>")
+                        .append("</td><td>")
+                        .append(Html.text(schedule.getTask()))
+                        .append("</td><td>")
                         .append(suspended ? "-" : Html.text(String.join(", ", nextTicks(schedule, now, 3))))
-                        .append("</td><td>").append(lastTicks(status.orElse(null)))
-                        .append("</td><td>").append(status.map(ScheduleStatus::getMissedTicks).map(String::valueOf)
+                        .append("</td><td>")
+                        .append(lastTicks(status.orElse(null)))
+                        .append("</td><td>")
+                        .append(status.map(ScheduleStatus::getMissedTicks)
+                                .map(String::valueOf)
                                 .orElse("0"))
-                        .append("</td><td class=\"suspended\">").append(suspended ? "yes" : "no").append("</td><td>")
-                        .append(Layout.action("/schedules/" + Html.url(ns) + "/" + Html.url(name)
-                                + (suspended ? "/resume" : "/suspend"), csrf, suspended ? "Resume" : "Suspend",
+                        .append("</td><td class=\"suspended\">")
+                        .append(suspended ? "yes" : "no")
+                        .append("</td><td>")
+                        .append(Layout.action(
+                                "/schedules/" + Html.url(ns) + "/" + Html.url(name)
+                                        + (suspended ? "/resume" : "/suspend"),
+                                csrf,
+                                suspended ? "Resume" : "Suspend",
                                 (suspended ? "Resume " : "Suspend ") + schedule.getName() + "?",
-                                "schedule", schedule.getName()))
+                                "schedule",
+                                schedule.getName()))
                         .append("</td></tr>");
             }
         }
@@ -64,14 +85,20 @@ final class SchedulePage {
 
     /** The fired ticks, newest first, each with its job id; "-" before the first. */
     static String lastTicks(ScheduleStatus status) {
-        if (status == null || status.getRecentTicks() == null || status.getRecentTicks().isEmpty()) {
+        if (status == null
+                || status.getRecentTicks() == null
+                || status.getRecentTicks().isEmpty()) {
             return Html.text(status == null || status.getLastFiredTick() == null ? "-" : status.getLastFiredTick());
         }
         StringBuilder out = new StringBuilder("<ul class=\"ticks\">");
         for (FiredTick fired : status.getRecentTicks()) {
-            out.append("<li class=\"tick\">").append(Html.text(fired.getTick())).append(' ')
-                    .append(fired.getJobId() == null ? "<span class=\"elsewhere\">(enqueued by another scheduler)</span>"
-                            : "<code class=\"job-id\">" + Html.text(fired.getJobId()) + "</code>")
+            out.append("<li class=\"tick\">")
+                    .append(Html.text(fired.getTick()))
+                    .append(' ')
+                    .append(
+                            fired.getJobId() == null
+                                    ? "<span class=\"elsewhere\">(enqueued by another scheduler)</span>"
+                                    : "<code class=\"job-id\">" + Html.text(fired.getJobId()) + "</code>")
                     .append("</li>");
         }
         return out.append("</ul>").toString();

@@ -1,8 +1,8 @@
 package dev.backstage.operator.console;
 
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,7 +37,12 @@ public final class Sessions {
     }
 
     public synchronized Session open(String token, String user, List<String> groups) {
-        Session session = new Session(randomId(), token, user, List.copyOf(groups), randomId(),
+        Session session = new Session(
+                randomId(),
+                token,
+                user,
+                List.copyOf(groups),
+                randomId(),
                 clock.instant().plus(lifetime));
         byId.put(session.id(), session);
         while (byId.size() > MAX_SESSIONS) {
@@ -73,8 +78,11 @@ public final class Sessions {
 
     /** Whether two tokens are the same, compared in constant time; false when either is missing. */
     static boolean tokensMatch(String expected, String presented) {
-        return expected != null && presented != null && !expected.isEmpty() && MessageDigest.isEqual(
-                expected.getBytes(StandardCharsets.UTF_8), presented.getBytes(StandardCharsets.UTF_8));
+        return expected != null
+                && presented != null
+                && !expected.isEmpty()
+                && MessageDigest.isEqual(
+                        expected.getBytes(StandardCharsets.UTF_8), presented.getBytes(StandardCharsets.UTF_8));
     }
 
     /**

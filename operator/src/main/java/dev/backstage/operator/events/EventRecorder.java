@@ -49,6 +49,7 @@ public class EventRecorder implements AutoCloseable {
     static final int QUEUED = 4096;
     /** Writer threads: Events are sequential API requests, and one writer at a time falls behind a mass creation. */
     static final int WRITERS = 4;
+
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
     private final KubernetesClient client;
@@ -64,10 +65,12 @@ public class EventRecorder implements AutoCloseable {
     };
     /** One queue per writer; an object's Events go to one of them (by uid), so they are written in order. */
     private final List<BlockingQueue<Pending>> queues = new ArrayList<>();
+
     private final List<Thread> writers = new ArrayList<>();
     private final AtomicLong dropped = new AtomicLong();
     /** Events recorded and not yet written (or given up on). */
     private final AtomicInteger unwritten = new AtomicInteger();
+
     private volatile boolean closed;
 
     public EventRecorder(KubernetesClient client, String component, String instance, Clock clock) {
@@ -105,16 +108,23 @@ public class EventRecorder implements AutoCloseable {
                 .withUid(involved.getMetadata().getUid())
                 .withResourceVersion(involved.getMetadata().getResourceVersion())
                 .build();
-        Pending pending = new Pending(reference, type, reason, text, clock.instant().truncatedTo(ChronoUnit.SECONDS));
-        BlockingQueue<Pending> queue = queues.get(Math.floorMod(String.valueOf(reference.getUid()).hashCode(), WRITERS));
+        Pending pending =
+                new Pending(reference, type, reason, text, clock.instant().truncatedTo(ChronoUnit.SECONDS));
+        BlockingQueue<Pending> queue =
+                queues.get(Math.floorMod(String.valueOf(reference.getUid()).hashCode(), WRITERS));
         unwritten.incrementAndGet();
         if (closed || !queue.offer(pending)) {
             unwritten.decrementAndGet();
             long total = dropped.incrementAndGet();
             if (Long.bitCount(total) == 1) { // 1, 2, 4, 8, ...: the log says it without flooding
-                LOG.warn("dropped {} event {} on {}/{} ({} dropped so far): {}", type, reason, reference.getNamespace(),
-                        reference.getName(), total, closed ? "the recorder is closed"
-                                : QUEUED + " events are waiting for the API server");
+                LOG.warn(
+                        "dropped {} event {} on {}/{} ({} dropped so far): {}",
+                        type,
+                        reason,
+                        reference.getNamespace(),
+                        reference.getName(),
+                        total,
+                        closed ? "the recorder is closed" : QUEUED + " events are waiting for the API server");
             }
         }
     }
@@ -165,8 +175,13 @@ public class EventRecorder implements AutoCloseable {
             try {
                 write(pending);
             } catch (RuntimeException e) {
-                LOG.warn("could not record {} event {} on {}/{}: {}", pending.type(), pending.reason(),
-                        pending.involved().getNamespace(), pending.involved().getName(), e.toString());
+                LOG.warn(
+                        "could not record {} event {} on {}/{}: {}",
+                        pending.type(),
+                        pending.reason(),
+                        pending.involved().getNamespace(),
+                        pending.involved().getName(),
+                        e.toString());
             } finally {
                 synchronized (unwritten) {
                     if (unwritten.decrementAndGet() == 0) {
@@ -203,22 +218,33 @@ public class EventRecorder implements AutoCloseable {
                     .withCount(1)
                     .withFirstTimestamp(now.toString())
                     .withLastTimestamp(now.toString())
-                    .withNewSource().withComponent(component).endSource()
+                    .withNewSource()
+                    .withComponent(component)
+                    .endSource()
                     .withReportingComponent(component)
                     .withReportingInstance(instance)
                     .build();
-            Event created = client.v1().events().inNamespace(namespace).resource(event).create();
+            Event created =
+                    client.v1().events().inNamespace(namespace).resource(event).create();
             synchronized (recent) {
                 recent.put(key, created.getMetadata().getName());
             }
         } catch (KubernetesClientException e) {
             if (ApiRefusal.namespaceTerminating(e)) {
-                LOG.debug("event {} on {}/{} not recorded: the namespace is being deleted", pending.reason(), namespace,
+                LOG.debug(
+                        "event {} on {}/{} not recorded: the namespace is being deleted",
+                        pending.reason(),
+                        namespace,
                         involved.getName());
                 return;
             }
-            LOG.warn("could not record {} event {} on {}/{}: {}", pending.type(), pending.reason(), namespace,
-                    involved.getName(), e.getMessage());
+            LOG.warn(
+                    "could not record {} event {} on {}/{}: {}",
+                    pending.type(),
+                    pending.reason(),
+                    namespace,
+                    involved.getName(),
+                    e.getMessage());
         }
     }
 
@@ -230,7 +256,10 @@ public class EventRecorder implements AutoCloseable {
             return false;
         }
         int count = existing.getCount() == null ? 1 : existing.getCount();
-        resource.edit(e -> new EventBuilder(e).withCount(count + 1).withLastTimestamp(now.toString()).build());
+        resource.edit(e -> new EventBuilder(e)
+                .withCount(count + 1)
+                .withLastTimestamp(now.toString())
+                .build());
         return true;
     }
 }

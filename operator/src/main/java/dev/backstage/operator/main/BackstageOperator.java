@@ -3,12 +3,12 @@ package dev.backstage.operator.main;
 import dev.backstage.operator.admission.TopologyLookup;
 import dev.backstage.operator.autoscaler.AutoscalerSettings;
 import dev.backstage.operator.autoscaler.BacklogMonitors;
+import dev.backstage.operator.broker.ConnectionSecrets;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.pool.StatusHeartbeat;
 import dev.backstage.operator.pool.WorkerPoolReconciler;
 import dev.backstage.operator.schedule.ScheduleFiring;
 import dev.backstage.operator.topology.BrokerConnections;
-import dev.backstage.operator.broker.ConnectionSecrets;
 import dev.backstage.operator.topology.TopologyBroker;
 import dev.backstage.operator.topology.TopologyReconciler;
 import dev.backstage.operator.topology.TopologySettings;
@@ -59,7 +59,10 @@ public final class BackstageOperator implements AutoCloseable {
     private WorkerPoolReconciler pools;
     private EventRecorder events;
 
-    private BackstageOperator(KubernetesClient client, OperatorSettings settings, Metrics metrics,
+    private BackstageOperator(
+            KubernetesClient client,
+            OperatorSettings settings,
+            Metrics metrics,
             Consumer<ConfigurationServiceOverrider> overrides) {
         this.settings = settings;
         this.operator = new Operator(o -> {
@@ -72,7 +75,11 @@ public final class BackstageOperator implements AutoCloseable {
             if (settings.leaderElection()) {
                 LeaseSettings lease = settings.lease();
                 o.withLeaderElectionConfiguration(new LeaderElectionConfiguration(
-                        lease.name(), lease.namespace(), lease.duration(), lease.renewDeadline(), lease.retryPeriod(),
+                        lease.name(),
+                        lease.namespace(),
+                        lease.duration(),
+                        lease.renewDeadline(),
+                        lease.retryPeriod(),
                         settings.identity(),
                         new LeaderCallbacks(
                                 () -> LOG.info("{} leads (lease {})", settings.identity(), lease.name()),
@@ -88,9 +95,10 @@ public final class BackstageOperator implements AutoCloseable {
      * The production operator: pool and topology reconcilers (topology settings from the environment, see
      * {@link TopologySettings#fromEnv}); call {@link #start()}.
      */
-    public static BackstageOperator create(KubernetesClient client, OperatorSettings settings, Metrics metrics,
-            Clock clock) {
-        return create(client, settings, metrics, clock, Optional.of(TopologySettings.fromEnv(System.getenv())), o -> {});
+    public static BackstageOperator create(
+            KubernetesClient client, OperatorSettings settings, Metrics metrics, Clock clock) {
+        return create(
+                client, settings, metrics, clock, Optional.of(TopologySettings.fromEnv(System.getenv())), o -> {});
     }
 
     /**
@@ -99,19 +107,30 @@ public final class BackstageOperator implements AutoCloseable {
      * @param overrides  JOSDK settings applied last: none in production; the mock API's tests turn server-side apply
      *                   off here, since the mock does not implement it
      */
-    public static BackstageOperator create(KubernetesClient client, OperatorSettings settings, Metrics metrics,
-            Clock clock, Optional<TopologySettings> topologies, Consumer<ConfigurationServiceOverrider> overrides) {
+    public static BackstageOperator create(
+            KubernetesClient client,
+            OperatorSettings settings,
+            Metrics metrics,
+            Clock clock,
+            Optional<TopologySettings> topologies,
+            Consumer<ConfigurationServiceOverrider> overrides) {
         BackstageOperator backstage = new BackstageOperator(client, settings, metrics, overrides);
         EventRecorder events = new EventRecorder(client, COMPONENT, settings.identity(), clock);
         backstage.events = events;
         // One Secret read path for the topology reconciler, the backlog probes and the schedules: a Secret read is
         // used for one topology poll interval by all of them.
-        ConnectionSecrets secrets = new ConnectionSecrets(client, clock,
+        ConnectionSecrets secrets = new ConnectionSecrets(
+                client,
+                clock,
                 topologies.map(TopologySettings::pollInterval).orElse(TopologySettings.DEFAULT_POLL_INTERVAL));
         // Stopped with the pool controller (it is one of its event sources): monitors, threads, broker connections.
-        backstage.backlogMonitors = BacklogMonitors.create(client, secrets, events, clock,
-                AutoscalerSettings.defaults());
-        backstage.pools = new WorkerPoolReconciler(events, clock, backstage.backlogMonitors, settings.workerLogging(),
+        backstage.backlogMonitors =
+                BacklogMonitors.create(client, secrets, events, clock, AutoscalerSettings.defaults());
+        backstage.pools = new WorkerPoolReconciler(
+                events,
+                clock,
+                backstage.backlogMonitors,
+                settings.workerLogging(),
                 StatusHeartbeat.fromEnv(System.getenv(), clock));
         backstage.register(backstage.pools);
         if (topologies.isPresent()) {
@@ -120,8 +139,7 @@ public final class BackstageOperator implements AutoCloseable {
             TopologyBroker broker = new TopologyBroker(secrets, connections, Providers::create);
             // Stopped with the topology controller (one of its event sources): turns, thread, broker connections.
             ScheduleFiring schedules = ScheduleFiring.create(client, secrets, events, clock);
-            backstage.register(new TopologyReconciler(broker, connections, events, topologies.get(), clock,
-                    schedules));
+            backstage.register(new TopologyReconciler(broker, connections, events, topologies.get(), clock, schedules));
         }
         return backstage;
     }
@@ -132,7 +150,9 @@ public final class BackstageOperator implements AutoCloseable {
      * ({@code bin/bench operator-scale}); the dashboard and alerts aggregate per controller.
      */
     public static Metrics metrics(MeterRegistry registry) {
-        return MicrometerMetrics.newMicrometerMetricsBuilder(registry).notCollectingMetricsPerResource().build();
+        return MicrometerMetrics.newMicrometerMetricsBuilder(registry)
+                .notCollectingMetricsPerResource()
+                .build();
     }
 
     /** The operator's Event recorder (the console records its users' actions with it). */
@@ -188,10 +208,14 @@ public final class BackstageOperator implements AutoCloseable {
             return;
         }
         if (!settings.exitWhenLeadershipLost()) {
-            LOG.warn("lost the lease {}; not exiting (exitWhenLeadershipLost is off)", settings.lease().name());
+            LOG.warn(
+                    "lost the lease {}; not exiting (exitWhenLeadershipLost is off)",
+                    settings.lease().name());
             return;
         }
-        LOG.error("lost the lease {}; exiting so that only the new leader reconciles", settings.lease().name());
+        LOG.error(
+                "lost the lease {}; exiting so that only the new leader reconciles",
+                settings.lease().name());
         Thread exit = new Thread(() -> System.exit(1), "lost-lease-exit");
         exit.start();
     }

@@ -19,19 +19,25 @@ public final class HealthServer implements AutoCloseable {
     private final ProbeServer server;
 
     public HealthServer(int port, Supplier<RuntimeInfo> runtime, PrometheusMeterRegistry registry) throws IOException {
-        this.server = new ProbeServer(port, "operator-http", () -> {
-            RuntimeInfo info = runtime.get();
-            return info != null && info.isStarted() ? Check.ok() : Check.failing("operator not started");
-        }, () -> {
-            RuntimeInfo info = runtime.get();
-            if (info == null || !info.isStarted()) {
-                return Check.failing("operator not started");
-            }
-            if (!info.allEventSourcesAreHealthy()) {
-                return Check.failing("unhealthy event sources: " + info.unhealthyEventSources().keySet());
-            }
-            return Check.ok();
-        }, registry::scrape);
+        this.server = new ProbeServer(
+                port,
+                "operator-http",
+                () -> {
+                    RuntimeInfo info = runtime.get();
+                    return info != null && info.isStarted() ? Check.ok() : Check.failing("operator not started");
+                },
+                () -> {
+                    RuntimeInfo info = runtime.get();
+                    if (info == null || !info.isStarted()) {
+                        return Check.failing("operator not started");
+                    }
+                    if (!info.allEventSourcesAreHealthy()) {
+                        return Check.failing("unhealthy event sources: "
+                                + info.unhealthyEventSources().keySet());
+                    }
+                    return Check.ok();
+                },
+                registry::scrape);
     }
 
     public void start() {

@@ -14,8 +14,8 @@ import java.util.Objects;
  *
  * @param namespace null = the client's namespace
  */
-public record LeaseSettings(String name, String namespace, Duration duration, Duration renewDeadline,
-        Duration retryPeriod) {
+public record LeaseSettings(
+        String name, String namespace, Duration duration, Duration renewDeadline, Duration retryPeriod) {
     public static final String DEFAULT_NAME = "backstage-operator-leader";
     public static final Duration DEFAULT_DURATION = Duration.ofSeconds(10);
     public static final Duration DEFAULT_RENEW_DEADLINE = Duration.ofSeconds(7);
@@ -23,16 +23,19 @@ public record LeaseSettings(String name, String namespace, Duration duration, Du
 
     public LeaseSettings {
         Objects.requireNonNull(name, "name");
-        if (!(retryPeriod.compareTo(renewDeadline) < 0 && renewDeadline.plus(retryPeriod).compareTo(duration) < 0)) {
+        if (!(retryPeriod.compareTo(renewDeadline) < 0
+                && renewDeadline.plus(retryPeriod).compareTo(duration) < 0)) {
             throw new IllegalArgumentException("lease timing must satisfy retryPeriod < renewDeadline and renewDeadline"
                     + " + retryPeriod < duration (BACKSTAGE_LEASE_RETRY_PERIOD, BACKSTAGE_LEASE_RENEW_DEADLINE,"
                     + " BACKSTAGE_LEASE_DURATION; the chart's leaderElection.*), got retryPeriod "
-                    + Durations.format(retryPeriod) + ", renewDeadline " + Durations.format(renewDeadline) + ", duration "
+                    + Durations.format(retryPeriod) + ", renewDeadline " + Durations.format(renewDeadline)
+                    + ", duration "
                     + Durations.format(duration));
         }
     }
 
     public static LeaseSettings defaults(String namespace) {
-        return new LeaseSettings(DEFAULT_NAME, namespace, DEFAULT_DURATION, DEFAULT_RENEW_DEADLINE, DEFAULT_RETRY_PERIOD);
+        return new LeaseSettings(
+                DEFAULT_NAME, namespace, DEFAULT_DURATION, DEFAULT_RENEW_DEADLINE, DEFAULT_RETRY_PERIOD);
     }
 }

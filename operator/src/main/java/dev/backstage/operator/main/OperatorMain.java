@@ -1,10 +1,10 @@
 package dev.backstage.operator.main;
 
 import dev.backstage.operator.admission.WebhookLimits;
-import dev.backstage.operator.certificates.WebhookCertificateManager;
-import dev.backstage.operator.certificates.WebhookCertificateSettings;
 import dev.backstage.operator.admission.WebhookServer;
 import dev.backstage.operator.admission.WebhookSettings;
+import dev.backstage.operator.certificates.WebhookCertificateManager;
+import dev.backstage.operator.certificates.WebhookCertificateSettings;
 import dev.backstage.operator.console.Console;
 import dev.backstage.operator.console.ConsoleSettings;
 import dev.backstage.operator.pool.StatusHeartbeat;
@@ -58,10 +58,15 @@ public final class OperatorMain {
             System.exit(2);
             return;
         }
-        LOG.info("starting Backstage operator: namespaces={}, leaderElection={} (lease {}/{}), identity={}",
-                settings.watchesAllNamespaces() ? "all" : settings.watchNamespaces(), settings.leaderElection(),
-                settings.lease().namespace() == null ? "<client namespace>" : settings.lease().namespace(),
-                settings.lease().name(), settings.identity());
+        LOG.info(
+                "starting Backstage operator: namespaces={}, leaderElection={} (lease {}/{}), identity={}",
+                settings.watchesAllNamespaces() ? "all" : settings.watchNamespaces(),
+                settings.leaderElection(),
+                settings.lease().namespace() == null
+                        ? "<client namespace>"
+                        : settings.lease().namespace(),
+                settings.lease().name(),
+                settings.identity());
         LOG.info("workers log with {}", settings.workerLogging().toEnv());
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -73,12 +78,16 @@ public final class OperatorMain {
 
         KubernetesClient client = new KubernetesClientBuilder().build();
         AtomicReference<BackstageOperator> operatorRef = new AtomicReference<>();
-        HealthServer health = new HealthServer(settings.httpPort(),
-                () -> operatorRef.get() == null ? null : operatorRef.get().operator().getRuntimeInfo(), registry);
+        HealthServer health = new HealthServer(
+                settings.httpPort(),
+                () -> operatorRef.get() == null
+                        ? null
+                        : operatorRef.get().operator().getRuntimeInfo(),
+                registry);
         health.start();
 
-        BackstageOperator operator = BackstageOperator.create(client, settings, BackstageOperator.metrics(registry),
-                Clock.systemUTC());
+        BackstageOperator operator =
+                BackstageOperator.create(client, settings, BackstageOperator.metrics(registry), Clock.systemUTC());
         operator.backlogMonitors().exportTo(registry); // backstage_pool_* gauges on /metrics
         operatorRef.set(operator);
 
@@ -90,17 +99,25 @@ public final class OperatorMain {
         if (certificateSettings.isPresent()) {
             // The operator's own CA and serving certificate (the chart's default): kept in a Secret, rotated, the
             // caBundle patched; the server swaps the pair without a restart.
-            WebhookCertificateManager manager = new WebhookCertificateManager(client, certificateSettings.get(),
-                    Clock.systemUTC());
+            WebhookCertificateManager manager =
+                    new WebhookCertificateManager(client, certificateSettings.get(), Clock.systemUTC());
             manager.start();
             certificates = Optional.of(manager);
-            WebhookServer server = new WebhookServer(new InetSocketAddress(webhookSettings.port()),
-                    manager.keyManager(), client, WebhookLimits.DEFAULT, operator.cachedTopologies());
+            WebhookServer server = new WebhookServer(
+                    new InetSocketAddress(webhookSettings.port()),
+                    manager.keyManager(),
+                    client,
+                    WebhookLimits.DEFAULT,
+                    operator.cachedTopologies());
             server.start();
             webhook = Optional.of(server);
         } else if (webhookSettings.tlsDir().isPresent()) {
-            WebhookServer server = new WebhookServer(new InetSocketAddress(webhookSettings.port()),
-                    webhookSettings.tlsDir().get(), client, WebhookLimits.DEFAULT, operator.cachedTopologies());
+            WebhookServer server = new WebhookServer(
+                    new InetSocketAddress(webhookSettings.port()),
+                    webhookSettings.tlsDir().get(),
+                    client,
+                    WebhookLimits.DEFAULT,
+                    operator.cachedTopologies());
             server.start();
             webhook = Optional.of(server);
         } else {
@@ -114,8 +131,8 @@ public final class OperatorMain {
         Optional<Console> console = Optional.empty();
         if (consoleSettings.enabled()) {
             try {
-                Console started = new Console(client, consoleSettings, settings.watchNamespaces(), operator.events(),
-                        Clock.systemUTC());
+                Console started = new Console(
+                        client, consoleSettings, settings.watchNamespaces(), operator.events(), Clock.systemUTC());
                 started.start();
                 console = Optional.of(started);
             } catch (java.io.IOException e) {
@@ -128,20 +145,23 @@ public final class OperatorMain {
         Optional<Console> consoleToClose = console;
 
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.info("shutting down (SIGTERM or exit): stopping the operator");
-            try {
-                operator.stop();
-            } finally {
-                webhookToClose.ifPresent(WebhookServer::close);
-                certificatesToClose.ifPresent(WebhookCertificateManager::close);
-                consoleToClose.ifPresent(Console::close);
-                health.close();
-                gc.close();
-                client.close();
-                stopped.countDown();
-            }
-        }, "operator-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            LOG.info("shutting down (SIGTERM or exit): stopping the operator");
+                            try {
+                                operator.stop();
+                            } finally {
+                                webhookToClose.ifPresent(WebhookServer::close);
+                                certificatesToClose.ifPresent(WebhookCertificateManager::close);
+                                consoleToClose.ifPresent(Console::close);
+                                health.close();
+                                gc.close();
+                                client.close();
+                                stopped.countDown();
+                            }
+                        },
+                        "operator-shutdown"));
         operator.start();
         LOG.info("operator started");
         stopped.await();

@@ -28,8 +28,13 @@ import java.util.stream.Collectors;
  *                         {@code BACKSTAGE_LOG_*} unless the pool's own {@code env} sets them
  */
 public record OperatorSettings(
-        Set<String> watchNamespaces, boolean leaderElection, LeaseSettings lease, String identity, int httpPort,
-        boolean exitWhenLeadershipLost, LogSettings workerLogging) {
+        Set<String> watchNamespaces,
+        boolean leaderElection,
+        LeaseSettings lease,
+        String identity,
+        int httpPort,
+        boolean exitWhenLeadershipLost,
+        LogSettings workerLogging) {
     public static final int DEFAULT_HTTP_PORT = 8081;
     /** Prefix of the workers' logging variables in the operator's environment. */
     public static final String WORKER_LOG_PREFIX = "BACKSTAGE_WORKER_LOG_";
@@ -42,8 +47,13 @@ public record OperatorSettings(
     }
 
     /** Workers log with the runtime's defaults (info, text). */
-    public OperatorSettings(Set<String> watchNamespaces, boolean leaderElection, LeaseSettings lease, String identity,
-            int httpPort, boolean exitWhenLeadershipLost) {
+    public OperatorSettings(
+            Set<String> watchNamespaces,
+            boolean leaderElection,
+            LeaseSettings lease,
+            String identity,
+            int httpPort,
+            boolean exitWhenLeadershipLost) {
         this(watchNamespaces, leaderElection, lease, identity, httpPort, exitWhenLeadershipLost, LogSettings.DEFAULTS);
     }
 
@@ -52,11 +62,14 @@ public record OperatorSettings(
     }
 
     public static OperatorSettings fromEnv(Map<String, String> env) {
-        Set<String> namespaces = Arrays.stream(env.getOrDefault("WATCH_NAMESPACES", "").split(","))
+        Set<String> namespaces = Arrays.stream(
+                        env.getOrDefault("WATCH_NAMESPACES", "").split(","))
                 .map(String::trim)
                 .filter(s -> !s.isEmpty())
                 .collect(Collectors.toUnmodifiableSet());
-        boolean leaderElection = !"false".equalsIgnoreCase(env.getOrDefault("BACKSTAGE_LEADER_ELECTION", "true").trim());
+        boolean leaderElection = !"false"
+                .equalsIgnoreCase(
+                        env.getOrDefault("BACKSTAGE_LEADER_ELECTION", "true").trim());
         LeaseSettings lease = new LeaseSettings(
                 nonBlank(env.get("BACKSTAGE_LEASE_NAME"), LeaseSettings.DEFAULT_NAME),
                 nonBlank(env.get("BACKSTAGE_LEASE_NAMESPACE"), nonBlank(env.get("POD_NAMESPACE"), null)),

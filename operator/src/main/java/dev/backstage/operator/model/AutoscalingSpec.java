@@ -15,7 +15,8 @@ import io.fabric8.generator.annotation.ValidationRule;
  * {@code dev.backstage.operator.scaling.ScalingPolicy}'s, except minReplicas (1: scale-to-zero is opt-in).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",
+@ValidationRule(
+        value = "!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",
         message = "autoscaling.minReplicas must be <= autoscaling.maxReplicas")
 public class AutoscalingSpec {
     @Default("false")
@@ -39,21 +40,27 @@ public class AutoscalingSpec {
 
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
-    @ValidationRule(value = Durations.POSITIVE_RULE, message = "autoscaling.targetDrainTime must be greater than zero, e.g. 2m")
-    @JsonPropertyDescription("Optional: size the pool to clear the backlog within this time at the measured per-replica rate, e.g. 2m.")
+    @ValidationRule(
+            value = Durations.POSITIVE_RULE,
+            message = "autoscaling.targetDrainTime must be greater than zero, e.g. 2m")
+    @JsonPropertyDescription(
+            "Optional: size the pool to clear the backlog within this time at the measured per-replica rate, e.g. 2m.")
     private String targetDrainTime;
 
     @Default("5s")
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
-    @ValidationRule(value = Durations.POSITIVE_RULE, message = "autoscaling.pollInterval must be greater than zero, e.g. 5s")
+    @ValidationRule(
+            value = Durations.POSITIVE_RULE,
+            message = "autoscaling.pollInterval must be greater than zero, e.g. 5s")
     @JsonPropertyDescription("How often backlog is measured.")
     private String pollInterval = "5s";
 
     @Default("1s")
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
-    @ValidationRule(value = Durations.POSITIVE_RULE,
+    @ValidationRule(
+            value = Durations.POSITIVE_RULE,
             message = "autoscaling.zeroPollInterval must be greater than zero, e.g. 1s")
     @JsonPropertyDescription("How often backlog is measured while the pool is at zero replicas (when shorter than"
             + " pollInterval): the first job's wait for the scale-up. One broker probe per interval per pool at zero.")
@@ -68,21 +75,28 @@ public class AutoscalingSpec {
     @Default("10s")
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
-    @JsonPropertyDescription("How long a new pod takes from creation to ready. Pods asked for now only work after it, so the pool is sized for the arrival rate expected podStartupTime + pollInterval from now; 0s looks one pollInterval ahead only.")
+    @JsonPropertyDescription(
+            "How long a new pod takes from creation to ready. Pods asked for now only work after it, so the pool is sized for the arrival rate expected podStartupTime + pollInterval from now; 0s looks one pollInterval ahead only.")
     private String podStartupTime = "10s";
 
     @Default("120s")
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
-    @ValidationRule(value = Durations.AT_MOST_ONE_HOUR_RULE, message = "autoscaling.scaleUpLookahead must be at most 1h, e.g. 120s")
-    @JsonPropertyDescription("Calm on the way up: while arrivals rise, a scale-up sizes for the rate expected this much further ahead (adding at most a quarter, or 3 replicas), so a rising wave is met in a few batches instead of one replica per poll. 0s sizes for podStartupTime + pollInterval only.")
+    @ValidationRule(
+            value = Durations.AT_MOST_ONE_HOUR_RULE,
+            message = "autoscaling.scaleUpLookahead must be at most 1h, e.g. 120s")
+    @JsonPropertyDescription(
+            "Calm on the way up: while arrivals rise, a scale-up sizes for the rate expected this much further ahead (adding at most a quarter, or 3 replicas), so a rising wave is met in a few batches instead of one replica per poll. 0s sizes for podStartupTime + pollInterval only.")
     private String scaleUpLookahead = "120s";
 
     @Default("60s")
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
-    @ValidationRule(value = Durations.AT_MOST_ONE_HOUR_RULE, message = "autoscaling.scaleDownInterval must be at most 1h, e.g. 60s")
-    @JsonPropertyDescription("Calm on the way down: at most one scale-down per this interval (a quarter of it when the move at least halves the count, e.g. after a burst). 0s rate-limits nothing beyond scaleDownWindow.")
+    @ValidationRule(
+            value = Durations.AT_MOST_ONE_HOUR_RULE,
+            message = "autoscaling.scaleDownInterval must be at most 1h, e.g. 60s")
+    @JsonPropertyDescription(
+            "Calm on the way down: at most one scale-down per this interval (a quarter of it when the move at least halves the count, e.g. after a burst). 0s rate-limits nothing beyond scaleDownWindow.")
     private String scaleDownInterval = "60s";
 
     @Min(0)

@@ -16,8 +16,8 @@ public class BacklogStatus {
     @JsonPropertyDescription("undelivered + inFlight: what the autoscaler counts.")
     private Long outstanding;
 
-    @JsonPropertyDescription("When the oldest outstanding job of any queue was enqueued (RFC 3339), where the broker"
-            + " can tell.")
+    @JsonPropertyDescription(
+            "When the oldest outstanding job of any queue was enqueued (RFC 3339), where the broker" + " can tell.")
     private String oldestEnqueuedAt;
 
     @JsonPropertyDescription("Per queue.")

@@ -14,13 +14,22 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @ShortNames("btp")
 @Categories("backstage")
 @AdditionalPrinterColumn(name = "Provider", jsonPath = ".spec.provider", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
+@AdditionalPrinterColumn(
+        name = "Ready",
+        jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
         type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Schedules", jsonPath = ".status.scheduleSummary",
+@AdditionalPrinterColumn(
+        name = "Schedules",
+        jsonPath = ".status.scheduleSummary",
         type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Last Fired", jsonPath = ".status.lastFiredTick",
+@AdditionalPrinterColumn(
+        name = "Last Fired",
+        jsonPath = ".status.lastFiredTick",
         type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+        name = "Age",
+        jsonPath = ".metadata.creationTimestamp",
+        type = AdditionalPrinterColumn.Type.DATE)
 public class BackstageTopology extends CustomResource<BackstageTopologySpec, BackstageTopologyStatus>
         implements Namespaced {
     public static final String GROUP = "backstage.dev";

@@ -12,26 +12,36 @@ import java.util.List;
 
 /** The broker side: which provider, how to reach it, and the objects to declare on it. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "!has(self.rabbitmq) || self.provider == 'rabbitmq'",
+@ValidationRule(
+        value = "!has(self.rabbitmq) || self.provider == 'rabbitmq'",
         message = "spec.rabbitmq applies only to provider rabbitmq")
-@ValidationRule(value = "!has(self.redis) || self.provider == 'redis'",
+@ValidationRule(
+        value = "!has(self.redis) || self.provider == 'redis'",
         message = "spec.redis applies only to provider redis")
-@ValidationRule(value = "!has(self.kafka) || self.provider == 'kafka'",
+@ValidationRule(
+        value = "!has(self.kafka) || self.provider == 'kafka'",
         message = "spec.kafka applies only to provider kafka")
-@ValidationRule(value = "!has(self.rabbitmq) || self.rabbitmq.delayedExchange != 'supplied'"
-        + " || (has(self.capabilities) && has(self.capabilities.delays))",
+@ValidationRule(
+        value = "!has(self.rabbitmq) || self.rabbitmq.delayedExchange != 'supplied'"
+                + " || (has(self.capabilities) && has(self.capabilities.delays))",
         message = "rabbitmq.delayedExchange 'supplied' needs spec.capabilities.delays")
-@ValidationRule(value = "self.provider != 'kafka' || (has(self.capabilities) && has(self.capabilities.delays))",
-        message = "Kafka has no delays of its own and retries wait in them: set spec.capabilities.delays (backend redis)")
-@ValidationRule(value = "!has(self.schedules) || self.schedules.all(s, self.queues.exists(q, q.name == s.queue))",
-        message = "a schedule's queue must be declared in spec.queues: add it there or set the schedule's queue to one of them")
-@ValidationRule(value = "!has(self.schedules) || size(self.schedules) == 0 || self.provider == 'redis'"
-        + " || (has(self.capabilities) && has(self.capabilities.dedupe))",
+@ValidationRule(
+        value = "self.provider != 'kafka' || (has(self.capabilities) && has(self.capabilities.delays))",
+        message =
+                "Kafka has no delays of its own and retries wait in them: set spec.capabilities.delays (backend redis)")
+@ValidationRule(
+        value = "!has(self.schedules) || self.schedules.all(s, self.queues.exists(q, q.name == s.queue))",
+        message =
+                "a schedule's queue must be declared in spec.queues: add it there or set the schedule's queue to one of them")
+@ValidationRule(
+        value = "!has(self.schedules) || size(self.schedules) == 0 || self.provider == 'redis'"
+                + " || (has(self.capabilities) && has(self.capabilities.dedupe))",
         message = "schedules claim each tick with a dedupe key and this provider has no dedupe: set"
                 + " spec.capabilities.dedupe (backend redis)")
 public class BackstageTopologySpec {
     @Required
-    @ValidationRule(value = "self == oldSelf",
+    @ValidationRule(
+            value = "self == oldSelf",
             message = "provider is immutable; create a new BackstageTopology to move to another broker")
     @JsonPropertyDescription("The jobs provider: redis | rabbitmq | kafka. Immutable.")
     private ProviderType provider;
@@ -71,7 +81,9 @@ public class BackstageTopologySpec {
     private Boolean deadLetter = Boolean.TRUE;
 
     @Size(max = 64)
-    @ValidationRule(value = "self.all(s, self.exists_one(t, t.name == s.name))", message = "schedule names must be unique")
+    @ValidationRule(
+            value = "self.all(s, self.exists_one(t, t.name == s.name))",
+            message = "schedule names must be unique")
     @JsonPropertyDescription("Cron schedules the leader operator fires on this broker: one job per tick, once across"
             + " operator failovers. Needs dedupe (provider redis, or spec.capabilities.dedupe).")
     private List<ScheduleSpec> schedules;
@@ -84,6 +96,7 @@ public class BackstageTopologySpec {
 
     @JsonPropertyDescription("Redis-only settings: connection mode (standalone | cluster | sentinel) and replica wait.")
     private RedisTopologySettings redis;
+
     @JsonPropertyDescription("Kafka-only settings: replication of the topics (default replication factor 3,"
             + " min.insync.replicas 2; replicationFactor: 1 for a single-broker development cluster).")
     private KafkaTopologySettings kafka;

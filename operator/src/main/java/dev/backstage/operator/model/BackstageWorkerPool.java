@@ -13,17 +13,30 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Version(BackstageTopology.VERSION)
 @ShortNames("bwp")
 @Categories("backstage")
-@AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
+@AdditionalPrinterColumn(
+        name = "Ready",
+        jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
         type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Replicas", jsonPath = ".status.replicas", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Desired", jsonPath = ".status.desiredReplicas",
+@AdditionalPrinterColumn(
+        name = "Desired",
+        jsonPath = ".status.desiredReplicas",
         type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Backlog", jsonPath = ".status.backlog.outstanding",
+@AdditionalPrinterColumn(
+        name = "Backlog",
+        jsonPath = ".status.backlog.outstanding",
         type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "DeadLetters", jsonPath = ".status.deadLetters.total",
+@AdditionalPrinterColumn(
+        name = "DeadLetters",
+        jsonPath = ".status.deadLetters.total",
         type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Heartbeat", jsonPath = ".status.heartbeatTime",
+@AdditionalPrinterColumn(
+        name = "Heartbeat",
+        jsonPath = ".status.heartbeatTime",
         type = AdditionalPrinterColumn.Type.DATE)
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+        name = "Age",
+        jsonPath = ".metadata.creationTimestamp",
+        type = AdditionalPrinterColumn.Type.DATE)
 public class BackstageWorkerPool extends CustomResource<BackstageWorkerPoolSpec, BackstageWorkerPoolStatus>
         implements Namespaced {}

@@ -18,9 +18,11 @@ import java.util.List;
 
 /** A pool of workers: image, topology, what it consumes, how it settles, how many replicas. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "(has(self.queues) && size(self.queues) > 0) || (has(self.topics) && size(self.topics) > 0)",
+@ValidationRule(
+        value = "(has(self.queues) && size(self.queues) > 0) || (has(self.topics) && size(self.topics) > 0)",
         message = "a pool must consume at least one queue or topic: set spec.queues or spec.topics")
-@ValidationRule(value = "!(has(self.maxRetries) && has(self.maxDeliveries))",
+@ValidationRule(
+        value = "!(has(self.maxRetries) && has(self.maxDeliveries))",
         message = "spec.maxDeliveries is the old name of spec.maxRetries: set only spec.maxRetries")
 public class BackstageWorkerPoolSpec {
     /** Env vars the operator sets (or fixes, like the health port) itself; a user value would break the contract. */
@@ -30,7 +32,8 @@ public class BackstageWorkerPoolSpec {
 
     @Required
     @Size(min = 1, max = 1024)
-    @JsonPropertyDescription("Worker image: the Backstage runtime image plus your task modules. Its entrypoint runs the runtime main.")
+    @JsonPropertyDescription(
+            "Worker image: the Backstage runtime image plus your task modules. Its entrypoint runs the runtime main.")
     private String image;
 
     @Pattern("^(Always|IfNotPresent|Never)$")
@@ -76,18 +79,22 @@ public class BackstageWorkerPoolSpec {
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
     @ValidationRule(value = Durations.POSITIVE_RULE, message = "hardTimeout must be greater than zero, e.g. 5m")
-    @JsonPropertyDescription("Hard timeout per handler run, e.g. 5m: the handler is interrupted and the delivery fails.")
+    @JsonPropertyDescription(
+            "Hard timeout per handler run, e.g. 5m: the handler is interrupted and the delivery fails.")
     private String hardTimeout;
 
     @Default("30s")
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
-    @ValidationRule(value = Durations.POSITIVE_RULE,
+    @ValidationRule(
+            value = Durations.POSITIVE_RULE,
             message = "shutdownGracePeriod must be greater than zero, e.g. 30s")
-    @JsonPropertyDescription("On shutdown, how long in-flight handlers may finish. The pod's grace period is this plus a margin.")
+    @JsonPropertyDescription(
+            "On shutdown, how long in-flight handlers may finish. The pod's grace period is this plus a margin.")
     private String shutdownGracePeriod = "30s";
 
-    @JsonPropertyDescription("dead-letter (default) | leave-pending: what to do with a job no handler is registered for.")
+    @JsonPropertyDescription(
+            "dead-letter (default) | leave-pending: what to do with a job no handler is registered for.")
     private UnknownTaskMode unknownTask;
 
     @Default("1")
@@ -105,7 +112,8 @@ public class BackstageWorkerPoolSpec {
     private ResourceRequirements resources;
 
     @Size(max = 128)
-    @ValidationRule(value = RESERVED_ENV_RULE,
+    @ValidationRule(
+            value = RESERVED_ENV_RULE,
             message = "BACKSTAGE_CONFIG, BACKSTAGE_*_URL, BACKSTAGE_HTTP_PORT (the probes' port) and POD_NAME are set"
                     + " by the operator; remove them from spec.env")
     @JsonPropertyDescription("Extra worker env vars.")

@@ -19,8 +19,9 @@ public class BackstageWorkerPoolStatus {
     @JsonPropertyDescription("The metadata.generation the status reflects.")
     private Long observedGeneration;
 
-    @JsonPropertyDescription("Ready (the pool does its work), Scaling (replicas converging on the desired count), BacklogAvailable,"
-            + " ScalingLimited, ...")
+    @JsonPropertyDescription(
+            "Ready (the pool does its work), Scaling (replicas converging on the desired count), BacklogAvailable,"
+                    + " ScalingLimited, ...")
     private List<Condition> conditions = new ArrayList<>();
 
     @StatusReplicas
@@ -48,15 +49,17 @@ public class BackstageWorkerPoolStatus {
     @JsonPropertyDescription("Last measured dead letters.")
     private DeadLetterStatus deadLetters;
 
-    @JsonPropertyDescription("When backlog and deadLetters were measured (RFC 3339): refreshed when a figure changes and"
-            + " at least every 10 minutes while the broker can be read (BacklogAvailable=True says they are measured"
-            + " every pollInterval); kept, with the last good figures, while it cannot (see the BacklogAvailable"
-            + " condition).")
+    @JsonPropertyDescription(
+            "When backlog and deadLetters were measured (RFC 3339): refreshed when a figure changes and"
+                    + " at least every 10 minutes while the broker can be read (BacklogAvailable=True says they are measured"
+                    + " every pollInterval); kept, with the last good figures, while it cannot (see the BacklogAvailable"
+                    + " condition).")
     private String backlogMeasuredAt;
 
-    @JsonPropertyDescription("When the operator last wrote this pool's status (RFC 3339): with every write, and at least"
-            + " every heartbeat interval (2 minutes by default) while nothing changes. Older than two intervals = no"
-            + " operator is reconciling the pool and the rest of the status may be stale.")
+    @JsonPropertyDescription(
+            "When the operator last wrote this pool's status (RFC 3339): with every write, and at least"
+                    + " every heartbeat interval (2 minutes by default) while nothing changes. Older than two intervals = no"
+                    + " operator is reconciling the pool and the rest of the status may be stale.")
     private String heartbeatTime;
 
     @JsonPropertyDescription("When the autoscaler last changed desiredReplicas (RFC 3339).")

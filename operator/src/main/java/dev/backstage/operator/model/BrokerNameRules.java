@@ -26,6 +26,7 @@ public final class BrokerNameRules {
             + " && !self.endsWith('" + BrokerNames.RESERVED_SUFFIX_RETRY + "')"
             + " && !self.startsWith('" + BrokerNames.RESERVED_PREFIX_TOPIC + "')"
             + " && !self.startsWith('" + BrokerNames.RESERVED_PREFIX_BROADCAST + "')";
+
     public static final String NOT_RESERVED_MESSAGE = "this queue or topic name is " + BrokerNames.RESERVED_RULE;
 
     /** {@link #QUEUE} for every element of a list of queue names (a rule cannot sit on a list's elements). */

@@ -48,7 +48,8 @@ public class CaBundleReference {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof CaBundleReference other && Objects.equals(secretName, other.secretName)
+        return o instanceof CaBundleReference other
+                && Objects.equals(secretName, other.secretName)
                 && Objects.equals(key, other.key);
     }
 

@@ -30,7 +30,12 @@ public class Condition {
 
     public Condition() {}
 
-    public Condition(String type, String status, String reason, String message, String lastTransitionTime,
+    public Condition(
+            String type,
+            String status,
+            String reason,
+            String message,
+            String lastTransitionTime,
             Long observedGeneration) {
         this.type = type;
         this.status = status;

@@ -26,8 +26,14 @@ public final class Conditions {
      * @param now the time to record if this is a transition
      * @return true if anything in the list changed
      */
-    public static boolean set(List<Condition> conditions, String type, String status, String reason, String message,
-            Long observedGeneration, Instant now) {
+    public static boolean set(
+            List<Condition> conditions,
+            String type,
+            String status,
+            String reason,
+            String message,
+            Long observedGeneration,
+            Instant now) {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(status, "status");
         Optional<Condition> existing = find(conditions, type);
@@ -67,7 +73,12 @@ public final class Conditions {
     }
 
     private static Condition copy(Condition c) {
-        return new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(), c.getLastTransitionTime(),
+        return new Condition(
+                c.getType(),
+                c.getStatus(),
+                c.getReason(),
+                c.getMessage(),
+                c.getLastTransitionTime(),
                 c.getObservedGeneration());
     }
 }

@@ -13,14 +13,16 @@ import io.fabric8.generator.annotation.ValidationRule;
  * {@code replicationFactor: 1} explicitly.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "!has(self.minInsyncReplicas) || self.minInsyncReplicas <= self.replicationFactor"
-        + " || !has(self.replicationFactor)",
+@ValidationRule(
+        value = "!has(self.minInsyncReplicas) || self.minInsyncReplicas <= self.replicationFactor"
+                + " || !has(self.replicationFactor)",
         message = "kafka.minInsyncReplicas must not exceed kafka.replicationFactor: no produce could succeed")
 public class KafkaTopologySettings {
     /** The topology's replication factor when none is given. */
     public static final int DEFAULT_REPLICATION_FACTOR = 3;
     /** The provider options the runtime reads these settings from. */
     public static final String REPLICATION_FACTOR_OPTION = "replicationFactor";
+
     public static final String MIN_INSYNC_REPLICAS_OPTION = "minInsyncReplicas";
 
     @Min(1)
@@ -63,8 +65,11 @@ public class KafkaTopologySettings {
         if (spec.getProvider() != ProviderType.KAFKA) {
             return java.util.Map.of();
         }
-        return java.util.Map.of(REPLICATION_FACTOR_OPTION, String.valueOf(replicationFactorOf(spec.getKafka())),
-                MIN_INSYNC_REPLICAS_OPTION, String.valueOf(minInsyncReplicasOf(spec.getKafka())));
+        return java.util.Map.of(
+                REPLICATION_FACTOR_OPTION,
+                String.valueOf(replicationFactorOf(spec.getKafka())),
+                MIN_INSYNC_REPLICAS_OPTION,
+                String.valueOf(minInsyncReplicasOf(spec.getKafka())));
     }
 
     public Integer getReplicationFactor() {

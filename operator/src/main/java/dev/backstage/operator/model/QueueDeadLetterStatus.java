@@ -1,7 +1,7 @@
 package dev.backstage.operator.model;
 
-import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
 /** Dead letters of one queue. */
 @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -15,11 +15,13 @@ public class QueueSpec {
     @Size(min = 1, max = BrokerNames.QUEUE_MAX_LENGTH)
     @ValidationRule(value = BrokerNameRules.QUEUE, message = BrokerNameRules.QUEUE_MESSAGE)
     @ValidationRule(value = BrokerNameRules.NOT_RESERVED, message = BrokerNameRules.NOT_RESERVED_MESSAGE)
-    @JsonPropertyDescription("Queue name; the broker object is <keyPrefix>:<name> (Redis) or <keyPrefix>.<name> (RabbitMQ, Kafka).")
+    @JsonPropertyDescription(
+            "Queue name; the broker object is <keyPrefix>:<name> (Redis) or <keyPrefix>.<name> (RabbitMQ, Kafka).")
     private String name;
 
     @Min(1)
-    @JsonPropertyDescription("Kafka only: partition count of the queue's topic (default 1). Caps useful worker replicas.")
+    @JsonPropertyDescription(
+            "Kafka only: partition count of the queue's topic (default 1). Caps useful worker replicas.")
     private Integer partitions;
 
     @Min(1)

@@ -7,13 +7,16 @@ import io.fabric8.generator.annotation.ValidationRule;
 
 /** RabbitMQ-only topology settings. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "!has(self.delayedExchange) || self.delayedExchange != 'plugin'"
-        + " || (has(self.pluginInstalled) && self.pluginInstalled)",
-        message = "delayedExchange 'plugin' needs the broker's rabbitmq_delayed_message_exchange plugin: confirm it with"
-                + " pluginInstalled: true, or use auto or fallback")
+@ValidationRule(
+        value = "!has(self.delayedExchange) || self.delayedExchange != 'plugin'"
+                + " || (has(self.pluginInstalled) && self.pluginInstalled)",
+        message =
+                "delayedExchange 'plugin' needs the broker's rabbitmq_delayed_message_exchange plugin: confirm it with"
+                        + " pluginInstalled: true, or use auto or fallback")
 public class RabbitMqSettings {
     /** The provider option the runtime reads this setting from. */
     public static final String DELAYED_EXCHANGE_OPTION = "delayedExchange";
+
     public static final String QUEUE_TYPE_OPTION = "queueType";
     public static final String DELIVERY_LIMIT_OPTION = "deliveryLimit";
     public static final String ADDRESSES_OPTION = "addresses";
@@ -23,7 +26,8 @@ public class RabbitMqSettings {
             + " by commas, without credentials (the connection Secret's are used), e.g. http://rabbitmq-0.rabbitmq:15672";
 
     @Default("auto")
-    @JsonPropertyDescription("auto (plugin if present, else fallback) | plugin | fallback | supplied (spec.capabilities.delays).")
+    @JsonPropertyDescription(
+            "auto (plugin if present, else fallback) | plugin | fallback | supplied (spec.capabilities.delays).")
     private DelayedExchangeMode delayedExchange = DelayedExchangeMode.AUTO;
 
     /*
@@ -31,8 +35,9 @@ public class RabbitMqSettings {
      * fragile as the broker. So 'plugin' (fail rather than fall back) is accepted only when the user states that the
      * plugin is installed; the topology reconciler then checks it for real (Ready=False when it is absent).
      */
-    @JsonPropertyDescription("With delayedExchange plugin: set true to confirm the broker has the rabbitmq_delayed_message_exchange"
-            + " plugin (admission cannot see the broker; the operator checks it when it declares the topology).")
+    @JsonPropertyDescription(
+            "With delayedExchange plugin: set true to confirm the broker has the rabbitmq_delayed_message_exchange"
+                    + " plugin (admission cannot see the broker; the operator checks it when it declares the topology).")
     private Boolean pluginInstalled;
 
     /*
@@ -50,8 +55,9 @@ public class RabbitMqSettings {
             + " pool's maxDeliveries instead.")
     private Integer deliveryLimit;
 
-    @JsonPropertyDescription("A cluster's nodes as host:port,host:port: workers and the operator connect to any of them"
-            + " and reconnect to another when one fails (the connection Secret's URL still gives credentials and vhost).")
+    @JsonPropertyDescription(
+            "A cluster's nodes as host:port,host:port: workers and the operator connect to any of them"
+                    + " and reconnect to another when one fails (the connection Secret's URL still gives credentials and vhost).")
     private String addresses;
 
     /*
@@ -59,7 +65,8 @@ public class RabbitMqSettings {
      * URL's host or of every host in addresses; a cluster whose API is elsewhere (another port, a Service, https)
      * names it here. Credentials stay in the connection Secret: a URL with user-info would put them in the spec.
      */
-    @ValidationRule(value = "self.matches('^https?://[^,@/\\\\s]+[^,@\\\\s]*(,\\\\s*https?://[^,@/\\\\s]+[^,@\\\\s]*)*$')",
+    @ValidationRule(
+            value = "self.matches('^https?://[^,@/\\\\s]+[^,@\\\\s]*(,\\\\s*https?://[^,@/\\\\s]+[^,@\\\\s]*)*$')",
             message = MANAGEMENT_URL_FORM)
     @JsonPropertyDescription("The management API the operator reads the backlog from, one root per node separated by"
             + " commas (asked in turn when one does not answer), without credentials; default port 15672 of the URL's"

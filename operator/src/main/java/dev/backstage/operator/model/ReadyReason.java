@@ -24,7 +24,8 @@ public final class ReadyReason {
     /** The broker's certificate (or one of its chain) has expired or is not valid yet. */
     public static final String TLS_CERTIFICATE_EXPIRED = ConnectionFailure.TLS_CERTIFICATE_EXPIRED.reason();
     /** The broker refused the client certificate (spec.tls.clientCertificateSecret), or wanted one and got none. */
-    public static final String TLS_CLIENT_CERTIFICATE_REJECTED = ConnectionFailure.TLS_CLIENT_CERTIFICATE_REJECTED.reason();
+    public static final String TLS_CLIENT_CERTIFICATE_REJECTED =
+            ConnectionFailure.TLS_CLIENT_CERTIFICATE_REJECTED.reason();
     /** An object exists on the broker with another type or other settings than the topology declares. */
     public static final String CONFLICT = "Conflict";
     /** The broker refused to create an object for another reason (its message is in the condition). */

@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * them as provider options; a URL that contradicts the mode is refused by the runtime with a one-line error.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "!has(self.waitTimeoutMs) || (has(self.waitReplicas) && self.waitReplicas > 0)",
+@ValidationRule(
+        value = "!has(self.waitTimeoutMs) || (has(self.waitReplicas) && self.waitReplicas > 0)",
         message = RedisTopologySettings.NOTHING_WAITS)
 public class RedisTopologySettings {
     public static final String NOTHING_WAITS = "waitTimeoutMs is set but waitReplicas is 0, so nothing waits: set"

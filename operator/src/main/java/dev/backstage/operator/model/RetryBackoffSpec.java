@@ -25,7 +25,9 @@ public class RetryBackoffSpec {
 
     @Pattern(Durations.PATTERN)
     @Size(max = Durations.MAX_LENGTH)
-    @ValidationRule(value = Durations.POSITIVE_RULE, message = "retryBackoff.maxDelay must be greater than zero, e.g. 5m")
+    @ValidationRule(
+            value = Durations.POSITIVE_RULE,
+            message = "retryBackoff.maxDelay must be greater than zero, e.g. 5m")
     @JsonPropertyDescription("Cap for exponential back-off, e.g. 5m (default 1h).")
     private String maxDelay;
 

@@ -25,7 +25,8 @@ public class ScheduleStatus {
     @JsonPropertyDescription("The latest tick not fired because it was past startingDeadlineSeconds, RFC 3339.")
     private String lastSkippedTick;
 
-    @JsonPropertyDescription("The next tick, RFC 3339; absent while suspended or when the expression never fires again.")
+    @JsonPropertyDescription(
+            "The next tick, RFC 3339; absent while suspended or when the expression never fires again.")
     private String nextTick;
 
     @JsonPropertyDescription("Ticks that never got a job (operator down, suspended, past the deadline), counted"
@@ -81,7 +82,9 @@ public class ScheduleStatus {
         List<FiredTick> ticks = new ArrayList<>(RECENT_TICKS);
         ticks.add(fired);
         if (recentTicks != null) {
-            recentTicks.stream().filter(t -> !Objects.equals(t.getTick(), fired.getTick())).limit(RECENT_TICKS - 1)
+            recentTicks.stream()
+                    .filter(t -> !Objects.equals(t.getTick(), fired.getTick()))
+                    .limit(RECENT_TICKS - 1)
                     .forEach(ticks::add);
         }
         recentTicks = ticks;
@@ -121,10 +124,14 @@ public class ScheduleStatus {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ScheduleStatus that && Objects.equals(name, that.name)
-                && Objects.equals(lastFiredTick, that.lastFiredTick) && Objects.equals(recentTicks, that.recentTicks)
-                && Objects.equals(lastSkippedTick, that.lastSkippedTick) && Objects.equals(nextTick, that.nextTick)
-                && Objects.equals(missedTicks, that.missedTicks) && Objects.equals(lastError, that.lastError);
+        return o instanceof ScheduleStatus that
+                && Objects.equals(name, that.name)
+                && Objects.equals(lastFiredTick, that.lastFiredTick)
+                && Objects.equals(recentTicks, that.recentTicks)
+                && Objects.equals(lastSkippedTick, that.lastSkippedTick)
+                && Objects.equals(nextTick, that.nextTick)
+                && Objects.equals(missedTicks, that.missedTicks)
+                && Objects.equals(lastError, that.lastError);
     }
 
     @Override

@@ -23,7 +23,8 @@ public class SecretKeyReference {
     @Default("url")
     @Size(min = 1, max = 253)
     @Pattern("^[-._a-zA-Z0-9]+$")
-    @JsonPropertyDescription("Key in that Secret whose value is the connection URL (redis://…, amqp://…, or a Kafka bootstrap list).")
+    @JsonPropertyDescription(
+            "Key in that Secret whose value is the connection URL (redis://…, amqp://…, or a Kafka bootstrap list).")
     private String key = "url";
 
     public SecretKeyReference() {}

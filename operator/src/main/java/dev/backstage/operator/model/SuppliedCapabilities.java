@@ -6,9 +6,11 @@ import io.fabric8.generator.annotation.ValidationRule;
 
 /** Capabilities supplied separately from the provider. Absent means "the provider's own, or none". */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "!has(self.delays) || self.delays.backend == 'redis'",
+@ValidationRule(
+        value = "!has(self.delays) || self.delays.backend == 'redis'",
         message = "only redis can supply delays separately: set capabilities.delays.backend to redis")
-@ValidationRule(value = "!has(self.dedupe) || self.dedupe.backend == 'redis'",
+@ValidationRule(
+        value = "!has(self.dedupe) || self.dedupe.backend == 'redis'",
         message = "only redis can supply dedupe separately: set capabilities.dedupe.backend to redis")
 public class SuppliedCapabilities {
     @JsonPropertyDescription("Backend for delayed jobs and retry back-off (required with Kafka jobs).")

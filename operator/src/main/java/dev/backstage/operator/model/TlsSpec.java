@@ -13,7 +13,8 @@ import java.util.Objects;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TlsSpec {
-    @JsonPropertyDescription("The PEM CA bundle to trust for the broker's certificate; omit to trust the JVM's default roots.")
+    @JsonPropertyDescription(
+            "The PEM CA bundle to trust for the broker's certificate; omit to trust the JVM's default roots.")
     private CaBundleReference caBundle;
 
     @Size(min = 1, max = 253)
@@ -47,7 +48,8 @@ public class TlsSpec {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TlsSpec other && Objects.equals(caBundle, other.caBundle)
+        return o instanceof TlsSpec other
+                && Objects.equals(caBundle, other.caBundle)
                 && Objects.equals(clientCertificateSecret, other.clientCertificateSecret);
     }
 

@@ -15,6 +15,7 @@ import java.util.List;
 final class Conflicts {
     private static final String CONFLICT = "Conflict";
     private static final String MODIFIED = "the object has been modified";
+
     private Conflicts() {}
 
     /** True when every failure in {@code e} is a 409 conflict. */
@@ -42,7 +43,11 @@ final class Conflicts {
     }
 
     static String describe(Exception e) {
-        return failures(e).stream().map(t -> t.getClass().getSimpleName()).distinct().toList().toString();
+        return failures(e).stream()
+                .map(t -> t.getClass().getSimpleName())
+                .distinct()
+                .toList()
+                .toString();
     }
 
     private static List<Throwable> failures(Exception e) {
@@ -53,8 +58,10 @@ final class Conflicts {
         for (Throwable cause = t; cause != null; cause = cause.getCause()) {
             if (cause instanceof KubernetesClientException k && k.getCode() == HttpURLConnection.HTTP_CONFLICT) {
                 var status = k.getStatus();
-                return status != null && (CONFLICT.equals(status.getReason())
-                        || (status.getMessage() != null && status.getMessage().contains(MODIFIED)));
+                return status != null
+                        && (CONFLICT.equals(status.getReason())
+                                || (status.getMessage() != null
+                                        && status.getMessage().contains(MODIFIED)));
             }
             if (cause.getCause() == cause) {
                 break;

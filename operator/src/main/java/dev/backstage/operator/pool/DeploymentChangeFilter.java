@@ -29,12 +29,18 @@ public class DeploymentChangeFilter implements OnUpdateFilter<Deployment> {
     }
 
     /** The status fields the pool's readiness and status read. */
-    private record Counts(Long observedGeneration, Integer replicas, Integer updated, Integer ready, Integer available) {}
+    private record Counts(
+            Long observedGeneration, Integer replicas, Integer updated, Integer ready, Integer available) {}
 
     private static Counts counts(Deployment deployment) {
         DeploymentStatus s = deployment.getStatus();
-        return s == null ? new Counts(null, null, null, null, null)
-                : new Counts(s.getObservedGeneration(), s.getReplicas(), s.getUpdatedReplicas(), s.getReadyReplicas(),
+        return s == null
+                ? new Counts(null, null, null, null, null)
+                : new Counts(
+                        s.getObservedGeneration(),
+                        s.getReplicas(),
+                        s.getUpdatedReplicas(),
+                        s.getReadyReplicas(),
                         s.getAvailableReplicas());
     }
 }

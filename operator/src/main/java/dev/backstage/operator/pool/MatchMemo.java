@@ -43,7 +43,8 @@ final class MatchMemo<R extends HasMetadata> {
         synchronized (matched) {
             before = matched.get(actual.getMetadata().getUid());
         }
-        return before != null && Objects.equals(before.resourceVersion(), actual.getMetadata().getResourceVersion())
+        return before != null
+                && Objects.equals(before.resourceVersion(), actual.getMetadata().getResourceVersion())
                 && before.desired().equals(desired);
     }
 

@@ -12,7 +12,8 @@ import java.util.Objects;
 public class PoolChangeFilter implements OnUpdateFilter<BackstageWorkerPool> {
     @Override
     public boolean accept(BackstageWorkerPool updated, BackstageWorkerPool previous) {
-        if (!Objects.equals(updated.getMetadata().getGeneration(), previous.getMetadata().getGeneration())) {
+        if (!Objects.equals(
+                updated.getMetadata().getGeneration(), previous.getMetadata().getGeneration())) {
             return true;
         }
         if (updated.isMarkedForDeletion() != previous.isMarkedForDeletion()) {

@@ -32,19 +32,30 @@ final class PoolConditions {
     List<Condition> owned(BackstageWorkerPool pool, PoolReadiness readiness, Optional<PoolScaling> scaling) {
         List<Condition> conditions = new ArrayList<>(current(pool).stream()
                 .filter(c -> OWNED.contains(c.getType()))
-                .map(c -> new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(),
-                        c.getLastTransitionTime(), c.getObservedGeneration()))
+                .map(c -> new Condition(
+                        c.getType(),
+                        c.getStatus(),
+                        c.getReason(),
+                        c.getMessage(),
+                        c.getLastTransitionTime(),
+                        c.getObservedGeneration()))
                 .toList());
         setReady(pool, conditions, readiness);
-        scaling.ifPresent(s -> Conditions.set(conditions, PoolScaling.TYPE, s.status(), s.reason(), s.message(),
-                pool.getMetadata().getGeneration(), clock.instant()));
+        scaling.ifPresent(s -> Conditions.set(
+                conditions,
+                PoolScaling.TYPE,
+                s.status(),
+                s.reason(),
+                s.message(),
+                pool.getMetadata().getGeneration(),
+                clock.instant()));
         return conditions;
     }
 
     /** True when an owned condition in {@code owned} differs from the pool's. */
     static boolean changed(BackstageWorkerPool pool, List<Condition> owned) {
-        return OWNED.stream().anyMatch(type -> !Conditions.find(current(pool), type)
-                .equals(Conditions.find(owned, type)));
+        return OWNED.stream()
+                .anyMatch(type -> !Conditions.find(current(pool), type).equals(Conditions.find(owned, type)));
     }
 
     private static List<Condition> current(BackstageWorkerPool pool) {
@@ -54,9 +65,16 @@ final class PoolConditions {
 
     /** Sets Ready and tells the user, through an Event, when it changes to a new reason. */
     private void setReady(BackstageWorkerPool pool, List<Condition> conditions, PoolReadiness readiness) {
-        Optional<String> previousReason = Conditions.find(conditions, Conditions.READY).map(Condition::getReason);
-        Conditions.set(conditions, Conditions.READY, readiness.status(), readiness.reason(), readiness.message(),
-                pool.getMetadata().getGeneration(), clock.instant());
+        Optional<String> previousReason =
+                Conditions.find(conditions, Conditions.READY).map(Condition::getReason);
+        Conditions.set(
+                conditions,
+                Conditions.READY,
+                readiness.status(),
+                readiness.reason(),
+                readiness.message(),
+                pool.getMetadata().getGeneration(),
+                clock.instant());
         boolean newReason = !previousReason.equals(Optional.of(readiness.reason()));
         if (newReason && !PoolReadiness.RECONCILE_FAILED.equals(readiness.reason())) {
             if (readiness.ready()) {

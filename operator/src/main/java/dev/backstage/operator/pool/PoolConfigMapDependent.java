@@ -1,8 +1,8 @@
 package dev.backstage.operator.pool;
 
+import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.workload.PoolResources;
 import dev.backstage.operator.workload.WorkerContainer;
-import dev.backstage.operator.model.BackstageWorkerPool;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
@@ -36,20 +36,23 @@ public class PoolConfigMapDependent extends CRUDKubernetesDependentResource<Conf
 
     /** Skips the server-side-apply matcher when neither the ConfigMap nor its desired state changed ({@link MatchMemo}). */
     @Override
-    public Matcher.Result<ConfigMap> match(ConfigMap actual, ConfigMap desired, BackstageWorkerPool pool,
-            Context<BackstageWorkerPool> context) {
+    public Matcher.Result<ConfigMap> match(
+            ConfigMap actual, ConfigMap desired, BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
         return matched.match(actual, desired, () -> super.match(actual, desired, pool, context));
     }
 
     // No Event of its own on create: the ConfigMap is created with the Deployment, whose DeploymentCreated names it.
 
     @Override
-    public ConfigMap update(ConfigMap actual, ConfigMap desired, BackstageWorkerPool pool,
-            Context<BackstageWorkerPool> context) {
+    public ConfigMap update(
+            ConfigMap actual, ConfigMap desired, BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
         ConfigMap updated = super.update(actual, desired, pool, context);
         PoolPlan plan = PoolPlan.from(context);
-        plan.events().normal(pool, "ConfigUpdated",
-                "Updated ConfigMap " + desired.getMetadata().getName() + " (config " + plan.configHash() + ")");
+        plan.events()
+                .normal(
+                        pool,
+                        "ConfigUpdated",
+                        "Updated ConfigMap " + desired.getMetadata().getName() + " (config " + plan.configHash() + ")");
         return updated;
     }
 }

@@ -20,8 +20,11 @@ import java.util.Map;
  * nothing the pool reads start no reconcile ({@link DeploymentChangeFilter}); those it makes are told as Events
  * ({@link DeploymentUpdates}).
  */
-@KubernetesDependent(informer = @Informer(labelSelector = PoolResources.MANAGED_SELECTOR,
-        onUpdateFilter = DeploymentChangeFilter.class))
+@KubernetesDependent(
+        informer =
+                @Informer(
+                        labelSelector = PoolResources.MANAGED_SELECTOR,
+                        onUpdateFilter = DeploymentChangeFilter.class))
 public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Deployment, BackstageWorkerPool> {
     private final MatchMemo<Deployment> matched = new MatchMemo<>(d -> new DeploymentBuilder(d).build());
 
@@ -32,7 +35,9 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
     @Override
     protected Deployment desired(BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
         PoolPlan plan = PoolPlan.from(context);
-        PodOverrides overrides = pool.getSpec().getPod() == null ? new PodOverrides() : pool.getSpec().getPod();
+        PodOverrides overrides = pool.getSpec().getPod() == null
+                ? new PodOverrides()
+                : pool.getSpec().getPod();
 
         Map<String, String> podLabels = new LinkedHashMap<>();
         if (overrides.getLabels() != null) {
@@ -55,9 +60,14 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
                 .withNewSpec()
                 .withReplicas(plan.replicas())
                 .withStrategy(RolloutStrategy.rollingUpdate())
-                .withNewSelector().withMatchLabels(PoolResources.selector(pool)).endSelector()
+                .withNewSelector()
+                .withMatchLabels(PoolResources.selector(pool))
+                .endSelector()
                 .withNewTemplate()
-                .withNewMetadata().withLabels(podLabels).withAnnotations(podAnnotations).endMetadata()
+                .withNewMetadata()
+                .withLabels(podLabels)
+                .withAnnotations(podAnnotations)
+                .endMetadata()
                 .withSpec(WorkerPodSpec.of(pool, plan, overrides))
                 .endTemplate()
                 .endSpec()
@@ -66,8 +76,8 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
 
     /** Skips the server-side-apply matcher when neither the Deployment nor its desired state changed ({@link MatchMemo}). */
     @Override
-    public Matcher.Result<Deployment> match(Deployment actual, Deployment desired, BackstageWorkerPool pool,
-            Context<BackstageWorkerPool> context) {
+    public Matcher.Result<Deployment> match(
+            Deployment actual, Deployment desired, BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
         return matched.match(actual, desired, () -> super.match(actual, desired, pool, context));
     }
 
@@ -75,18 +85,24 @@ public class PoolDeploymentDependent extends CRUDKubernetesDependentResource<Dep
     public Deployment create(Deployment desired, BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
         Deployment created = super.create(desired, pool, context);
         PoolPlan plan = PoolPlan.from(context);
-        plan.events().normal(pool, "DeploymentCreated", "Created Deployment " + desired.getMetadata().getName()
-                + " with " + plan.replicas() + " replica(s), config " + plan.configHash() + " in ConfigMap "
-                + PoolResources.configMapName(pool));
+        plan.events()
+                .normal(
+                        pool,
+                        "DeploymentCreated",
+                        "Created Deployment " + desired.getMetadata().getName()
+                                + " with " + plan.replicas() + " replica(s), config " + plan.configHash()
+                                + " in ConfigMap "
+                                + PoolResources.configMapName(pool));
         return created;
     }
 
     @Override
-    public Deployment update(Deployment actual, Deployment desired, BackstageWorkerPool pool,
-            Context<BackstageWorkerPool> context) {
+    public Deployment update(
+            Deployment actual, Deployment desired, BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
         Deployment updated = super.update(actual, desired, pool, context);
-        PoolPlan.from(context).events().normal(pool, DeploymentUpdates.reason(actual, desired),
-                DeploymentUpdates.message(actual, desired));
+        PoolPlan.from(context)
+                .events()
+                .normal(pool, DeploymentUpdates.reason(actual, desired), DeploymentUpdates.message(actual, desired));
         return updated;
     }
 }

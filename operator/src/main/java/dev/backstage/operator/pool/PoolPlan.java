@@ -1,9 +1,9 @@
 package dev.backstage.operator.pool;
 
-import dev.backstage.operator.workload.DeploymentReplicas;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.workload.DeploymentReplicas;
 import dev.backstage.runtime.config.RuntimeConfigFiles;
 import dev.backstage.runtime.logging.LogSettings;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -22,11 +22,16 @@ import java.util.HexFormat;
  * @param events      where dependents report what they created or changed
  * @param workerLogging the operator's log level and format for workers ({@code BACKSTAGE_LOG_*} in the container)
  */
-public record PoolPlan(BackstageTopology topology, String runtimeYaml, String configHash, int replicas,
-        EventRecorder events, LogSettings workerLogging) {
+public record PoolPlan(
+        BackstageTopology topology,
+        String runtimeYaml,
+        String configHash,
+        int replicas,
+        EventRecorder events,
+        LogSettings workerLogging) {
 
-    public static PoolPlan of(BackstageWorkerPool pool, BackstageTopology topology, EventRecorder events,
-            LogSettings workerLogging) {
+    public static PoolPlan of(
+            BackstageWorkerPool pool, BackstageTopology topology, EventRecorder events, LogSettings workerLogging) {
         String yaml = RuntimeConfigFiles.render(RuntimeConfigRenderer.render(pool, topology));
         return new PoolPlan(topology, yaml, hash(yaml), DeploymentReplicas.of(pool), events, workerLogging);
     }

@@ -36,14 +36,18 @@ public record PoolReadiness(String status, String reason, String message) {
     }
 
     public static PoolReadiness topologyNotFound(String namespace, String topology) {
-        return new PoolReadiness(Conditions.FALSE, TOPOLOGY_NOT_FOUND, "BackstageTopology '" + topology
-                + "' not found in namespace '" + namespace + "'; create it or fix spec.topologyRef.name");
+        return new PoolReadiness(
+                Conditions.FALSE,
+                TOPOLOGY_NOT_FOUND,
+                "BackstageTopology '" + topology + "' not found in namespace '" + namespace
+                        + "'; create it or fix spec.topologyRef.name");
     }
 
     /** The failure in a line or two: JOSDK's aggregated workflow error carries stack traces in its message. */
     public static PoolReadiness failed(Exception e) {
         var failures = WorkflowFailures.of(e);
-        String message = failures.size() == 1 && failures.containsKey("reconcile") ? describe(e)
+        String message = failures.size() == 1 && failures.containsKey("reconcile")
+                ? describe(e)
                 : failures.entrySet().stream()
                         .map(entry -> entry.getKey() + ": " + describe(entry.getValue()))
                         .collect(Collectors.joining("; "));
@@ -56,7 +60,8 @@ public record PoolReadiness(String status, String reason, String message) {
     private static final int MAX_MESSAGE = 512;
 
     private static String describe(Throwable t) {
-        String text = t.getMessage() == null ? "" : t.getMessage().lines().findFirst().orElse("");
+        String text =
+                t.getMessage() == null ? "" : t.getMessage().lines().findFirst().orElse("");
         return t.getClass().getSimpleName() + (text.isEmpty() ? "" : ": " + text);
     }
 
@@ -71,11 +76,14 @@ public record PoolReadiness(String status, String reason, String message) {
             String detail = Conditions.find(conditions, Conditions.READY)
                     .map(PoolReadiness::describe)
                     .orElse("it has no Ready condition yet");
-            return new PoolReadiness(Conditions.FALSE, TOPOLOGY_NOT_READY,
+            return new PoolReadiness(
+                    Conditions.FALSE,
+                    TOPOLOGY_NOT_READY,
                     "BackstageTopology '" + topology.getMetadata().getName() + "' is not Ready: " + detail);
         }
         if (deployment.isEmpty()) {
-            return new PoolReadiness(Conditions.FALSE, DEPLOYMENT_NOT_FOUND, "the worker Deployment does not exist yet");
+            return new PoolReadiness(
+                    Conditions.FALSE, DEPLOYMENT_NOT_FOUND, "the worker Deployment does not exist yet");
         }
         Deployment d = deployment.get();
         DeploymentStatus status = d.getStatus();
@@ -90,12 +98,16 @@ public record PoolReadiness(String status, String reason, String message) {
         Long generation = d.getMetadata().getGeneration();
         Long observed = status == null ? null : status.getObservedGeneration();
         if (generation != null && (observed == null || observed < generation)) {
-            return new PoolReadiness(Conditions.FALSE, ROLLOUT_IN_PROGRESS,
+            return new PoolReadiness(
+                    Conditions.FALSE,
+                    ROLLOUT_IN_PROGRESS,
                     "the Deployment's controller has not yet observed generation " + generation);
         }
         int updated = status == null || status.getUpdatedReplicas() == null ? 0 : status.getUpdatedReplicas();
         if (updated < desired) {
-            return new PoolReadiness(Conditions.FALSE, ROLLOUT_IN_PROGRESS,
+            return new PoolReadiness(
+                    Conditions.FALSE,
+                    ROLLOUT_IN_PROGRESS,
                     updated + "/" + desired + " replicas updated to the current spec, none ready");
         }
         return new PoolReadiness(Conditions.FALSE, REPLICAS_NOT_READY, "0/" + desired + " replicas ready");

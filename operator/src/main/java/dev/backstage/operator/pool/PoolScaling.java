@@ -36,7 +36,8 @@ public record PoolScaling(String status, String reason, String message) {
     /** The condition for the pool's Deployment when {@code desired} replicas are wanted. */
     public static PoolScaling of(Optional<Deployment> deployment, int desired) {
         if (deployment.isEmpty()) {
-            return new PoolScaling(Conditions.UNKNOWN, DEPLOYMENT_NOT_FOUND, "the worker Deployment does not exist yet");
+            return new PoolScaling(
+                    Conditions.UNKNOWN, DEPLOYMENT_NOT_FOUND, "the worker Deployment does not exist yet");
         }
         Deployment d = deployment.get();
         DeploymentStatus status = d.getStatus();
@@ -47,15 +48,19 @@ public record PoolScaling(String status, String reason, String message) {
         Long observed = status == null ? null : status.getObservedGeneration();
         String counts = ready + "/" + desired + " replicas ready";
         if (generation != null && (observed == null || observed < generation)) {
-            return new PoolScaling(Conditions.TRUE, ready < desired ? SCALING_UP : ROLLING_OUT,
+            return new PoolScaling(
+                    Conditions.TRUE,
+                    ready < desired ? SCALING_UP : ROLLING_OUT,
                     counts + "; the Deployment's controller has not yet observed generation " + generation);
         }
         if (ready < desired) {
             return new PoolScaling(Conditions.TRUE, SCALING_UP, counts);
         }
         if (updated < desired) {
-            return new PoolScaling(Conditions.TRUE, ROLLING_OUT, updated + "/" + desired + " replicas updated to the"
-                    + " current spec");
+            return new PoolScaling(
+                    Conditions.TRUE,
+                    ROLLING_OUT,
+                    updated + "/" + desired + " replicas updated to the" + " current spec");
         }
         if (pods > desired) {
             return new PoolScaling(Conditions.TRUE, SCALING_DOWN, pods + " pods running, " + desired + " desired");

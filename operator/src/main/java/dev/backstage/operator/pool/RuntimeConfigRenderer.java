@@ -1,6 +1,5 @@
 package dev.backstage.operator.pool;
 
-import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologySpec;
 import dev.backstage.operator.model.BackstageWorkerPool;
@@ -12,6 +11,7 @@ import dev.backstage.operator.model.RabbitMqSettings;
 import dev.backstage.operator.model.RetryBackoffSpec;
 import dev.backstage.operator.model.SuppliedCapabilities;
 import dev.backstage.operator.model.TopicSubscriptionSpec;
+import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.runtime.config.Durations;
 import dev.backstage.runtime.config.RuntimeConfig;
 import java.time.Duration;
@@ -30,12 +30,18 @@ public final class RuntimeConfigRenderer {
         BackstageTopologySpec broker = topology.getSpec();
         BackstageWorkerPoolSpec spec = pool.getSpec();
         RuntimeConfig.Connection provider = new RuntimeConfig.Connection(
-                broker.getProvider().wire(), WorkerContainer.PROVIDER_URL_ENV, null, broker.getKeyPrefix(),
-                broker.getConsumerGroup(), providerOptions(broker));
+                broker.getProvider().wire(),
+                WorkerContainer.PROVIDER_URL_ENV,
+                null,
+                broker.getKeyPrefix(),
+                broker.getConsumerGroup(),
+                providerOptions(broker));
         SuppliedCapabilities supplied = broker.getCapabilities();
-        RuntimeConfig.Connection delays = supplied == null ? null
+        RuntimeConfig.Connection delays = supplied == null
+                ? null
                 : capability(supplied.getDelays(), WorkerContainer.DELAYS_URL_ENV, DELAYS_ROLE, broker);
-        RuntimeConfig.Connection dedupe = supplied == null ? null
+        RuntimeConfig.Connection dedupe = supplied == null
+                ? null
                 : capability(supplied.getDedupe(), WorkerContainer.DEDUPE_URL_ENV, DEDUPE_ROLE, broker);
         RuntimeConfig.WorkerSection worker = new RuntimeConfig.WorkerSection(
                 spec.getQueues() == null ? null : List.copyOf(spec.getQueues()),
@@ -53,8 +59,8 @@ public final class RuntimeConfigRenderer {
 
     /** The pool's shutdown grace (default 30 s, the schema default). */
     public static Duration shutdownGrace(BackstageWorkerPool pool) {
-        return Durations.parseOr("spec.shutdownGracePeriod", pool.getSpec().getShutdownGracePeriod(),
-                Duration.ofSeconds(30));
+        return Durations.parseOr(
+                "spec.shutdownGracePeriod", pool.getSpec().getShutdownGracePeriod(), Duration.ofSeconds(30));
     }
 
     private static Map<String, String> providerOptions(BackstageTopologySpec broker) {
@@ -70,7 +76,8 @@ public final class RuntimeConfigRenderer {
             options.put(KAFKA_CREATE_TOPICS_OPTION, "false");
         }
         options.putAll(dev.backstage.operator.model.RedisTopologySettings.options(broker));
-        options.putAll(KafkaTopologySettings.providerOptions(broker)); // workers create retry and dead-letter topics too
+        options.putAll(
+                KafkaTopologySettings.providerOptions(broker)); // workers create retry and dead-letter topics too
         return options.isEmpty() ? null : options;
     }
 
@@ -79,19 +86,20 @@ public final class RuntimeConfigRenderer {
 
     /** The roles whose TLS files are mounted in {@link WorkerContainer#tlsDir}. */
     public static final String PROVIDER_ROLE = "provider";
+
     public static final String DELAYS_ROLE = "delays";
     public static final String DEDUPE_ROLE = "dedupe";
 
-    private static RuntimeConfig.Connection capability(CapabilityBackend backend, String urlEnv, String role,
-            BackstageTopologySpec broker) {
+    private static RuntimeConfig.Connection capability(
+            CapabilityBackend backend, String urlEnv, String role, BackstageTopologySpec broker) {
         if (backend == null) {
             return null;
         }
         String prefix = backend.getKeyPrefix() != null ? backend.getKeyPrefix() : broker.getKeyPrefix();
-        Map<String, String> tls = WorkerContainer.tlsOptions(WorkerContainer.tlsDir(role), backend.getTls(),
-                backend.getBackend());
-        return new RuntimeConfig.Connection(backend.getBackend().wire(), urlEnv, null, prefix, null,
-                tls.isEmpty() ? null : tls);
+        Map<String, String> tls =
+                WorkerContainer.tlsOptions(WorkerContainer.tlsDir(role), backend.getTls(), backend.getBackend());
+        return new RuntimeConfig.Connection(
+                backend.getBackend().wire(), urlEnv, null, prefix, null, tls.isEmpty() ? null : tls);
     }
 
     private static List<RuntimeConfig.TopicSubscription> topics(List<TopicSubscriptionSpec> topics) {
@@ -99,7 +107,9 @@ public final class RuntimeConfigRenderer {
             return null;
         }
         return topics.stream()
-                .map(t -> new RuntimeConfig.TopicSubscription(t.getTopic(), t.getGroup(),
+                .map(t -> new RuntimeConfig.TopicSubscription(
+                        t.getTopic(),
+                        t.getGroup(),
                         t.getStart() == null ? null : t.getStart().wire()))
                 .toList();
     }

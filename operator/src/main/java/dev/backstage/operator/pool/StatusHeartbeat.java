@@ -39,8 +39,8 @@ public final class StatusHeartbeat {
     /** From {@code BACKSTAGE_STATUS_HEARTBEAT} (a duration such as {@code 2m}); {@link #DEFAULT_INTERVAL} when unset. */
     public static StatusHeartbeat fromEnv(Map<String, String> env, Clock clock) {
         String text = env.get(ENV);
-        return new StatusHeartbeat(Durations.parseOr(ENV, text == null || text.isBlank() ? null : text.trim(),
-                DEFAULT_INTERVAL), clock);
+        return new StatusHeartbeat(
+                Durations.parseOr(ENV, text == null || text.isBlank() ? null : text.trim(), DEFAULT_INTERVAL), clock);
     }
 
     public Duration interval() {
@@ -63,7 +63,8 @@ public final class StatusHeartbeat {
             return Duration.ZERO;
         }
         try {
-            Duration left = Duration.between(clock.instant(), Instant.parse(status.getHeartbeatTime()).plus(interval));
+            Duration left = Duration.between(
+                    clock.instant(), Instant.parse(status.getHeartbeatTime()).plus(interval));
             return left.isNegative() ? Duration.ZERO : left;
         } catch (DateTimeParseException e) {
             return Duration.ZERO;

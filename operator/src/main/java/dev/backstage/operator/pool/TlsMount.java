@@ -48,25 +48,51 @@ record TlsMount(String role, TlsSpec tls) {
     Volume volume() {
         List<VolumeProjection> sources = new ArrayList<>();
         if (tls.getCaBundle() != null) {
-            String key = tls.getCaBundle().getKey() == null ? WorkerContainer.CA_FILE : tls.getCaBundle().getKey();
-            sources.add(new VolumeProjectionBuilder().withNewSecret().withName(tls.getCaBundle().getSecretName())
-                    .addNewItem().withKey(key).withPath(WorkerContainer.CA_FILE).withMode(WorkerContainer.TLS_FILE_MODE)
-                    .endItem().endSecret().build());
+            String key = tls.getCaBundle().getKey() == null
+                    ? WorkerContainer.CA_FILE
+                    : tls.getCaBundle().getKey();
+            sources.add(new VolumeProjectionBuilder()
+                    .withNewSecret()
+                    .withName(tls.getCaBundle().getSecretName())
+                    .addNewItem()
+                    .withKey(key)
+                    .withPath(WorkerContainer.CA_FILE)
+                    .withMode(WorkerContainer.TLS_FILE_MODE)
+                    .endItem()
+                    .endSecret()
+                    .build());
         }
         if (tls.getClientCertificateSecret() != null) {
-            sources.add(new VolumeProjectionBuilder().withNewSecret().withName(tls.getClientCertificateSecret())
-                    .addNewItem().withKey(WorkerContainer.CERT_FILE).withPath(WorkerContainer.CERT_FILE)
-                    .withMode(WorkerContainer.TLS_FILE_MODE).endItem()
-                    .addNewItem().withKey(WorkerContainer.KEY_FILE).withPath(WorkerContainer.KEY_FILE)
-                    .withMode(WorkerContainer.TLS_FILE_MODE).endItem()
-                    .endSecret().build());
+            sources.add(new VolumeProjectionBuilder()
+                    .withNewSecret()
+                    .withName(tls.getClientCertificateSecret())
+                    .addNewItem()
+                    .withKey(WorkerContainer.CERT_FILE)
+                    .withPath(WorkerContainer.CERT_FILE)
+                    .withMode(WorkerContainer.TLS_FILE_MODE)
+                    .endItem()
+                    .addNewItem()
+                    .withKey(WorkerContainer.KEY_FILE)
+                    .withPath(WorkerContainer.KEY_FILE)
+                    .withMode(WorkerContainer.TLS_FILE_MODE)
+                    .endItem()
+                    .endSecret()
+                    .build());
         }
-        return new VolumeBuilder().withName(volumeName()).withNewProjected()
-                .withDefaultMode(WorkerContainer.TLS_FILE_MODE).withSources(sources).endProjected().build();
+        return new VolumeBuilder()
+                .withName(volumeName())
+                .withNewProjected()
+                .withDefaultMode(WorkerContainer.TLS_FILE_MODE)
+                .withSources(sources)
+                .endProjected()
+                .build();
     }
 
     VolumeMount volumeMount() {
-        return new VolumeMountBuilder().withName(volumeName()).withMountPath(WorkerContainer.tlsDir(role))
-                .withReadOnly(true).build();
+        return new VolumeMountBuilder()
+                .withName(volumeName())
+                .withMountPath(WorkerContainer.tlsDir(role))
+                .withReadOnly(true)
+                .build();
     }
 }

@@ -17,7 +17,9 @@ import java.util.Optional;
 public class TopologyChangeFilter implements OnUpdateFilter<BackstageTopology> {
     @Override
     public boolean accept(BackstageTopology updated, BackstageTopology previous) {
-        return !Objects.equals(updated.getMetadata().getGeneration(), previous.getMetadata().getGeneration())
+        return !Objects.equals(
+                        updated.getMetadata().getGeneration(),
+                        previous.getMetadata().getGeneration())
                 || updated.isMarkedForDeletion() != previous.isMarkedForDeletion()
                 || !Objects.equals(ready(updated), ready(previous));
     }

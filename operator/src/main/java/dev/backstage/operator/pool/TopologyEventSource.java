@@ -32,15 +32,20 @@ public final class TopologyEventSource {
                 .withName(NAME)
                 .withNamespacesInheritedFromController()
                 .withOnUpdateFilter(new TopologyChangeFilter())
-                .withSecondaryToPrimaryMapper((BackstageTopology topology) -> context.getPrimaryCache()
-                        .byIndex(POOLS_BY_TOPOLOGY,
-                                key(topology.getMetadata().getNamespace(), topology.getMetadata().getName()))
+                .withSecondaryToPrimaryMapper((BackstageTopology topology) -> context
+                        .getPrimaryCache()
+                        .byIndex(
+                                POOLS_BY_TOPOLOGY,
+                                key(
+                                        topology.getMetadata().getNamespace(),
+                                        topology.getMetadata().getName()))
                         .stream()
                         .map(ResourceID::fromResource)
                         .collect(Collectors.toSet()))
                 .withPrimaryToSecondaryMapper((BackstageWorkerPool pool) -> {
                     String topology = topologyName(pool);
-                    return topology == null ? Set.of()
+                    return topology == null
+                            ? Set.of()
                             : Set.of(new ResourceID(topology, pool.getMetadata().getNamespace()));
                 })
                 .build();

@@ -44,15 +44,20 @@ final class WorkerPodSpec {
                 .withTerminationGracePeriodSeconds(grace)
                 .withNewSecurityContext()
                 .withRunAsNonRoot(true)
-                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                .withNewSeccompProfile()
+                .withType("RuntimeDefault")
+                .endSeccompProfile()
                 .endSecurityContext()
                 .addNewVolume()
                 .withName(CONFIG_VOLUME)
-                .withNewConfigMap().withName(PoolResources.configMapName(pool)).endConfigMap()
+                .withNewConfigMap()
+                .withName(PoolResources.configMapName(pool))
+                .endConfigMap()
                 .endVolume()
                 .addNewVolume()
                 .withName(TMP_VOLUME)
-                .withNewEmptyDir().endEmptyDir()
+                .withNewEmptyDir()
+                .endEmptyDir()
                 .endVolume()
                 .withNodeSelector(overrides.getNodeSelector())
                 .withServiceAccountName(overrides.getServiceAccountName())
@@ -64,7 +69,9 @@ final class WorkerPodSpec {
         if (!tls.isEmpty()) {
             // Secret files are root's; with an fsGroup the kubelet makes them readable by that group, i.e. the
             // runtime image's non-root user (the files keep no other permission).
-            builder.editSecurityContext().withFsGroup(WorkerContainer.RUNTIME_GID).endSecurityContext();
+            builder.editSecurityContext()
+                    .withFsGroup(WorkerContainer.RUNTIME_GID)
+                    .endSecurityContext();
         }
         // Workers talk to brokers, not to the API server: no token unless the user picked an account on purpose.
         if (overrides.getServiceAccountName() == null) {
@@ -77,7 +84,8 @@ final class WorkerPodSpec {
             builder.withAffinity(new AffinityBuilder(overrides.getAffinity()).build());
         }
         if (overrides.getImagePullSecrets() != null) {
-            overrides.getImagePullSecrets()
+            overrides
+                    .getImagePullSecrets()
                     .forEach(s -> builder.addToImagePullSecrets(new LocalObjectReferenceBuilder(s).build()));
         }
         return builder.build();
@@ -104,7 +112,9 @@ final class WorkerPodSpec {
                 .withName(TMP_VOLUME)
                 .withMountPath("/tmp")
                 .endVolumeMount()
-                .addAllToVolumeMounts(TlsMount.of(plan.topology().getSpec()).stream().map(TlsMount::volumeMount).toList())
+                .addAllToVolumeMounts(TlsMount.of(plan.topology().getSpec()).stream()
+                        .map(TlsMount::volumeMount)
+                        .toList())
                 // A slow start (JVM, broker connections) gets up to a minute before liveness may restart it.
                 .withStartupProbe(probe(WorkerContainer.LIVENESS_PATH, 2, 30))
                 .withLivenessProbe(probe(WorkerContainer.LIVENESS_PATH, 10, 3))
@@ -113,8 +123,12 @@ final class WorkerPodSpec {
                 .withRunAsNonRoot(true)
                 .withReadOnlyRootFilesystem(true)
                 .withAllowPrivilegeEscalation(false)
-                .withNewCapabilities().withDrop("ALL").endCapabilities()
-                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                .withNewCapabilities()
+                .withDrop("ALL")
+                .endCapabilities()
+                .withNewSeccompProfile()
+                .withType("RuntimeDefault")
+                .endSeccompProfile()
                 .endSecurityContext();
         if (spec.getEnvFrom() != null) {
             spec.getEnvFrom().forEach(e -> builder.addToEnvFrom(new EnvFromSourceBuilder(e).build()));
@@ -132,12 +146,20 @@ final class WorkerPodSpec {
     private static List<EnvVar> env(BackstageWorkerPool pool, PoolPlan plan) {
         BackstageTopologySpec broker = plan.topology().getSpec();
         List<EnvVar> env = new ArrayList<>();
-        env.add(new EnvVarBuilder().withName(WorkerContainer.CONFIG_ENV).withValue(WorkerContainer.CONFIG_PATH).build());
+        env.add(new EnvVarBuilder()
+                .withName(WorkerContainer.CONFIG_ENV)
+                .withValue(WorkerContainer.CONFIG_PATH)
+                .build());
         // apiVersion spelled out: fieldRef is an atomic struct for server-side apply, so the API server's default
         // (v1) is recorded as ours, and without it here every reconcile saw a difference, applied the Deployment
         // again and told the user "DeploymentUpdated" (3-4 times per pool in bin/bench operator-scale).
-        env.add(new EnvVarBuilder().withName(WorkerContainer.POD_NAME_ENV)
-                .withNewValueFrom().withNewFieldRef().withApiVersion("v1").withFieldPath("metadata.name").endFieldRef()
+        env.add(new EnvVarBuilder()
+                .withName(WorkerContainer.POD_NAME_ENV)
+                .withNewValueFrom()
+                .withNewFieldRef()
+                .withApiVersion("v1")
+                .withFieldPath("metadata.name")
+                .endFieldRef()
                 .endValueFrom()
                 .build());
         env.add(secretEnv(WorkerContainer.PROVIDER_URL_ENV, broker.getConnection()));
@@ -151,7 +173,8 @@ final class WorkerPodSpec {
                 env.add(secretEnv(WorkerContainer.DEDUPE_URL_ENV, dedupe.getConnection()));
             }
         }
-        List<EnvVar> own = pool.getSpec().getEnv() == null ? List.of() : pool.getSpec().getEnv();
+        List<EnvVar> own =
+                pool.getSpec().getEnv() == null ? List.of() : pool.getSpec().getEnv();
         // The operator's log level and format for workers, unless the pool sets them itself (one entry per name:
         // server-side apply refuses an env list with a name twice).
         plan.workerLogging().toEnv().forEach((name, value) -> {
@@ -167,7 +190,9 @@ final class WorkerPodSpec {
         return new EnvVarBuilder()
                 .withName(name)
                 .withNewValueFrom()
-                .withNewSecretKeyRef().withName(ref.getSecretName()).withKey(ref.getKey() == null ? "url" : ref.getKey())
+                .withNewSecretKeyRef()
+                .withName(ref.getSecretName())
+                .withKey(ref.getKey() == null ? "url" : ref.getKey())
                 .endSecretKeyRef()
                 .endValueFrom()
                 .build();
@@ -175,7 +200,10 @@ final class WorkerPodSpec {
 
     private static Probe probe(String path, int periodSeconds, int failureThreshold) {
         return new ProbeBuilder()
-                .withNewHttpGet().withPath(path).withPort(new IntOrString(WorkerContainer.HTTP_PORT_NAME)).endHttpGet()
+                .withNewHttpGet()
+                .withPath(path)
+                .withPort(new IntOrString(WorkerContainer.HTTP_PORT_NAME))
+                .endHttpGet()
                 .withPeriodSeconds(periodSeconds)
                 .withTimeoutSeconds(2)
                 .withFailureThreshold(failureThreshold)

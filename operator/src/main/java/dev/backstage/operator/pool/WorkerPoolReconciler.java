@@ -1,7 +1,5 @@
 package dev.backstage.operator.pool;
 
-import dev.backstage.operator.workload.DeploymentReplicas;
-import dev.backstage.operator.workload.PoolResources;
 import dev.backstage.operator.autoscaler.BacklogMonitors;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
@@ -9,6 +7,8 @@ import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolStatus;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
+import dev.backstage.operator.workload.DeploymentReplicas;
+import dev.backstage.operator.workload.PoolResources;
 import dev.backstage.runtime.logging.LogSettings;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
@@ -51,12 +51,18 @@ import org.slf4j.LoggerFactory;
  * {@link BacklogMonitors}, which poll the broker on their own threads and write their status fields; a new
  * {@code status.desiredReplicas} comes back here as a reconcile that scales the Deployment.
  */
-@Workflow(explicitInvocation = true, dependents = {
-    @Dependent(name = WorkerPoolReconciler.CONFIG_DEPENDENT, type = PoolConfigMapDependent.class),
-    @Dependent(name = WorkerPoolReconciler.DEPLOYMENT_DEPENDENT, type = PoolDeploymentDependent.class,
-            dependsOn = WorkerPoolReconciler.CONFIG_DEPENDENT)
-})
-@ControllerConfiguration(name = WorkerPoolReconciler.NAME, generationAwareEventProcessing = false,
+@Workflow(
+        explicitInvocation = true,
+        dependents = {
+            @Dependent(name = WorkerPoolReconciler.CONFIG_DEPENDENT, type = PoolConfigMapDependent.class),
+            @Dependent(
+                    name = WorkerPoolReconciler.DEPLOYMENT_DEPENDENT,
+                    type = PoolDeploymentDependent.class,
+                    dependsOn = WorkerPoolReconciler.CONFIG_DEPENDENT)
+        })
+@ControllerConfiguration(
+        name = WorkerPoolReconciler.NAME,
+        generationAwareEventProcessing = false,
         informer = @Informer(onUpdateFilter = PoolChangeFilter.class))
 public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     public static final String NAME = "backstageworkerpool";
@@ -80,7 +86,11 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     }
 
     /** @param heartbeat how often an unchanged status is written again, so a stale one shows (status.heartbeatTime) */
-    public WorkerPoolReconciler(EventRecorder events, Clock clock, BacklogMonitors backlog, LogSettings workerLogging,
+    public WorkerPoolReconciler(
+            EventRecorder events,
+            Clock clock,
+            BacklogMonitors backlog,
+            LogSettings workerLogging,
             StatusHeartbeat heartbeat) {
         this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
         this.events = Objects.requireNonNull(events, "events");
@@ -91,7 +101,8 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     }
 
     @Override
-    public List<EventSource<?, BackstageWorkerPool>> prepareEventSources(EventSourceContext<BackstageWorkerPool> context) {
+    public List<EventSource<?, BackstageWorkerPool>> prepareEventSources(
+            EventSourceContext<BackstageWorkerPool> context) {
         topologies = TopologyEventSource.create(context);
         return List.of(topologies, backlog);
     }
@@ -107,15 +118,16 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     }
 
     @Override
-    public UpdateControl<BackstageWorkerPool> reconcile(BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
+    public UpdateControl<BackstageWorkerPool> reconcile(
+            BackstageWorkerPool pool, Context<BackstageWorkerPool> context) {
         Optional<BackstageTopology> topology = context.getSecondaryResource(BackstageTopology.class);
         backlog.track(pool, topology);
         PoolReadiness readiness;
         int desired = DeploymentReplicas.of(pool);
         int wanted = desired;
         if (topology.isEmpty()) {
-            readiness = PoolReadiness.topologyNotFound(pool.getMetadata().getNamespace(),
-                    TopologyEventSource.topologyName(pool));
+            readiness = PoolReadiness.topologyNotFound(
+                    pool.getMetadata().getNamespace(), TopologyEventSource.topologyName(pool));
         } else {
             PoolPlan plan = PoolPlan.of(pool, topology.get(), events, workerLogging);
             plan.attachTo(context);
@@ -136,7 +148,8 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         BackstageWorkerPoolStatus owned = new BackstageWorkerPoolStatus();
         owned.setReplicas(deployment.map(WorkerPoolReconciler::podCount).orElse(0));
         owned.setReadyReplicas(deployment.map(WorkerPoolReconciler::readyCount).orElse(0));
-        owned.setUpdatedReplicas(deployment.map(WorkerPoolReconciler::updatedCount).orElse(0));
+        owned.setUpdatedReplicas(
+                deployment.map(WorkerPoolReconciler::updatedCount).orElse(0));
         owned.setSelector(selector(pool));
         if (!autoscaled(pool)) {
             owned.setDesiredReplicas(desired); // with autoscaling on, the autoscaler owns it
@@ -146,8 +159,8 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         owned.setConditions(conditions.owned(pool, readiness, Optional.of(scaling)));
         boolean write = changed(pool, owned) || heartbeat.due(pool.getStatus());
         owned.setHeartbeatTime(write ? heartbeat.now() : null);
-        UpdateControl<BackstageWorkerPool> control = write
-                ? UpdateControl.patchStatus(withOwnedStatus(pool, owned, context)) : UpdateControl.noUpdate();
+        UpdateControl<BackstageWorkerPool> control =
+                write ? UpdateControl.patchStatus(withOwnedStatus(pool, owned, context)) : UpdateControl.noUpdate();
         Duration next = write ? heartbeat.interval() : heartbeat.untilDue(pool.getStatus());
         boolean moving = readiness.awaitsRollout() || scaling.inProgress();
         return control.rescheduleAfter(moving && ROLLOUT_RECHECK.compareTo(next) < 0 ? ROLLOUT_RECHECK : next);
@@ -169,13 +182,14 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
      * yet (nobody has reconciled it) or whose Deployment the Deployment controller has not rolled out yet: its first
      * status would only say "wait". It is written when the pool is Ready, has another reason, or is 30 s old.
      */
-    static boolean firstStatusWaits(BackstageWorkerPool pool, BackstageTopology topology, PoolReadiness readiness,
-            Instant now) {
+    static boolean firstStatusWaits(
+            BackstageWorkerPool pool, BackstageTopology topology, PoolReadiness readiness, Instant now) {
         if (pool.getStatus() != null) {
             return false;
         }
         boolean noVerdict = topology.getStatus() == null
-                || Conditions.find(topology.getStatus().getConditions(), Conditions.READY).isEmpty();
+                || Conditions.find(topology.getStatus().getConditions(), Conditions.READY)
+                        .isEmpty();
         if (!noVerdict && !PoolReadiness.ROLLOUT_IN_PROGRESS.equals(readiness.reason())) {
             return false;
         }
@@ -191,26 +205,40 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     }
 
     @Override
-    public ErrorStatusUpdateControl<BackstageWorkerPool> updateErrorStatus(BackstageWorkerPool pool,
-            Context<BackstageWorkerPool> context, Exception e) {
+    public ErrorStatusUpdateControl<BackstageWorkerPool> updateErrorStatus(
+            BackstageWorkerPool pool, Context<BackstageWorkerPool> context, Exception e) {
         if (Conflicts.isConflict(e)) {
             // Someone (the deployment controller, a user) wrote the object between our read and our write. That is
             // routine under optimistic locking, not a failure to report: the retry reads the new version.
-            LOG.info("pool {}/{}: write conflict ({}); retrying", pool.getMetadata().getNamespace(),
-                    pool.getMetadata().getName(), Conflicts.describe(e));
+            LOG.info(
+                    "pool {}/{}: write conflict ({}); retrying",
+                    pool.getMetadata().getNamespace(),
+                    pool.getMetadata().getName(),
+                    Conflicts.describe(e));
             return ErrorStatusUpdateControl.noStatusUpdate();
         }
         if (Conflicts.isNamespaceTerminating(e)) {
-            LOG.info("pool {}/{}: its namespace is being deleted; nothing to reconcile", pool.getMetadata().getNamespace(),
+            LOG.info(
+                    "pool {}/{}: its namespace is being deleted; nothing to reconcile",
+                    pool.getMetadata().getNamespace(),
                     pool.getMetadata().getName());
-            return ErrorStatusUpdateControl.<BackstageWorkerPool>noStatusUpdate().withNoRetry();
+            return ErrorStatusUpdateControl.<BackstageWorkerPool>noStatusUpdate()
+                    .withNoRetry();
         }
         PoolReadiness failed = PoolReadiness.failed(e);
-        LOG.warn("reconcile of pool {}/{} failed: {}", pool.getMetadata().getNamespace(), pool.getMetadata().getName(),
+        LOG.warn(
+                "reconcile of pool {}/{} failed: {}",
+                pool.getMetadata().getNamespace(),
+                pool.getMetadata().getName(),
                 failed.message());
-        LOG.debug("reconcile failure of pool {}/{}", pool.getMetadata().getNamespace(), pool.getMetadata().getName(), e);
+        LOG.debug(
+                "reconcile failure of pool {}/{}",
+                pool.getMetadata().getNamespace(),
+                pool.getMetadata().getName(),
+                e);
         events.warning(pool, failed.reason(), failed.message());
-        BackstageWorkerPoolStatus current = pool.getStatus() == null ? new BackstageWorkerPoolStatus() : pool.getStatus();
+        BackstageWorkerPoolStatus current =
+                pool.getStatus() == null ? new BackstageWorkerPoolStatus() : pool.getStatus();
         BackstageWorkerPoolStatus owned = new BackstageWorkerPoolStatus();
         owned.setReplicas(current.getReplicas());
         owned.setReadyReplicas(current.getReadyReplicas());
@@ -224,7 +252,8 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     }
 
     private static boolean autoscaled(BackstageWorkerPool pool) {
-        return pool.getSpec().getAutoscaling() != null && pool.getSpec().getAutoscaling().isOn();
+        return pool.getSpec().getAutoscaling() != null
+                && pool.getSpec().getAutoscaling().isOn();
     }
 
     /** True when a field this reconciler owns differs from what the pool's status says. */
@@ -237,7 +266,8 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
                 || !Objects.equals(current.getReadyReplicas(), owned.getReadyReplicas())
                 || !Objects.equals(current.getUpdatedReplicas(), owned.getUpdatedReplicas())
                 || !Objects.equals(current.getSelector(), owned.getSelector())
-                || (owned.getDesiredReplicas() != null && !Objects.equals(current.getDesiredReplicas(), owned.getDesiredReplicas()))
+                || (owned.getDesiredReplicas() != null
+                        && !Objects.equals(current.getDesiredReplicas(), owned.getDesiredReplicas()))
                 || !Objects.equals(current.getObservedGeneration(), owned.getObservedGeneration())
                 || PoolConditions.changed(pool, owned.getConditions());
     }
@@ -247,12 +277,14 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
      * this controller's field manager. Without it (the mock API's tests): the whole pool with the owned fields set,
      * since JOSDK then sends the difference from the cached pool and an absent field would be a removal.
      */
-    private static BackstageWorkerPool withOwnedStatus(BackstageWorkerPool pool, BackstageWorkerPoolStatus owned,
-            Context<BackstageWorkerPool> context) {
+    private static BackstageWorkerPool withOwnedStatus(
+            BackstageWorkerPool pool, BackstageWorkerPoolStatus owned, Context<BackstageWorkerPool> context) {
         if (context.getControllerConfiguration().getConfigurationService().useSSAToPatchPrimaryResource()) {
             BackstageWorkerPool apply = new BackstageWorkerPool();
             apply.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
-                    .withName(pool.getMetadata().getName()).withNamespace(pool.getMetadata().getNamespace()).build());
+                    .withName(pool.getMetadata().getName())
+                    .withNamespace(pool.getMetadata().getNamespace())
+                    .build());
             apply.setStatus(owned);
             return apply;
         }
@@ -270,30 +302,41 @@ public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
         status.setObservedGeneration(owned.getObservedGeneration());
         status.setHeartbeatTime(owned.getHeartbeatTime());
         for (Condition c : owned.getConditions()) {
-            Conditions.set(status.getConditions(), c.getType(), c.getStatus(), c.getReason(), c.getMessage(),
-                    c.getObservedGeneration(), Instant.parse(c.getLastTransitionTime()));
+            Conditions.set(
+                    status.getConditions(),
+                    c.getType(),
+                    c.getStatus(),
+                    c.getReason(),
+                    c.getMessage(),
+                    c.getObservedGeneration(),
+                    Instant.parse(c.getLastTransitionTime()));
         }
         return pool;
     }
 
     /** The worker pods' selector as the /scale subresource gives it (k=v,k=v). */
     private static String selector(BackstageWorkerPool pool) {
-        return new java.util.TreeMap<>(PoolResources.selector(pool)).entrySet().stream()
-                .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(","));
+        return new java.util.TreeMap<>(PoolResources.selector(pool))
+                .entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(java.util.stream.Collectors.joining(","));
     }
 
     private static int podCount(Deployment deployment) {
-        return deployment.getStatus() == null || deployment.getStatus().getReplicas() == null ? 0
+        return deployment.getStatus() == null || deployment.getStatus().getReplicas() == null
+                ? 0
                 : deployment.getStatus().getReplicas();
     }
 
     private static int updatedCount(Deployment deployment) {
-        return deployment.getStatus() == null || deployment.getStatus().getUpdatedReplicas() == null ? 0
+        return deployment.getStatus() == null || deployment.getStatus().getUpdatedReplicas() == null
+                ? 0
                 : deployment.getStatus().getUpdatedReplicas();
     }
 
     private static int readyCount(Deployment deployment) {
-        return deployment.getStatus() == null || deployment.getStatus().getReadyReplicas() == null ? 0
+        return deployment.getStatus() == null || deployment.getStatus().getReadyReplicas() == null
+                ? 0
                 : deployment.getStatus().getReadyReplicas();
     }
 }

@@ -79,9 +79,17 @@ public record BacklogSample(
                 .map(q -> q.queue() + ": " + q.note())
                 .distinct()
                 .collect(Collectors.joining("; "));
-        return new BacklogSample(report.measuredAt(), true, report.undelivered(),
-                inFlightKnown ? report.inFlight() : UNKNOWN, arrivedTotal, completedTotal, readyReplicas, null,
-                notes.isEmpty() ? null : notes, null);
+        return new BacklogSample(
+                report.measuredAt(),
+                true,
+                report.undelivered(),
+                inFlightKnown ? report.inFlight() : UNKNOWN,
+                arrivedTotal,
+                completedTotal,
+                readyReplicas,
+                null,
+                notes.isEmpty() ? null : notes,
+                null);
     }
 
     /**
@@ -102,7 +110,9 @@ public record BacklogSample(
             if (queue.enqueuedTotal() != null) {
                 sum += queue.enqueuedTotal();
             } else if (!queue.partitions().isEmpty()) {
-                sum += queue.partitions().stream().mapToLong(QueueBacklog.PartitionBacklog::endOffset).sum();
+                sum += queue.partitions().stream()
+                        .mapToLong(QueueBacklog.PartitionBacklog::endOffset)
+                        .sum();
             } else {
                 return null;
             }
@@ -116,7 +126,9 @@ public record BacklogSample(
             if (queue.completedTotal() != null) {
                 sum += queue.completedTotal();
             } else if (!queue.partitions().isEmpty()) {
-                sum += queue.partitions().stream().mapToLong(p -> p.endOffset() - p.lag()).sum();
+                sum += queue.partitions().stream()
+                        .mapToLong(p -> p.endOffset() - p.lag())
+                        .sum();
             } else {
                 return null;
             }
@@ -133,16 +145,25 @@ public record BacklogSample(
     }
 
     /** A plain measurement, mostly for tests and the simulator. */
-    public static BacklogSample measured(Instant at, long undelivered, long inFlight, int readyReplicas,
-                                         Long arrivedTotal, Long completedTotal) {
-        return new BacklogSample(at, true, undelivered, inFlight, arrivedTotal, completedTotal, readyReplicas,
-                null, null, null);
+    public static BacklogSample measured(
+            Instant at, long undelivered, long inFlight, int readyReplicas, Long arrivedTotal, Long completedTotal) {
+        return new BacklogSample(
+                at, true, undelivered, inFlight, arrivedTotal, completedTotal, readyReplicas, null, null, null);
     }
 
     /** This sample, noting that the pool was asked to run {@code replicas} when it was measured. */
     public BacklogSample withAskedReplicas(Integer replicas) {
-        return new BacklogSample(at, available, undelivered, inFlight, arrivedTotal, completedTotal, readyReplicas,
-                unavailableReason, note, replicas);
+        return new BacklogSample(
+                at,
+                available,
+                undelivered,
+                inFlight,
+                arrivedTotal,
+                completedTotal,
+                readyReplicas,
+                unavailableReason,
+                note,
+                replicas);
     }
 
     public boolean inFlightKnown() {

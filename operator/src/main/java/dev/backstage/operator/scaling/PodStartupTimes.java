@@ -61,7 +61,9 @@ public final class PodStartupTimes {
         }
         times.sort(Comparator.naturalOrder());
         int n = times.size();
-        Duration median = n % 2 == 1 ? times.get(n / 2) : times.get(n / 2 - 1).plus(times.get(n / 2)).dividedBy(2);
+        Duration median = n % 2 == 1
+                ? times.get(n / 2)
+                : times.get(n / 2 - 1).plus(times.get(n / 2)).dividedBy(2);
         return Optional.of(new Measured(median, n));
     }
 }

@@ -26,10 +26,18 @@ package dev.backstage.operator.scaling;
  *                                    {@code null} when no such interval was seen
  * @param jobTimePerReplicaSecond     concurrency / job time (Little's law), {@code null} when not measurable
  */
-public record RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSecond,
-                           Double completionsPerReplicaSecond, String capacitySource, String missing,
-                           Double trendArrivalsPerSecond, double trendPerSecondSquared, boolean trendIsStep,
-                           Double levelArrivalsPerSecond, Double busyPerReplicaSecond, Double jobTimePerReplicaSecond) {
+public record RateEstimate(
+        Double arrivalsPerSecond,
+        Double latestArrivalsPerSecond,
+        Double completionsPerReplicaSecond,
+        String capacitySource,
+        String missing,
+        Double trendArrivalsPerSecond,
+        double trendPerSecondSquared,
+        boolean trendIsStep,
+        Double levelArrivalsPerSecond,
+        Double busyPerReplicaSecond,
+        Double jobTimePerReplicaSecond) {
 
     public static final String MEASURED_WHILE_BUSY = "measured while busy";
     public static final String FROM_JOB_TIME = "from job time x concurrency";
@@ -74,7 +82,8 @@ public record RateEstimate(Double arrivalsPerSecond, Double latestArrivalsPerSec
         if (arrivalsPerSecond == null) {
             return null;
         }
-        double base = trendIsStep && trendArrivalsPerSecond != null ? trendArrivalsPerSecond
+        double base = trendIsStep && trendArrivalsPerSecond != null
+                ? trendArrivalsPerSecond
                 : levelArrivalsPerSecond != null ? levelArrivalsPerSecond : arrivalsPerSecond;
         return latestArrivalsPerSecond == null ? base : Math.max(base, latestArrivalsPerSecond);
     }

@@ -78,8 +78,12 @@ public final class RateEstimator {
      *                         waited only where it exceeded what the ready replicas run at once ({@code ready x
      *                         concurrency}); without the concurrency no interval counts as busy
      */
-    public RateEstimate estimate(SampleHistory history, int endIndex, Duration window, Integer concurrencyPerReplica,
-                                 boolean lagHoldsInFlight) {
+    public RateEstimate estimate(
+            SampleHistory history,
+            int endIndex,
+            Duration window,
+            Integer concurrencyPerReplica,
+            boolean lagHoldsInFlight) {
         if (endIndex < 1) {
             return RateEstimate.unknown("one sample only, no rate yet");
         }
@@ -127,13 +131,14 @@ public final class RateEstimator {
             anyCounter = true;
             if (!from.at().isBefore(trendCutoff)) {
                 intervalRates.add(new double[] {
-                        -Duration.between(from.at(), now).toNanos() / 1e9 + seconds / 2, arrivedDelta / seconds,
-                        seconds});
+                    -Duration.between(from.at(), now).toNanos() / 1e9 + seconds / 2, arrivedDelta / seconds, seconds
+                });
             }
             windowCounts.add(new double[] {arrivedDelta, seconds});
             arrived += arrivedDelta;
             arrivalSeconds += seconds;
-            if (busyThroughout(from, to) && (!lagHoldsInFlight || waitingBeyondSlots(from, to, concurrencyPerReplica))) {
+            if (busyThroughout(from, to)
+                    && (!lagHoldsInFlight || waitingBeyondSlots(from, to, concurrencyPerReplica))) {
                 if (from.readyReplicas() == to.readyReplicas()) {
                     completedWhileBusy += completedDelta;
                     busyReplicaSeconds += to.readyReplicas() * seconds;
@@ -163,7 +168,9 @@ public final class RateEstimator {
         // is ramping up (many started, few finished yet) does not read as slow jobs.
         double jobsThrough = (completedWithInFlight + startedWithInFlight) / 2;
         Double jobTimeRate = null;
-        if (concurrencyPerReplica != null && completedWithInFlight > 0 && inFlightSeconds > 0
+        if (concurrencyPerReplica != null
+                && completedWithInFlight > 0
+                && inFlightSeconds > 0
                 && inFlightSeconds / jobsThrough <= inFlightSpan) {
             jobTimeRate = concurrencyPerReplica / (inFlightSeconds / jobsThrough);
         }
@@ -177,8 +184,8 @@ public final class RateEstimator {
             if (older != null) {
                 completedWhileBusy = older[0];
                 busyRate = older[0] / older[1];
-                remembered = ", " + Math.round(now.getEpochSecond() - older[2])
-                        + " s ago (none in the last " + window.toSeconds() + " s)";
+                remembered = ", " + Math.round(now.getEpochSecond() - older[2]) + " s ago (none in the last "
+                        + window.toSeconds() + " s)";
             }
         }
         Capacity capacity = reconcile(busyRate, completedWhileBusy, jobTimeRate, completedWithInFlight);
@@ -186,36 +193,67 @@ public final class RateEstimator {
             capacity = new Capacity(capacity.perReplica(), capacity.source() + remembered);
         }
         if (capacity != null) {
-            return new RateEstimate(arrivalRate, latestArrivals, capacity.perReplica(), capacity.source(), null,
-                    trend.now(), trend.slope(), trend.step(), level, busyRate, jobTimeRate);
+            return new RateEstimate(
+                    arrivalRate,
+                    latestArrivals,
+                    capacity.perReplica(),
+                    capacity.source(),
+                    null,
+                    trend.now(),
+                    trend.slope(),
+                    trend.step(),
+                    level,
+                    busyRate,
+                    jobTimeRate);
         }
         if (busyRate != null) {
-            return new RateEstimate(arrivalRate, latestArrivals, 0.0, null,
-                    "busy replicas completed nothing in the last " + window.toSeconds() + " s", trend.now(),
-                    trend.slope(), trend.step(), level, busyRate, jobTimeRate);
+            return new RateEstimate(
+                    arrivalRate,
+                    latestArrivals,
+                    0.0,
+                    null,
+                    "busy replicas completed nothing in the last " + window.toSeconds() + " s",
+                    trend.now(),
+                    trend.slope(),
+                    trend.step(),
+                    level,
+                    busyRate,
+                    jobTimeRate);
         }
-        return new RateEstimate(arrivalRate, latestArrivals, null, null,
+        return new RateEstimate(
+                arrivalRate,
+                latestArrivals,
+                null,
+                null,
                 "replicas were not seen busy with jobs waiting"
                         + (busyWhileReadyChanged ? " at a steady ready count" : "") + " in the last "
                         + window.toSeconds() + " s"
                         + (concurrencyPerReplica == null ? " and the concurrency is unknown" : ""),
-                trend.now(), trend.slope(), trend.step(), level, busyRate, jobTimeRate);
+                trend.now(),
+                trend.slope(),
+                trend.step(),
+                level,
+                busyRate,
+                jobTimeRate);
     }
 
     /**
      * The busy measurement over the retained intervals that end before {@code cutoff}: {completed, replica-seconds,
      * end of the newest such interval in epoch seconds}, or {@code null} when none was busy at a steady ready count.
      */
-    private static double[] olderBusyMeasurement(SampleHistory history, Instant cutoff, Integer concurrencyPerReplica,
-                                                 boolean lagHoldsInFlight) {
+    private static double[] olderBusyMeasurement(
+            SampleHistory history, Instant cutoff, Integer concurrencyPerReplica, boolean lagHoldsInFlight) {
         double completed = 0;
         double replicaSeconds = 0;
         double newestEnd = Double.NaN;
         for (int i = history.size() - 1; i >= 1; i--) {
             BacklogSample from = history.get(i - 1);
             BacklogSample to = history.get(i);
-            if (!from.at().isBefore(cutoff) || !from.available() || !to.available()
-                    || from.readyReplicas() != to.readyReplicas() || !busyThroughout(from, to)
+            if (!from.at().isBefore(cutoff)
+                    || !from.available()
+                    || !to.available()
+                    || from.readyReplicas() != to.readyReplicas()
+                    || !busyThroughout(from, to)
                     || (lagHoldsInFlight && !waitingBeyondSlots(from, to, concurrencyPerReplica))) {
                 continue;
             }
@@ -250,9 +288,11 @@ public final class RateEstimator {
                 double mean = (busyRate * busyJobs + jobTimeRate * jobTimeJobs) / (busyJobs + jobTimeJobs);
                 return new Capacity(mean, RateEstimate.RECONCILED);
             }
-            return new Capacity(busyRate, RateEstimate.MEASURED_WHILE_BUSY + "; job time x concurrency says "
-                    + String.format(java.util.Locale.ROOT, "%.1f", jobTimeRate)
-                    + ", so not every slot works (concurrency or prefetch?)");
+            return new Capacity(
+                    busyRate,
+                    RateEstimate.MEASURED_WHILE_BUSY + "; job time x concurrency says "
+                            + String.format(java.util.Locale.ROOT, "%.1f", jobTimeRate)
+                            + ", so not every slot works (concurrency or prefetch?)");
         }
         if (busy) {
             return new Capacity(busyRate, RateEstimate.MEASURED_WHILE_BUSY);

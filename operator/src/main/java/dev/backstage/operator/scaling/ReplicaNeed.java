@@ -16,8 +16,14 @@ package dev.backstage.operator.scaling;
  * @param expectedArrivals the arrival rate (jobs/s) that figure is for, {@code null} with it
  * @param arrivalBasis    how {@code arrivalReplicas} was obtained, {@code null} with it
  */
-public record ReplicaNeed(double backlogReplicas, Double drainReplicas, Double busyReplicas, RateEstimate rates,
-                          Double arrivalReplicas, Double expectedArrivals, ArrivalBasis arrivalBasis) {
+public record ReplicaNeed(
+        double backlogReplicas,
+        Double drainReplicas,
+        Double busyReplicas,
+        RateEstimate rates,
+        Double arrivalReplicas,
+        Double expectedArrivals,
+        ArrivalBasis arrivalBasis) {
 
     /** How the arrival need was computed. */
     public enum ArrivalBasis {
@@ -43,7 +49,8 @@ public record ReplicaNeed(double backlogReplicas, Double drainReplicas, Double b
 
     /** True when the arrival need asks for more than the backlog and drain needs. */
     public boolean arrivalsDominate() {
-        return arrivalReplicas != null && arrivalReplicas > backlogReplicas
+        return arrivalReplicas != null
+                && arrivalReplicas > backlogReplicas
                 && (drainReplicas == null || arrivalReplicas > drainReplicas);
     }
 
@@ -54,7 +61,8 @@ public record ReplicaNeed(double backlogReplicas, Double drainReplicas, Double b
 
     /** True when the drain target asks for more than the backlog target. */
     public boolean drainDominates() {
-        return drainReplicas != null && drainReplicas > backlogReplicas
+        return drainReplicas != null
+                && drainReplicas > backlogReplicas
                 && (arrivalReplicas == null || drainReplicas >= arrivalReplicas);
     }
 }

@@ -21,7 +21,8 @@ public record SampleHistory(List<BacklogSample> samples) {
         for (int i = 1; i < samples.size(); i++) {
             if (samples.get(i).at().isBefore(samples.get(i - 1).at())) {
                 throw new IllegalArgumentException("samples must be in time order; sample " + i + " at "
-                        + samples.get(i).at() + " is before " + samples.get(i - 1).at());
+                        + samples.get(i).at() + " is before "
+                        + samples.get(i - 1).at());
             }
         }
     }

@@ -112,7 +112,13 @@ public final class ScalingDecider {
         BacklogSample latest = history.latest();
         if (!latest.available()) {
             String why = latest.unavailableReason() + (latest.note() == null ? "" : ": " + latest.note());
-            return finish(policy, currentReplicas, currentReplicas, false, null, "backlog unavailable (" + why + ")",
+            return finish(
+                    policy,
+                    currentReplicas,
+                    currentReplicas,
+                    false,
+                    null,
+                    "backlog unavailable (" + why + ")",
                     "no backlog-driven change on a missing figure");
         }
 
@@ -123,17 +129,26 @@ public final class ScalingDecider {
         if (upCount > currentReplicas) {
             int batched = Math.max(upCount, roundUp(batchedNeed(policy, need)));
             String note = batched > upCount
-                    ? "arrivals rising, sized " + policy.scaleUpLookahead().toSeconds() + " s further ahead ("
-                            + batched + " instead of " + upCount + ") so the rise is met in batches"
+                    ? "arrivals rising, sized " + policy.scaleUpLookahead().toSeconds() + " s further ahead (" + batched
+                            + " instead of " + upCount + ") so the rise is met in batches"
                     : null;
             ScalingDecision up = finish(policy, currentReplicas, batched, true, need, measured, note);
-            return up.direction() == ScalingDirection.UP && regularPoll(history)
-                    && (currentReplicas == 0 || arrivalStep(need)) ? up.probingAgainIn(FOLLOW_UP) : up;
+            return up.direction() == ScalingDirection.UP
+                            && regularPoll(history)
+                            && (currentReplicas == 0 || arrivalStep(need))
+                    ? up.probingAgainIn(FOLLOW_UP)
+                    : up;
         }
         if (arrivalStep(need) && currentReplicas > 0) {
             // The newest interval saw arrivals jump (a burst after a quiet spell): whatever the window says, this is
             // no moment to scale down. Measure the new rate a second from now.
-            ScalingDecision hold = finish(policy, currentReplicas, currentReplicas, true, need, measured,
+            ScalingDecision hold = finish(
+                    policy,
+                    currentReplicas,
+                    currentReplicas,
+                    true,
+                    need,
+                    measured,
                     "arrivals stepped up to " + decimal(need.rates().latestArrivalsPerSecond())
                             + " jobs/s in the newest interval, no scale-down while they rise");
             return regularPoll(history) ? hold.probingAgainIn(FOLLOW_UP) : hold;
@@ -141,16 +156,31 @@ public final class ScalingDecider {
 
         if (currentReplicas > 0 && risingToward(policy, need, currentReplicas)) {
             // A down-move now would be undone as the line climbs: the calm way is to let the need catch up.
-            return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+            return finish(
+                    policy,
+                    currentReplicas,
+                    currentReplicas,
+                    true,
+                    need,
+                    measured,
                     "arrivals rising " + decimal2(need.rates().trendPerSecondSquared())
                             + " jobs/s per s toward the count, no scale-down while they rise");
         }
         Duration quiet = rates.quietBeforeResuming(history, last, RateEstimator.TREND_WINDOW);
-        if (currentReplicas > 0 && quiet != null && quiet.compareTo(policy.scaleDownWindow().dividedBy(2)) >= 0) {
+        if (currentReplicas > 0
+                && quiet != null
+                && quiet.compareTo(policy.scaleDownWindow().dividedBy(2)) >= 0) {
             // A burst after an idle gap may start gently (a ramp from zero): not a significant step yet, and no line
             // either. Whatever the window says, this is no moment to scale down; the trend decides once it shows.
-            return finish(policy, currentReplicas, currentReplicas, true, need, measured,
-                    "arrivals resumed after " + quiet.toSeconds() + " s of none, no scale-down until their trend shows ("
+            return finish(
+                    policy,
+                    currentReplicas,
+                    currentReplicas,
+                    true,
+                    need,
+                    measured,
+                    "arrivals resumed after " + quiet.toSeconds()
+                            + " s of none, no scale-down until their trend shows ("
                             + RateEstimator.TREND_WINDOW.toSeconds() + " s)");
         }
 
@@ -159,7 +189,13 @@ public final class ScalingDecider {
         Instant cutoff = latest.at().minus(window);
         if (history.get(0).at().isAfter(cutoff)) {
             long observed = Duration.between(history.get(0).at(), latest.at()).toSeconds();
-            return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+            return finish(
+                    policy,
+                    currentReplicas,
+                    currentReplicas,
+                    true,
+                    need,
+                    measured,
                     "only " + observed + " s of the " + windowText + " scale-down window observed so far");
         }
         double windowNeed = 0;
@@ -167,7 +203,13 @@ public final class ScalingDecider {
         for (int i = last; i >= 0 && !history.get(i).at().isBefore(cutoff); i--) {
             BacklogSample sample = history.get(i);
             if (!sample.available()) {
-                return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+                return finish(
+                        policy,
+                        currentReplicas,
+                        currentReplicas,
+                        true,
+                        need,
+                        measured,
                         "backlog was unavailable at " + sample.at() + " (" + sample.unavailableReason()
                                 + ") within the " + windowText + " scale-down window");
             }
@@ -181,8 +223,12 @@ public final class ScalingDecider {
         // work that has since finished, and no new work came. When all the window would keep for that finished
         // tail is a down step's worth of replicas or less, keeping them would only cost a second down-move 15-60 s
         // later: go to zero now. A larger count keeps the window's protection (a pause between bursts).
-        boolean drained = windowNeed > 0 && upCount == 0 && latest.outstanding() == 0 && latest.inFlightKnown()
-                && roundUp(windowNeed * (1 + policy.tolerance())) <= MIN_DOWN_STEP && noArrivalsSince(history, cutoff);
+        boolean drained = windowNeed > 0
+                && upCount == 0
+                && latest.outstanding() == 0
+                && latest.inFlightKnown()
+                && roundUp(windowNeed * (1 + policy.tolerance())) <= MIN_DOWN_STEP
+                && noArrivalsSince(history, cutoff);
         int downCount = windowNeed <= 0 || drained ? 0 : roundUp(windowNeed * (1 + policy.tolerance()));
         int candidate = Math.min(currentReplicas, Math.max(downCount, upCount));
         String note;
@@ -203,17 +249,32 @@ public final class ScalingDecider {
             boolean halving = Math.max(candidate, policy.minReplicas()) * 2 <= currentReplicas;
             Duration interval = halving ? policy.scaleDownInterval().dividedBy(4) : policy.scaleDownInterval();
             if (lastMove != null && Duration.between(lastMove, latest.at()).compareTo(interval) < 0) {
-                return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+                return finish(
+                        policy,
+                        currentReplicas,
+                        currentReplicas,
+                        true,
+                        need,
+                        measured,
                         "the window allows " + candidate + ", but the last scale-down was "
-                                + Duration.between(lastMove, latest.at()).toSeconds() + " s ago (down-moves at most every "
+                                + Duration.between(lastMove, latest.at()).toSeconds()
+                                + " s ago (down-moves at most every "
                                 + policy.scaleDownInterval().toSeconds() + " s, every "
-                                + policy.scaleDownInterval().dividedBy(4).toSeconds() + " s when they halve the count)");
+                                + policy.scaleDownInterval().dividedBy(4).toSeconds()
+                                + " s when they halve the count)");
             }
-            int band = settled(history, policy) ? minimumSettledStep(policy, currentReplicas)
+            int band = settled(history, policy)
+                    ? minimumSettledStep(policy, currentReplicas)
                     : minimumDownStep(currentReplicas);
             int target = Math.max(candidate, policy.minReplicas());
             if (target > 0 && target > policy.minReplicas() && currentReplicas - target < band) {
-                return finish(policy, currentReplicas, currentReplicas, true, need, measured,
+                return finish(
+                        policy,
+                        currentReplicas,
+                        currentReplicas,
+                        true,
+                        need,
+                        measured,
                         "the window allows " + candidate + ", within the band of " + band
                                 + " replicas below the count (a down-move takes at least "
                                 + percent(DOWN_BAND) + ", at least " + MIN_DOWN_STEP + " replicas; "
@@ -285,8 +346,10 @@ public final class ScalingDecider {
      */
     private static double batchedNeed(ScalingPolicy policy, ReplicaNeed need) {
         RateEstimate rates = need.rates();
-        if (need.arrivalBasis() != ReplicaNeed.ArrivalBasis.CAPACITY || rates == null
-                || rates.trendPerSecondSquared() <= 0 || !rates.capacityKnown()) {
+        if (need.arrivalBasis() != ReplicaNeed.ArrivalBasis.CAPACITY
+                || rates == null
+                || rates.trendPerSecondSquared() <= 0
+                || !rates.capacityKnown()) {
             return need.replicas();
         }
         double ahead = rates.arrivalsExpectedIn(seconds(policy.batchHorizon())) / rates.completionsPerReplicaSecond();
@@ -328,7 +391,8 @@ public final class ScalingDecider {
         if (history.size() < 2) {
             return true;
         }
-        Duration gap = Duration.between(history.get(history.size() - 2).at(), history.latest().at());
+        Duration gap = Duration.between(
+                history.get(history.size() - 2).at(), history.latest().at());
         return gap.compareTo(FOLLOW_UP.multipliedBy(2)) >= 0;
     }
 
@@ -346,8 +410,8 @@ public final class ScalingDecider {
                 ? sample.inFlight() / (double) policy.concurrencyPerReplica()
                 : null;
         boolean kafka = policy.partitionCap() != null;
-        RateEstimate estimate = rates.estimate(history, index, policy.rateWindow(), policy.concurrencyPerReplica(),
-                kafka);
+        RateEstimate estimate =
+                rates.estimate(history, index, policy.rateWindow(), policy.concurrencyPerReplica(), kafka);
         Double arrivalReplicas = null;
         Double expected = null;
         ReplicaNeed.ArrivalBasis basis = null;
@@ -361,22 +425,24 @@ public final class ScalingDecider {
                 // find, so a step is answered in one move instead of one per poll while the queue climbs.
                 double shortfall = expected - sample.readyReplicas() * estimate.completionsPerReplicaSecond();
                 if (shortfall > 0 && sample.undelivered() > 0) {
-                    double atStartup = (outstanding + shortfall * seconds(policy.podStartup()))
-                            / policy.targetBacklogPerReplica();
+                    double atStartup =
+                            (outstanding + shortfall * seconds(policy.podStartup())) / policy.targetBacklogPerReplica();
                     if (atStartup > arrivalReplicas) {
                         arrivalReplicas = atStartup;
                         basis = ReplicaNeed.ArrivalBasis.BACKLOG_AT_STARTUP;
                     }
                 }
-            } else if (sample.readyReplicas() == 0 && index > 0 && history.get(index - 1).available()
+            } else if (sample.readyReplicas() == 0
+                    && index > 0
+                    && history.get(index - 1).available()
                     && history.get(index - 1).outstanding() > 0) {
                 // Nothing works the backlog off, and nothing tells what a replica can do yet: by the time pods
                 // asked for now are ready, the arrivals will have added to it. Only once work kept arriving
                 // after some was already waiting: a single batch is not a rate.
                 expected = rates.newestArrivals(history, index);
                 if (expected != null) {
-                    arrivalReplicas = (outstanding + expected * seconds(policy.podStartup()))
-                            / policy.targetBacklogPerReplica();
+                    arrivalReplicas =
+                            (outstanding + expected * seconds(policy.podStartup())) / policy.targetBacklogPerReplica();
                     basis = ReplicaNeed.ArrivalBasis.BACKLOG_AT_STARTUP;
                 }
             }
@@ -388,7 +454,8 @@ public final class ScalingDecider {
             double capacityNeeded = sample.undelivered() / drainSeconds + estimate.arrivalsToServe();
             drainReplicas = capacityNeeded / estimate.completionsPerReplicaSecond();
         }
-        return new ReplicaNeed(backlogReplicas, drainReplicas, busyReplicas, estimate, arrivalReplicas, expected, basis);
+        return new ReplicaNeed(
+                backlogReplicas, drainReplicas, busyReplicas, estimate, arrivalReplicas, expected, basis);
     }
 
     private static double seconds(Duration duration) {
@@ -396,8 +463,14 @@ public final class ScalingDecider {
     }
 
     /** Applies the policy bounds, then words the action from the final count so a reason never overstates. */
-    private static ScalingDecision finish(ScalingPolicy policy, int current, int candidate, boolean available,
-                                          ReplicaNeed need, String measured, String note) {
+    private static ScalingDecision finish(
+            ScalingPolicy policy,
+            int current,
+            int candidate,
+            boolean available,
+            ReplicaNeed need,
+            String measured,
+            String note) {
         int upper = policy.upperBound();
         int desired = candidate;
         ScalingLimit limit = ScalingLimit.NONE;
@@ -414,11 +487,14 @@ public final class ScalingDecider {
             limit = ScalingLimit.MIN_REPLICAS;
             bound = " (kept at minReplicas " + desired + asked + ")";
         }
-        ScalingDirection direction = desired > current ? ScalingDirection.UP
+        ScalingDirection direction = desired > current
+                ? ScalingDirection.UP
                 : desired < current ? ScalingDirection.DOWN : ScalingDirection.HOLD;
         String action = switch (direction) {
-            case UP -> current == 0 ? "activating from zero to " + desired
-                    : "scaling up from " + current + " to " + desired + " at once";
+            case UP ->
+                current == 0
+                        ? "activating from zero to " + desired
+                        : "scaling up from " + current + " to " + desired + " at once";
             case DOWN -> "scaling down from " + current + " to " + desired;
             case HOLD -> "holding " + current;
         };
@@ -431,10 +507,15 @@ public final class ScalingDecider {
         if (sample.note() != null) {
             text.append(" [").append(sample.note()).append(']');
         }
-        text.append(" needs ").append(decimal(need.backlogReplicas())).append(" replicas at ")
-                .append(policy.targetBacklogPerReplica()).append(" per replica");
+        text.append(" needs ")
+                .append(decimal(need.backlogReplicas()))
+                .append(" replicas at ")
+                .append(policy.targetBacklogPerReplica())
+                .append(" per replica");
         if (need.busyReplicas() != null && need.busyReplicas() > need.backlogReplicas()) {
-            text.append(", ").append(decimal(need.busyReplicas())).append(" busy at concurrency ")
+            text.append(", ")
+                    .append(decimal(need.busyReplicas()))
+                    .append(" busy at concurrency ")
                     .append(policy.concurrencyPerReplica());
         }
         if (need.arrivalReplicas() != null) {
@@ -442,36 +523,55 @@ public final class ScalingDecider {
             text.append(need.arrivalsDominate() ? "; arrivals need more: " : "; arrivals need ")
                     .append(decimal(need.arrivalReplicas()));
             if (need.arrivalBasis() == ReplicaNeed.ArrivalBasis.CAPACITY) {
-                text.append(" (").append(decimal(need.expectedArrivals())).append(" jobs/s expected in ")
-                        .append(policy.forecastHorizon().toSeconds()).append(" s");
+                text.append(" (")
+                        .append(decimal(need.expectedArrivals()))
+                        .append(" jobs/s expected in ")
+                        .append(policy.forecastHorizon().toSeconds())
+                        .append(" s");
                 if (estimate.trendPerSecondSquared() > 0) {
-                    text.append(", rising ").append(decimal2(estimate.trendPerSecondSquared())).append(" jobs/s per s");
+                    text.append(", rising ")
+                            .append(decimal2(estimate.trendPerSecondSquared()))
+                            .append(" jobs/s per s");
                 }
-                text.append(", at ").append(decimal(estimate.completionsPerReplicaSecond()))
-                        .append(" jobs/s per replica (").append(estimate.capacitySource()).append("))");
+                text.append(", at ")
+                        .append(decimal(estimate.completionsPerReplicaSecond()))
+                        .append(" jobs/s per replica (")
+                        .append(estimate.capacitySource())
+                        .append("))");
             } else if (estimate.capacityKnown()) {
-                text.append(" (the backlog once pods are up: ").append(decimal(need.expectedArrivals()))
-                        .append(" jobs/s expected, ").append(decimal(sample.readyReplicas()
-                                * estimate.completionsPerReplicaSecond()))
-                        .append(" served by the ready replicas, for ").append(policy.podStartup().toSeconds())
+                text.append(" (the backlog once pods are up: ")
+                        .append(decimal(need.expectedArrivals()))
+                        .append(" jobs/s expected, ")
+                        .append(decimal(sample.readyReplicas() * estimate.completionsPerReplicaSecond()))
+                        .append(" served by the ready replicas, for ")
+                        .append(policy.podStartup().toSeconds())
                         .append(" s of start-up)");
             } else {
-                text.append(" (none ready yet: the backlog once pods are up, ").append(decimal(need.expectedArrivals()))
-                        .append(" jobs/s arriving for ").append(policy.podStartup().toSeconds()).append(" s of start-up)");
+                text.append(" (none ready yet: the backlog once pods are up, ")
+                        .append(decimal(need.expectedArrivals()))
+                        .append(" jobs/s arriving for ")
+                        .append(policy.podStartup().toSeconds())
+                        .append(" s of start-up)");
             }
         }
         if (policy.hasDrainTarget()) {
             RateEstimate estimate = need.rates();
             if (need.drainReplicas() != null) {
                 text.append(need.drainDominates() ? "; the drain target needs more: " : "; the drain target needs ")
-                        .append(decimal(need.drainReplicas())).append(" (clear the undelivered in ")
-                        .append(policy.targetDrain().toSeconds()).append(" s at ")
-                        .append(decimal(estimate.completionsPerReplicaSecond())).append(" jobs/s per replica (")
-                        .append(estimate.capacitySource()).append(") while ")
-                        .append(decimal(estimate.arrivalsToServe())).append(" jobs/s arrive)");
+                        .append(decimal(need.drainReplicas()))
+                        .append(" (clear the undelivered in ")
+                        .append(policy.targetDrain().toSeconds())
+                        .append(" s at ")
+                        .append(decimal(estimate.completionsPerReplicaSecond()))
+                        .append(" jobs/s per replica (")
+                        .append(estimate.capacitySource())
+                        .append(") while ")
+                        .append(decimal(estimate.arrivalsToServe()))
+                        .append(" jobs/s arrive)");
             } else {
                 text.append("; drain target not computed (")
-                        .append(estimate == null ? "no rates" : estimate.missing()).append(')');
+                        .append(estimate == null ? "no rates" : estimate.missing())
+                        .append(')');
             }
         }
         return text.toString();

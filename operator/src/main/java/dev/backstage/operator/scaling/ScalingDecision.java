@@ -40,7 +40,7 @@ public record ScalingDecision(
 
     /** This decision, asking for the next measurement {@code after} from now. */
     public ScalingDecision probingAgainIn(Duration after) {
-        return new ScalingDecision(currentReplicas, desiredReplicas, direction, limitedBy, reason, backlogAvailable,
-                need, after);
+        return new ScalingDecision(
+                currentReplicas, desiredReplicas, direction, limitedBy, reason, backlogAvailable, need, after);
     }
 }

@@ -261,9 +261,20 @@ public record ScalingPolicy(
         }
 
         public ScalingPolicy build() {
-            return new ScalingPolicy(minReplicas, maxReplicas, targetBacklogPerReplica, targetDrain,
-                    scaleDownWindow, tolerance, partitionCap, rateWindow, concurrencyPerReplica, podStartup,
-                    pollInterval, scaleUpLookahead, scaleDownInterval);
+            return new ScalingPolicy(
+                    minReplicas,
+                    maxReplicas,
+                    targetBacklogPerReplica,
+                    targetDrain,
+                    scaleDownWindow,
+                    tolerance,
+                    partitionCap,
+                    rateWindow,
+                    concurrencyPerReplica,
+                    podStartup,
+                    pollInterval,
+                    scaleUpLookahead,
+                    scaleDownInterval);
         }
     }
 }

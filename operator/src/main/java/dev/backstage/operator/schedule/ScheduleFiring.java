@@ -51,14 +51,23 @@ public final class ScheduleFiring extends PerResourcePoller<BackstageTopology, T
     private final Clock clock;
     private final Duration period;
 
-    public ScheduleFiring(KubernetesClient client, EventRecorder events, Clock clock, Duration period,
+    public ScheduleFiring(
+            KubernetesClient client,
+            EventRecorder events,
+            Clock clock,
+            Duration period,
             Function<ProviderSettings, Provider> opener) {
         this(client, new ConnectionSecrets(client), events, clock, period, opener);
     }
 
     /** @param secrets the operator's one Secret read path (shared with the topology reconciler) */
-    public ScheduleFiring(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events, Clock clock,
-            Duration period, Function<ProviderSettings, Provider> opener) {
+    public ScheduleFiring(
+            KubernetesClient client,
+            ConnectionSecrets secrets,
+            EventRecorder events,
+            Clock clock,
+            Duration period,
+            Function<ProviderSettings, Provider> opener) {
         super(NAME, 1, "schedule-firing");
         this.events = Objects.requireNonNull(events, "events");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -67,8 +76,8 @@ public final class ScheduleFiring extends PerResourcePoller<BackstageTopology, T
         this.patcher = new StatusPatcher<>(client, BackstageTopology.class, ScheduleStatuses.OWNED);
     }
 
-    public static ScheduleFiring create(KubernetesClient client, ConnectionSecrets secrets, EventRecorder events,
-            Clock clock) {
+    public static ScheduleFiring create(
+            KubernetesClient client, ConnectionSecrets secrets, EventRecorder events, Clock clock) {
         return new ScheduleFiring(client, secrets, events, clock, PERIOD, Providers::create);
     }
 
@@ -102,8 +111,11 @@ public final class ScheduleFiring extends PerResourcePoller<BackstageTopology, T
         try {
             turn(topology);
         } catch (RuntimeException e) {
-            LOG.warn("clearing the schedule status of topology {}/{} failed: {}", topology.getMetadata().getNamespace(),
-                    topology.getMetadata().getName(), e.toString());
+            LOG.warn(
+                    "clearing the schedule status of topology {}/{} failed: {}",
+                    topology.getMetadata().getNamespace(),
+                    topology.getMetadata().getName(),
+                    e.toString());
         }
     }
 
@@ -123,12 +135,15 @@ public final class ScheduleFiring extends PerResourcePoller<BackstageTopology, T
             if (copy.getStatus() == null) {
                 return null; // not reconciled yet: the reconciler writes the first status, firing starts after it
             }
-            ScheduleStatuses.apply(copy.getStatus(), specs, now, notices,
-                    (schedule, tick) -> publisher.fire(copy, schedule, tick));
+            ScheduleStatuses.apply(
+                    copy.getStatus(), specs, now, notices, (schedule, tick) -> publisher.fire(copy, schedule, tick));
             return null;
         });
         for (ScheduleTurn.Notice notice : notices) {
-            LOG.warn("topology {}/{}: {}", topology.getMetadata().getNamespace(), topology.getMetadata().getName(),
+            LOG.warn(
+                    "topology {}/{}: {}",
+                    topology.getMetadata().getNamespace(),
+                    topology.getMetadata().getName(),
                     notice.message());
             events.record(topology, notice.type(), notice.reason(), notice.message());
         }
@@ -136,14 +151,16 @@ public final class ScheduleFiring extends PerResourcePoller<BackstageTopology, T
     }
 
     private static List<ScheduleSpec> schedules(BackstageTopology topology) {
-        return topology.getSpec() == null || topology.getSpec().getSchedules() == null ? List.of()
+        return topology.getSpec() == null || topology.getSpec().getSchedules() == null
+                ? List.of()
                 : topology.getSpec().getSchedules();
     }
 
     private void stopFiring(ResourceID id, String why) {
         if (stopPolling(id)) {
             LOG.info("stopped firing the schedules of topology {} ({})", id, why);
-            publisher.retainOnly(polled().stream().map(t -> t.topology().getMetadata().getUid())
+            publisher.retainOnly(polled().stream()
+                    .map(t -> t.topology().getMetadata().getUid())
                     .collect(Collectors.toSet()));
         }
     }
@@ -152,7 +169,8 @@ public final class ScheduleFiring extends PerResourcePoller<BackstageTopology, T
     protected void deleted(BackstageTopology topology, boolean wasPolled) {
         if (wasPolled) {
             LOG.info("stopped firing the schedules of topology {} (deleted)", ResourceID.fromResource(topology));
-            publisher.retainOnly(polled().stream().map(t -> t.topology().getMetadata().getUid())
+            publisher.retainOnly(polled().stream()
+                    .map(t -> t.topology().getMetadata().getUid())
                     .collect(Collectors.toSet()));
         }
     }

@@ -14,8 +14,15 @@ public final class ScheduleSpecs {
      */
     public static Schedule toSchedule(ScheduleSpec spec) {
         Long deadline = spec.getStartingDeadlineSeconds();
-        return Schedule.of(spec.getName(), spec.getSchedule(), spec.getTimeZone(), spec.getTask(), spec.getQueue(),
-                spec.getPayload() == null || spec.getPayload().isNull() ? null : spec.getPayload().toString(),
+        return Schedule.of(
+                spec.getName(),
+                spec.getSchedule(),
+                spec.getTimeZone(),
+                spec.getTask(),
+                spec.getQueue(),
+                spec.getPayload() == null || spec.getPayload().isNull()
+                        ? null
+                        : spec.getPayload().toString(),
                 deadline == null ? null : Duration.ofSeconds(deadline));
     }
 }

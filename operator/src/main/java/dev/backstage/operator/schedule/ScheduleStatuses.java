@@ -20,7 +20,8 @@ import java.util.Set;
  */
 final class ScheduleStatuses {
     /** The schedule firing's status fields: no one else writes them, and it writes no other. */
-    static final StatusFields OWNED = new StatusFields(Set.of("schedules", "scheduleSummary", "lastFiredTick"), Set.of());
+    static final StatusFields OWNED =
+            new StatusFields(Set.of("schedules", "scheduleSummary", "lastFiredTick"), Set.of());
 
     private ScheduleStatuses() {}
 
@@ -29,27 +30,45 @@ final class ScheduleStatuses {
      *
      * @param notices receives what to tell the user (log and Event)
      */
-    static void apply(BackstageTopologyStatus status, List<ScheduleSpec> specs, Instant now,
-            List<ScheduleTurn.Notice> notices, ScheduleTurn.Firing firing) {
+    static void apply(
+            BackstageTopologyStatus status,
+            List<ScheduleSpec> specs,
+            Instant now,
+            List<ScheduleTurn.Notice> notices,
+            ScheduleTurn.Firing firing) {
         List<ScheduleStatus> statuses = specs.isEmpty() ? null : next(status, specs, now, notices, firing);
         status.setSchedules(statuses);
         status.setScheduleSummary(specs.isEmpty() ? null : summary(specs));
-        status.setLastFiredTick(statuses == null ? null : statuses.stream()
-                .map(ScheduleStatus::getLastFiredTick).filter(Objects::nonNull).map(Instant::parse)
-                .max(Instant::compareTo).map(Instant::toString).orElse(null));
+        status.setLastFiredTick(
+                statuses == null
+                        ? null
+                        : statuses.stream()
+                                .map(ScheduleStatus::getLastFiredTick)
+                                .filter(Objects::nonNull)
+                                .map(Instant::parse)
+                                .max(Instant::compareTo)
+                                .map(Instant::toString)
+                                .orElse(null));
     }
 
     private static String summary(List<ScheduleSpec> specs) {
-        long suspended = specs.stream().filter(s -> Boolean.TRUE.equals(s.getSuspend())).count();
+        long suspended =
+                specs.stream().filter(s -> Boolean.TRUE.equals(s.getSuspend())).count();
         return specs.size() + (suspended == 0 ? "" : " (" + suspended + " suspended)");
     }
 
-    private static List<ScheduleStatus> next(BackstageTopologyStatus status, List<ScheduleSpec> specs, Instant now,
-            List<ScheduleTurn.Notice> notices, ScheduleTurn.Firing firing) {
+    private static List<ScheduleStatus> next(
+            BackstageTopologyStatus status,
+            List<ScheduleSpec> specs,
+            Instant now,
+            List<ScheduleTurn.Notice> notices,
+            ScheduleTurn.Firing firing) {
         List<ScheduleStatus> previous = status.getSchedules() == null ? List.of() : status.getSchedules();
         List<ScheduleStatus> statuses = new ArrayList<>();
         for (ScheduleSpec spec : specs) {
-            ScheduleStatus before = previous.stream().filter(s -> spec.getName().equals(s.getName())).findFirst()
+            ScheduleStatus before = previous.stream()
+                    .filter(s -> spec.getName().equals(s.getName()))
+                    .findFirst()
                     .orElse(null);
             Schedule schedule;
             try {
@@ -60,8 +79,8 @@ final class ScheduleStatuses {
                 invalid.setLastError(e.getMessage());
                 invalid.setNextTick(null);
                 if (before == null || !e.getMessage().equals(before.getLastError())) {
-                    notices.add(new ScheduleTurn.Notice(EventRecorder.WARNING, ScheduleTurn.INVALID_SCHEDULE,
-                            e.getMessage()));
+                    notices.add(new ScheduleTurn.Notice(
+                            EventRecorder.WARNING, ScheduleTurn.INVALID_SCHEDULE, e.getMessage()));
                 }
                 statuses.add(invalid);
                 continue;

@@ -24,6 +24,7 @@ import java.util.Optional;
 final class ScheduleTurn {
     /** Event reasons, a closed set. */
     static final String TICKS_MISSED = "TicksMissed";
+
     static final String TICK_SKIPPED = "TickSkipped";
     static final String TICK_FAILED = "TickFailed";
     static final String INVALID_SCHEDULE = "InvalidSchedule";
@@ -57,9 +58,12 @@ final class ScheduleTurn {
                     status.setLastError(null);
                     missed += decision.missed();
                     if (decision.missed() > 0) {
-                        notices.add(new Notice(EventRecorder.WARNING, TICKS_MISSED, "schedule '" + spec.getName()
-                                + "': " + decision.missed() + " tick(s) came due while no operator fired them"
-                                + " (outage, failover or suspend); fired only the latest, " + tick));
+                        notices.add(new Notice(
+                                EventRecorder.WARNING,
+                                TICKS_MISSED,
+                                "schedule '" + spec.getName()
+                                        + "': " + decision.missed() + " tick(s) came due while no operator fired them"
+                                        + " (outage, failover or suspend); fired only the latest, " + tick));
                     }
                 } catch (CronTick.ClaimedNotPublishedException e) {
                     status.setLastSkippedTick(tick.toString());
@@ -69,21 +73,31 @@ final class ScheduleTurn {
                 } catch (RuntimeException e) {
                     // Nothing claimed: the tick stays due and is tried again next turn, within its deadline.
                     status.setLastError("tick " + tick + " not fired: " + e.getMessage());
-                    notices.add(new Notice(EventRecorder.WARNING, TICK_FAILED, "schedule '" + spec.getName() + "': "
-                            + status.getLastError()));
+                    notices.add(new Notice(
+                            EventRecorder.WARNING,
+                            TICK_FAILED,
+                            "schedule '" + spec.getName() + "': " + status.getLastError()));
                 }
             } else if (decision.tooLate().isPresent()) {
                 Instant tick = decision.tooLate().get();
                 status.setLastSkippedTick(tick.toString());
                 missed += decision.missed();
-                notices.add(new Notice(EventRecorder.WARNING, TICK_SKIPPED, "schedule '" + spec.getName()
-                        + "': tick " + tick + " not fired, it is past startingDeadlineSeconds="
-                        + spec.getStartingDeadlineSeconds() + " (" + decision.missed() + " tick(s) missed)"));
+                notices.add(new Notice(
+                        EventRecorder.WARNING,
+                        TICK_SKIPPED,
+                        "schedule '" + spec.getName()
+                                + "': tick " + tick + " not fired, it is past startingDeadlineSeconds="
+                                + spec.getStartingDeadlineSeconds() + " (" + decision.missed() + " tick(s) missed)"));
             }
         }
         status.setMissedTicks(missed);
-        status.setNextTick(suspended ? null
-                : schedule.cron().next(now, schedule.zone()).map(Instant::toString).orElse(null));
+        status.setNextTick(
+                suspended
+                        ? null
+                        : schedule.cron()
+                                .next(now, schedule.zone())
+                                .map(Instant::toString)
+                                .orElse(null));
         return new Result(status, notices);
     }
 
@@ -92,8 +106,8 @@ final class ScheduleTurn {
         Instant fired = parse(status.getLastFiredTick());
         Instant skipped = parse(status.getLastSkippedTick());
         if (fired != null || skipped != null) {
-            return Optional.of(fired == null ? skipped : skipped == null ? fired
-                    : fired.isAfter(skipped) ? fired : skipped);
+            return Optional.of(
+                    fired == null ? skipped : skipped == null ? fired : fired.isAfter(skipped) ? fired : skipped);
         }
         Instant next = parse(status.getNextTick());
         return next == null ? Optional.empty() : Optional.of(next.minusMillis(1));

@@ -46,13 +46,15 @@ final class TickPublisher implements AutoCloseable {
             if (own.isPresent()) {
                 return fire(schedule, tick, own.get(), jobs);
             }
-            BackstageTopology dedupeSide = suppliedDedupe(topology).orElseThrow(() -> new IllegalStateException(
-                    "provider " + topology.getSpec().getProvider().wire() + " has no dedupe: set"
-                            + " spec.capabilities.dedupe (backend redis)"));
+            BackstageTopology dedupeSide = suppliedDedupe(topology)
+                    .orElseThrow(() -> new IllegalStateException(
+                            "provider " + topology.getSpec().getProvider().wire() + " has no dedupe: set"
+                                    + " spec.capabilities.dedupe (backend redis)"));
             try (ProbeProviders.Lease dedupe = dedupeProviders.lease(dedupeSide)) {
                 DedupeCapability capability = dedupe.provider().dedupe().orElseThrow();
                 try {
-                    return CronTick.fire(schedule, tick, capability, jobs.provider().jobs(), clock);
+                    return CronTick.fire(
+                            schedule, tick, capability, jobs.provider().jobs(), clock);
                 } catch (CronTick.ClaimedNotPublishedException e) {
                     jobs.invalidate();
                     throw e;
@@ -66,8 +68,8 @@ final class TickPublisher implements AutoCloseable {
         }
     }
 
-    private CronTick.Outcome fire(Schedule schedule, Instant tick, DedupeCapability dedupe,
-            ProbeProviders.Lease lease) {
+    private CronTick.Outcome fire(
+            Schedule schedule, Instant tick, DedupeCapability dedupe, ProbeProviders.Lease lease) {
         try {
             return CronTick.fire(schedule, tick, dedupe, lease.provider().jobs(), clock);
         } catch (RuntimeException e) {
@@ -79,7 +81,8 @@ final class TickPublisher implements AutoCloseable {
     /** Closes the connections of every topology but those with these uids. */
     void retainOnly(Set<String> topologyUids) {
         providers.retainOnly(topologyUids);
-        dedupeProviders.retainOnly(topologyUids.stream().map(uid -> uid + DEDUPE_SUFFIX).collect(Collectors.toSet()));
+        dedupeProviders.retainOnly(
+                topologyUids.stream().map(uid -> uid + DEDUPE_SUFFIX).collect(Collectors.toSet()));
     }
 
     @Override

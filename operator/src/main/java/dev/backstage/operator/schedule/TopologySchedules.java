@@ -22,7 +22,10 @@ final class TopologySchedules implements PolledResource<BackstageTopology> {
     private volatile BackstageTopology topology;
     private volatile boolean stopped;
 
-    TopologySchedules(BackstageTopology topology, ScheduleFiring firing, StatusPatcher<BackstageTopology> patcher,
+    TopologySchedules(
+            BackstageTopology topology,
+            ScheduleFiring firing,
+            StatusPatcher<BackstageTopology> patcher,
             Duration period) {
         this.topology = Objects.requireNonNull(topology, "topology");
         this.firing = firing;
@@ -64,8 +67,12 @@ final class TopologySchedules implements PolledResource<BackstageTopology> {
             }
             topology = firing.turn(seen).orElse(seen);
         } catch (RuntimeException e) {
-            LOG.warn("schedule turn of topology {}/{} failed; next turn in {}: {}",
-                    topology.getMetadata().getNamespace(), topology.getMetadata().getName(), period, e.toString());
+            LOG.warn(
+                    "schedule turn of topology {}/{} failed; next turn in {}: {}",
+                    topology.getMetadata().getNamespace(),
+                    topology.getMetadata().getName(),
+                    period,
+                    e.toString());
         }
         return period;
     }

@@ -31,7 +31,10 @@ public final class StatusJsonPatch {
                     fields.addObject().put("op", "remove").put("path", path(field.getKey()));
                 }
             } else if (!field.getValue().equals(old)) {
-                fields.addObject().put("op", "add").put("path", path(field.getKey())).set("value", field.getValue());
+                fields.addObject()
+                        .put("op", "add")
+                        .put("path", path(field.getKey()))
+                        .set("value", field.getValue());
             }
         }
         for (Iterator<String> it = before.fieldNames(); it.hasNext(); ) {

@@ -44,8 +44,10 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
 
     /** The resource as the API server has it now; null when it no longer exists. */
     public R read(R known) {
-        return client.resources(type).inNamespace(known.getMetadata().getNamespace())
-                .withName(known.getMetadata().getName()).get();
+        return client.resources(type)
+                .inNamespace(known.getMetadata().getNamespace())
+                .withName(known.getMetadata().getName())
+                .get();
     }
 
     /** The change's result and the resource as written ({@code null} when nothing needed writing). */
@@ -79,7 +81,8 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
                 // No status yet: the reconciler writes the first one (it adds the whole object).
                 return Optional.of(new Written<>(result, null));
             }
-            ArrayNode patch = StatusJsonPatch.between(before, after, copy.getMetadata().getResourceVersion());
+            ArrayNode patch =
+                    StatusJsonPatch.between(before, after, copy.getMetadata().getResourceVersion());
             if (patch.isEmpty()) {
                 return Optional.of(new Written<>(result, null));
             }
@@ -90,8 +93,7 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
                         + owned.fields() + " and the conditions " + owned.conditionTypes() + ")");
             }
             try {
-                R written = resource.subresource("status")
-                        .patch(PatchContext.of(PatchType.JSON), patch.toString());
+                R written = resource.subresource("status").patch(PatchContext.of(PatchType.JSON), patch.toString());
                 return Optional.of(new Written<>(result, written));
             } catch (KubernetesClientException e) {
                 if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
@@ -104,14 +106,25 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
                 // apply (it removes a member that is gone, or adds under a status the server does not have yet);
                 // the API server says so before it compares resourceVersions. Either way, recompute from what is
                 // there now; a copy that stays stale would otherwise fail the same way at every poll.
-                LOG.debug("status of {} {}/{} changed underneath (attempt {}, HTTP {}); re-reading", type.getSimpleName(),
-                        namespace, name, attempt, e.getCode());
+                LOG.debug(
+                        "status of {} {}/{} changed underneath (attempt {}, HTTP {}); re-reading",
+                        type.getSimpleName(),
+                        namespace,
+                        name,
+                        attempt,
+                        e.getCode());
                 last = e;
                 base = resource.get();
             }
         }
-        LOG.info("status of {} {}/{} not written: {} attempts from fresh reads failed, the last with HTTP {}: {}; the "
-                + "next poll tries again", type.getSimpleName(), namespace, name, ATTEMPTS, last.getCode(),
+        LOG.info(
+                "status of {} {}/{} not written: {} attempts from fresh reads failed, the last with HTTP {}: {}; the "
+                        + "next poll tries again",
+                type.getSimpleName(),
+                namespace,
+                name,
+                ATTEMPTS,
+                last.getCode(),
                 last.getMessage());
         return Optional.empty();
     }
@@ -134,8 +147,9 @@ public final class StatusPatcher<R extends CustomResource<?, ?>> {
         ((CustomResource) copy).setSpec(base.getSpec());
         if (base.getStatus() != null) {
             try {
-                ((CustomResource) copy).setStatus(Serialization.jsonMapper().treeToValue(status,
-                        base.getStatus().getClass()));
+                ((CustomResource) copy)
+                        .setStatus(Serialization.jsonMapper()
+                                .treeToValue(status, base.getStatus().getClass()));
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 throw new IllegalStateException("cannot copy the status of " + type.getSimpleName(), e);
             }

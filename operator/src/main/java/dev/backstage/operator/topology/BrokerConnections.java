@@ -101,7 +101,10 @@ public final class BrokerConnections implements AutoCloseable {
             entry.provider().close();
         } catch (RuntimeException e) {
             // Closing a broken connection may fail; the provider is dropped either way, so log and move on.
-            LOG.warn("closing the {} connection of topology uid {} failed: {}", entry.provider().name(), uid,
+            LOG.warn(
+                    "closing the {} connection of topology uid {} failed: {}",
+                    entry.provider().name(),
+                    uid,
                     e.toString());
         }
     }

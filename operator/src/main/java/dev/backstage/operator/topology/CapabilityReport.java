@@ -28,14 +28,28 @@ public final class CapabilityReport {
         List<CapabilityStatus> report = new ArrayList<>();
         report.add(new CapabilityStatus(JOBS, name, true, "from the provider"));
         boolean topicsDeclared = spec.getTopics() != null && !spec.getTopics().isEmpty();
-        report.add(provider.topics().isPresent()
-                ? new CapabilityStatus(TOPICS, name, true, "from the provider")
-                : new CapabilityStatus(TOPICS, null, false, "the " + name + " provider has no topics"
-                        + (topicsDeclared ? "; remove spec.topics or use a provider with topics (redis, rabbitmq, kafka)"
-                                : "")));
-        report.add(resolve(DELAYS, supplied == null ? null : supplied.getDelays(), provider.delays().isPresent(), name,
+        report.add(
+                provider.topics().isPresent()
+                        ? new CapabilityStatus(TOPICS, name, true, "from the provider")
+                        : new CapabilityStatus(
+                                TOPICS,
+                                null,
+                                false,
+                                "the " + name + " provider has no topics"
+                                        + (topicsDeclared
+                                                ? "; remove spec.topics or use a provider with topics (redis, rabbitmq, kafka)"
+                                                : "")));
+        report.add(resolve(
+                DELAYS,
+                supplied == null ? null : supplied.getDelays(),
+                provider.delays().isPresent(),
+                name,
                 "retries and scheduled jobs need delays: set spec.capabilities.delays (backend redis)"));
-        report.add(resolve(DEDUPE, supplied == null ? null : supplied.getDedupe(), provider.dedupe().isPresent(), name,
+        report.add(resolve(
+                DEDUPE,
+                supplied == null ? null : supplied.getDedupe(),
+                provider.dedupe().isPresent(),
+                name,
                 "enqueue with a dedupe key fails: set spec.capabilities.dedupe (backend redis) to allow it"));
         return report;
     }
@@ -47,8 +61,11 @@ public final class CapabilityReport {
     public static Optional<String> missingRequired(BackstageTopologySpec spec, List<CapabilityStatus> report) {
         List<String> missing = new ArrayList<>();
         for (CapabilityStatus c : report) {
-            boolean required = DELAYS.equals(c.getCapability()) || JOBS.equals(c.getCapability())
-                    || (TOPICS.equals(c.getCapability()) && spec.getTopics() != null && !spec.getTopics().isEmpty());
+            boolean required = DELAYS.equals(c.getCapability())
+                    || JOBS.equals(c.getCapability())
+                    || (TOPICS.equals(c.getCapability())
+                            && spec.getTopics() != null
+                            && !spec.getTopics().isEmpty());
             if (required && !Boolean.TRUE.equals(c.getSupplied())) {
                 missing.add(c.getCapability() + ": " + c.getDetail());
             }
@@ -56,12 +73,17 @@ public final class CapabilityReport {
         return missing.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", missing));
     }
 
-    private static CapabilityStatus resolve(String capability, CapabilityBackend separate, boolean fromProvider,
-            String provider, String missingHint) {
+    private static CapabilityStatus resolve(
+            String capability, CapabilityBackend separate, boolean fromProvider, String provider, String missingHint) {
         if (separate != null && separate.getBackend() != null) {
-            return new CapabilityStatus(capability, separate.getBackend().wire(), true,
+            return new CapabilityStatus(
+                    capability,
+                    separate.getBackend().wire(),
+                    true,
                     "supplied separately (spec.capabilities." + capability + ", Secret "
-                            + (separate.getConnection() == null ? "?" : separate.getConnection().getSecretName()) + ")");
+                            + (separate.getConnection() == null
+                                    ? "?"
+                                    : separate.getConnection().getSecretName()) + ")");
         }
         if (fromProvider) {
             return new CapabilityStatus(capability, provider, true, "from the provider");

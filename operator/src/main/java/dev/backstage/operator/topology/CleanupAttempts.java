@@ -40,10 +40,12 @@ public final class CleanupAttempts {
 
     /** Records one more failed attempt at {@code now}. */
     public static void record(KubernetesClient client, BackstageTopology topology, int attempts, Instant now) {
-        client.resources(BackstageTopology.class).inNamespace(topology.getMetadata().getNamespace())
+        client.resources(BackstageTopology.class)
+                .inNamespace(topology.getMetadata().getNamespace())
                 .withName(topology.getMetadata().getName())
                 .edit(t -> {
-                    Map<String, String> annotations = t.getMetadata().getAnnotations() == null ? new HashMap<>()
+                    Map<String, String> annotations = t.getMetadata().getAnnotations() == null
+                            ? new HashMap<>()
                             : new HashMap<>(t.getMetadata().getAnnotations());
                     annotations.put(COUNT_ANNOTATION, Integer.toString(attempts));
                     annotations.put(LAST_ANNOTATION, now.toString());

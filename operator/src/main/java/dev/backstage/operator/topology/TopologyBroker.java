@@ -1,15 +1,15 @@
 package dev.backstage.operator.topology;
 
-import dev.backstage.operator.model.ReadyReason;
-import dev.backstage.operator.broker.ConnectionSecrets;
-import dev.backstage.operator.broker.TlsFiles;
-import dev.backstage.operator.broker.SecretScrubber;
 import dev.backstage.operator.broker.BrokerFailures;
+import dev.backstage.operator.broker.ConnectionSecrets;
+import dev.backstage.operator.broker.SecretScrubber;
+import dev.backstage.operator.broker.TlsFiles;
 import dev.backstage.operator.broker.TopologyProblem;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologySpec;
 import dev.backstage.operator.model.CapabilityBackend;
 import dev.backstage.operator.model.CapabilityStatus;
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.model.SuppliedCapabilities;
 import dev.backstage.runtime.spi.DeclaredObject;
 import dev.backstage.runtime.spi.Provider;
@@ -35,14 +35,17 @@ public final class TopologyBroker {
      * @param opener creates a provider by name ({@code Providers::create} in production: the runtime's
      *               ServiceLoader lookup, so the operator speaks no broker protocol itself)
      */
-    public TopologyBroker(ConnectionSecrets secrets, BrokerConnections connections,
-            Function<ProviderSettings, Provider> opener) {
+    public TopologyBroker(
+            ConnectionSecrets secrets, BrokerConnections connections, Function<ProviderSettings, Provider> opener) {
         this(secrets, connections, opener, TlsFiles.inTempDir());
     }
 
     /** @param tlsFiles where the operator keeps its copy of the topologies' TLS Secrets for its own connections */
-    public TopologyBroker(ConnectionSecrets secrets, BrokerConnections connections,
-            Function<ProviderSettings, Provider> opener, TlsFiles tlsFiles) {
+    public TopologyBroker(
+            ConnectionSecrets secrets,
+            BrokerConnections connections,
+            Function<ProviderSettings, Provider> opener,
+            TlsFiles tlsFiles) {
         this.secrets = Objects.requireNonNull(secrets, "secrets");
         this.connections = Objects.requireNonNull(connections, "connections");
         this.opener = Objects.requireNonNull(opener, "opener");
@@ -57,8 +60,12 @@ public final class TopologyBroker {
      * @param capabilities  the capability report
      * @param scrubber      scrubs this connection's secrets from further text (e.g. failure details)
      */
-    public record Declaration(String provider, List<DeclaredObject> objects, List<DeclaredObject> redeclared,
-            List<CapabilityStatus> capabilities, SecretScrubber scrubber) {}
+    public record Declaration(
+            String provider,
+            List<DeclaredObject> objects,
+            List<DeclaredObject> redeclared,
+            List<CapabilityStatus> capabilities,
+            SecretScrubber scrubber) {}
 
     /** Inspects the broker and declares what is missing (all of it, the first time). */
     public Declaration declare(BackstageTopology topology) throws TopologyProblem {
@@ -81,11 +88,17 @@ public final class TopologyBroker {
                 connections.evict(uid);
                 throw BrokerFailures.classify("declaring " + plan.provider() + " objects", e, connected.scrubber());
             }
-            redeclared = objects.stream().filter(o -> o.state() == DeclaredObject.State.CREATED).toList();
+            redeclared = objects.stream()
+                    .filter(o -> o.state() == DeclaredObject.State.CREATED)
+                    .toList();
         }
         requireSuppliedSecrets(topology);
-        return new Declaration(plan.provider(), objects, redeclared,
-                CapabilityReport.of(topology.getSpec(), connected.provider()), connected.scrubber());
+        return new Declaration(
+                plan.provider(),
+                objects,
+                redeclared,
+                CapabilityReport.of(topology.getSpec(), connected.provider()),
+                connected.scrubber());
     }
 
     /** Deletes every object the topology names (deletionPolicy delete), then closes the connection. */
@@ -114,16 +127,20 @@ public final class TopologyBroker {
             throws TopologyProblem {
         String namespace = topology.getMetadata().getNamespace();
         String uid = topology.getMetadata().getUid();
-        ConnectionSecrets.ResolvedSecret secret = secrets.resolve(namespace, "spec.connection",
-                topology.getSpec().getConnection());
+        ConnectionSecrets.ResolvedSecret secret =
+                secrets.resolve(namespace, "spec.connection", topology.getSpec().getConnection());
         // Read on every connect, like the URL: a rotated CA or client certificate changes the fingerprint below, so
         // the next reconcile replaces the connection without a restart.
-        ConnectionSecrets.TlsMaterial material = secrets.resolveTls(namespace, "spec.tls", topology.getSpec().getTls());
+        ConnectionSecrets.TlsMaterial material =
+                secrets.resolveTls(namespace, "spec.tls", topology.getSpec().getTls());
         SecretScrubber scrubber = SecretScrubber.forUrls(secret.url()).and(material.key());
-        TlsFiles.Written tls = tlsFiles.write(material, topology.getSpec().getTls(), topology.getSpec().getProvider());
+        TlsFiles.Written tls = tlsFiles.write(
+                material, topology.getSpec().getTls(), topology.getSpec().getProvider());
         Provider provider;
         try {
-            provider = connections.acquire(uid, plan.fingerprint(secret) + "|tls:" + tls.fingerprint(),
+            provider = connections.acquire(
+                    uid,
+                    plan.fingerprint(secret) + "|tls:" + tls.fingerprint(),
                     () -> opener.apply(plan.providerSettings(secret.url(), tls.options())));
         } catch (BrokerConnections.ClosedException stopping) {
             throw stopping;
@@ -134,8 +151,9 @@ public final class TopologyBroker {
         if (!health.up()) {
             connections.evict(uid);
             String reason = BrokerFailures.reasonForMessage(health.detail());
-            throw new TopologyProblem(BrokerFailures.isCredentialOrCertificate(reason) ? reason
-                    : ReadyReason.BROKER_UNREACHABLE, scrubber.scrub(plan.provider() + " health check: " + health.detail()));
+            throw new TopologyProblem(
+                    BrokerFailures.isCredentialOrCertificate(reason) ? reason : ReadyReason.BROKER_UNREACHABLE,
+                    scrubber.scrub(plan.provider() + " health check: " + health.detail()));
         }
         return new Connected(provider, scrubber);
     }

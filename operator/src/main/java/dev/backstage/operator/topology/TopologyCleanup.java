@@ -42,12 +42,14 @@ final class TopologyCleanup {
     /** The topology's deletion policy ({@code retain} unless it says {@code delete}). */
     static DeletionPolicy policy(BackstageTopology topology) {
         return topology.getSpec() == null || topology.getSpec().getDeletionPolicy() == null
-                ? DeletionPolicy.RETAIN : topology.getSpec().getDeletionPolicy();
+                ? DeletionPolicy.RETAIN
+                : topology.getSpec().getDeletionPolicy();
     }
 
     /** Releases a deleted topology, or says when to try again (the finalizer stays until then). */
     DeleteControl run(BackstageTopology topology, Context<BackstageTopology> context) {
-        String name = topology.getMetadata().getNamespace() + "/" + topology.getMetadata().getName();
+        String name = topology.getMetadata().getNamespace() + "/"
+                + topology.getMetadata().getName();
         if (policy(topology) == DeletionPolicy.RETAIN) {
             // An older version's finalizer (or one whose policy was changed to retain): nothing to delete. The
             // reconciler says BrokerObjectsRetained when the topology is gone.
@@ -59,20 +61,29 @@ final class TopologyCleanup {
         if (last.isPresent() && last.get().plus(settings.cleanupRetryDelay()).isAfter(now)) {
             // Woken early (e.g. by our own annotation write): wait out the retry delay without counting an attempt.
             return DeleteControl.noFinalizerRemoval()
-                    .rescheduleAfter(Duration.between(now, last.get().plus(settings.cleanupRetryDelay())).toMillis());
+                    .rescheduleAfter(Duration.between(now, last.get().plus(settings.cleanupRetryDelay()))
+                            .toMillis());
         }
         int attempt = CleanupAttempts.count(topology) + 1;
         String failure;
         try {
             TopologyBroker.Declaration deleted = broker.delete(topology);
             List<DeclaredObject> failed = deleted.objects().stream()
-                    .filter(o -> o.state() == DeclaredObject.State.FAILED).toList();
+                    .filter(o -> o.state() == DeclaredObject.State.FAILED)
+                    .toList();
             if (failed.isEmpty()) {
-                LOG.info("topology {} deleted; deletionPolicy delete: {} broker objects removed", name,
+                LOG.info(
+                        "topology {} deleted; deletionPolicy delete: {} broker objects removed",
+                        name,
                         deleted.objects().size());
-                events.normal(topology, "BrokerObjectsDeleted", "deletionPolicy delete: removed "
-                        + names(deleted.objects().stream().filter(o -> o.state() == DeclaredObject.State.DELETED)
-                                .toList()) + " from " + deleted.provider());
+                events.normal(
+                        topology,
+                        "BrokerObjectsDeleted",
+                        "deletionPolicy delete: removed "
+                                + names(deleted.objects().stream()
+                                        .filter(o -> o.state() == DeclaredObject.State.DELETED)
+                                        .toList())
+                                + " from " + deleted.provider());
                 return DeleteControl.defaultDelete();
             }
             failure = describeFailures(failed, deleted.scrubber());
@@ -82,23 +93,35 @@ final class TopologyCleanup {
 
         if (attempt >= settings.cleanupAttempts()) {
             LOG.warn("topology {}: giving up deleting broker objects after {} attempts: {}", name, attempt, failure);
-            events.warning(topology, "CleanupAbandoned", "deletionPolicy delete: gave up after " + attempt
-                    + " attempts and released the topology; delete its broker objects by hand (prefix '"
-                    + topology.getSpec().getKeyPrefix() + "'). Last failure: " + failure);
+            events.warning(
+                    topology,
+                    "CleanupAbandoned",
+                    "deletionPolicy delete: gave up after " + attempt
+                            + " attempts and released the topology; delete its broker objects by hand (prefix '"
+                            + topology.getSpec().getKeyPrefix() + "'). Last failure: " + failure);
             broker.forget(topology);
             return DeleteControl.defaultDelete();
         }
-        LOG.warn("topology {}: deleting broker objects failed (attempt {}/{}): {}", name, attempt,
-                settings.cleanupAttempts(), failure);
-        events.warning(topology, "CleanupFailed", "deletionPolicy delete: attempt " + attempt + "/"
-                + settings.cleanupAttempts() + " failed, retrying in " + settings.cleanupRetryDelay().toSeconds()
-                + "s: " + failure);
+        LOG.warn(
+                "topology {}: deleting broker objects failed (attempt {}/{}): {}",
+                name,
+                attempt,
+                settings.cleanupAttempts(),
+                failure);
+        events.warning(
+                topology,
+                "CleanupFailed",
+                "deletionPolicy delete: attempt " + attempt + "/"
+                        + settings.cleanupAttempts() + " failed, retrying in "
+                        + settings.cleanupRetryDelay().toSeconds()
+                        + "s: " + failure);
         CleanupAttempts.record(context.getClient(), topology, attempt, now);
-        return DeleteControl.noFinalizerRemoval().rescheduleAfter(settings.cleanupRetryDelay().toMillis());
+        return DeleteControl.noFinalizerRemoval()
+                .rescheduleAfter(settings.cleanupRetryDelay().toMillis());
     }
 
-
-    private static String describeFailures(List<DeclaredObject> failed, dev.backstage.operator.broker.SecretScrubber scrubber) {
+    private static String describeFailures(
+            List<DeclaredObject> failed, dev.backstage.operator.broker.SecretScrubber scrubber) {
         return scrubber.scrub(failed.stream()
                 .map(o -> o.kind() + " " + o.name() + " " + o.state().name().toLowerCase(Locale.ROOT)
                         + (o.detail() == null ? "" : " (" + o.detail() + ")"))
@@ -106,7 +129,9 @@ final class TopologyCleanup {
     }
 
     private static String names(List<DeclaredObject> objects) {
-        String listed = objects.stream().limit(LISTED_NAMES).map(o -> o.kind() + " " + o.name())
+        String listed = objects.stream()
+                .limit(LISTED_NAMES)
+                .map(o -> o.kind() + " " + o.name())
                 .collect(Collectors.joining(", "));
         return objects.size() > LISTED_NAMES ? listed + " and " + (objects.size() - LISTED_NAMES) + " more" : listed;
     }

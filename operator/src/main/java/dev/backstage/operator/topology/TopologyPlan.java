@@ -1,6 +1,5 @@
 package dev.backstage.operator.topology;
 
-import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.broker.ConnectionSecrets;
 import dev.backstage.operator.broker.TopologyProblem;
 import dev.backstage.operator.model.BackstageTopology;
@@ -9,6 +8,7 @@ import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
 import dev.backstage.operator.model.RabbitMqSettings;
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.model.TopicSpec;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.TopologyRequest;
@@ -27,8 +27,8 @@ import java.util.TreeMap;
  * @param provider  the runtime's provider name
  * @param options   provider options (e.g. RabbitMQ's {@code delayedExchange})
  */
-public record TopologyPlan(String provider, String prefix, String consumerGroup, Map<String, String> options,
-        TopologyRequest request) {
+public record TopologyPlan(
+        String provider, String prefix, String consumerGroup, Map<String, String> options, TopologyRequest request) {
 
     /**
      * @throws TopologyProblem {@link ReadyReason#INVALID_SPEC} for a spec the schema should have refused
@@ -36,20 +36,26 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
     public static TopologyPlan of(BackstageTopology topology) throws TopologyProblem {
         BackstageTopologySpec spec = topology.getSpec();
         if (spec == null || spec.getProvider() == null) {
-            throw new TopologyProblem(ReadyReason.INVALID_SPEC, "spec.provider is not set; use redis, rabbitmq or kafka");
+            throw new TopologyProblem(
+                    ReadyReason.INVALID_SPEC, "spec.provider is not set; use redis, rabbitmq or kafka");
         }
         if (spec.getQueues() == null || spec.getQueues().isEmpty()) {
             throw new TopologyProblem(ReadyReason.INVALID_SPEC, "spec.queues is empty; declare at least one queue");
         }
         boolean kafka = spec.getProvider() == ProviderType.KAFKA;
         short defaultReplication = (short) (kafka ? KafkaTopologySettings.replicationFactorOf(spec.getKafka()) : 1);
-        List<TopologyRequest.QueueSpec> queues = spec.getQueues().stream().map(q -> queue(q, defaultReplication)).toList();
-        List<String> topics = spec.getTopics() == null ? List.of()
+        List<TopologyRequest.QueueSpec> queues =
+                spec.getQueues().stream().map(q -> queue(q, defaultReplication)).toList();
+        List<String> topics = spec.getTopics() == null
+                ? List.of()
                 : spec.getTopics().stream().map(TopicSpec::getName).toList();
-        List<TopologyRequest.QueueSpec> topicSizing = spec.getTopics() == null ? List.of()
-                : spec.getTopics().stream().map(t -> new TopologyRequest.QueueSpec(t.getName(),
-                        t.getPartitions() == null ? 0 : t.getPartitions(),
-                        (short) (t.getReplicationFactor() == null ? 0 : t.getReplicationFactor()))).toList();
+        List<TopologyRequest.QueueSpec> topicSizing = spec.getTopics() == null
+                ? List.of()
+                : spec.getTopics().stream()
+                        .map(t -> new TopologyRequest.QueueSpec(
+                                t.getName(), t.getPartitions() == null ? 0 : t.getPartitions(), (short)
+                                        (t.getReplicationFactor() == null ? 0 : t.getReplicationFactor())))
+                        .toList();
         boolean deadLetter = !Boolean.FALSE.equals(spec.getDeadLetter());
         Map<String, String> options = new TreeMap<>();
         RabbitMqSettings rabbit = spec.getRabbitmq();
@@ -58,8 +64,12 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
         }
         options.putAll(dev.backstage.operator.model.RedisTopologySettings.options(spec));
         options.putAll(KafkaTopologySettings.providerOptions(spec));
-        return new TopologyPlan(spec.getProvider().wire(), spec.getKeyPrefix(), spec.getConsumerGroup(),
-                Map.copyOf(options), new TopologyRequest(queues, topics, deadLetter, groupOrDefault(spec), topicSizing));
+        return new TopologyPlan(
+                spec.getProvider().wire(),
+                spec.getKeyPrefix(),
+                spec.getConsumerGroup(),
+                Map.copyOf(options),
+                new TopologyRequest(queues, topics, deadLetter, groupOrDefault(spec), topicSizing));
     }
 
     public ProviderSettings providerSettings(String url) {
@@ -84,20 +94,22 @@ public record TopologyPlan(String provider, String prefix, String consumerGroup,
 
     private static TopologyRequest.QueueSpec queue(QueueSpec q, short defaultReplication) {
         int partitions = q.getPartitions() == null ? 1 : q.getPartitions();
-        short replicationFactor = q.getReplicationFactor() == null ? defaultReplication
+        short replicationFactor = q.getReplicationFactor() == null
+                ? defaultReplication
                 : q.getReplicationFactor().shortValue();
         return new TopologyRequest.QueueSpec(q.getName(), partitions, replicationFactor);
     }
 
     private static String groupOrDefault(BackstageTopologySpec spec) {
         return spec.getConsumerGroup() == null || spec.getConsumerGroup().isBlank()
-                ? ProviderSettings.DEFAULT_GROUP : spec.getConsumerGroup();
+                ? ProviderSettings.DEFAULT_GROUP
+                : spec.getConsumerGroup();
     }
 
     private static String sha256(String value) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(value.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }

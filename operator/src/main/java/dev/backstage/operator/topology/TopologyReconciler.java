@@ -1,10 +1,9 @@
 package dev.backstage.operator.topology;
 
-import dev.backstage.operator.model.ReadyReason;
-import dev.backstage.operator.broker.SecretScrubber;
-import dev.backstage.operator.broker.BrokerFailures;
-import dev.backstage.operator.broker.TopologyProblem;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.backstage.operator.broker.BrokerFailures;
+import dev.backstage.operator.broker.SecretScrubber;
+import dev.backstage.operator.broker.TopologyProblem;
 import dev.backstage.operator.events.EventRecorder;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologyStatus;
@@ -12,6 +11,7 @@ import dev.backstage.operator.model.BrokerObjectStatus;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.model.DeletionPolicy;
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.schedule.ScheduleFiring;
 import dev.backstage.runtime.spi.DeclaredObject;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -69,8 +69,12 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
     private final ScheduleFiring schedules;
     private final TopologyCleanup cleanup;
 
-    public TopologyReconciler(TopologyBroker broker, BrokerConnections connections, EventRecorder events,
-            TopologySettings settings, Clock clock) {
+    public TopologyReconciler(
+            TopologyBroker broker,
+            BrokerConnections connections,
+            EventRecorder events,
+            TopologySettings settings,
+            Clock clock) {
         this(broker, connections, events, settings, clock, null);
     }
 
@@ -78,8 +82,13 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
      * @param schedules fires {@code spec.schedules} and writes {@code status.schedules}; {@code null} leaves schedules
      *                  unfired (tests of the broker side alone)
      */
-    public TopologyReconciler(TopologyBroker broker, BrokerConnections connections, EventRecorder events,
-            TopologySettings settings, Clock clock, ScheduleFiring schedules) {
+    public TopologyReconciler(
+            TopologyBroker broker,
+            BrokerConnections connections,
+            EventRecorder events,
+            TopologySettings settings,
+            Clock clock,
+            ScheduleFiring schedules) {
         this.schedules = schedules;
         this.broker = Objects.requireNonNull(broker, "broker");
         this.connections = Objects.requireNonNull(connections, "connections");
@@ -91,7 +100,8 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
 
     @Override
     public List<EventSource<?, BackstageTopology>> prepareEventSources(EventSourceContext<BackstageTopology> context) {
-        return schedules == null ? List.of(new ConnectionsLifecycle(connections))
+        return schedules == null
+                ? List.of(new ConnectionsLifecycle(connections))
                 : List.of(new ConnectionsLifecycle(connections), schedules);
     }
 
@@ -100,9 +110,13 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
         if (context.isPrimaryResourceDeleted()) {
             broker.forget(topology); // gone (a retained one goes at once): release its connection
             if (TopologyCleanup.policy(topology) == DeletionPolicy.RETAIN) {
-                LOG.info("topology {}/{} deleted; deletionPolicy retain: broker objects left in place",
-                        topology.getMetadata().getNamespace(), topology.getMetadata().getName());
-                events.normal(topology, "BrokerObjectsRetained",
+                LOG.info(
+                        "topology {}/{} deleted; deletionPolicy retain: broker objects left in place",
+                        topology.getMetadata().getNamespace(),
+                        topology.getMetadata().getName());
+                events.normal(
+                        topology,
+                        "BrokerObjectsRetained",
                         "deletionPolicy retain: the broker objects and the jobs in them are left in place");
             }
             return UpdateControl.noUpdate();
@@ -126,17 +140,22 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
         }
         BackstageTopologyStatus status = topology.getStatus();
         JsonNode before = Serialization.jsonMapper().valueToTree(status);
-        boolean declaredBefore = status.getObjects() != null && !status.getObjects().isEmpty();
+        boolean declaredBefore =
+                status.getObjects() != null && !status.getObjects().isEmpty();
 
         Readiness readiness;
         boolean announcedCreation = false;
         try {
             TopologyBroker.Declaration declaration = broker.declare(topology);
-            Set<String> created = status.getObjects() == null ? Set.of() : status.getObjects().stream()
-                    .filter(o -> CREATED.equals(o.getState())).map(o -> o.getKind() + "/" + o.getName())
-                    .collect(Collectors.toSet());
+            Set<String> created = status.getObjects() == null
+                    ? Set.of()
+                    : status.getObjects().stream()
+                            .filter(o -> CREATED.equals(o.getState()))
+                            .map(o -> o.getKind() + "/" + o.getName())
+                            .collect(Collectors.toSet());
             status.setObjects(declaration.objects().stream()
-                    .map(o -> objectStatus(o, declaration.scrubber(), created)).toList());
+                    .map(o -> objectStatus(o, declaration.scrubber(), created))
+                    .toList());
             status.setCapabilities(declaration.capabilities());
             announcedCreation = announceDeclared(topology, declaration, declaredBefore);
             readiness = readiness(topology, declaration);
@@ -164,16 +183,19 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
     }
 
     @Override
-    public ErrorStatusUpdateControl<BackstageTopology> updateErrorStatus(BackstageTopology topology,
-            Context<BackstageTopology> context, Exception e) {
+    public ErrorStatusUpdateControl<BackstageTopology> updateErrorStatus(
+            BackstageTopology topology, Context<BackstageTopology> context, Exception e) {
         if (e instanceof BrokerConnections.ClosedException) {
             // The operator is stopping mid-reconcile: the topology did nothing wrong, so its status stays as it is.
             return ErrorStatusUpdateControl.<BackstageTopology>noStatusUpdate().withNoRetry();
         }
         // Only the unexpected gets here (e.g. the API server refused to let us read the Secret); JOSDK retries.
         String message = SecretScrubber.none().scrub(e.getClass().getSimpleName() + ": " + e.getMessage());
-        LOG.warn("reconcile of topology {}/{} failed: {}", topology.getMetadata().getNamespace(),
-                topology.getMetadata().getName(), message);
+        LOG.warn(
+                "reconcile of topology {}/{} failed: {}",
+                topology.getMetadata().getNamespace(),
+                topology.getMetadata().getName(),
+                message);
         if (topology.getStatus() == null) {
             topology.setStatus(new BackstageTopologyStatus());
         }
@@ -200,37 +222,49 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
                 .filter(o -> o.state() == DeclaredObject.State.FAILED || o.state() == DeclaredObject.State.MISSING)
                 .toList();
         if (!failed.isEmpty()) {
-            String reason = failed.stream().filter(o -> o.state() == DeclaredObject.State.FAILED).findFirst()
-                    .map(o -> BrokerFailures.reasonForMessage(o.detail())).orElse(ReadyReason.DECLARATION_FAILED);
-            return new Readiness(Conditions.FALSE, reason, "could not declare " + failed.size() + " of "
-                    + declaration.objects().size() + " objects on " + declaration.provider() + ": "
-                    + describeFailures(failed, declaration.scrubber()));
+            String reason = failed.stream()
+                    .filter(o -> o.state() == DeclaredObject.State.FAILED)
+                    .findFirst()
+                    .map(o -> BrokerFailures.reasonForMessage(o.detail()))
+                    .orElse(ReadyReason.DECLARATION_FAILED);
+            return new Readiness(
+                    Conditions.FALSE,
+                    reason,
+                    "could not declare " + failed.size() + " of "
+                            + declaration.objects().size() + " objects on " + declaration.provider() + ": "
+                            + describeFailures(failed, declaration.scrubber()));
         }
         Optional<String> missing = CapabilityReport.missingRequired(topology.getSpec(), declaration.capabilities());
         if (missing.isPresent()) {
             return new Readiness(Conditions.FALSE, ReadyReason.CAPABILITY_MISSING, missing.get());
         }
-        return new Readiness(Conditions.TRUE, ReadyReason.DECLARED, declaration.objects().size()
-                + " broker objects exist on " + declaration.provider());
+        return new Readiness(
+                Conditions.TRUE,
+                ReadyReason.DECLARED,
+                declaration.objects().size() + " broker objects exist on " + declaration.provider());
     }
 
     /** @return true when it announced a first declaration ({@code BrokerObjectsCreated}) */
-    private boolean announceDeclared(BackstageTopology topology, TopologyBroker.Declaration declaration,
-            boolean declaredBefore) {
+    private boolean announceDeclared(
+            BackstageTopology topology, TopologyBroker.Declaration declaration, boolean declaredBefore) {
         List<DeclaredObject> created = declaration.redeclared();
         if (created.isEmpty()) {
             return false;
         }
         if (declaredBefore) {
-            LOG.info("topology {}/{}: re-declared {} objects missing on the broker: {}",
-                    topology.getMetadata().getNamespace(), topology.getMetadata().getName(), created.size(),
+            LOG.info(
+                    "topology {}/{}: re-declared {} objects missing on the broker: {}",
+                    topology.getMetadata().getNamespace(),
+                    topology.getMetadata().getName(),
+                    created.size(),
                     names(created));
-            events.warning(topology, "BrokerObjectsRedeclared", "missing on " + declaration.provider()
-                    + " and declared again: " + names(created));
+            events.warning(
+                    topology,
+                    "BrokerObjectsRedeclared",
+                    "missing on " + declaration.provider() + " and declared again: " + names(created));
             return false;
         }
-        events.normal(topology, "BrokerObjectsCreated", "created on " + declaration.provider() + ": "
-                + names(created));
+        events.normal(topology, "BrokerObjectsCreated", "created on " + declaration.provider() + ": " + names(created));
         return true;
     }
 
@@ -242,21 +276,36 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
         List<Condition> conditions = topology.getStatus().getConditions();
         Optional<Condition> previous = Conditions.find(conditions, Conditions.READY)
                 .map(c -> new Condition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(), null, null));
-        Conditions.set(conditions, Conditions.READY, readiness.status(), readiness.reason(), readiness.message(),
-                topology.getMetadata().getGeneration(), clock.instant());
-        boolean sameReason = previous.map(c -> readiness.reason().equals(c.getReason())).orElse(false);
-        boolean sameMessage = previous.map(c -> readiness.message().equals(c.getMessage())).orElse(false);
+        Conditions.set(
+                conditions,
+                Conditions.READY,
+                readiness.status(),
+                readiness.reason(),
+                readiness.message(),
+                topology.getMetadata().getGeneration(),
+                clock.instant());
+        boolean sameReason =
+                previous.map(c -> readiness.reason().equals(c.getReason())).orElse(false);
+        boolean sameMessage =
+                previous.map(c -> readiness.message().equals(c.getMessage())).orElse(false);
         if (Conditions.TRUE.equals(readiness.status())) {
             if (!sameReason) {
-                LOG.info("topology {}/{} is Ready: {}", topology.getMetadata().getNamespace(),
-                        topology.getMetadata().getName(), readiness.message());
+                LOG.info(
+                        "topology {}/{} is Ready: {}",
+                        topology.getMetadata().getNamespace(),
+                        topology.getMetadata().getName(),
+                        readiness.message());
                 if (!(announcedCreation && previous.isEmpty())) {
                     events.normal(topology, "TopologyReady", readiness.message());
                 }
             }
         } else if (!sameReason || !sameMessage) {
-            LOG.warn("topology {}/{} is not Ready ({}): {}", topology.getMetadata().getNamespace(),
-                    topology.getMetadata().getName(), readiness.reason(), readiness.message());
+            LOG.warn(
+                    "topology {}/{} is not Ready ({}): {}",
+                    topology.getMetadata().getNamespace(),
+                    topology.getMetadata().getName(),
+                    readiness.reason(),
+                    readiness.message());
             events.warning(topology, readiness.reason(), readiness.message());
         }
     }
@@ -266,10 +315,13 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
      * saying {@code Existed} then would rewrite every new topology's status once for no news (1,000 status writes
      * 30 s after 1,000 topologies are created). {@code Existed} is kept for what was there before the first pass.
      */
-    private static BrokerObjectStatus objectStatus(DeclaredObject object, SecretScrubber scrubber, Set<String> created) {
-        String state = object.state() == DeclaredObject.State.EXISTED
-                && created.contains(object.kind() + "/" + object.name()) ? CREATED
-                : object.state().name().charAt(0) + object.state().name().substring(1).toLowerCase(Locale.ROOT);
+    private static BrokerObjectStatus objectStatus(
+            DeclaredObject object, SecretScrubber scrubber, Set<String> created) {
+        String state =
+                object.state() == DeclaredObject.State.EXISTED && created.contains(object.kind() + "/" + object.name())
+                        ? CREATED
+                        : object.state().name().charAt(0)
+                                + object.state().name().substring(1).toLowerCase(Locale.ROOT);
         return new BrokerObjectStatus(object.kind(), object.name(), state, scrubber.scrub(object.detail()));
     }
 
@@ -281,7 +333,9 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
     }
 
     private static String names(List<DeclaredObject> objects) {
-        String listed = objects.stream().limit(LISTED_NAMES).map(o -> o.kind() + " " + o.name())
+        String listed = objects.stream()
+                .limit(LISTED_NAMES)
+                .map(o -> o.kind() + " " + o.name())
                 .collect(Collectors.joining(", "));
         return objects.size() > LISTED_NAMES ? listed + " and " + (objects.size() - LISTED_NAMES) + " more" : listed;
     }

@@ -42,17 +42,21 @@ public record TopologySettings(Duration pollInterval, int cleanupAttempts, Durat
     }
 
     public static TopologySettings fromEnv(Map<String, String> env) {
-        Duration poll = Durations.parseOr("BACKSTAGE_TOPOLOGY_POLL_INTERVAL",
-                blankToNull(env.get("BACKSTAGE_TOPOLOGY_POLL_INTERVAL")), DEFAULT_POLL_INTERVAL);
-        Duration retry = Durations.parseOr("BACKSTAGE_TOPOLOGY_CLEANUP_RETRY_DELAY",
-                blankToNull(env.get("BACKSTAGE_TOPOLOGY_CLEANUP_RETRY_DELAY")), DEFAULT_CLEANUP_RETRY_DELAY);
+        Duration poll = Durations.parseOr(
+                "BACKSTAGE_TOPOLOGY_POLL_INTERVAL",
+                blankToNull(env.get("BACKSTAGE_TOPOLOGY_POLL_INTERVAL")),
+                DEFAULT_POLL_INTERVAL);
+        Duration retry = Durations.parseOr(
+                "BACKSTAGE_TOPOLOGY_CLEANUP_RETRY_DELAY",
+                blankToNull(env.get("BACKSTAGE_TOPOLOGY_CLEANUP_RETRY_DELAY")),
+                DEFAULT_CLEANUP_RETRY_DELAY);
         String attemptsText = blankToNull(env.get("BACKSTAGE_TOPOLOGY_CLEANUP_ATTEMPTS"));
         int attempts;
         try {
             attempts = attemptsText == null ? DEFAULT_CLEANUP_ATTEMPTS : Integer.parseInt(attemptsText);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("BACKSTAGE_TOPOLOGY_CLEANUP_ATTEMPTS must be a whole number, got '"
-                    + attemptsText + "'", e);
+            throw new IllegalArgumentException(
+                    "BACKSTAGE_TOPOLOGY_CLEANUP_ATTEMPTS must be a whole number, got '" + attemptsText + "'", e);
         }
         return new TopologySettings(poll, attempts, retry);
     }

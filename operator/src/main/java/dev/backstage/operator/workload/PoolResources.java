@@ -10,6 +10,7 @@ import java.util.Map;
 public final class PoolResources {
     /** Every object the operator creates carries this label; the dependents' informers watch only those. */
     public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+
     public static final String MANAGED_BY = "backstage-operator";
     public static final String MANAGED_SELECTOR = MANAGED_BY_LABEL + "=" + MANAGED_BY;
 

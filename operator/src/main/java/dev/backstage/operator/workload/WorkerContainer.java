@@ -16,6 +16,7 @@ public final class WorkerContainer {
 
     /** Env vars holding connection URLs, filled from Secrets; runtime.yaml names them in {@code urlEnv}. */
     public static final String PROVIDER_URL_ENV = "BACKSTAGE_PROVIDER_URL";
+
     public static final String DELAYS_URL_ENV = "BACKSTAGE_DELAYS_URL";
     public static final String DEDUPE_URL_ENV = "BACKSTAGE_DEDUPE_URL";
 
@@ -24,6 +25,7 @@ public final class WorkerContainer {
 
     /** The runtime serves /healthz, /readyz and /metrics on this port. */
     public static final int HTTP_PORT = 8080;
+
     public static final String HTTP_PORT_NAME = "http";
     public static final String LIVENESS_PATH = "/healthz";
     public static final String READINESS_PATH = "/readyz";
@@ -36,6 +38,7 @@ public final class WorkerContainer {
 
     /** TLS files of a connection are mounted read-only under {@code TLS_DIR/<role>} (provider, delays, dedupe). */
     public static final String TLS_DIR = CONFIG_DIR + "/tls";
+
     public static final String CA_FILE = "ca.crt";
     public static final String CERT_FILE = "tls.crt";
     public static final String KEY_FILE = "tls.key";
@@ -59,8 +62,8 @@ public final class WorkerContainer {
      * Kafka's {@code tls=true} (its URLs have no TLS scheme), or an empty map without a tls section. The workers get
      * {@link #tlsDir(String)}; the operator a private directory of its own.
      */
-    public static java.util.Map<String, String> tlsOptions(String dir, dev.backstage.operator.model.TlsSpec tls,
-            dev.backstage.operator.model.ProviderType provider) {
+    public static java.util.Map<String, String> tlsOptions(
+            String dir, dev.backstage.operator.model.TlsSpec tls, dev.backstage.operator.model.ProviderType provider) {
         java.util.Map<String, String> options = new java.util.TreeMap<>();
         if (tls == null) {
             return options;

@@ -11,8 +11,8 @@ import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.CapabilityBackend;
 import dev.backstage.operator.model.DelayedExchangeMode;
-import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.DeletionPolicy;
+import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
 import dev.backstage.operator.model.RabbitMqQueueType;
@@ -31,7 +31,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,7 +65,13 @@ class AdmissionWebhookTest {
         server.start();
         webhook = new WebhookClient(certificate.trustingContext(), server.port());
         ns = UniqueNames.prefix("admission").toLowerCase();
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(ns)
+                        .endMetadata()
+                        .build())
+                .create();
     }
 
     @AfterAll
@@ -103,7 +108,8 @@ class AdmissionWebhookTest {
         answer = webhook.send(TOPOLOGY, review("CREATE", ns, queue, null));
         assertFalse(answer.allowed());
         assertTrue(answer.message().contains("spec.queues[0].name 'a.dead-letter' is reserved"), answer.message());
-        assertTrue(answer.message().contains("spec.consumerGroup '\\u202Eevil\\u000A' is not a valid consumer group"),
+        assertTrue(
+                answer.message().contains("spec.consumerGroup '\\u202Eevil\\u000A' is not a valid consumer group"),
                 answer.message());
         assertFalse(answer.message().contains("\u202E"), answer.message());
     }
@@ -113,22 +119,24 @@ class AdmissionWebhookTest {
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, kafka("jobs", null), null));
         assertFalse(answer.allowed());
         assertTrue(answer.message().contains("set spec.capabilities.delays"), answer.message());
-        assertEquals(403, answer.json().path("response").path("status").path("code").asInt());
+        assertEquals(
+                403, answer.json().path("response").path("status").path("code").asInt());
     }
 
     @Test
     void givenKafkaTopologyWithRedisDelays_whenCreated_thenAllowed() {
-        WebhookClient.Answer answer = webhook.send(TOPOLOGY,
-                review("CREATE", ns, kafka("jobs", backend(ProviderType.REDIS)), null));
+        WebhookClient.Answer answer =
+                webhook.send(TOPOLOGY, review("CREATE", ns, kafka("jobs", backend(ProviderType.REDIS)), null));
         assertTrue(answer.allowed(), answer.body());
     }
 
     @Test
     void givenDelaysSuppliedByKafka_whenCreated_thenDeniedSayingOnlyRedisSuppliesThem() {
-        WebhookClient.Answer answer = webhook.send(TOPOLOGY,
-                review("CREATE", ns, kafka("jobs", backend(ProviderType.KAFKA)), null));
+        WebhookClient.Answer answer =
+                webhook.send(TOPOLOGY, review("CREATE", ns, kafka("jobs", backend(ProviderType.KAFKA)), null));
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("spec.capabilities.delays.backend: kafka cannot supply delays"),
+        assertTrue(
+                answer.message().contains("spec.capabilities.delays.backend: kafka cannot supply delays"),
                 answer.message());
         assertTrue(answer.message().contains("set it to redis"), answer.message());
     }
@@ -139,7 +147,8 @@ class AdmissionWebhookTest {
         topology.getSpec().setKafka(new KafkaTopologySettings(1, 2));
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("spec.kafka.minInsyncReplicas 2 exceeds the replication factor 1"),
+        assertTrue(
+                answer.message().contains("spec.kafka.minInsyncReplicas 2 exceeds the replication factor 1"),
                 answer.message());
 
         topology.getSpec().setKafka(new KafkaTopologySettings(1, null)); // the single-broker override: min ISR 1
@@ -152,8 +161,11 @@ class AdmissionWebhookTest {
         topology.getSpec().getQueues().get(0).setReplicationFactor(1); // the topology's default min ISR is 2
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("spec.queues[0].replicationFactor 1 is below the topology's"
-                + " min.insync.replicas 2"), answer.message());
+        assertTrue(
+                answer.message()
+                        .contains("spec.queues[0].replicationFactor 1 is below the topology's"
+                                + " min.insync.replicas 2"),
+                answer.message());
     }
 
     @Test
@@ -179,8 +191,8 @@ class AdmissionWebhookTest {
 
     @Test
     void givenRabbitMqSuppliedModeWithoutASupplier_whenCreated_thenDenied() {
-        WebhookClient.Answer answer = webhook.send(TOPOLOGY,
-                review("CREATE", ns, rabbit("jobs", DelayedExchangeMode.SUPPLIED), null));
+        WebhookClient.Answer answer =
+                webhook.send(TOPOLOGY, review("CREATE", ns, rabbit("jobs", DelayedExchangeMode.SUPPLIED), null));
         assertFalse(answer.allowed());
         assertTrue(answer.message().contains("nothing supplies delays"), answer.message());
         assertTrue(answer.message().contains("spec.capabilities.delays"), answer.message());
@@ -212,13 +224,17 @@ class AdmissionWebhookTest {
         after.getSpec().getRabbitmq().setQueueType(RabbitMqQueueType.QUORUM);
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("UPDATE", ns, after, before));
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("spec.rabbitmq.queueType cannot change in place (it is classic)"),
+        assertTrue(
+                answer.message().contains("spec.rabbitmq.queueType cannot change in place (it is classic)"),
                 answer.message());
-        assertTrue(answer.message().contains("create a new BackstageTopology with another keyPrefix"), answer.message());
+        assertTrue(
+                answer.message().contains("create a new BackstageTopology with another keyPrefix"), answer.message());
         BackstageTopology unset = rabbit("orders", DelayedExchangeMode.AUTO);
-        assertTrue(webhook.send(TOPOLOGY, review("UPDATE", ns, before, unset)).allowed(),
+        assertTrue(
+                webhook.send(TOPOLOGY, review("UPDATE", ns, before, unset)).allowed(),
                 "unset to classic: a topology from before queue types states what its queues are");
-        assertFalse(webhook.send(TOPOLOGY, review("UPDATE", ns, unset, before)).allowed(),
+        assertFalse(
+                webhook.send(TOPOLOGY, review("UPDATE", ns, unset, before)).allowed(),
                 "classic to unset means quorum: refused");
     }
 
@@ -230,7 +246,9 @@ class AdmissionWebhookTest {
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("UPDATE", ns, after, before));
         assertTrue(answer.allowed(), answer.body());
         assertEquals(1, answer.warnings().size(), answer.warnings().toString());
-        assertTrue(answer.warnings().get(0).contains("spec.keyPrefix changed"), answer.warnings().toString());
+        assertTrue(
+                answer.warnings().get(0).contains("spec.keyPrefix changed"),
+                answer.warnings().toString());
     }
 
     @Test
@@ -252,8 +270,12 @@ class AdmissionWebhookTest {
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
         assertTrue(answer.allowed(), answer.body());
         assertEquals(2, answer.warnings().size(), answer.warnings().toString());
-        assertTrue(answer.warnings().stream().anyMatch(w -> w.contains("deletes its queues")), answer.warnings().toString());
-        assertTrue(answer.warnings().stream().anyMatch(w -> w.contains("apply to Kafka only")), answer.warnings().toString());
+        assertTrue(
+                answer.warnings().stream().anyMatch(w -> w.contains("deletes its queues")),
+                answer.warnings().toString());
+        assertTrue(
+                answer.warnings().stream().anyMatch(w -> w.contains("apply to Kafka only")),
+                answer.warnings().toString());
     }
 
     @Test
@@ -279,8 +301,10 @@ class AdmissionWebhookTest {
         assertTrue(answer.allowed(), answer.body());
         assertEquals(1, answer.warnings().size(), answer.warnings().toString());
         String warning = answer.warnings().get(0);
-        assertTrue(warning.startsWith("BackstageTopology '" + name + "' is still used by pool(s) " + name + "-a, " + name
-                + "-b: deletionPolicy delete removes their queues and the jobs in them"), warning);
+        assertTrue(
+                warning.startsWith("BackstageTopology '" + name + "' is still used by pool(s) " + name + "-a, " + name
+                        + "-b: deletionPolicy delete removes their queues and the jobs in them"),
+                warning);
 
         WebhookClient.Answer unused = webhook.send(TOPOLOGY, review("DELETE", ns, null, redis(name + "-unused")));
         assertTrue(unused.allowed() && unused.warnings().isEmpty(), unused.body());
@@ -290,7 +314,9 @@ class AdmissionWebhookTest {
 
     @Test
     void givenPoolOnAnExistingTopologyAndItsQueues_whenCreated_thenAllowed() {
-        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase())).getMetadata().getName();
+        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase()))
+                .getMetadata()
+                .getName();
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool(topology, "orders"), null));
         assertTrue(answer.allowed(), answer.body());
         assertEquals(List.of(), answer.warnings());
@@ -300,18 +326,25 @@ class AdmissionWebhookTest {
     void givenPoolNamingAnUnknownTopology_whenCreated_thenDeniedSayingToCreateItOrFixTheReference() {
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool("ghost", "orders"), null));
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("BackstageTopology 'ghost' not found in namespace '" + ns + "'"),
+        assertTrue(
+                answer.message().contains("BackstageTopology 'ghost' not found in namespace '" + ns + "'"),
                 answer.message());
         assertTrue(answer.message().contains("fix spec.topologyRef.name"), answer.message());
     }
 
     @Test
     void givenPoolNamingAQueueTheTopologyLacks_whenCreated_thenDeniedListingTheDeclaredQueues() {
-        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase())).getMetadata().getName();
-        WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool(topology, "orders", "refunds"), null));
+        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase()))
+                .getMetadata()
+                .getName();
+        WebhookClient.Answer answer =
+                webhook.send(POOL, review("CREATE", ns, pool(topology, "orders", "refunds"), null));
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("queue 'refunds' is not declared by BackstageTopology '" + topology
-                + "' (it declares [orders])"), answer.message());
+        assertTrue(
+                answer.message()
+                        .contains("queue 'refunds' is not declared by BackstageTopology '" + topology
+                                + "' (it declares [orders])"),
+                answer.message());
     }
 
     @Test
@@ -320,8 +353,10 @@ class AdmissionWebhookTest {
         withTopics.getSpec().setTopics(List.of(new TopicSpec("audit")));
         String topology = existing(withTopics).getMetadata().getName();
         BackstageWorkerPool pool = pool(topology, "orders");
-        pool.getSpec().setTopics(List.of(new TopicSubscriptionSpec("audit", "g1", StartPositionSpec.LATEST),
-                new TopicSubscriptionSpec("billing", "g1", StartPositionSpec.LATEST)));
+        pool.getSpec()
+                .setTopics(List.of(
+                        new TopicSubscriptionSpec("audit", "g1", StartPositionSpec.LATEST),
+                        new TopicSubscriptionSpec("billing", "g1", StartPositionSpec.LATEST)));
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool, null));
         assertFalse(answer.allowed());
         assertTrue(answer.message().contains("topic 'billing' is not declared"), answer.message());
@@ -330,7 +365,9 @@ class AdmissionWebhookTest {
 
     @Test
     void givenMinReplicasAboveMax_whenCreated_thenDenied() {
-        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase())).getMetadata().getName();
+        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase()))
+                .getMetadata()
+                .getName();
         BackstageWorkerPool pool = pool(topology, "orders");
         AutoscalingSpec autoscaling = new AutoscalingSpec();
         autoscaling.setEnabled(true);
@@ -344,7 +381,9 @@ class AdmissionWebhookTest {
 
     @Test
     void givenUnreadableOrOutOfBoundsAutoscalingDurations_whenCreated_thenDeniedNamingEachField() {
-        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase())).getMetadata().getName();
+        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase()))
+                .getMetadata()
+                .getName();
         BackstageWorkerPool pool = pool(topology, "orders");
         AutoscalingSpec autoscaling = new AutoscalingSpec();
         autoscaling.setEnabled(true);
@@ -355,7 +394,8 @@ class AdmissionWebhookTest {
         pool.getSpec().setAutoscaling(autoscaling);
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool, null));
         assertFalse(answer.allowed());
-        for (String expected : List.of("spec.autoscaling.podStartupTime: 'ten seconds' is not a duration",
+        for (String expected : List.of(
+                "spec.autoscaling.podStartupTime: 'ten seconds' is not a duration",
                 "spec.autoscaling.pollInterval must be greater than zero",
                 "spec.autoscaling.scaleUpLookahead must be at most 1h (got 2h), e.g. 120s",
                 "spec.autoscaling.scaleDownInterval: 'soon' is not a duration")) {
@@ -365,7 +405,9 @@ class AdmissionWebhookTest {
 
     @Test
     void givenZeroConcurrencyNegativePrefetchAndZeroGrace_whenCreated_thenDeniedNamingEachField() {
-        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase())).getMetadata().getName();
+        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase()))
+                .getMetadata()
+                .getName();
         BackstageWorkerPool pool = pool(topology, "orders");
         pool.getSpec().setConcurrency(0);
         pool.getSpec().setPrefetch(-1);
@@ -373,8 +415,10 @@ class AdmissionWebhookTest {
         pool.getSpec().setHardTimeout("5 minutes");
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool, null));
         assertFalse(answer.allowed());
-        for (String expected : List.of("spec.concurrency must be at least 1 (got 0)",
-                "spec.prefetch must be at least 1 (got -1)", "spec.shutdownGracePeriod must be greater than zero",
+        for (String expected : List.of(
+                "spec.concurrency must be at least 1 (got 0)",
+                "spec.prefetch must be at least 1 (got -1)",
+                "spec.shutdownGracePeriod must be greater than zero",
                 "spec.hardTimeout: '5 minutes' is not a duration")) {
             assertTrue(answer.message().contains(expected), expected + " in " + answer.message());
         }
@@ -396,15 +440,21 @@ class AdmissionWebhookTest {
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool, null));
         assertTrue(answer.allowed(), answer.body());
         assertEquals(2, answer.warnings().size(), answer.warnings().toString());
-        assertTrue(answer.warnings().stream().anyMatch(w -> w.contains("maxReplicas (10) is above the partition count")
-                && w.contains("at most 3")), answer.warnings().toString());
-        assertTrue(answer.warnings().stream().anyMatch(w -> w.contains("prefetch (5) is below spec.concurrency (20)")),
+        assertTrue(
+                answer.warnings().stream()
+                        .anyMatch(w ->
+                                w.contains("maxReplicas (10) is above the partition count") && w.contains("at most 3")),
+                answer.warnings().toString());
+        assertTrue(
+                answer.warnings().stream().anyMatch(w -> w.contains("prefetch (5) is below spec.concurrency (20)")),
                 answer.warnings().toString());
     }
 
     @Test
     void givenPoolOnAKafkaTopologyThatSlippedPastAdmissionWithoutDelays_whenCreated_thenDenied() {
-        String topology = existing(kafka(UniqueNames.prefix("t").toLowerCase(), null)).getMetadata().getName();
+        String topology = existing(kafka(UniqueNames.prefix("t").toLowerCase(), null))
+                .getMetadata()
+                .getName();
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool(topology, "jobs"), null));
         assertFalse(answer.allowed());
         assertTrue(answer.message().contains("supplies no delays"), answer.message());
@@ -413,14 +463,19 @@ class AdmissionWebhookTest {
 
     @Test
     void givenPoolSubscribingToTopicsWhereTheTopologyHasNone_whenCreated_thenDenied() {
-        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase())).getMetadata().getName();
+        String topology = existing(redis(UniqueNames.prefix("t").toLowerCase()))
+                .getMetadata()
+                .getName();
         BackstageWorkerPool pool = pool(topology);
         pool.getSpec().setQueues(null);
         pool.getSpec().setTopics(List.of(new TopicSubscriptionSpec("audit", "g1", StartPositionSpec.EARLIEST)));
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, pool, null));
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("topic 'audit' is not declared by BackstageTopology '" + topology
-                + "' (it declares [])"), answer.message());
+        assertTrue(
+                answer.message()
+                        .contains("topic 'audit' is not declared by BackstageTopology '" + topology
+                                + "' (it declares [])"),
+                answer.message());
     }
 
     // ---- Malformed requests ----------------------------------------------------------------------------------
@@ -449,8 +504,8 @@ class AdmissionWebhookTest {
 
     @Test
     void givenReviewWithoutRequest_thenHttp400() {
-        WebhookClient.Answer answer = webhook.post(TOPOLOGY,
-                "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}", "application/json");
+        WebhookClient.Answer answer = webhook.post(
+                TOPOLOGY, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}", "application/json");
         assertEquals(400, answer.status());
         assertTrue(answer.body().contains("no request"), answer.body());
     }
@@ -470,7 +525,8 @@ class AdmissionWebhookTest {
     void givenTopologySentToThePoolPath_thenDeniedNamingTheMismatch() {
         WebhookClient.Answer answer = webhook.send(POOL, review("CREATE", ns, redis("orders"), null));
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("validates BackstageWorkerPool, but the request is for BackstageTopology"),
+        assertTrue(
+                answer.message().contains("validates BackstageWorkerPool, but the request is for BackstageTopology"),
                 answer.message());
     }
 
@@ -499,7 +555,8 @@ class AdmissionWebhookTest {
         ((ObjectNode) review.path("request")).put("operation", "PATCH");
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review);
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("'PATCH' is not one of CREATE, UPDATE, DELETE, CONNECT"), answer.message());
+        assertTrue(
+                answer.message().contains("'PATCH' is not one of CREATE, UPDATE, DELETE, CONNECT"), answer.message());
     }
 
     @Test
@@ -507,23 +564,27 @@ class AdmissionWebhookTest {
         Path tls = Files.createTempDirectory("webhook-rotate");
         SelfSignedCertificate first = SelfSignedCertificate.generate("RSA");
         first.writeTo(tls);
-        try (WebhookServer rotating = new WebhookServer(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), tls, client)) {
+        try (WebhookServer rotating =
+                new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), tls, client)) {
             rotating.start();
             assertTrue(new WebhookClient(first.trustingContext(), rotating.port())
-                    .send(TOPOLOGY, review("CREATE", ns, redis("orders"), null)).allowed());
+                    .send(TOPOLOGY, review("CREATE", ns, redis("orders"), null))
+                    .allowed());
 
             SelfSignedCertificate second = SelfSignedCertificate.generate("EC");
             second.writeTo(tls);
             // Some file systems keep whole-second times; make sure the change is visible as one.
-            Files.setLastModifiedTime(tls.resolve("tls.crt"),
+            Files.setLastModifiedTime(
+                    tls.resolve("tls.crt"),
                     java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 5_000));
 
             assertTrue(new WebhookClient(second.trustingContext(), rotating.port())
-                    .send(TOPOLOGY, review("CREATE", ns, redis("orders"), null)).allowed());
+                    .send(TOPOLOGY, review("CREATE", ns, redis("orders"), null))
+                    .allowed());
             List<Throwable> refused = new ArrayList<>();
             try {
-                new WebhookClient(first.trustingContext(), rotating.port()).raw(webhook.request(TOPOLOGY).GET());
+                new WebhookClient(first.trustingContext(), rotating.port())
+                        .raw(webhook.request(TOPOLOGY).GET());
             } catch (RuntimeException e) {
                 refused.add(e);
             }
@@ -550,9 +611,11 @@ class AdmissionWebhookTest {
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
         System.out.println("bad cron: " + answer.message());
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("spec.schedules[0]: cron expression '0 25 * * *' is invalid"),
+        assertTrue(
+                answer.message().contains("spec.schedules[0]: cron expression '0 25 * * *' is invalid"),
                 answer.message());
-        assertTrue(answer.message().contains("use 5 fields 'minute hour day-of-month month day-of-week'"),
+        assertTrue(
+                answer.message().contains("use 5 fields 'minute hour day-of-month month day-of-week'"),
                 answer.message());
     }
 
@@ -563,8 +626,11 @@ class AdmissionWebhookTest {
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
         System.out.println("bad zone: " + answer.message());
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("spec.schedules[0]: time zone 'Europe/Atlantis' is unknown: use an IANA"
-                + " zone id such as 'UTC', 'Europe/Paris' or 'America/New_York'"), answer.message());
+        assertTrue(
+                answer.message()
+                        .contains("spec.schedules[0]: time zone 'Europe/Atlantis' is unknown: use an IANA"
+                                + " zone id such as 'UTC', 'Europe/Paris' or 'America/New_York'"),
+                answer.message());
     }
 
     @Test
@@ -574,8 +640,11 @@ class AdmissionWebhookTest {
         WebhookClient.Answer answer = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
         System.out.println("undeclared queue: " + answer.message());
         assertFalse(answer.allowed());
-        assertTrue(answer.message().contains("spec.schedules[0]: queue 'reports' is not declared by this topology:"
-                + " add it to spec.queues or set spec.schedules[0].queue to one of [orders]"), answer.message());
+        assertTrue(
+                answer.message()
+                        .contains("spec.schedules[0]: queue 'reports' is not declared by this topology:"
+                                + " add it to spec.queues or set spec.schedules[0].queue to one of [orders]"),
+                answer.message());
     }
 
     @Test
@@ -585,8 +654,11 @@ class AdmissionWebhookTest {
         WebhookClient.Answer denied = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
         System.out.println("no dedupe: " + denied.message());
         assertFalse(denied.allowed());
-        assertTrue(denied.message().contains("the rabbitmq provider has no dedupe: set spec.capabilities.dedupe"
-                + " (backend: redis"), denied.message());
+        assertTrue(
+                denied.message()
+                        .contains("the rabbitmq provider has no dedupe: set spec.capabilities.dedupe"
+                                + " (backend: redis"),
+                denied.message());
         topology.getSpec().setCapabilities(new SuppliedCapabilities(null, backend(ProviderType.REDIS)));
         WebhookClient.Answer allowed = webhook.send(TOPOLOGY, review("CREATE", ns, topology, null));
         assertTrue(allowed.allowed(), allowed.body());

@@ -32,9 +32,14 @@ class CachedTopologyAdmissionTest {
 
     @BeforeAll
     static void start() {
-        unreachable = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
-                .withMasterUrl("https://127.0.0.1:1").withRequestTimeout(2_000).withConnectionTimeout(2_000)
-                .withRequestRetryBackoffLimit(0).build()).build();
+        unreachable = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder()
+                        .withMasterUrl("https://127.0.0.1:1")
+                        .withRequestTimeout(2_000)
+                        .withConnectionTimeout(2_000)
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build();
         harness = OperatorTestHarness.start();
     }
 
@@ -65,7 +70,8 @@ class CachedTopologyAdmissionTest {
         String ns = harness.newNamespace("admission-stale");
         KubernetesClient client = harness.client();
         BackstageTopology stale = BackstageFixtures.redisTopology(ns, "orders", "orders");
-        client.resource(BackstageFixtures.redisTopology(ns, "orders", "orders", "emails")).create();
+        client.resource(BackstageFixtures.redisTopology(ns, "orders", "orders", "emails"))
+                .create();
         BackstageWorkerPool pool = BackstageFixtures.pool(ns, "workers", "orders", "emails");
 
         Verdict verdict = new WorkerPoolValidator(client, (namespace, name) -> Optional.of(stale))
@@ -87,14 +93,19 @@ class CachedTopologyAdmissionTest {
 
         assertFalse(verdict.allowed());
         assertEquals(1, verdict.denials().size(), verdict.denials().toString());
-        assertTrue(verdict.denials().get(0).startsWith("spec.queues: queue 'emails' is not declared by BackstageTopology"
-                + " 'orders'"), verdict.denials().get(0));
+        assertTrue(
+                verdict.denials()
+                        .get(0)
+                        .startsWith("spec.queues: queue 'emails' is not declared by BackstageTopology" + " 'orders'"),
+                verdict.denials().get(0));
     }
 
     @Test
     void givenATopologyTheCacheDoesNotHold_thenItIsReadFromTheApiServer() {
         String ns = harness.newNamespace("admission-miss");
-        harness.client().resource(BackstageFixtures.redisTopology(ns, "orders", "orders")).create();
+        harness.client()
+                .resource(BackstageFixtures.redisTopology(ns, "orders", "orders"))
+                .create();
 
         Verdict verdict = new WorkerPoolValidator(harness.client(), TopologyLookup.NONE)
                 .check(BackstageFixtures.pool(ns, "workers", "orders", "orders"), null, Operation.CREATE, ns);
@@ -108,11 +119,15 @@ class CachedTopologyAdmissionTest {
         TopologyLookup cache = harness.operator().cachedTopologies();
         assertEquals(Optional.empty(), cache.cached(ns, "orders"));
 
-        harness.client().resource(BackstageFixtures.redisTopology(ns, "orders", "orders", "emails")).create();
+        harness.client()
+                .resource(BackstageFixtures.redisTopology(ns, "orders", "orders", "emails"))
+                .create();
 
         BackstageTopology cached = await().atMost(Duration.ofSeconds(30))
-                .until(() -> cache.cached(ns, "orders"), Optional::isPresent).orElseThrow();
-        assertEquals(List.of("orders", "emails"),
+                .until(() -> cache.cached(ns, "orders"), Optional::isPresent)
+                .orElseThrow();
+        assertEquals(
+                List.of("orders", "emails"),
                 cached.getSpec().getQueues().stream().map(q -> q.getName()).toList());
         Verdict verdict = new WorkerPoolValidator(unreachable, cache)
                 .check(BackstageFixtures.pool(ns, "workers", "orders", "emails"), null, Operation.CREATE, ns);

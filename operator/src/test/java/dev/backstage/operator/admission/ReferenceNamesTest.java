@@ -26,9 +26,14 @@ class ReferenceNamesTest {
 
     @BeforeAll
     static void client() {
-        unreachable = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
-                .withMasterUrl("https://127.0.0.1:1").withRequestTimeout(2_000).withConnectionTimeout(2_000)
-                .withRequestRetryBackoffLimit(0).build()).build();
+        unreachable = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder()
+                        .withMasterUrl("https://127.0.0.1:1")
+                        .withRequestTimeout(2_000)
+                        .withConnectionTimeout(2_000)
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build();
     }
 
     @AfterAll
@@ -45,7 +50,8 @@ class ReferenceNamesTest {
         assertFalse(verdict.allowed());
         assertEquals(1, verdict.denials().size(), verdict.denials().toString());
         String denial = verdict.denials().get(0);
-        assertTrue(denial.startsWith("spec.topologyRef.name '../../../api/v1/secrets' is not a valid Kubernetes name"),
+        assertTrue(
+                denial.startsWith("spec.topologyRef.name '../../../api/v1/secrets' is not a valid Kubernetes name"),
                 denial);
         assertTrue(denial.contains("set it to the name of a BackstageTopology in this namespace"), denial);
         assertFalse(denial.contains("\n"), denial);
@@ -58,7 +64,8 @@ class ReferenceNamesTest {
         Verdict verdict = new WorkerPoolValidator(unreachable).check(pool, null, Operation.CREATE, "ns");
 
         assertEquals(1, verdict.denials().size(), verdict.denials().toString());
-        assertTrue(verdict.denials().get(0).contains("'orders\\u000aX-Injected: yes' is not a valid Kubernetes name"),
+        assertTrue(
+                verdict.denials().get(0).contains("'orders\\u000aX-Injected: yes' is not a valid Kubernetes name"),
                 verdict.denials().get(0));
         assertFalse(verdict.denials().get(0).contains("\n"));
     }
@@ -72,7 +79,8 @@ class ReferenceNamesTest {
 
         assertFalse(verdict.allowed());
         String denials = String.join("; ", verdict.denials());
-        assertTrue(denials.contains("spec.connection.secretName '../secrets/admin' is not a valid Kubernetes name"),
+        assertTrue(
+                denials.contains("spec.connection.secretName '../secrets/admin' is not a valid Kubernetes name"),
                 denials);
         assertTrue(denials.contains("spec.connection.key '../url' is not a valid Secret key"), denials);
     }

@@ -44,17 +44,22 @@ record SelfSignedCertificate(X509Certificate certificate, KeyPair keys) {
             KeyPair keys = generator.generateKeyPair();
             Instant now = Instant.now();
             X500Name subject = new X500Name("CN=backstage-operator-webhook");
-            JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(subject,
-                    BigInteger.valueOf(now.toEpochMilli()), Date.from(now.minus(Duration.ofMinutes(1))),
-                    Date.from(now.plus(Duration.ofDays(1))), subject, keys.getPublic());
+            JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
+                    subject,
+                    BigInteger.valueOf(now.toEpochMilli()),
+                    Date.from(now.minus(Duration.ofMinutes(1))),
+                    Date.from(now.plus(Duration.ofDays(1))),
+                    subject,
+                    keys.getPublic());
             builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-                new GeneralName(GeneralName.dNSName, "localhost"),
-                new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+                new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")
+            }));
             String signature = algorithm.equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
             X509Certificate certificate = new JcaX509CertificateConverter()
                     .getCertificate(builder.build(new JcaContentSignerBuilder(signature).build(keys.getPrivate())));
             return new SelfSignedCertificate(certificate, keys);
-        } catch (GeneralSecurityException | org.bouncycastle.operator.OperatorCreationException
+        } catch (GeneralSecurityException
+                | org.bouncycastle.operator.OperatorCreationException
                 | org.bouncycastle.cert.CertIOException e) {
             throw new IllegalStateException(e);
         }
@@ -71,10 +76,16 @@ record SelfSignedCertificate(X509Certificate certificate, KeyPair keys) {
                     ? new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(keys.getPrivate(), null).generate()
                     : keys.getPrivate();
             Files.writeString(dir.resolve("tls.key.tmp"), pem(key), StandardCharsets.US_ASCII);
-            Files.move(dir.resolve("tls.crt.tmp"), dir.resolve("tls.crt"),
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            Files.move(dir.resolve("tls.key.tmp"), dir.resolve("tls.key"),
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(
+                    dir.resolve("tls.crt.tmp"),
+                    dir.resolve("tls.crt"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(
+                    dir.resolve("tls.key.tmp"),
+                    dir.resolve("tls.key"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

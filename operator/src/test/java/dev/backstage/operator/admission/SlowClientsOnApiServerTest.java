@@ -19,9 +19,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.Tag;
 
 /**
  * The webhook under 64 slow clients, judged by the real API server ({@code bin/control-plane}): a
@@ -48,14 +48,22 @@ class SlowClientsOnApiServerTest {
         AtomicInteger reconnects = new AtomicInteger();
         AtomicInteger connected = new AtomicInteger();
         List<Thread> clients = new java.util.ArrayList<>();
-        try (WebhookServer server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), tls,
-                api.client())) {
+        try (WebhookServer server =
+                new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), tls, api.client())) {
             server.start();
-            cp.kubectlWithInput(webhookConfiguration(webhook, ns, server.port(),
-                    Files.readString(tls.resolve(WebhookServer.CERTIFICATE_FILE))), "apply", "-f", "-").orThrow();
+            cp.kubectlWithInput(
+                            webhookConfiguration(
+                                    webhook,
+                                    ns,
+                                    server.port(),
+                                    Files.readString(tls.resolve(WebhookServer.CERTIFICATE_FILE))),
+                            "apply",
+                            "-f",
+                            "-")
+                    .orThrow();
             for (int i = 0; i < STALLED; i++) {
-                Thread client = new Thread(() -> stallAndReconnect(certificate, server.port(), running, open, connected,
-                        reconnects),
+                Thread client = new Thread(
+                        () -> stallAndReconnect(certificate, server.port(), running, open, connected, reconnects),
                         "stalled-client-" + i);
                 client.setDaemon(true);
                 client.start();
@@ -63,33 +71,51 @@ class SlowClientsOnApiServerTest {
             }
             // Each client has sent its stalled request at least once (the server cuts each off at its deadline, and
             // the client reconnects at once: how many are open at any moment depends on the machine's speed).
-            org.awaitility.Awaitility.await("64 stalled requests").atMost(java.time.Duration.ofSeconds(120))
+            org.awaitility.Awaitility.await("64 stalled requests")
+                    .atMost(java.time.Duration.ofSeconds(120))
                     .until(() -> connected.get() >= STALLED);
 
             // The webhook configuration takes effect in the API server within a moment. Only the webhook warns about
             // deletionPolicy: delete, so that warning proves the API server calls this webhook (a server-side dry run
             // stores nothing, so each try is a new create).
-            java.util.concurrent.atomic.AtomicReference<String> said = new java.util.concurrent.atomic.AtomicReference<>();
-            org.awaitility.Awaitility.await("the API server to call the webhook").atMost(java.time.Duration.ofSeconds(60))
+            java.util.concurrent.atomic.AtomicReference<String> said =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            org.awaitility.Awaitility.await("the API server to call the webhook")
+                    .atMost(java.time.Duration.ofSeconds(60))
                     .failFast(() -> false)
                     .conditionEvaluationListener(e -> System.out.println("probe: " + said.get()))
                     .until(() -> {
-                        ControlPlane.Result probe = cp.kubectlWithInput(topology("probe", "orders")
-                                + "  deletionPolicy: delete\n", "create", "--dry-run=server", "-n", ns, "-f", "-");
-                        said.set(probe.exit() + " " + probe.err().strip() + " " + probe.out().strip());
+                        ControlPlane.Result probe = cp.kubectlWithInput(
+                                topology("probe", "orders") + "  deletionPolicy: delete\n",
+                                "create",
+                                "--dry-run=server",
+                                "-n",
+                                ns,
+                                "-f",
+                                "-");
+                        said.set(probe.exit() + " " + probe.err().strip() + " "
+                                + probe.out().strip());
                         return probe.err().contains("spec.deletionPolicy is delete");
                     });
             for (int i = 0; i < 5; i++) {
-                ControlPlane.Result create = cp.kubectlWithInput(topology("orders-" + i, "orders"), "apply", "-n", ns,
-                        "-f", "-");
-                assertEquals(0, create.exit(), "create " + i + " under " + open.size() + " stalled clients: "
-                        + create.err());
+                ControlPlane.Result create =
+                        cp.kubectlWithInput(topology("orders-" + i, "orders"), "apply", "-n", ns, "-f", "-");
+                assertEquals(
+                        0,
+                        create.exit(),
+                        "create " + i + " under " + open.size() + " stalled clients: " + create.err());
             }
             System.out.println("5 creates admitted with " + STALLED + " stalled clients (" + open.size()
                     + " connections open at the end); the server cut off "
                     + reconnects.get() + " stalled connections meanwhile");
-            assertTrue(api.client().resources(dev.backstage.operator.model.BackstageTopology.class).inNamespace(ns)
-                    .withName("orders-4").get() != null, "the last topology is stored");
+            assertTrue(
+                    api.client()
+                                    .resources(dev.backstage.operator.model.BackstageTopology.class)
+                                    .inNamespace(ns)
+                                    .withName("orders-4")
+                                    .get()
+                            != null,
+                    "the last topology is stored");
         } finally {
             running.set(false);
             open.forEach(SlowClientsOnApiServerTest::close);
@@ -99,17 +125,24 @@ class SlowClientsOnApiServerTest {
     }
 
     /** Opens a connection, sends headers and one byte of the body, waits until the server drops it, and again. */
-    private static void stallAndReconnect(SelfSignedCertificate certificate, int port, AtomicBoolean running,
-            List<Socket> open, AtomicInteger connected, AtomicInteger reconnects) {
+    private static void stallAndReconnect(
+            SelfSignedCertificate certificate,
+            int port,
+            AtomicBoolean running,
+            List<Socket> open,
+            AtomicInteger connected,
+            AtomicInteger reconnects) {
         while (running.get()) {
             SSLSocket socket = null;
             try {
-                socket = (SSLSocket) certificate.trustingContext().getSocketFactory()
+                socket = (SSLSocket) certificate
+                        .trustingContext()
+                        .getSocketFactory()
                         .createSocket(InetAddress.getLoopbackAddress(), port);
                 socket.startHandshake();
                 OutputStream out = socket.getOutputStream();
                 out.write(("POST " + WebhookServer.TOPOLOGY_PATH + "?timeout=10s HTTP/1.1\r\nHost: localhost\r\n"
-                        + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+                                + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
                         .getBytes(StandardCharsets.US_ASCII));
                 out.flush();
                 open.add(socket);
@@ -157,8 +190,12 @@ class SlowClientsOnApiServerTest {
                         scope: Namespaced
                     namespaceSelector:
                       matchLabels: {kubernetes.io/metadata.name: %s}
-                """.formatted(name, port, WebhookServer.TOPOLOGY_PATH,
-                Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.US_ASCII)), ns);
+                """.formatted(
+                        name,
+                        port,
+                        WebhookServer.TOPOLOGY_PATH,
+                        Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.US_ASCII)),
+                        ns);
     }
 
     private static String topology(String name, String queue) {

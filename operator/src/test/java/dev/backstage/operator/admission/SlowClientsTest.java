@@ -72,8 +72,11 @@ class SlowClientsTest {
             for (int i = 0; i < 8; i++) {
                 stalled.add(stallAfterHeaders(server.port(), "Content-Length: 1000"));
             }
-            ObjectNode review = review("CREATE", "slow-clients", BackstageFixtures.redisTopology("slow-clients",
-                    "orders", "default"), null);
+            ObjectNode review = review(
+                    "CREATE",
+                    "slow-clients",
+                    BackstageFixtures.redisTopology("slow-clients", "orders", "default"),
+                    null);
             WebhookClient.Answer answer = new WebhookClient(certificate.trustingContext(), server.port())
                     .send(WebhookServer.TOPOLOGY_PATH, review);
 
@@ -95,8 +98,13 @@ class SlowClientsTest {
             }
 
             WebhookClient.Answer answer = new WebhookClient(certificate.trustingContext(), server.port())
-                    .send(WebhookServer.TOPOLOGY_PATH, review("CREATE", "slow-clients",
-                            BackstageFixtures.redisTopology("slow-clients", "orders", "default"), null));
+                    .send(
+                            WebhookServer.TOPOLOGY_PATH,
+                            review(
+                                    "CREATE",
+                                    "slow-clients",
+                                    BackstageFixtures.redisTopology("slow-clients", "orders", "default"),
+                                    null));
             assertTrue(answer.allowed(), answer.body());
         }
     }
@@ -104,10 +112,11 @@ class SlowClientsTest {
     @Test
     void givenABodyDeclaredLargerThanTheLimit_thenHttp413BeforeAnyOfItIsRead() throws Exception {
         try (WebhookServer server = server(WebhookLimits.DEFAULT)) {
-            SSLSocket socket = stallAfterHeaders(server.port(),
-                    "Content-Length: " + (AdmissionEndpoint.MAX_BODY_BYTES + 1L));
+            SSLSocket socket =
+                    stallAfterHeaders(server.port(), "Content-Length: " + (AdmissionEndpoint.MAX_BODY_BYTES + 1L));
             stalled.add(socket);
-            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader in =
+                    new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
             String statusLine;
             try {
                 statusLine = in.readLine();
@@ -119,24 +128,25 @@ class SlowClientsTest {
     }
 
     private static WebhookServer server(WebhookLimits limits) throws Exception {
-        WebhookServer server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), tls,
-                mock.client(), limits);
+        WebhookServer server = new WebhookServer(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), tls, mock.client(), limits);
         server.start();
         return server;
     }
 
     /** A client that completes TLS, sends a POST's headers (and one byte of a JSON body) and then sends nothing. */
     private static SSLSocket stallAfterHeaders(int port, String lengthHeader) throws IOException {
-        SSLSocket socket = (SSLSocket) certificate.trustingContext().getSocketFactory()
-                .createSocket(InetAddress.getLoopbackAddress(), port);
+        SSLSocket socket = (SSLSocket)
+                certificate.trustingContext().getSocketFactory().createSocket(InetAddress.getLoopbackAddress(), port);
         socket.setSoTimeout(CLIENT_READ_TIMEOUT_MS);
         socket.startHandshake();
         OutputStream out = socket.getOutputStream();
         out.write(("POST " + WebhookServer.POOL_PATH + "?timeout=10s HTTP/1.1\r\n"
-                + "Host: localhost:" + port + "\r\n"
-                + "Content-Type: application/json\r\n"
-                + lengthHeader + "\r\n"
-                + "\r\n{").getBytes(StandardCharsets.US_ASCII));
+                        + "Host: localhost:" + port + "\r\n"
+                        + "Content-Type: application/json\r\n"
+                        + lengthHeader + "\r\n"
+                        + "\r\n{")
+                .getBytes(StandardCharsets.US_ASCII));
         out.flush();
         return socket;
     }

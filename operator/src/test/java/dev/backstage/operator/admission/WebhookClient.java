@@ -26,7 +26,10 @@ final class WebhookClient {
     private final URI base;
 
     WebhookClient(SSLContext trust, int port) {
-        this.http = HttpClient.newBuilder().sslContext(trust).connectTimeout(Duration.ofSeconds(5)).build();
+        this.http = HttpClient.newBuilder()
+                .sslContext(trust)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
         this.base = URI.create("https://localhost:" + port);
     }
 
@@ -82,8 +85,8 @@ final class WebhookClient {
     }
 
     Answer post(String path, String body, String contentType) {
-        HttpResponse<String> response = raw(request(path).header("Content-Type", contentType)
-                .POST(HttpRequest.BodyPublishers.ofString(body)));
+        HttpResponse<String> response =
+                raw(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofString(body)));
         return new Answer(response.statusCode(), response.body());
     }
 

@@ -21,14 +21,18 @@ class RuntimeAccessTest {
 
     @Test
     void givenTheOperatorClasses_thenTheySeeOnlyTheSpiOfTheRuntime() {
-        noClasses().that().resideInAPackage("dev.backstage.operator..")
-                .should().dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
+        noClasses()
+                .that()
+                .resideInAPackage("dev.backstage.operator..")
+                .should()
+                .dependOnClassesThat(com.tngtech.archunit.base.DescribedPredicate.describe(
                         "runtime classes outside spi, config, logging and main.ProbeServer",
-                        (com.tngtech.archunit.core.domain.JavaClass c) -> c.getPackageName().startsWith("dev.backstage.runtime")
-                                && !c.getPackageName().startsWith("dev.backstage.runtime.spi")
-                                && !c.getPackageName().startsWith("dev.backstage.runtime.config")
-                                && !c.getPackageName().startsWith("dev.backstage.runtime.logging")
-                                && !c.getName().startsWith("dev.backstage.runtime.main.ProbeServer")))
+                        (com.tngtech.archunit.core.domain.JavaClass c) ->
+                                c.getPackageName().startsWith("dev.backstage.runtime")
+                                        && !c.getPackageName().startsWith("dev.backstage.runtime.spi")
+                                        && !c.getPackageName().startsWith("dev.backstage.runtime.config")
+                                        && !c.getPackageName().startsWith("dev.backstage.runtime.logging")
+                                        && !c.getName().startsWith("dev.backstage.runtime.main.ProbeServer")))
                 .check(OPERATOR);
     }
 }

@@ -27,8 +27,11 @@ class AutoscalerStatusTest {
     private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
     private static final Duration POLL = Duration.ofSeconds(5);
     private static final Duration REFRESH = Duration.ofSeconds(60);
-    private static final ScalingPolicy POLICY = ScalingPolicy.builder().minReplicas(1).maxReplicas(4)
-            .targetBacklogPerReplica(10).build();
+    private static final ScalingPolicy POLICY = ScalingPolicy.builder()
+            .minReplicas(1)
+            .maxReplicas(4)
+            .targetBacklogPerReplica(10)
+            .build();
 
     private final BackstageWorkerPool pool = reconciledPool();
 
@@ -44,13 +47,18 @@ class AutoscalerStatusTest {
     }
 
     private static BacklogMeasurement measured(Instant at, long undelivered, long inFlight) {
-        return BacklogMeasurement.measured(new BacklogReport(at, List.of(
-                new QueueBacklog("orders", undelivered, inFlight, 1, null, List.of(), null))), "redis");
+        return BacklogMeasurement.measured(
+                new BacklogReport(
+                        at, List.of(new QueueBacklog("orders", undelivered, inFlight, 1, null, List.of(), null))),
+                "redis");
     }
 
     private static ScalingDecision decide(int current, BacklogMeasurement measurement) {
-        return new ScalingDecider().decide(POLICY, current,
-                SampleHistory.empty().append(measurement.toSample(current), Duration.ofMinutes(5)));
+        return new ScalingDecider()
+                .decide(
+                        POLICY,
+                        current,
+                        SampleHistory.empty().append(measurement.toSample(current), Duration.ofMinutes(5)));
     }
 
     private Condition condition(String type) {
@@ -65,14 +73,18 @@ class AutoscalerStatusTest {
         assertEquals(15L, status.getBacklog().getOutstanding());
         assertEquals(1L, status.getDeadLetters().getTotal());
         assertEquals("2025-03-01T10:00:00Z", status.getBacklogMeasuredAt());
-        assertEquals(Conditions.TRUE, condition(AutoscalerStatus.BACKLOG_AVAILABLE).getStatus());
+        assertEquals(
+                Conditions.TRUE, condition(AutoscalerStatus.BACKLOG_AVAILABLE).getStatus());
         assertEquals("Measured", condition(AutoscalerStatus.BACKLOG_AVAILABLE).getReason());
-        assertEquals("measured every 5s through the redis provider's backlog probe",
+        assertEquals(
+                "measured every 5s through the redis provider's backlog probe",
                 condition(AutoscalerStatus.BACKLOG_AVAILABLE).getMessage());
         assertEquals("1/1", condition(Conditions.READY).getMessage());
         assertTrue(outcome.backlogChanged(), "a new condition is news");
         assertFalse(outcome.scaled());
-        assertTrue(Conditions.find(status.getConditions(), AutoscalerStatus.SCALING_LIMITED).isEmpty(),
+        assertTrue(
+                Conditions.find(status.getConditions(), AutoscalerStatus.SCALING_LIMITED)
+                        .isEmpty(),
                 "no ScalingLimited while autoscaling is off");
     }
 
@@ -81,18 +93,19 @@ class AutoscalerStatusTest {
         AutoscalerStatus.apply(pool, measured(T0, 12, 3), null, null, POLL, REFRESH, T0);
         String before = Serialization.asJson(pool.getStatus());
 
-        var outcome = AutoscalerStatus.apply(pool, measured(T0.plusSeconds(30), 12, 3), null, null, POLL, REFRESH,
-                T0.plusSeconds(30));
+        var outcome = AutoscalerStatus.apply(
+                pool, measured(T0.plusSeconds(30), 12, 3), null, null, POLL, REFRESH, T0.plusSeconds(30));
         assertEquals(before, Serialization.asJson(pool.getStatus()));
         assertFalse(outcome.backlogChanged());
 
-        AutoscalerStatus.apply(pool, measured(T0.plusSeconds(60), 12, 3), null, null, POLL, REFRESH,
-                T0.plusSeconds(60));
+        AutoscalerStatus.apply(
+                pool, measured(T0.plusSeconds(60), 12, 3), null, null, POLL, REFRESH, T0.plusSeconds(60));
         assertEquals("2025-03-01T10:01:00Z", pool.getStatus().getBacklogMeasuredAt());
 
-        AutoscalerStatus.apply(pool, measured(T0.plusSeconds(65), 13, 3), null, null, POLL, REFRESH,
-                T0.plusSeconds(65));
-        assertEquals("2025-03-01T10:01:05Z", pool.getStatus().getBacklogMeasuredAt(), "a changed figure is written now");
+        AutoscalerStatus.apply(
+                pool, measured(T0.plusSeconds(65), 13, 3), null, null, POLL, REFRESH, T0.plusSeconds(65));
+        assertEquals(
+                "2025-03-01T10:01:05Z", pool.getStatus().getBacklogMeasuredAt(), "a changed figure is written now");
         assertEquals(16L, pool.getStatus().getBacklog().getOutstanding());
     }
 
@@ -101,16 +114,24 @@ class AutoscalerStatusTest {
         AutoscalerStatus.apply(pool, measured(T0, 12, 3), null, null, POLL, REFRESH, T0);
         Instant later = T0.plusSeconds(90); // past the refresh period: still nothing may be rewritten as 0
 
-        var outcome = AutoscalerStatus.apply(pool, BacklogMeasurement.unavailable(later, "BrokerUnreachable",
-                "redis at redis://host:6379 unreachable"), null, null, POLL, REFRESH, later);
+        var outcome = AutoscalerStatus.apply(
+                pool,
+                BacklogMeasurement.unavailable(later, "BrokerUnreachable", "redis at redis://host:6379 unreachable"),
+                null,
+                null,
+                POLL,
+                REFRESH,
+                later);
 
         assertEquals(15L, pool.getStatus().getBacklog().getOutstanding());
         assertEquals("2025-03-01T10:00:00Z", pool.getStatus().getBacklogMeasuredAt());
         Condition available = condition(AutoscalerStatus.BACKLOG_AVAILABLE);
         assertEquals(Conditions.FALSE, available.getStatus());
         assertEquals("BrokerUnreachable", available.getReason());
-        assertEquals("redis at redis://host:6379 unreachable; backlog and deadLetters keep the last good figures,"
-                + " measured at 2025-03-01T10:00:00Z; replicas are held", available.getMessage());
+        assertEquals(
+                "redis at redis://host:6379 unreachable; backlog and deadLetters keep the last good figures,"
+                        + " measured at 2025-03-01T10:00:00Z; replicas are held",
+                available.getMessage());
         assertEquals("2025-03-01T10:01:30Z", available.getLastTransitionTime());
         assertTrue(outcome.backlogChanged());
         assertEquals(Conditions.TRUE, outcome.backlogBefore().getStatus());
@@ -118,8 +139,8 @@ class AutoscalerStatusTest {
 
     @Test
     void givenNoFigureEver_thenTheConditionSaysSo_andNoBacklogIsInvented() {
-        AutoscalerStatus.apply(pool, BacklogMeasurement.unavailable(T0, "SecretNotFound", "no Secret"), null, null,
-                POLL, REFRESH, T0);
+        AutoscalerStatus.apply(
+                pool, BacklogMeasurement.unavailable(T0, "SecretNotFound", "no Secret"), null, null, POLL, REFRESH, T0);
         assertNull(pool.getStatus().getBacklog());
         assertNull(pool.getStatus().getDeadLetters());
         assertTrue(condition(AutoscalerStatus.BACKLOG_AVAILABLE).getMessage().contains("no figures measured yet"));
@@ -163,12 +184,16 @@ class AutoscalerStatusTest {
         var hold = AutoscalerStatus.apply(pool, calmer, POLICY, decide(4, calmer), POLL, REFRESH, T0.plusSeconds(5));
         assertFalse(hold.scaled());
         assertEquals("2025-03-01T10:00:00Z", pool.getStatus().getLastScaleTime());
-        assertEquals(Conditions.FALSE, condition(AutoscalerStatus.SCALING_LIMITED).getStatus());
-        assertEquals("DesiredWithinRange", condition(AutoscalerStatus.SCALING_LIMITED).getReason());
+        assertEquals(
+                Conditions.FALSE, condition(AutoscalerStatus.SCALING_LIMITED).getStatus());
+        assertEquals(
+                "DesiredWithinRange",
+                condition(AutoscalerStatus.SCALING_LIMITED).getReason());
 
         // Autoscaling turned off: the condition goes away.
         AutoscalerStatus.apply(pool, calmer, null, null, POLL, REFRESH, T0.plusSeconds(10));
-        assertTrue(Conditions.find(pool.getStatus().getConditions(), AutoscalerStatus.SCALING_LIMITED).isEmpty());
+        assertTrue(Conditions.find(pool.getStatus().getConditions(), AutoscalerStatus.SCALING_LIMITED)
+                .isEmpty());
     }
 
     @Test

@@ -90,8 +90,12 @@ class BacklogAutoscalingTest {
         client.resource(autoscaledPool(ns, "workers", "jobs", 0, 5, 2)).create();
 
         System.out.println("waiting for the first measurement of an empty queue");
-        awaitStatus(ns, "workers", s -> backlogAvailable(s) && s.getBacklog() != null
-                && s.getBacklog().getOutstanding() == 0);
+        awaitStatus(
+                ns,
+                "workers",
+                s -> backlogAvailable(s)
+                        && s.getBacklog() != null
+                        && s.getBacklog().getOutstanding() == 0);
         await().atMost(WAIT).untilAsserted(() -> assertEquals(0, deploymentReplicas(ns, "workers")));
 
         Instant enqueued = Instant.now();
@@ -100,12 +104,17 @@ class BacklogAutoscalingTest {
         await().atMost(WAIT).untilAsserted(() -> assertEquals(3, deploymentReplicas(ns, "workers")));
         BackstageWorkerPoolStatus up = pool(ns, "workers").getStatus();
         assertEquals(3, up.getDesiredReplicas());
-        assertTrue(up.getLastScaleReason().contains("6 outstanding (6 undelivered + 0 in flight)"), up.getLastScaleReason());
+        assertTrue(
+                up.getLastScaleReason().contains("6 outstanding (6 undelivered + 0 in flight)"),
+                up.getLastScaleReason());
         assertTrue(up.getLastScaleReason().contains("activating from zero to 3"), up.getLastScaleReason());
         // Decided at the first poll after the jobs arrived: lastScaleTime has whole seconds, hence the extra second,
         // and a second more for a busy machine's scheduling.
         Instant scaledAt = Instant.parse(up.getLastScaleTime());
-        assertFalse(scaledAt.isAfter(enqueued.truncatedTo(ChronoUnit.SECONDS).plus(POLL_INTERVAL).plusSeconds(2)),
+        assertFalse(
+                scaledAt.isAfter(enqueued.truncatedTo(ChronoUnit.SECONDS)
+                        .plus(POLL_INTERVAL)
+                        .plusSeconds(2)),
                 "scaled at " + scaledAt + ", jobs enqueued at " + enqueued + ", poll interval " + POLL);
         assertEquals(6L, up.getBacklog().getUndelivered());
         System.out.println("status after the scale-up: " + Serialization.asJson(up));
@@ -113,23 +122,32 @@ class BacklogAutoscalingTest {
         assertEquals("orders", orders.getQueue());
         assertNotNull(orders.getOldestEnqueuedAt(), "Redis can tell the oldest job's enqueue time");
         // Events are written in the background: wait for it.
-        await().atMost(WAIT).untilAsserted(() -> assertTrue(eventMessages(ns, "Autoscaled").stream()
-                .anyMatch(m -> m.startsWith("desired replicas 0 -> 3: ")), () -> "events: " + eventMessages(ns, "Autoscaled")));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertTrue(
+                        eventMessages(ns, "Autoscaled").stream()
+                                .anyMatch(m -> m.startsWith("desired replicas 0 -> 3: ")),
+                        () -> "events: " + eventMessages(ns, "Autoscaled")));
 
         assertEquals(6, broker.readWithoutAck("orders", 6));
-        awaitStatus(ns, "workers", s -> s.getBacklog().getInFlight() == 6 && s.getBacklog().getUndelivered() == 0);
+        awaitStatus(
+                ns,
+                "workers",
+                s -> s.getBacklog().getInFlight() == 6 && s.getBacklog().getUndelivered() == 0);
         assertEquals(3, pool(ns, "workers").getStatus().getDesiredReplicas(), "6 in flight still need 3 replicas");
 
         broker.ack("orders", 5);
-        System.out.println("5 of 6 acked, 1 in flight; waiting for the scale-down to 1 after the " + WINDOW + " window");
+        System.out.println(
+                "5 of 6 acked, 1 in flight; waiting for the scale-down to 1 after the " + WINDOW + " window");
         await().atMost(WAIT).untilAsserted(() -> assertEquals(1, deploymentReplicas(ns, "workers")));
         String down = pool(ns, "workers").getStatus().getLastScaleReason();
         assertTrue(down.contains("scaling down from 3 to 1"), down);
         assertTrue(down.contains("1 outstanding (0 undelivered + 1 in flight)"), down);
 
         System.out.println("1 job in flight: the pool must stay at 1 for two windows");
-        await().during(SCALE_DOWN_WINDOW.multipliedBy(2)).atMost(WAIT).until(() ->
-                Integer.valueOf(1).equals(pool(ns, "workers").getStatus().getDesiredReplicas())
+        await().during(SCALE_DOWN_WINDOW.multipliedBy(2))
+                .atMost(WAIT)
+                .until(() -> Integer.valueOf(1)
+                                .equals(pool(ns, "workers").getStatus().getDesiredReplicas())
                         && deploymentReplicas(ns, "workers") == 1);
 
         broker.ack("orders", 1);
@@ -150,39 +168,59 @@ class BacklogAutoscalingTest {
             client.resource(autoscaledPool(ns, "workers", "jobs", 1, 5, 2)).create();
             broker.enqueue("orders", 6);
             await().atMost(WAIT).untilAsserted(() -> assertEquals(3, deploymentReplicas(ns, "workers")));
-            BackstageWorkerPoolStatus before = awaitStatus(ns, "workers",
-                    s -> backlogAvailable(s) && s.getBacklog().getUndelivered() == 6);
+            BackstageWorkerPoolStatus before = awaitStatus(
+                    ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getUndelivered() == 6);
 
             proxy.stop();
             System.out.println("broker cut off; waiting for BacklogAvailable=False");
-            BackstageWorkerPoolStatus down = awaitStatus(ns, "workers", s -> backlogCondition(s)
-                    .filter(c -> Conditions.FALSE.equals(c.getStatus())).isPresent());
+            BackstageWorkerPoolStatus down = awaitStatus(
+                    ns,
+                    "workers",
+                    s -> backlogCondition(s)
+                            .filter(c -> Conditions.FALSE.equals(c.getStatus()))
+                            .isPresent());
             Condition condition = backlogCondition(down).orElseThrow();
             assertEquals("BrokerUnreachable", condition.getReason(), condition.getMessage());
-            assertTrue(condition.getMessage().contains("keep the last good figures, measured at "
-                    + down.getBacklogMeasuredAt()), condition.getMessage());
+            assertTrue(
+                    condition
+                            .getMessage()
+                            .contains("keep the last good figures, measured at " + down.getBacklogMeasuredAt()),
+                    condition.getMessage());
             assertEquals(6L, down.getBacklog().getUndelivered(), "the last good figures, not 0");
 
             // The work drains while the operator cannot see it: a reading of 0 would now scale the pool down.
             assertEquals(6, broker.readWithoutAck("orders", 6));
             broker.ack("orders", 6);
             System.out.println("queue drained behind the operator's back; replicas must hold at 3");
-            await().during(SCALE_DOWN_WINDOW.plus(POLL_INTERVAL.multipliedBy(3))).atMost(WAIT).until(() -> {
-                BackstageWorkerPoolStatus s = pool(ns, "workers").getStatus();
-                return Integer.valueOf(3).equals(s.getDesiredReplicas()) && deploymentReplicas(ns, "workers") == 3
-                        && s.getBacklog().getUndelivered() == 6
-                        && down.getBacklogMeasuredAt().equals(s.getBacklogMeasuredAt())
-                        && backlogCondition(s).map(c -> Conditions.FALSE.equals(c.getStatus())).orElse(false);
-            });
-            assertTrue(Instant.parse(down.getBacklogMeasuredAt()).compareTo(Instant.parse(before.getBacklogMeasuredAt())) >= 0);
-            await().atMost(WAIT).untilAsserted(() -> assertTrue(eventMessages(ns, "BacklogUnavailable").stream()
-                    .anyMatch(m -> m.startsWith("BrokerUnreachable: ")), () -> "events: " + eventMessages(ns, "BacklogUnavailable")));
+            await().during(SCALE_DOWN_WINDOW.plus(POLL_INTERVAL.multipliedBy(3)))
+                    .atMost(WAIT)
+                    .until(() -> {
+                        BackstageWorkerPoolStatus s = pool(ns, "workers").getStatus();
+                        return Integer.valueOf(3).equals(s.getDesiredReplicas())
+                                && deploymentReplicas(ns, "workers") == 3
+                                && s.getBacklog().getUndelivered() == 6
+                                && down.getBacklogMeasuredAt().equals(s.getBacklogMeasuredAt())
+                                && backlogCondition(s)
+                                        .map(c -> Conditions.FALSE.equals(c.getStatus()))
+                                        .orElse(false);
+                    });
+            assertTrue(
+                    Instant.parse(down.getBacklogMeasuredAt()).compareTo(Instant.parse(before.getBacklogMeasuredAt()))
+                            >= 0);
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertTrue(
+                            eventMessages(ns, "BacklogUnavailable").stream()
+                                    .anyMatch(m -> m.startsWith("BrokerUnreachable: ")),
+                            () -> "events: " + eventMessages(ns, "BacklogUnavailable")));
 
             proxy.start();
             System.out.println("broker back; waiting for the figures and the scale-down to minReplicas 1");
-            awaitStatus(ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 0);
+            awaitStatus(
+                    ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 0);
             await().atMost(WAIT).untilAsserted(() -> assertEquals(1, deploymentReplicas(ns, "workers")));
-            await("recovery is announced").atMost(WAIT).until(() -> !eventMessages(ns, "BacklogAvailable").isEmpty());
+            await("recovery is announced")
+                    .atMost(WAIT)
+                    .until(() -> !eventMessages(ns, "BacklogAvailable").isEmpty());
         }
     }
 
@@ -201,26 +239,34 @@ class BacklogAutoscalingTest {
         broker.readWithoutAck("orders", 1);
         broker.deadLetter("orders", 2);
 
-        BackstageWorkerPoolStatus status = awaitStatus(ns, "workers",
-                s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 4 && Integer.valueOf(2).equals(s.getReadyReplicas()));
+        BackstageWorkerPoolStatus status = awaitStatus(
+                ns,
+                "workers",
+                s -> backlogAvailable(s)
+                        && s.getBacklog().getOutstanding() == 4
+                        && Integer.valueOf(2).equals(s.getReadyReplicas()));
         assertEquals(3L, status.getBacklog().getUndelivered());
         assertEquals(1L, status.getBacklog().getInFlight());
         Map<String, Long> outstanding = status.getBacklog().getQueues().stream()
                 .collect(Collectors.toMap(QueueBacklogStatus::getQueue, QueueBacklogStatus::getOutstanding));
         assertEquals(Map.of("orders", 3L, "emails", 1L), outstanding);
         assertEquals(2L, status.getDeadLetters().getTotal());
-        assertEquals(Map.of("orders", 2L, "emails", 0L), status.getDeadLetters().getQueues().stream()
-                .collect(Collectors.toMap(QueueDeadLetterStatus::getQueue, QueueDeadLetterStatus::getCount)));
+        assertEquals(
+                Map.of("orders", 2L, "emails", 0L),
+                status.getDeadLetters().getQueues().stream()
+                        .collect(Collectors.toMap(QueueDeadLetterStatus::getQueue, QueueDeadLetterStatus::getCount)));
         assertNotNull(status.getBacklogMeasuredAt());
         assertEquals(2, status.getDesiredReplicas(), "spec.replicas while autoscaling is off");
         assertNull(status.getLastScaleTime());
-        assertTrue(Conditions.find(status.getConditions(), AutoscalerStatus.SCALING_LIMITED).isEmpty());
+        assertTrue(Conditions.find(status.getConditions(), AutoscalerStatus.SCALING_LIMITED)
+                .isEmpty());
         assertEquals(2, deploymentReplicas(ns, "workers"));
 
         String version = pool(ns, "workers").getMetadata().getResourceVersion();
         System.out.println("figures unchanged: the status must not be rewritten for 4 polls");
-        await().during(POLL_INTERVAL.multipliedBy(4)).atMost(WAIT).until(() ->
-                version.equals(pool(ns, "workers").getMetadata().getResourceVersion()));
+        await().during(POLL_INTERVAL.multipliedBy(4))
+                .atMost(WAIT)
+                .until(() -> version.equals(pool(ns, "workers").getMetadata().getResourceVersion()));
 
         broker.enqueue("emails", 2);
         awaitStatus(ns, "workers", s -> s.getBacklog().getOutstanding() == 6);
@@ -235,13 +281,17 @@ class BacklogAutoscalingTest {
         client.resource(autoscaledPool(ns, "workers", "jobs", 1, 2, 2)).create();
         broker.enqueue("orders", 10);
 
-        BackstageWorkerPoolStatus status = awaitStatus(ns, "workers",
+        BackstageWorkerPoolStatus status = awaitStatus(
+                ns,
+                "workers",
                 s -> Integer.valueOf(2).equals(s.getDesiredReplicas())
-                && Conditions.isTrue(s.getConditions(), AutoscalerStatus.SCALING_LIMITED));
-        Condition limited = Conditions.find(status.getConditions(), AutoscalerStatus.SCALING_LIMITED).orElseThrow();
+                        && Conditions.isTrue(s.getConditions(), AutoscalerStatus.SCALING_LIMITED));
+        Condition limited = Conditions.find(status.getConditions(), AutoscalerStatus.SCALING_LIMITED)
+                .orElseThrow();
         assertEquals("MaxReplicas", limited.getReason());
         assertEquals("the backlog asks for more than maxReplicas (2)", limited.getMessage());
-        assertTrue(status.getLastScaleReason().contains("capped at maxReplicas 2; the need asks for 5"),
+        assertTrue(
+                status.getLastScaleReason().contains("capped at maxReplicas 2; the need asks for 5"),
                 status.getLastScaleReason());
         await().atMost(WAIT).untilAsserted(() -> assertEquals(2, deploymentReplicas(ns, "workers")));
     }
@@ -257,7 +307,10 @@ class BacklogAutoscalingTest {
         int pools = monitors.size();
         int connections = monitors.openConnections();
 
-        client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").delete();
+        client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
+                .delete();
         await().atMost(WAIT).untilAsserted(() -> {
             assertEquals(pools - 1, monitors.size());
             assertEquals(connections - 1, monitors.openConnections());
@@ -275,9 +328,16 @@ class BacklogAutoscalingTest {
         BacklogMonitors monitors = harness.operator().backlogMonitors();
         int connections = monitors.openConnections();
 
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("jobs").delete();
-        BackstageWorkerPoolStatus status = awaitStatus(ns, "workers", s -> backlogCondition(s)
-                .map(c -> "TopologyNotFound".equals(c.getReason())).orElse(false));
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("jobs")
+                .delete();
+        BackstageWorkerPoolStatus status = awaitStatus(
+                ns,
+                "workers",
+                s -> backlogCondition(s)
+                        .map(c -> "TopologyNotFound".equals(c.getReason()))
+                        .orElse(false));
         assertEquals(Conditions.FALSE, backlogCondition(status).orElseThrow().getStatus());
         assertEquals(2L, status.getBacklog().getOutstanding(), "the last good figures stay");
         await().atMost(WAIT).untilAsserted(() -> assertEquals(connections - 1, monitors.openConnections()));
@@ -298,12 +358,19 @@ class BacklogAutoscalingTest {
         String tags = "{namespace=\"" + ns + "\",pool=\"workers\"}";
         await().atMost(WAIT).untilAsserted(() -> {
             String scrape = registry.scrape();
-            assertTrue(scrape.contains(PoolMetrics.BACKLOG + tags + " 6.0")
-                    && scrape.contains(PoolMetrics.DESIRED_REPLICAS + tags + " 3.0")
-                    && scrape.contains(PoolMetrics.DEAD_LETTERS + tags + " 2.0"),
-                    () -> scrape.lines().filter(l -> l.startsWith("backstage_pool_")).toList().toString());
+            assertTrue(
+                    scrape.contains(PoolMetrics.BACKLOG + tags + " 6.0")
+                            && scrape.contains(PoolMetrics.DESIRED_REPLICAS + tags + " 3.0")
+                            && scrape.contains(PoolMetrics.DEAD_LETTERS + tags + " 2.0"),
+                    () -> scrape.lines()
+                            .filter(l -> l.startsWith("backstage_pool_"))
+                            .toList()
+                            .toString());
         });
-        client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").delete();
+        client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
+                .delete();
         await().atMost(WAIT).until(() -> !registry.scrape().contains(tags));
     }
 
@@ -315,18 +382,27 @@ class BacklogAutoscalingTest {
         client.resource(autoscaledPool(ns, "workers", "jobs", 2, 2, 2)).create();
         broker.enqueue("orders", 5); // and no worker reads them
 
-        BackstageWorkerPoolStatus stalled = awaitStatus(ns, "workers",
-                s -> Conditions.isTrue(s.getConditions(), StallDetector.TYPE));
-        Condition condition = Conditions.find(stalled.getConditions(), StallDetector.TYPE).orElseThrow();
+        BackstageWorkerPoolStatus stalled =
+                awaitStatus(ns, "workers", s -> Conditions.isTrue(s.getConditions(), StallDetector.TYPE));
+        Condition condition =
+                Conditions.find(stalled.getConditions(), StallDetector.TYPE).orElseThrow();
         assertEquals(StallDetector.NO_PROGRESS, condition.getReason());
-        assertTrue(condition.getMessage().startsWith("5 jobs wait undelivered and none is in flight since "),
+        assertTrue(
+                condition.getMessage().startsWith("5 jobs wait undelivered and none is in flight since "),
                 condition.getMessage());
 
         assertEquals(5, broker.readWithoutAck("orders", 5));
-        BackstageWorkerPoolStatus moving = awaitStatus(ns, "workers", s -> Conditions.find(s.getConditions(),
-                StallDetector.TYPE).map(c -> Conditions.FALSE.equals(c.getStatus())).orElse(false));
-        assertEquals(StallDetector.PROGRESSING,
-                Conditions.find(moving.getConditions(), StallDetector.TYPE).orElseThrow().getReason());
+        BackstageWorkerPoolStatus moving = awaitStatus(
+                ns,
+                "workers",
+                s -> Conditions.find(s.getConditions(), StallDetector.TYPE)
+                        .map(c -> Conditions.FALSE.equals(c.getStatus()))
+                        .orElse(false));
+        assertEquals(
+                StallDetector.PROGRESSING,
+                Conditions.find(moving.getConditions(), StallDetector.TYPE)
+                        .orElseThrow()
+                        .getReason());
     }
 
     @Test
@@ -342,13 +418,19 @@ class BacklogAutoscalingTest {
 
         awaitStatus(ns, "workers", s -> s.getBacklog().getOutstanding() == 6);
         System.out.println("paused: 6 jobs ask for 3 replicas; the pool must hold 1 for 4 polls");
-        await().during(POLL_INTERVAL.multipliedBy(4)).atMost(WAIT).until(() -> deploymentReplicas(ns, "workers") == 1
-                && !Integer.valueOf(3).equals(pool(ns, "workers").getStatus().getDesiredReplicas()));
+        await().during(POLL_INTERVAL.multipliedBy(4))
+                .atMost(WAIT)
+                .until(() -> deploymentReplicas(ns, "workers") == 1
+                        && !Integer.valueOf(3)
+                                .equals(pool(ns, "workers").getStatus().getDesiredReplicas()));
 
-        client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").edit(p -> {
-            p.getMetadata().getAnnotations().remove(ScalingControls.PAUSED_ANNOTATION);
-            return p;
-        });
+        client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
+                .edit(p -> {
+                    p.getMetadata().getAnnotations().remove(ScalingControls.PAUSED_ANNOTATION);
+                    return p;
+                });
         await().atMost(WAIT).untilAsserted(() -> assertEquals(3, deploymentReplicas(ns, "workers")));
     }
 
@@ -365,19 +447,27 @@ class BacklogAutoscalingTest {
         await().atMost(WAIT).untilAsserted(() -> assertEquals(1, deploymentReplicas(ns, "workers")));
 
         // The backlog can no longer be read: the topology now names a connection Secret that does not exist.
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("jobs").edit(t -> {
-            t.getSpec().getConnection().setSecretName("jobs-nowhere");
-            return t;
-        });
-        BackstageWorkerPoolStatus status = awaitStatus(ns, "workers", s -> Integer.valueOf(4).equals(s.getDesiredReplicas()));
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("jobs")
+                .edit(t -> {
+                    t.getSpec().getConnection().setSecretName("jobs-nowhere");
+                    return t;
+                });
+        BackstageWorkerPoolStatus status =
+                awaitStatus(ns, "workers", s -> Integer.valueOf(4).equals(s.getDesiredReplicas()));
         assertEquals(ScalingControls.FALLBACK_REASON, status.getLastScaleReason());
-        assertTrue(backlogCondition(status).orElseThrow().getMessage()
-                .contains("replicas go to spec.autoscaling.fallbackReplicas (4)"), backlogCondition(status).toString());
+        assertTrue(
+                backlogCondition(status)
+                        .orElseThrow()
+                        .getMessage()
+                        .contains("replicas go to spec.autoscaling.fallbackReplicas (4)"),
+                backlogCondition(status).toString());
         await().atMost(WAIT).untilAsserted(() -> assertEquals(4, deploymentReplicas(ns, "workers")));
     }
 
-    private static BackstageWorkerPool autoscaledPool(String ns, String name, String topology, int min, int max,
-            int perReplica) {
+    private static BackstageWorkerPool autoscaledPool(
+            String ns, String name, String topology, int min, int max, int perReplica) {
         BackstageWorkerPool pool = BackstageFixtures.pool(ns, name, topology, "orders");
         AutoscalingSpec autoscaling = new AutoscalingSpec();
         autoscaling.setEnabled(true);
@@ -391,19 +481,26 @@ class BacklogAutoscalingTest {
     }
 
     private static BackstageWorkerPool pool(String ns, String name) {
-        return client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(name).get();
+        return client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName(name)
+                .get();
     }
 
     /** Waits for the pool's status to meet {@code condition}; a timeout says what the status and the monitor held. */
-    private static BackstageWorkerPoolStatus awaitStatus(String ns, String name,
-            Predicate<BackstageWorkerPoolStatus> condition) {
+    private static BackstageWorkerPoolStatus awaitStatus(
+            String ns, String name, Predicate<BackstageWorkerPoolStatus> condition) {
         AtomicReference<BackstageWorkerPoolStatus> seen = new AtomicReference<>();
         await().atMost(WAIT).untilAsserted(() -> {
             BackstageWorkerPoolStatus status = pool(ns, name).getStatus();
             seen.set(status);
-            assertTrue(status != null && condition.test(status), () -> "pool " + ns + "/" + name + " status: "
-                    + Serialization.asJson(status) + "; monitors: " + harness.operator().backlogMonitors().size()
-                    + ", probe connections: " + harness.operator().backlogMonitors().openConnections());
+            assertTrue(
+                    status != null && condition.test(status),
+                    () -> "pool " + ns + "/" + name + " status: "
+                            + Serialization.asJson(status) + "; monitors: "
+                            + harness.operator().backlogMonitors().size()
+                            + ", probe connections: "
+                            + harness.operator().backlogMonitors().openConnections());
         });
         return seen.get();
     }
@@ -417,12 +514,17 @@ class BacklogAutoscalingTest {
     }
 
     private static int deploymentReplicas(String ns, String name) {
-        Deployment deployment = client.apps().deployments().inNamespace(ns).withName(name).get();
-        return deployment == null || deployment.getSpec().getReplicas() == null ? -1 : deployment.getSpec().getReplicas();
+        Deployment deployment =
+                client.apps().deployments().inNamespace(ns).withName(name).get();
+        return deployment == null || deployment.getSpec().getReplicas() == null
+                ? -1
+                : deployment.getSpec().getReplicas();
     }
 
     private static List<String> eventMessages(String ns, String reason) {
         return client.v1().events().inNamespace(ns).list().getItems().stream()
-                .filter(e -> reason.equals(e.getReason())).map(Event::getMessage).toList();
+                .filter(e -> reason.equals(e.getReason()))
+                .map(Event::getMessage)
+                .toList();
     }
 }

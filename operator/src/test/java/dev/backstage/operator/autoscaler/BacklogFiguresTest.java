@@ -17,9 +17,11 @@ class BacklogFiguresTest {
 
     @Test
     void givenAReport_thenTotalsPerQueueDeadLettersAndTheOldestEnqueueTimeAreInStatusForm() {
-        BacklogReport report = new BacklogReport(AT, List.of(
-                new QueueBacklog("orders", 10, 4, 2, 90_000L, List.of(), null),
-                new QueueBacklog("mails", 1, 0, 0, 5_000L, List.of(), "a note")));
+        BacklogReport report = new BacklogReport(
+                AT,
+                List.of(
+                        new QueueBacklog("orders", 10, 4, 2, 90_000L, List.of(), null),
+                        new QueueBacklog("mails", 1, 0, 0, 5_000L, List.of(), "a note")));
 
         BacklogFigures figures = BacklogFigures.of(report);
 
@@ -39,9 +41,11 @@ class BacklogFiguresTest {
 
     @Test
     void givenABrokerThatCannotTellWhatIsInFlight_thenInFlightIsAbsentNotZero() {
-        BacklogFigures figures = BacklogFigures.of(new BacklogReport(AT, List.of(
-                new QueueBacklog("orders", 3, -1, 0, null, List.of(), "ready only"),
-                new QueueBacklog("mails", 1, 2, 0, null, List.of(), null))));
+        BacklogFigures figures = BacklogFigures.of(new BacklogReport(
+                AT,
+                List.of(
+                        new QueueBacklog("orders", 3, -1, 0, null, List.of(), "ready only"),
+                        new QueueBacklog("mails", 1, 2, 0, null, List.of(), null))));
         assertNull(figures.backlog().getInFlight());
         assertNull(figures.backlog().getQueues().get(0).getInFlight());
         assertEquals(2L, figures.backlog().getQueues().get(1).getInFlight());
@@ -50,9 +54,18 @@ class BacklogFiguresTest {
 
     @Test
     void givenKafkaPartitions_thenEachIsListed_andAPartitionWithoutCommitHasNoCommittedOffset() {
-        BacklogFigures figures = BacklogFigures.of(new BacklogReport(AT, List.of(new QueueBacklog("events", 9, 0, 0,
-                null, List.of(new PartitionBacklog(0, 10, 4, 6), new PartitionBacklog(1, 3, -1, 3)), "lag"))));
-        List<PartitionBacklogStatus> partitions = figures.backlog().getQueues().get(0).getPartitions();
+        BacklogFigures figures = BacklogFigures.of(new BacklogReport(
+                AT,
+                List.of(new QueueBacklog(
+                        "events",
+                        9,
+                        0,
+                        0,
+                        null,
+                        List.of(new PartitionBacklog(0, 10, 4, 6), new PartitionBacklog(1, 3, -1, 3)),
+                        "lag"))));
+        List<PartitionBacklogStatus> partitions =
+                figures.backlog().getQueues().get(0).getPartitions();
         assertEquals(2, partitions.size());
         assertEquals(6L, partitions.get(0).getLag());
         assertEquals(10L, partitions.get(0).getEndOffset());
@@ -65,16 +78,18 @@ class BacklogFiguresTest {
         // The probe's age is read against its own clock, a few ms off the report time: 10:00:00.999 one poll,
         // 10:00:01.003 the next, for the same job.
         BacklogReport first = new BacklogReport(AT, List.of(new QueueBacklog("q", 1, 0, 0, 0L, List.of(), null)));
-        BacklogFigures before = BacklogFigures.of(new BacklogReport(Instant.parse("2025-03-01T10:00:00.999Z"),
-                first.queues()));
-        BacklogFigures again = BacklogFigures.of(new BacklogReport(Instant.parse("2025-03-01T10:00:01.003Z"),
-                first.queues()), before.backlog());
+        BacklogFigures before =
+                BacklogFigures.of(new BacklogReport(Instant.parse("2025-03-01T10:00:00.999Z"), first.queues()));
+        BacklogFigures again = BacklogFigures.of(
+                new BacklogReport(Instant.parse("2025-03-01T10:00:01.003Z"), first.queues()), before.backlog());
         assertEquals("2025-03-01T10:00:00Z", before.backlog().getQueues().get(0).getOldestEnqueuedAt());
         assertEquals("2025-03-01T10:00:00Z", again.backlog().getQueues().get(0).getOldestEnqueuedAt());
 
-        BacklogFigures newer = BacklogFigures.of(new BacklogReport(Instant.parse("2025-03-01T10:00:05Z"),
-                first.queues()), before.backlog());
-        assertEquals("2025-03-01T10:00:05Z", newer.backlog().getQueues().get(0).getOldestEnqueuedAt(),
+        BacklogFigures newer = BacklogFigures.of(
+                new BacklogReport(Instant.parse("2025-03-01T10:00:05Z"), first.queues()), before.backlog());
+        assertEquals(
+                "2025-03-01T10:00:05Z",
+                newer.backlog().getQueues().get(0).getOldestEnqueuedAt(),
                 "another job, seconds later, shows its own time");
     }
 }

@@ -15,8 +15,11 @@ class BacklogMeasurementTest {
 
     @Test
     void givenAMeasurement_thenTheSampleCarriesTheReportsFiguresAndCounters() {
-        BacklogSample sample = BacklogMeasurement.measured(new BacklogReport(AT, List.of(
-                new QueueBacklog("a", 5, 1, 0, null, List.of(), null, 100L, 94L))), "redis").toSample(3);
+        BacklogSample sample = BacklogMeasurement.measured(
+                        new BacklogReport(
+                                AT, List.of(new QueueBacklog("a", 5, 1, 0, null, List.of(), null, 100L, 94L))),
+                        "redis")
+                .toSample(3);
         assertEquals(6, sample.outstanding());
         assertEquals(100L, sample.arrivedTotal());
         assertEquals(94L, sample.completedTotal());
@@ -25,7 +28,8 @@ class BacklogMeasurementTest {
 
     @Test
     void givenAnUnavailableMeasurement_thenTheSampleHasNoFigures() {
-        BacklogSample sample = BacklogMeasurement.unavailable(AT, "BrokerUnreachable", "down").toSample(2);
+        BacklogSample sample =
+                BacklogMeasurement.unavailable(AT, "BrokerUnreachable", "down").toSample(2);
         assertFalse(sample.available());
         assertEquals("BrokerUnreachable", sample.unavailableReason());
         assertEquals("down", sample.note());

@@ -16,7 +16,9 @@ class BacklogMonitorTest {
         1000, 1000, 1000
         """)
     void givenAFollowUpSoonerThanThePollInterval_thenTheNextTickComesThen(long pollMs, Long followUpMs, long nextMs) {
-        assertEquals(Duration.ofMillis(nextMs), BacklogMonitor.nextDelay(Duration.ofMillis(pollMs),
-                followUpMs == null ? null : Duration.ofMillis(followUpMs)));
+        assertEquals(
+                Duration.ofMillis(nextMs),
+                BacklogMonitor.nextDelay(
+                        Duration.ofMillis(pollMs), followUpMs == null ? null : Duration.ofMillis(followUpMs)));
     }
 }

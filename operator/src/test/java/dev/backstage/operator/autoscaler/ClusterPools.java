@@ -34,20 +34,34 @@ final class ClusterPools {
     private ClusterPools() {}
 
     static void secret(KubernetesClient client, String ns, String name, String url) {
-        client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName(name).endMetadata()
-                .addToStringData("url", url).build()).create();
+        client.secrets()
+                .inNamespace(ns)
+                .resource(new SecretBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .addToStringData("url", url)
+                        .build())
+                .create();
     }
 
     /** Waits until the topology reconciler has declared the topology on the broker (Ready True). */
     static BackstageTopology awaitTopologyReady(KubernetesClient client, String ns, String name) {
-        return await("topology " + ns + "/" + name + " Ready").atMost(WAIT).until(
-                () -> client.resources(BackstageTopology.class).inNamespace(ns).withName(name).get(),
-                t -> t != null && t.getStatus() != null && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY));
+        return await("topology " + ns + "/" + name + " Ready")
+                .atMost(WAIT)
+                .until(
+                        () -> client.resources(BackstageTopology.class)
+                                .inNamespace(ns)
+                                .withName(name)
+                                .get(),
+                        t -> t != null
+                                && t.getStatus() != null
+                                && Conditions.isTrue(t.getStatus().getConditions(), Conditions.READY));
     }
 
     /** A pool on {@code queues} that autoscales from {@code min} to {@code max}, polling every second. */
-    static BackstageWorkerPool autoscaledPool(String ns, String name, String topology, int min, int max, int perReplica,
-            String... queues) {
+    static BackstageWorkerPool autoscaledPool(
+            String ns, String name, String topology, int min, int max, int perReplica, String... queues) {
         BackstageWorkerPool pool = BackstageFixtures.pool(ns, name, topology, queues);
         AutoscalingSpec autoscaling = new AutoscalingSpec();
         autoscaling.setEnabled(true);
@@ -61,15 +75,19 @@ final class ClusterPools {
     }
 
     /** Waits for the pool's status to meet {@code condition}; a timeout prints the status last seen. */
-    static BackstageWorkerPoolStatus awaitStatus(KubernetesClient client, String ns, String name,
-            Predicate<BackstageWorkerPoolStatus> condition) {
+    static BackstageWorkerPoolStatus awaitStatus(
+            KubernetesClient client, String ns, String name, Predicate<BackstageWorkerPoolStatus> condition) {
         AtomicReference<BackstageWorkerPoolStatus> seen = new AtomicReference<>();
         await("pool " + ns + "/" + name + " status").atMost(WAIT).untilAsserted(() -> {
-            BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(name).get();
+            BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class)
+                    .inNamespace(ns)
+                    .withName(name)
+                    .get();
             BackstageWorkerPoolStatus status = pool == null ? null : pool.getStatus();
             seen.set(status);
-            assertTrue(status != null && condition.test(status), () -> "pool " + ns + "/" + name + " status: "
-                    + Serialization.asJson(status));
+            assertTrue(
+                    status != null && condition.test(status),
+                    () -> "pool " + ns + "/" + name + " status: " + Serialization.asJson(status));
         });
         return seen.get();
     }
@@ -89,7 +107,10 @@ final class ClusterPools {
     }
 
     static int deploymentReplicas(KubernetesClient client, String ns, String name) {
-        Deployment deployment = client.apps().deployments().inNamespace(ns).withName(name).get();
-        return deployment == null || deployment.getSpec().getReplicas() == null ? -1 : deployment.getSpec().getReplicas();
+        Deployment deployment =
+                client.apps().deployments().inNamespace(ns).withName(name).get();
+        return deployment == null || deployment.getSpec().getReplicas() == null
+                ? -1
+                : deployment.getSpec().getReplicas();
     }
 }

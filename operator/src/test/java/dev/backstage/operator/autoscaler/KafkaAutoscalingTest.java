@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.backstage.operator.model.AutoscalingSpec;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologySpec;
-import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.BackstageWorkerPoolStatus;
 import dev.backstage.operator.model.CapabilityBackend;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
+import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.PartitionBacklogStatus;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueBacklogStatus;
@@ -71,9 +71,15 @@ class KafkaAutoscalingTest {
         secret(ns, "kafka-url", bootstrap);
         secret(ns, "redis-url", RedisPoolBroker.REDIS_URL);
         client.resource(kafkaTopology(ns, prefix)).create();
-        await("topology declared by the topology reconciler").atMost(WAIT).until(
-                () -> client.resources(BackstageTopology.class).inNamespace(ns).withName("events").get().getStatus(),
-                s -> s != null && Conditions.isTrue(s.getConditions(), Conditions.READY));
+        await("topology declared by the topology reconciler")
+                .atMost(WAIT)
+                .until(
+                        () -> client.resources(BackstageTopology.class)
+                                .inNamespace(ns)
+                                .withName("events")
+                                .get()
+                                .getStatus(),
+                        s -> s != null && Conditions.isTrue(s.getConditions(), Conditions.READY));
 
         BackstageWorkerPool pool = BackstageFixtures.pool(ns, "workers", "events", "orders");
         AutoscalingSpec autoscaling = new AutoscalingSpec();
@@ -91,31 +97,62 @@ class KafkaAutoscalingTest {
             }
         }
         System.out.println("20 records on a 3-partition topic, 2 per replica: waiting for the cap at 3");
-        BackstageWorkerPoolStatus status = await().atMost(WAIT).until(
-                () -> client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").get().getStatus(),
-                s -> s != null && s.getBacklog() != null && s.getBacklog().getUndelivered() == 20
-                        && Integer.valueOf(3).equals(s.getDesiredReplicas()));
+        BackstageWorkerPoolStatus status = await().atMost(WAIT)
+                .until(
+                        () -> client.resources(BackstageWorkerPool.class)
+                                .inNamespace(ns)
+                                .withName("workers")
+                                .get()
+                                .getStatus(),
+                        s -> s != null
+                                && s.getBacklog() != null
+                                && s.getBacklog().getUndelivered() == 20
+                                && Integer.valueOf(3).equals(s.getDesiredReplicas()));
 
-        Condition limited = Conditions.find(status.getConditions(), AutoscalerStatus.SCALING_LIMITED).orElseThrow();
+        Condition limited = Conditions.find(status.getConditions(), AutoscalerStatus.SCALING_LIMITED)
+                .orElseThrow();
         assertEquals(Conditions.TRUE, limited.getStatus());
         assertEquals("PartitionCount", limited.getReason());
         assertTrue(limited.getMessage().contains("partitions (3)"), limited.getMessage());
-        assertTrue(status.getLastScaleReason().contains("capped by the partition count 3; the need asks for 10"),
+        assertTrue(
+                status.getLastScaleReason().contains("capped by the partition count 3; the need asks for 10"),
                 status.getLastScaleReason());
         QueueBacklogStatus orders = status.getBacklog().getQueues().get(0);
         List<PartitionBacklogStatus> partitions = orders.getPartitions();
-        assertEquals(List.of(0, 1, 2), partitions.stream().map(PartitionBacklogStatus::getPartition).toList());
-        assertEquals(20L, partitions.stream().mapToLong(PartitionBacklogStatus::getLag).sum());
-        assertEquals(20L, partitions.stream().mapToLong(PartitionBacklogStatus::getEndOffset).sum());
+        assertEquals(
+                List.of(0, 1, 2),
+                partitions.stream().map(PartitionBacklogStatus::getPartition).toList());
+        assertEquals(
+                20L,
+                partitions.stream().mapToLong(PartitionBacklogStatus::getLag).sum());
+        assertEquals(
+                20L,
+                partitions.stream()
+                        .mapToLong(PartitionBacklogStatus::getEndOffset)
+                        .sum());
         partitions.forEach(p -> assertNull(p.getCommittedOffset(), "the group never committed"));
         assertEquals(0L, status.getBacklog().getInFlight(), "Kafka's in-flight records are inside the lag");
-        await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace(ns).withName("workers").get()
-                .getSpec().getReplicas() == 3);
+        await().atMost(WAIT)
+                .until(() -> client.apps()
+                                .deployments()
+                                .inNamespace(ns)
+                                .withName("workers")
+                                .get()
+                                .getSpec()
+                                .getReplicas()
+                        == 3);
     }
 
     private static void secret(String ns, String name, String url) {
-        client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName(name).endMetadata()
-                .addToStringData("url", url).build()).create();
+        client.secrets()
+                .inNamespace(ns)
+                .resource(new SecretBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .addToStringData("url", url)
+                        .build())
+                .create();
     }
 
     private static BackstageTopology kafkaTopology(String ns, String prefix) {
@@ -128,7 +165,8 @@ class KafkaAutoscalingTest {
         spec.setCapabilities(new SuppliedCapabilities(
                 new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("redis-url", "url"), null), null));
         BackstageTopology topology = new BackstageTopology();
-        topology.setMetadata(new ObjectMetaBuilder().withNamespace(ns).withName("events").build());
+        topology.setMetadata(
+                new ObjectMetaBuilder().withNamespace(ns).withName("events").build());
         topology.setSpec(spec);
         return topology;
     }

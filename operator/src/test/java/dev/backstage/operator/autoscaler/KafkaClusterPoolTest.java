@@ -40,11 +40,11 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -71,7 +71,8 @@ class KafkaClusterPoolTest {
     static void start() {
         kafka = KafkaCluster.start(3);
         admin = kafka.admin();
-        harness = OperatorTestHarness.startWithTopologies(new TopologySettings(Duration.ofSeconds(2), 2, Duration.ofMillis(300)));
+        harness = OperatorTestHarness.startWithTopologies(
+                new TopologySettings(Duration.ofSeconds(2), 2, Duration.ofMillis(300)));
         client = harness.client();
     }
 
@@ -96,37 +97,68 @@ class KafkaClusterPoolTest {
         String orders = prefix + ".orders";
         String deadLetters = prefix + ".orders.dead-letter";
         // The topics were made through one broker; the broker this admin asks may learn of them a moment later.
-        Map<String, TopicDescription> topics = await("both topics known to every broker").atMost(WAIT)
+        Map<String, TopicDescription> topics = await("both topics known to every broker")
+                .atMost(WAIT)
                 .ignoreExceptionsMatching(e -> e.getCause() instanceof UnknownTopicOrPartitionException)
-                .until(() -> admin.describeTopics(List.of(orders, deadLetters)).allTopicNames()
-                        .get(30, TimeUnit.SECONDS), t -> t.size() == 2);
+                .until(
+                        () -> admin.describeTopics(List.of(orders, deadLetters))
+                                .allTopicNames()
+                                .get(30, TimeUnit.SECONDS),
+                        t -> t.size() == 2);
         assertEquals(3, topics.get(orders).partitions().size());
-        topics.values().forEach(t -> t.partitions().forEach(p ->
-                assertEquals(3, p.replicas().size(), t.name() + "-" + p.partition() + " replicas " + p.replicas())));
+        topics.values()
+                .forEach(t -> t.partitions()
+                        .forEach(p -> assertEquals(
+                                3, p.replicas().size(), t.name() + "-" + p.partition() + " replicas " + p.replicas())));
         for (String topic : List.of(orders, deadLetters)) {
             ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
-            assertEquals("2", config.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG).value(), topic + " min ISR");
+            Config config = admin.describeConfigs(List.of(resource))
+                    .all()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(resource);
+            assertEquals(
+                    "2", config.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG).value(), topic + " min ISR");
         }
 
-        client.resource(autoscaledPool(ns, "workers", "events", 1, 10, 2, "orders")).create();
-        awaitStatus(client, ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 0);
-        ProviderSettings settings = new ProviderSettings("kafka", kafka.bootstrapServers(), prefix, null,
+        client.resource(autoscaledPool(ns, "workers", "events", 1, 10, 2, "orders"))
+                .create();
+        awaitStatus(
+                client,
+                ns,
+                "workers",
+                s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 0);
+        ProviderSettings settings = new ProviderSettings(
+                "kafka",
+                kafka.bootstrapServers(),
+                prefix,
+                null,
                 KafkaTopologySettings.providerOptions(topology.getSpec()));
         try (Provider provider = Providers.create(settings)) {
             publish(provider, 10);
         }
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all"),
-                new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        kafka.bootstrapServers(),
+                        ProducerConfig.ACKS_CONFIG,
+                        "all"),
+                new StringSerializer(),
+                new StringSerializer())) {
             for (int i = 0; i < 2; i++) {
-                producer.send(new ProducerRecord<>(deadLetters, "dead-" + i, "{}")).get(30, TimeUnit.SECONDS);
+                producer.send(new ProducerRecord<>(deadLetters, "dead-" + i, "{}"))
+                        .get(30, TimeUnit.SECONDS);
             }
         }
         System.out.println("10 records on 3 replicated partitions, 2 dead letters: waiting for the cap at 3");
-        BackstageWorkerPoolStatus up = awaitStatus(client, ns, "workers", s -> backlogAvailable(s)
-                && s.getBacklog().getUndelivered() == 10 && s.getDeadLetters() != null
-                && s.getDeadLetters().getTotal() == 2 && Integer.valueOf(3).equals(s.getDesiredReplicas()));
+        BackstageWorkerPoolStatus up = awaitStatus(
+                client,
+                ns,
+                "workers",
+                s -> backlogAvailable(s)
+                        && s.getBacklog().getUndelivered() == 10
+                        && s.getDeadLetters() != null
+                        && s.getDeadLetters().getTotal() == 2
+                        && Integer.valueOf(3).equals(s.getDesiredReplicas()));
         assertEquals(Map.of("orders", 2L), deadLettersPerQueue(up));
         assertTrue(up.getLastScaleReason().contains("capped by the partition count 3"), up.getLastScaleReason());
         await().atMost(WAIT).untilAsserted(() -> assertEquals(3, deploymentReplicas(client, ns, "workers")));
@@ -138,9 +170,15 @@ class KafkaClusterPoolTest {
         try (Provider provider = Providers.create(settings)) {
             publish(provider, 4); // acks=all with min ISR 2: the two survivors hold them once leaders move
         }
-        BackstageWorkerPoolStatus down = awaitStatus(client, ns, "workers", s -> backlogAvailable(s)
-                && s.getBacklog().getUndelivered() == 14 && s.getDeadLetters().getTotal() == 2);
-        assertTrue(Instant.parse(down.getBacklogMeasuredAt()).isAfter(killed.minusSeconds(1)),
+        BackstageWorkerPoolStatus down = awaitStatus(
+                client,
+                ns,
+                "workers",
+                s -> backlogAvailable(s)
+                        && s.getBacklog().getUndelivered() == 14
+                        && s.getDeadLetters().getTotal() == 2);
+        assertTrue(
+                Instant.parse(down.getBacklogMeasuredAt()).isAfter(killed.minusSeconds(1)),
                 "measured after the kill: " + down.getBacklogMeasuredAt() + " vs " + killed);
         assertEquals(3, deploymentReplicas(client, ns, "workers"), "still capped at the partition count");
     }
@@ -161,7 +199,8 @@ class KafkaClusterPoolTest {
         spec.setCapabilities(new SuppliedCapabilities(
                 new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("redis-url", "url"), null), null));
         BackstageTopology topology = new BackstageTopology();
-        topology.setMetadata(new ObjectMetaBuilder().withNamespace(ns).withName(name).build());
+        topology.setMetadata(
+                new ObjectMetaBuilder().withNamespace(ns).withName(name).build());
         topology.setSpec(spec);
         return topology;
     }

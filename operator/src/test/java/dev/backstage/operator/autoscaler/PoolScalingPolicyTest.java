@@ -84,8 +84,12 @@ class PoolScalingPolicyTest {
         spec.setPodStartupTime("45s");
         BackstageWorkerPool pool = pool(spec, "orders");
 
-        assertEquals(Duration.ofSeconds(12), PoolScalingPolicy.of(pool, null, null, Duration.ofSeconds(12)).podStartup());
-        assertEquals(Duration.ofSeconds(45), PoolScalingPolicy.of(pool, null, null, null).podStartup());
+        assertEquals(
+                Duration.ofSeconds(12),
+                PoolScalingPolicy.of(pool, null, null, Duration.ofSeconds(12)).podStartup());
+        assertEquals(
+                Duration.ofSeconds(45),
+                PoolScalingPolicy.of(pool, null, null, null).podStartup());
     }
 
     @Test
@@ -99,16 +103,30 @@ class PoolScalingPolicyTest {
     void givenKafka_thenThePartitionsOfThePoolsTopicsTogetherCapIt_measuredOnesWinningOverDeclaredOnes() {
         BackstageTopology kafka = BackstageFixtures.redisTopology("ns", "t", "orders", "mails", "other");
         kafka.getSpec().setProvider(ProviderType.KAFKA);
-        kafka.getSpec().setQueues(List.of(new QueueSpec("orders", 6, 1), new QueueSpec("mails", null, 1),
-                new QueueSpec("other", 12, 1)));
+        kafka.getSpec()
+                .setQueues(List.of(
+                        new QueueSpec("orders", 6, 1), new QueueSpec("mails", null, 1), new QueueSpec("other", 12, 1)));
         BackstageWorkerPool pool = pool(on(), "orders", "mails");
 
         assertEquals(7, PoolScalingPolicy.of(pool, kafka, null).partitionCap(), "6 declared + 1 by default");
-        BacklogReport measured = new BacklogReport(Instant.EPOCH, List.of(
-                new QueueBacklog("orders", 0, 0, 0, null, List.of(new PartitionBacklog(0, 0, 0, 0),
-                        new PartitionBacklog(1, 0, 0, 0), new PartitionBacklog(2, 0, 0, 0)), null),
-                new QueueBacklog("mails", 0, 0, 0, null, List.of(), "topic does not exist yet")));
-        assertEquals(4, PoolScalingPolicy.of(pool, kafka, measured).partitionCap(),
+        BacklogReport measured = new BacklogReport(
+                Instant.EPOCH,
+                List.of(
+                        new QueueBacklog(
+                                "orders",
+                                0,
+                                0,
+                                0,
+                                null,
+                                List.of(
+                                        new PartitionBacklog(0, 0, 0, 0),
+                                        new PartitionBacklog(1, 0, 0, 0),
+                                        new PartitionBacklog(2, 0, 0, 0)),
+                                null),
+                        new QueueBacklog("mails", 0, 0, 0, null, List.of(), "topic does not exist yet")));
+        assertEquals(
+                4,
+                PoolScalingPolicy.of(pool, kafka, measured).partitionCap(),
                 "3 measured for orders, mails not created yet: its declared 1");
     }
 

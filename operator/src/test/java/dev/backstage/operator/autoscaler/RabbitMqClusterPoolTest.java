@@ -19,15 +19,15 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.BackstageTopologySpec;
 import dev.backstage.operator.model.BackstageWorkerPool;
-import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.model.BackstageWorkerPoolStatus;
+import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
 import dev.backstage.operator.model.RabbitMqQueueType;
 import dev.backstage.operator.model.RabbitMqSettings;
 import dev.backstage.operator.model.SecretKeyReference;
-import dev.backstage.operator.model.BackstageTopologySpec;
 import dev.backstage.operator.testing.OperatorTestHarness;
 import dev.backstage.operator.topology.TopologySettings;
 import dev.backstage.runtime.spi.JobMeta;
@@ -36,7 +36,9 @@ import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
 import dev.backstage.testsupport.RabbitMqQueues;
+import dev.backstage.testsupport.SharedBroker;
 import dev.backstage.testsupport.UniqueNames;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
@@ -56,8 +58,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import dev.backstage.testsupport.SharedBroker;
-import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * The operator on the 3-node RabbitMQ cluster of {@code bin/lib.sh ensure_rabbitmq_cluster} (bs-a, bs-b, bs-c on
@@ -74,6 +74,7 @@ class RabbitMqClusterPoolTest {
     private static final String ADDRESSES = "127.0.0.1:5681,127.0.0.1:5682,127.0.0.1:5683";
     /** On loopback every node has its own management port (not 15672 on each host, as in production). */
     private static final String MANAGEMENT = "http://127.0.0.1:15681,http://127.0.0.1:15682,http://127.0.0.1:15683";
+
     private static final Set<String> NODES = Set.of("bs-a@localhost", "bs-b@localhost", "bs-c@localhost");
 
     private static OperatorTestHarness harness;
@@ -84,7 +85,8 @@ class RabbitMqClusterPoolTest {
 
     @BeforeAll
     static void start() throws Exception {
-        harness = OperatorTestHarness.startWithTopologies(new TopologySettings(Duration.ofSeconds(2), 2, Duration.ofMillis(300)));
+        harness = OperatorTestHarness.startWithTopologies(
+                new TopologySettings(Duration.ofSeconds(2), 2, Duration.ofMillis(300)));
         client = harness.client();
         management = new RabbitMqQueues(AMQP, "http://127.0.0.1:15681");
         ConnectionFactory factory = new ConnectionFactory();
@@ -119,25 +121,40 @@ class RabbitMqClusterPoolTest {
             declared.path("members").forEach(m -> members.add(m.asText()));
             assertEquals(NODES, members, queue + " has a member on every node");
         }
-        assertEquals(10, management.queue(prefix + ".orders").path("arguments").path("x-delivery-limit").asInt(),
+        assertEquals(
+                10,
+                management
+                        .queue(prefix + ".orders")
+                        .path("arguments")
+                        .path("x-delivery-limit")
+                        .asInt(),
                 "the topology's deliveryLimit");
 
         List<Long> deadLetterTotals = new CopyOnWriteArrayList<>(); // every status the API server stores, in order
-        client.resource(autoscaledPool(ns, "workers", "shop", 1, 10, 2, "orders")).create();
-        Watch watch = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers")
+        client.resource(autoscaledPool(ns, "workers", "shop", 1, 10, 2, "orders"))
+                .create();
+        Watch watch = client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
                 .watch(new Watcher<>() {
                     @Override
                     public void eventReceived(Action action, BackstageWorkerPool pool) {
                         if (pool.getStatus() != null && pool.getStatus().getDeadLetters() != null) {
-                            deadLetterTotals.add(pool.getStatus().getDeadLetters().getTotal());
+                            deadLetterTotals.add(
+                                    pool.getStatus().getDeadLetters().getTotal());
                         }
                     }
 
                     @Override
                     public void onClose(WatcherException cause) {}
                 });
-        awaitStatus(client, ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 0);
-        try (Provider provider = Providers.create(ProviderSettings.of("rabbitmq", AMQP).withPrefix(prefix)
+        awaitStatus(
+                client,
+                ns,
+                "workers",
+                s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 0);
+        try (Provider provider = Providers.create(ProviderSettings.of("rabbitmq", AMQP)
+                .withPrefix(prefix)
                 .withOptions(RabbitMqSettings.providerOptions(topology.getSpec().getRabbitmq())))) {
             for (int i = 0; i < 6; i++) {
                 provider.jobs().publish(OutgoingJob.fresh("orders", "work", "{\"n\":" + i + "}", JobMeta.NONE));
@@ -152,9 +169,15 @@ class RabbitMqClusterPoolTest {
         }
 
         System.out.println("6 jobs and 2 dead letters on a 3-node quorum queue, 2 per replica: waiting for 3 replicas");
-        BackstageWorkerPoolStatus up = awaitStatus(client, ns, "workers", s -> backlogAvailable(s)
-                && s.getBacklog().getOutstanding() == 6 && s.getDeadLetters() != null
-                && s.getDeadLetters().getTotal() == 2 && Integer.valueOf(3).equals(s.getDesiredReplicas()));
+        BackstageWorkerPoolStatus up = awaitStatus(
+                client,
+                ns,
+                "workers",
+                s -> backlogAvailable(s)
+                        && s.getBacklog().getOutstanding() == 6
+                        && s.getDeadLetters() != null
+                        && s.getDeadLetters().getTotal() == 2
+                        && Integer.valueOf(3).equals(s.getDesiredReplicas()));
         assertEquals(Map.of("orders", 6L), outstandingPerQueue(up));
         assertEquals(Map.of("orders", 2L), deadLettersPerQueue(up));
         await().atMost(WAIT).untilAsserted(() -> assertEquals(3, deploymentReplicas(client, ns, "workers")));
@@ -169,22 +192,32 @@ class RabbitMqClusterPoolTest {
         System.out.println("all 6 consumed and acknowledged: waiting for minReplicas 1");
         // Drained shows once the management API's snapshot of the work queue has caught up (in flight exists only
         // there): waited for on the broker's own report, so the pool's deadline does not include the broker's lag.
-        await("management API: " + prefix + ".orders empty").atMost(Duration.ofMinutes(5))
-                .pollInterval(Duration.ofSeconds(1)).until(() -> {
+        await("management API: " + prefix + ".orders empty")
+                .atMost(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> {
                     JsonNode q = management.queue(prefix + ".orders");
-                    return q.path("messages_ready").asLong(-1) == 0 && q.path("messages_unacknowledged").asLong(-1) == 0;
+                    return q.path("messages_ready").asLong(-1) == 0
+                            && q.path("messages_unacknowledged").asLong(-1) == 0;
                 });
         await().atMost(WAIT).untilAsserted(() -> assertEquals(1, deploymentReplicas(client, ns, "workers")));
-        BackstageWorkerPoolStatus drained = awaitStatus(client, ns, "workers", s -> s.getBacklog().getOutstanding() == 0);
+        BackstageWorkerPoolStatus drained =
+                awaitStatus(client, ns, "workers", s -> s.getBacklog().getOutstanding() == 0);
         watch.close();
         assertEquals(2, countByGet(prefix + ".orders.dead-letter"), "the broker holds both dead letters");
-        assertEquals(2L, drained.getDeadLetters().getTotal(), () -> "dead letters stay until redriven; status "
-                + io.fabric8.kubernetes.client.utils.Serialization.asJson(drained) + "; broker: "
-                + describe(prefix + ".orders.dead-letter") + "; events: " + client.v1().events().inNamespace(ns).list()
-                .getItems().stream().map(e -> e.getReason() + ": " + e.getMessage()).toList());
+        assertEquals(
+                2L,
+                drained.getDeadLetters().getTotal(),
+                () -> "dead letters stay until redriven; status "
+                        + io.fabric8.kubernetes.client.utils.Serialization.asJson(drained) + "; broker: "
+                        + describe(prefix + ".orders.dead-letter") + "; events: "
+                        + client.v1().events().inNamespace(ns).list().getItems().stream()
+                                .map(e -> e.getReason() + ": " + e.getMessage())
+                                .toList());
         List<Long> afterTwo = deadLetterTotals.subList(deadLetterTotals.indexOf(2L), deadLetterTotals.size());
-        assertTrue(afterTwo.stream().allMatch(t -> t == 2L), "once counted, the dead letters never read fewer: "
-                + deadLetterTotals);
+        assertTrue(
+                afterTwo.stream().allMatch(t -> t == 2L),
+                "once counted, the dead letters never read fewer: " + deadLetterTotals);
     }
 
     @Test
@@ -196,31 +229,43 @@ class RabbitMqClusterPoolTest {
         BackstageTopology topology = topology(ns, "shop", prefix);
         client.resource(topology).create();
         awaitTopologyReady(client, ns, "shop");
-        try (Provider provider = Providers.create(ProviderSettings.of("rabbitmq", AMQP).withPrefix(prefix)
+        try (Provider provider = Providers.create(ProviderSettings.of("rabbitmq", AMQP)
+                .withPrefix(prefix)
                 .withOptions(RabbitMqSettings.providerOptions(topology.getSpec().getRabbitmq())))) {
             for (int i = 0; i < 6; i++) {
                 provider.jobs().publish(OutgoingJob.fresh("orders", "work", "{\"n\":" + i + "}", JobMeta.NONE));
             }
         }
-        client.resource(autoscaledPool(ns, "workers", "shop", 0, 10, 2, "orders")).create();
+        client.resource(autoscaledPool(ns, "workers", "shop", 0, 10, 2, "orders"))
+                .create();
         awaitStatus(client, ns, "workers", s -> Integer.valueOf(3).equals(s.getDesiredReplicas()));
         await().atMost(WAIT).untilAsserted(() -> assertEquals(3, deploymentReplicas(client, ns, "workers")));
 
         // A typo in spec.queues (admission refuses it; this harness has no webhook, as when the webhook is bypassed).
         // A merge patch without resourceVersion: the autoscaler writes status meanwhile.
-        client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers")
+        client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
                 .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"queues\":[\"ordres\"]}}");
-        BackstageWorkerPoolStatus status = awaitStatus(client, ns, "workers", s -> Conditions.find(s.getConditions(),
-                AutoscalerStatus.BACKLOG_AVAILABLE).filter(c -> "QueueNotFound".equals(c.getReason())).isPresent());
-        String message = Conditions.find(status.getConditions(), AutoscalerStatus.BACKLOG_AVAILABLE).orElseThrow()
+        BackstageWorkerPoolStatus status = awaitStatus(
+                client,
+                ns,
+                "workers",
+                s -> Conditions.find(s.getConditions(), AutoscalerStatus.BACKLOG_AVAILABLE)
+                        .filter(c -> "QueueNotFound".equals(c.getReason()))
+                        .isPresent());
+        String message = Conditions.find(status.getConditions(), AutoscalerStatus.BACKLOG_AVAILABLE)
+                .orElseThrow()
                 .getMessage();
         System.out.println("BacklogAvailable of a pool on a missing queue: " + message);
         assertTrue(message.contains(prefix + ".ordres") && message.contains("replicas are held"), message);
         assertEquals(3, status.getDesiredReplicas(), "held, not scaled to minReplicas 0 on a backlog of 0");
         assertEquals(3, deploymentReplicas(client, ns, "workers"));
-        await("a BacklogUnavailable event").atMost(WAIT).until(() -> client.v1().events().inNamespace(ns).list()
-                .getItems().stream().anyMatch(e -> "BacklogUnavailable".equals(e.getReason())
-                        && e.getMessage().startsWith("QueueNotFound: ")));
+        await("a BacklogUnavailable event")
+                .atMost(WAIT)
+                .until(() -> client.v1().events().inNamespace(ns).list().getItems().stream()
+                        .anyMatch(e -> "BacklogUnavailable".equals(e.getReason())
+                                && e.getMessage().startsWith("QueueNotFound: ")));
     }
 
     /** Counts a queue's messages with basic.get through its quorum leader, then gives them back (channel closed). */
@@ -257,7 +302,8 @@ class RabbitMqClusterPoolTest {
         spec.setQueues(List.of(new QueueSpec("orders", null, null)));
         spec.setRabbitmq(rabbit);
         BackstageTopology topology = new BackstageTopology();
-        topology.setMetadata(new ObjectMetaBuilder().withNamespace(ns).withName(name).build());
+        topology.setMetadata(
+                new ObjectMetaBuilder().withNamespace(ns).withName(name).build());
         topology.setSpec(spec);
         return topology;
     }

@@ -25,7 +25,9 @@ import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
 import dev.backstage.runtime.spi.Providers;
+import dev.backstage.testsupport.SharedBroker;
 import dev.backstage.testsupport.UniqueNames;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.RedisURI;
@@ -47,8 +49,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import dev.backstage.testsupport.SharedBroker;
-import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * The operator on the 6-node Redis Cluster of {@code bin/lib.sh} (127.0.0.1:7000-7005): a {@code redis+cluster://}
@@ -71,10 +71,13 @@ class RedisClusterPoolTest {
 
     @BeforeAll
     static void start() {
-        harness = OperatorTestHarness.startWithTopologies(new TopologySettings(Duration.ofSeconds(2), 2, Duration.ofMillis(300)));
+        harness = OperatorTestHarness.startWithTopologies(
+                new TopologySettings(Duration.ofSeconds(2), 2, Duration.ofMillis(300)));
         client = harness.client();
-        redisClient = RedisClusterClient.create(List.of(RedisURI.create("127.0.0.1", 7000),
-                RedisURI.create("127.0.0.1", 7001), RedisURI.create("127.0.0.1", 7002)));
+        redisClient = RedisClusterClient.create(List.of(
+                RedisURI.create("127.0.0.1", 7000),
+                RedisURI.create("127.0.0.1", 7001),
+                RedisURI.create("127.0.0.1", 7002)));
         connection = redisClient.connect();
         redis = connection.sync();
     }
@@ -111,9 +114,15 @@ class RedisClusterPoolTest {
             assertEquals(1, owner.xinfoGroups(stream(prefix, queue)).size(), queue + "'s consumer group");
         }
 
-        client.resource(autoscaledPool(ns, "workers", "shop", 0, 10, 2, queues.toArray(String[]::new))).create();
-        awaitStatus(client, ns, "workers", s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 0);
-        try (Provider provider = Providers.create(ProviderSettings.of("redis", SEEDS).withPrefix(prefix))) {
+        client.resource(autoscaledPool(ns, "workers", "shop", 0, 10, 2, queues.toArray(String[]::new)))
+                .create();
+        awaitStatus(
+                client,
+                ns,
+                "workers",
+                s -> backlogAvailable(s) && s.getBacklog().getOutstanding() == 0);
+        try (Provider provider =
+                Providers.create(ProviderSettings.of("redis", SEEDS).withPrefix(prefix))) {
             enqueue(provider, queues.get(0), 4);
             enqueue(provider, queues.get(1), 2);
             enqueue(provider, queues.get(2), 2);
@@ -124,29 +133,46 @@ class RedisClusterPoolTest {
         }
 
         System.out.println("8 jobs over 3 shards, 2 per replica: waiting for 4 replicas and 3 dead letters in status");
-        BackstageWorkerPoolStatus up = awaitStatus(client, ns, "workers", s -> backlogAvailable(s)
-                && s.getBacklog().getOutstanding() == 8 && s.getDeadLetters() != null
-                && s.getDeadLetters().getTotal() == 3 && Integer.valueOf(4).equals(s.getDesiredReplicas()));
+        BackstageWorkerPoolStatus up = awaitStatus(
+                client,
+                ns,
+                "workers",
+                s -> backlogAvailable(s)
+                        && s.getBacklog().getOutstanding() == 8
+                        && s.getDeadLetters() != null
+                        && s.getDeadLetters().getTotal() == 3
+                        && Integer.valueOf(4).equals(s.getDesiredReplicas()));
         assertEquals(Map.of(queues.get(0), 4L, queues.get(1), 2L, queues.get(2), 2L), outstandingPerQueue(up));
         assertEquals(Map.of(queues.get(0), 0L, queues.get(1), 1L, queues.get(2), 2L), deadLettersPerQueue(up));
-        assertTrue(up.getLastScaleReason().contains("8 outstanding (8 undelivered + 0 in flight)"), up.getLastScaleReason());
+        assertTrue(
+                up.getLastScaleReason().contains("8 outstanding (8 undelivered + 0 in flight)"),
+                up.getLastScaleReason());
         await().atMost(WAIT).untilAsserted(() -> assertEquals(4, deploymentReplicas(client, ns, "workers")));
 
         List<List<StreamMessage<String, String>>> read = new ArrayList<>();
         for (String queue : queues) {
-            read.add(redis.xreadgroup(Consumer.from(GROUP, "test-consumer"), XReadArgs.Builder.count(10),
+            read.add(redis.xreadgroup(
+                    Consumer.from(GROUP, "test-consumer"),
+                    XReadArgs.Builder.count(10),
                     StreamOffset.lastConsumed(stream(prefix, queue))));
         }
         assertEquals(8, read.stream().mapToInt(List::size).sum());
-        awaitStatus(client, ns, "workers", s -> s.getBacklog().getInFlight() == 8 && s.getBacklog().getUndelivered() == 0);
+        awaitStatus(
+                client,
+                ns,
+                "workers",
+                s -> s.getBacklog().getInFlight() == 8 && s.getBacklog().getUndelivered() == 0);
         for (int i = 0; i < queues.size(); i++) {
             String key = stream(prefix, queues.get(i));
             read.get(i).forEach(m -> redis.xack(key, GROUP, m.getId()));
         }
         System.out.println("all 8 acknowledged on their shards: waiting for zero");
         await().atMost(WAIT).untilAsserted(() -> assertEquals(0, deploymentReplicas(client, ns, "workers")));
-        BackstageWorkerPoolStatus zero = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers")
-                .get().getStatus();
+        BackstageWorkerPoolStatus zero = client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
+                .get()
+                .getStatus();
         assertEquals(0L, zero.getBacklog().getOutstanding());
         assertEquals(3L, zero.getDeadLetters().getTotal(), "dead letters stay until redriven");
     }
@@ -167,7 +193,9 @@ class RedisClusterPoolTest {
         Set<String> primaries = new HashSet<>();
         for (int i = 0; chosen.size() < count; i++) {
             String queue = "q" + i;
-            String owner = connection.getPartitions().getPartitionBySlot(SlotHash.getSlot(stream(prefix, queue)))
+            String owner = connection
+                    .getPartitions()
+                    .getPartitionBySlot(SlotHash.getSlot(stream(prefix, queue)))
                     .getNodeId();
             if (primaries.add(owner)) {
                 chosen.put(queue, owner);

@@ -15,8 +15,8 @@ import io.lettuce.core.Consumer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.StreamMessage;
-import io.lettuce.core.XReadArgs.StreamOffset;
 import io.lettuce.core.XReadArgs;
+import io.lettuce.core.XReadArgs.StreamOffset;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.ArrayList;
@@ -32,26 +32,40 @@ final class RedisPoolBroker implements AutoCloseable {
     static final String GROUP = "backstage-workers";
 
     final String prefix = UniqueNames.prefix("bsop");
-    private final Provider provider = Providers.create(ProviderSettings.of("redis", REDIS_URL).withPrefix(prefix));
+    private final Provider provider =
+            Providers.create(ProviderSettings.of("redis", REDIS_URL).withPrefix(prefix));
     private final RedisClient client = RedisClient.create(REDIS_URL);
     private final StatefulRedisConnection<String, String> connection = client.connect();
     private final List<StreamMessage<String, String>> held = new ArrayList<>();
 
     /** Declares {@code queues} (streams, group, dead-letter streams). */
     RedisPoolBroker declare(String... queues) {
-        provider.declarer().declare(new TopologyRequest(
-                List.of(queues).stream().map(TopologyRequest.QueueSpec::named).toList(), List.of(), true, GROUP));
+        provider.declarer()
+                .declare(new TopologyRequest(
+                        List.of(queues).stream()
+                                .map(TopologyRequest.QueueSpec::named)
+                                .toList(),
+                        List.of(),
+                        true,
+                        GROUP));
         return this;
     }
 
     /**
      * A Ready Redis topology on this prefix, its URL in a Secret; {@code url} lets a test put a proxy in between.
      */
-    BackstageTopology createTopology(KubernetesClient k8s, String namespace, String name, String url, String... queues) {
-        k8s.secrets().inNamespace(namespace).resource(new SecretBuilder()
-                .withNewMetadata().withName(name + "-redis").withNamespace(namespace).endMetadata()
-                .addToStringData("url", url)
-                .build()).create();
+    BackstageTopology createTopology(
+            KubernetesClient k8s, String namespace, String name, String url, String... queues) {
+        k8s.secrets()
+                .inNamespace(namespace)
+                .resource(new SecretBuilder()
+                        .withNewMetadata()
+                        .withName(name + "-redis")
+                        .withNamespace(namespace)
+                        .endMetadata()
+                        .addToStringData("url", url)
+                        .build())
+                .create();
         BackstageTopology topology = BackstageFixtures.redisTopology(namespace, name, queues);
         topology.getSpec().setKeyPrefix(prefix);
         topology.getSpec().setConsumerGroup(GROUP);
@@ -66,8 +80,10 @@ final class RedisPoolBroker implements AutoCloseable {
 
     /** Reads up to {@code count} jobs as a worker would, without acknowledging them: they are now in flight. */
     int readWithoutAck(String queue, int count) {
-        List<StreamMessage<String, String>> read = redis().xreadgroup(Consumer.from(GROUP, "test-consumer"),
-                XReadArgs.Builder.count(count), StreamOffset.lastConsumed(stream(queue)));
+        List<StreamMessage<String, String>> read = redis().xreadgroup(
+                        Consumer.from(GROUP, "test-consumer"),
+                        XReadArgs.Builder.count(count),
+                        StreamOffset.lastConsumed(stream(queue)));
         held.addAll(read);
         return read.size();
     }

@@ -106,15 +106,19 @@ public final class OperatorScaleBenchmark {
     private final List<Side> sides;
     /** kube-apiserver, etcd and kube-controller-manager by name, from bin/control-plane's pid files. */
     private final Map<String, Long> controlPlanePids;
+
     private final RealApiServer api;
     private final KubernetesClient client;
     private final HttpClient http = HttpClient.newHttpClient();
-    private final String runId = UniqueNames.prefix("bs15scale").toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
+    private final String runId =
+            UniqueNames.prefix("bs15scale").toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
     private OperatorProcess operator;
     private String systemNamespace;
     /** The round's namespace until it is deleted: a failed run deletes it before stopping the operator. */
     private volatile String activeNamespace;
-    private final java.util.concurrent.atomic.AtomicInteger createRetries = new java.util.concurrent.atomic.AtomicInteger();
+
+    private final java.util.concurrent.atomic.AtomicInteger createRetries =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     private OperatorScaleBenchmark(int pools, int idleSeconds, int settleSeconds, List<Side> sides) {
         this.pools = pools;
@@ -156,16 +160,24 @@ public final class OperatorScaleBenchmark {
         Map<String, String> namespaces = new TreeMap<>();
         for (int r = 1; r <= warmups + rounds; r++) {
             for (Side side : sides) {
-                namespaces.put(r + " " + side.key, UniqueNames.prefix("scale-" + side.key + "-" + r)
-                        .toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-"));
+                namespaces.put(
+                        r + " " + side.key,
+                        UniqueNames.prefix("scale-" + side.key + "-" + r)
+                                .toLowerCase(Locale.ROOT)
+                                .replaceAll("[^a-z0-9-]", "-"));
             }
         }
         boolean baselines = sides.stream().anyMatch(s -> s != Side.OPERATOR);
         // Without an operator side, the operator (there for its webhook) watches only its own namespace, where no
         // pool or topology is created: an empty WATCH_NAMESPACES would mean all namespaces.
-        String watchNamespaces = !baselines ? "" : !sides.contains(Side.OPERATOR) ? system
-                : namespaces.entrySet().stream().filter(e -> e.getKey().endsWith(" " + Side.OPERATOR.key))
-                        .map(Map.Entry::getValue).collect(Collectors.joining(","));
+        String watchNamespaces = !baselines
+                ? ""
+                : !sides.contains(Side.OPERATOR)
+                        ? system
+                        : namespaces.entrySet().stream()
+                                .filter(e -> e.getKey().endsWith(" " + Side.OPERATOR.key))
+                                .map(Map.Entry::getValue)
+                                .collect(Collectors.joining(","));
         System.out.println("sides, rotated every round:");
         for (Side side : sides) {
             System.out.println("  " + side.key + ": " + side.description);
@@ -174,28 +186,52 @@ public final class OperatorScaleBenchmark {
             Path work = Files.createDirectories(cp.root().resolve("operator/target/operator-scale-bench"));
             TestCertificates certificates = TestCertificates.generate();
             Path tls = Files.createDirectories(work.resolve("webhook-tls"));
-            Files.copy(certificates.certificate("server"), tls.resolve("tls.crt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            Files.copy(certificates.key("server"), tls.resolve("tls.key"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(
+                    certificates.certificate("server"),
+                    tls.resolve("tls.crt"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(
+                    certificates.key("server"),
+                    tls.resolve("tls.key"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             int webhookPort = freePort();
             registerWebhook(webhookPort, Files.readAllBytes(certificates.ca()));
             Path kubeconfig = podCredentials(cp, work, system);
             operator = OperatorProcess.start(cp, work, kubeconfig, system, webhookPort, tls, watchNamespaces);
-            System.out.printf("operator: %s, pid %d, %s%n  JAVA_TOOL_OPTIONS=%s%n  credentials: ServiceAccount %s/%s"
-                    + " token (as in its pod), bound to ClusterRole cluster-admin%n  WATCH_NAMESPACES=%s%n  log %s%n",
-                    operator.jar(), operator.pid(), String.join(" ", operator.jvmOptions()), CHART_JAVA_TOOL_OPTIONS,
-                    system, OPERATOR_ACCOUNT,
-                    watchNamespaces.isEmpty() ? "(all namespaces, the chart's default)"
+            System.out.printf(
+                    "operator: %s, pid %d, %s%n  JAVA_TOOL_OPTIONS=%s%n  credentials: ServiceAccount %s/%s"
+                            + " token (as in its pod), bound to ClusterRole cluster-admin%n  WATCH_NAMESPACES=%s%n  log %s%n",
+                    operator.jar(),
+                    operator.pid(),
+                    String.join(" ", operator.jvmOptions()),
+                    CHART_JAVA_TOOL_OPTIONS,
+                    system,
+                    OPERATOR_ACCOUNT,
+                    watchNamespaces.isEmpty()
+                            ? "(all namespaces, the chart's default)"
                             : watchNamespaces + " (no baseline's namespace: the baselines' objects are not reconciled)",
                     operator.log());
             operator.awaitLeading(client, http);
         }
-        System.out.printf("set-up (not timed): %.1f s (namespace, certificates, webhook registration, operator start "
-                + "until it holds its Lease and /readyz answers 200)%n", seconds(System.nanoTime() - setupStart));
-        System.out.printf("%d pools + %d topologies (Redis %s) per round and side, created by %d threads of one fabric8 "
-                + "client (JDK HttpClient, HTTP/2; no client-side rate limit); %d warm-up + %d measured rounds, idle "
-                + "window %d s after %d s settling; control plane pids %s; %d cores, load %s%n%n", pools, pools,
-                REDIS_URL, CREATE_THREADS, warmups, rounds, idleSeconds, settleSeconds, controlPlanePids,
-                Runtime.getRuntime().availableProcessors(), load());
+        System.out.printf(
+                "set-up (not timed): %.1f s (namespace, certificates, webhook registration, operator start "
+                        + "until it holds its Lease and /readyz answers 200)%n",
+                seconds(System.nanoTime() - setupStart));
+        System.out.printf(
+                "%d pools + %d topologies (Redis %s) per round and side, created by %d threads of one fabric8 "
+                        + "client (JDK HttpClient, HTTP/2; no client-side rate limit); %d warm-up + %d measured rounds, idle "
+                        + "window %d s after %d s settling; control plane pids %s; %d cores, load %s%n%n",
+                pools,
+                pools,
+                REDIS_URL,
+                CREATE_THREADS,
+                warmups,
+                rounds,
+                idleSeconds,
+                settleSeconds,
+                controlPlanePids,
+                Runtime.getRuntime().availableProcessors(),
+                load());
 
         List<RoundResult> results = new ArrayList<>();
         Map<Side, List<Window>> creates = new java.util.EnumMap<>(Side.class);
@@ -226,10 +262,14 @@ public final class OperatorScaleBenchmark {
 
     /** What runs beside the API server while the driver creates a side's objects. */
     enum Side {
-        APISERVER("apiserver", "the API server alone: the same creates, no admission webhook (the namespace does not "
-                + "match its selector), no reconciler watching the namespace"),
-        WEBHOOK("webhook", "the API server + the operator's admission webhook (the same process, idle otherwise), no "
-                + "reconciler watching the namespace"),
+        APISERVER(
+                "apiserver",
+                "the API server alone: the same creates, no admission webhook (the namespace does not "
+                        + "match its selector), no reconciler watching the namespace"),
+        WEBHOOK(
+                "webhook",
+                "the API server + the operator's admission webhook (the same process, idle otherwise), no "
+                        + "reconciler watching the namespace"),
         OPERATOR("operator", "the API server + webhook + the operator's reconcilers: timed until every pool is Ready");
 
         final String key;
@@ -248,7 +288,9 @@ public final class OperatorScaleBenchmark {
         static List<Side> parse(String csv) {
             List<Side> sides = new ArrayList<>();
             for (String key : csv.split(",")) {
-                Side side = java.util.Arrays.stream(values()).filter(s -> s.key.equals(key.trim())).findFirst()
+                Side side = java.util.Arrays.stream(values())
+                        .filter(s -> s.key.equals(key.trim()))
+                        .findFirst()
                         .orElseThrow(() -> new IllegalArgumentException("unknown side '" + key.trim()
                                 + "': the 6th argument is a comma-separated list of apiserver, webhook, operator"));
                 if (!sides.contains(side)) {
@@ -269,26 +311,34 @@ public final class OperatorScaleBenchmark {
         long deadline = System.nanoTime() + READY_DEADLINE.toNanos();
         while (round.poolsReady().seen() < pools || round.topologiesReady().seen() < pools) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(label + ": the driver's watches saw only " + round.poolsReady().seen()
-                        + " pools and " + round.topologiesReady().seen() + " topologies after " + READY_DEADLINE);
+                throw new IllegalStateException(label + ": the driver's watches saw only "
+                        + round.poolsReady().seen() + " pools and "
+                        + round.topologiesReady().seen() + " topologies after " + READY_DEADLINE);
             }
             round.poolsReady().awaitChange(Duration.ofMillis(200));
         }
         round.close();
         Window window = new Window(before, created, pools);
-        System.out.printf("  %s: %d creates returned in %.1f s = %.1f creates/s%n", label, 2 * pools, window.seconds(),
-                window.createsPerSecond());
+        System.out.printf(
+                "  %s: %d creates returned in %.1f s = %.1f creates/s%n",
+                label, 2 * pools, window.seconds(), window.createsPerSecond());
         window.print();
         long cleanStart = System.nanoTime();
         deleteNamespace(ns);
         activeNamespace = null;
-        System.out.printf("    clean-up (not timed): namespace deleted in %.1f s%n%n", seconds(System.nanoTime() - cleanStart));
+        System.out.printf(
+                "    clean-up (not timed): namespace deleted in %.1f s%n%n", seconds(System.nanoTime() - cleanStart));
         return window;
     }
 
     /** A side's set-up, not timed: namespace, Secret, objects built, the driver's watches, the create threads. */
-    private record Round(String ns, String keyPrefix, List<BackstageTopology> topologies, List<BackstageWorkerPool> pools,
-            ReadyWatch<BackstageWorkerPool> poolsReady, ReadyWatch<BackstageTopology> topologiesReady,
+    private record Round(
+            String ns,
+            String keyPrefix,
+            List<BackstageTopology> topologies,
+            List<BackstageWorkerPool> pools,
+            ReadyWatch<BackstageWorkerPool> poolsReady,
+            ReadyWatch<BackstageTopology> topologiesReady,
             ExecutorService creators) {
         void close() {
             creators.shutdown();
@@ -299,10 +349,23 @@ public final class OperatorScaleBenchmark {
 
     private Round prepare(String label, Side side, String ns) {
         long setupStart = System.nanoTime();
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns)
-                .addToLabels(BENCH_LABEL, side.namespaceLabel()).endMetadata().build()).create();
-        client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("redis").endMetadata()
-                .addToStringData("url", REDIS_URL).build()).create();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(ns)
+                        .addToLabels(BENCH_LABEL, side.namespaceLabel())
+                        .endMetadata()
+                        .build())
+                .create();
+        client.secrets()
+                .inNamespace(ns)
+                .resource(new SecretBuilder()
+                        .withNewMetadata()
+                        .withName("redis")
+                        .endMetadata()
+                        .addToStringData("url", REDIS_URL)
+                        .build())
+                .create();
         activeNamespace = ns;
         String keyPrefix = runId + "-" + ns.substring(ns.length() - 6);
         List<BackstageTopology> topologies = new ArrayList<>();
@@ -311,13 +374,16 @@ public final class OperatorScaleBenchmark {
             topologies.add(topology(ns, "t" + i, keyPrefix + "-" + i));
             poolObjects.add(pool(ns, "p" + i, "t" + i));
         }
-        ReadyWatch<BackstageWorkerPool> poolsReady = new ReadyWatch<>(client.resources(BackstageWorkerPool.class)
-                .inNamespace(ns).inform(), p -> p.getStatus() == null ? null : p.getStatus().getConditions());
-        ReadyWatch<BackstageTopology> topologiesReady = new ReadyWatch<>(client.resources(BackstageTopology.class)
-                .inNamespace(ns).inform(), t -> t.getStatus() == null ? null : t.getStatus().getConditions());
+        ReadyWatch<BackstageWorkerPool> poolsReady = new ReadyWatch<>(
+                client.resources(BackstageWorkerPool.class).inNamespace(ns).inform(),
+                p -> p.getStatus() == null ? null : p.getStatus().getConditions());
+        ReadyWatch<BackstageTopology> topologiesReady = new ReadyWatch<>(
+                client.resources(BackstageTopology.class).inNamespace(ns).inform(),
+                t -> t.getStatus() == null ? null : t.getStatus().getConditions());
         ExecutorService creators = Executors.newFixedThreadPool(CREATE_THREADS);
-        System.out.printf("%s: namespace %s (set-up %.1f s, not timed; load %s)%n", label, ns,
-                seconds(System.nanoTime() - setupStart), load());
+        System.out.printf(
+                "%s: namespace %s (set-up %.1f s, not timed; load %s)%n",
+                label, ns, seconds(System.nanoTime() - setupStart), load());
         return new Round(ns, keyPrefix, topologies, poolObjects, poolsReady, topologiesReady, creators);
     }
 
@@ -338,8 +404,10 @@ public final class OperatorScaleBenchmark {
         }
         int retried = createRetries.getAndSet(0);
         if (retried > 0) {
-            System.out.printf("    note: %d creates failed (e.g. the admission webhook did not answer within its 10 s "
-                    + "timeout) and were sent again%n", retried);
+            System.out.printf(
+                    "    note: %d creates failed (e.g. the admission webhook did not answer within its 10 s "
+                            + "timeout) and were sent again%n",
+                    retried);
         }
     }
 
@@ -369,7 +437,8 @@ public final class OperatorScaleBenchmark {
             }
             if (System.nanoTime() - lastReport > TimeUnit.SECONDS.toNanos(10)) {
                 lastReport = System.nanoTime();
-                System.out.printf("    %.0f s: topologies Ready %d, pools Ready %d of %d (load %s)%n",
+                System.out.printf(
+                        "    %.0f s: topologies Ready %d, pools Ready %d of %d (load %s)%n",
                         seconds(lastReport - start), topologiesReady.count(), poolsReady.count(), pools, load());
             }
             poolsReady.awaitChange(Duration.ofMillis(200));
@@ -378,8 +447,9 @@ public final class OperatorScaleBenchmark {
         long ready = readySnapshot.nanos();
         String loadAfter = readySnapshot.load();
         round.creators().shutdown();
-        System.out.printf("    reconciles started in the timed window, per object: topology %.2f, pool %.2f (the operator's"
-                + " operator_sdk_reconciliations_started_total)%n",
+        System.out.printf(
+                "    reconciles started in the timed window, per object: topology %.2f, pool %.2f (the operator's"
+                        + " operator_sdk_reconciliations_started_total)%n",
                 (operator.reconciles(http, "BackstageTopology") - topologyReconcilesBefore) / pools,
                 (operator.reconciles(http, "BackstageWorkerPool") - poolReconcilesBefore) / pools);
 
@@ -403,19 +473,32 @@ public final class OperatorScaleBenchmark {
         Memory afterGc = operator.memory(http);
         int notReady = pools - poolsReady.count();
 
-        RoundResult result = new RoundResult(seconds(created - start), seconds(topologiesReady.lastReadyAt() - start),
-                seconds(ready - start), diff(apiRequests(before.apiMetrics()), apiRequests(readySnapshot.apiMetrics())),
-                diff(idleApiBefore, idleApiAfter), idleElapsed,
-                (cpuAfter - cpuBefore) / 100.0 / idleElapsed, settled, afterGc, threads, redisConnections,
-                loadBefore + " -> " + loadAfter, idleLoadBefore + " -> " + idleLoadAfter,
+        RoundResult result = new RoundResult(
+                seconds(created - start),
+                seconds(topologiesReady.lastReadyAt() - start),
+                seconds(ready - start),
+                diff(apiRequests(before.apiMetrics()), apiRequests(readySnapshot.apiMetrics())),
+                diff(idleApiBefore, idleApiAfter),
+                idleElapsed,
+                (cpuAfter - cpuBefore) / 100.0 / idleElapsed,
+                settled,
+                afterGc,
+                threads,
+                redisConnections,
+                loadBefore + " -> " + loadAfter,
+                idleLoadBefore + " -> " + idleLoadAfter,
                 new Window(before, createdSnapshot, pools));
         result.print(label, pools);
-        System.out.printf("    the creates (first create -> all returned, %.1f creates/s):%n", result.creates().createsPerSecond());
+        System.out.printf(
+                "    the creates (first create -> all returned, %.1f creates/s):%n",
+                result.creates().createsPerSecond());
         result.creates().print();
-        System.out.printf("    the operator catching up (creates returned -> all pools Ready, %.1f s):%n",
+        System.out.printf(
+                "    the operator catching up (creates returned -> all pools Ready, %.1f s):%n",
                 seconds(ready - created));
         new Window(createdSnapshot, readySnapshot, pools).print();
-        System.out.println("      idle CPU by thread group (cores): " + threadCpu(threadsBefore, threadsAfter, idleElapsed));
+        System.out.println(
+                "      idle CPU by thread group (cores): " + threadCpu(threadsBefore, threadsAfter, idleElapsed));
         if (notReady > 0) {
             System.out.printf("    note: %d pools left Ready during the idle window%n", notReady);
         }
@@ -426,7 +509,8 @@ public final class OperatorScaleBenchmark {
         deleteNamespace(ns);
         activeNamespace = null;
         long keys = deleteRedisKeys(keyPrefix + "-*");
-        System.out.printf("    clean-up (not timed): namespace deleted in %.1f s, %d Redis keys deleted%n%n",
+        System.out.printf(
+                "    clean-up (not timed): namespace deleted in %.1f s, %d Redis keys deleted%n%n",
                 seconds(System.nanoTime() - cleanStart), keys);
         return result;
     }
@@ -440,24 +524,34 @@ public final class OperatorScaleBenchmark {
         line("  of which creates returned (s)", results, RoundResult::createSeconds, "%.1f");
         line("  creates/s", results, r -> r.creates().createsPerSecond(), "%.1f");
         line("API requests per pool (all clients)", results, r -> r.apiTotal() / pools, "%.1f");
-        line("operator heap used after settling (MiB)", results, r -> r.settled().heapMiB(), "%.0f");
+        line(
+                "operator heap used after settling (MiB)",
+                results,
+                r -> r.settled().heapMiB(),
+                "%.0f");
         line("operator heap after a full GC (MiB)", results, r -> r.afterGc().heapMiB(), "%.0f");
         line("operator heap max (MiB)", results, r -> r.settled().heapMaxMiB(), "%.0f");
         line("operator RSS after settling (MiB)", results, r -> r.settled().rssMiB(), "%.0f");
-        line("operator RSS after the idle window (MiB)", results, r -> r.afterGc().rssMiB(), "%.0f");
+        line(
+                "operator RSS after the idle window (MiB)",
+                results,
+                r -> r.afterGc().rssMiB(),
+                "%.0f");
         line("operator idle CPU (cores)", results, RoundResult::idleCores, "%.3f");
         line("API requests/s while idle (all clients)", results, r -> r.idleApiTotal() / r.idleSeconds(), "%.1f");
         line("operator threads", results, r -> (double) r.threads(), "%.0f");
         line("operator connections to Redis", results, r -> (double) r.redisConnections(), "%.0f");
-        System.out.println("load per round (timed window; idle window): " + results.stream()
-                .map(r -> r.load() + "; " + r.idleLoad()).collect(Collectors.joining(" | ")));
+        System.out.println("load per round (timed window; idle window): "
+                + results.stream().map(r -> r.load() + "; " + r.idleLoad()).collect(Collectors.joining(" | ")));
         System.out.println("targets: all Ready < 60 s, heap and RSS < 512 MiB, idle CPU < 0.2 core");
     }
 
-    private static void line(String name, List<RoundResult> results, ToDoubleFunction<RoundResult> value, String format) {
+    private static void line(
+            String name, List<RoundResult> results, ToDoubleFunction<RoundResult> value, String format) {
         double[] v = results.stream().mapToDouble(value).sorted().toArray();
-        System.out.printf("  %-44s %s [%s - %s]%n", name, format.formatted(median(v)), format.formatted(v[0]),
-                format.formatted(v[v.length - 1]));
+        System.out.printf(
+                "  %-44s %s [%s - %s]%n",
+                name, format.formatted(median(v)), format.formatted(v[0]), format.formatted(v[v.length - 1]));
     }
 
     private static BackstageTopology topology(String ns, String name, String keyPrefix) {
@@ -488,40 +582,68 @@ public final class OperatorScaleBenchmark {
      * ClusterRole (authorizing either is a lookup of the same bindings).
      */
     private Path podCredentials(ControlPlane cp, Path work, String system) throws IOException {
-        client.serviceAccounts().inNamespace(system).resource(new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                .withNewMetadata().withName(OPERATOR_ACCOUNT).endMetadata().build()).create();
-        client.rbac().clusterRoleBindings().resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
-                .withNewMetadata().withName(runId + "-operator").addToLabels(BENCH_LABEL, "operator-scale").endMetadata()
-                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole")
-                .withName("cluster-admin").endRoleRef()
-                .addNewSubject().withKind("ServiceAccount").withName(OPERATOR_ACCOUNT).withNamespace(system).endSubject()
-                .build()).create();
-        String token = client.serviceAccounts().inNamespace(system).withName(OPERATOR_ACCOUNT)
+        client.serviceAccounts()
+                .inNamespace(system)
+                .resource(new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                        .withNewMetadata()
+                        .withName(OPERATOR_ACCOUNT)
+                        .endMetadata()
+                        .build())
+                .create();
+        client.rbac()
+                .clusterRoleBindings()
+                .resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+                        .withNewMetadata()
+                        .withName(runId + "-operator")
+                        .addToLabels(BENCH_LABEL, "operator-scale")
+                        .endMetadata()
+                        .withNewRoleRef()
+                        .withApiGroup("rbac.authorization.k8s.io")
+                        .withKind("ClusterRole")
+                        .withName("cluster-admin")
+                        .endRoleRef()
+                        .addNewSubject()
+                        .withKind("ServiceAccount")
+                        .withName(OPERATOR_ACCOUNT)
+                        .withNamespace(system)
+                        .endSubject()
+                        .build())
+                .create();
+        String token = client.serviceAccounts()
+                .inNamespace(system)
+                .withName(OPERATOR_ACCOUNT)
                 .tokenRequest(new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
-                        .withNewSpec().withExpirationSeconds(24 * 3600L).endSpec().build())
-                .getStatus().getToken();
-        io.fabric8.kubernetes.client.Config admin = io.fabric8.kubernetes.client.Config.fromKubeconfig(
-                Files.readString(cp.kubeconfig()));
+                        .withNewSpec()
+                        .withExpirationSeconds(24 * 3600L)
+                        .endSpec()
+                        .build())
+                .getStatus()
+                .getToken();
+        io.fabric8.kubernetes.client.Config admin =
+                io.fabric8.kubernetes.client.Config.fromKubeconfig(Files.readString(cp.kubeconfig()));
         Path kubeconfig = work.resolve("kubeconfig");
-        Files.writeString(kubeconfig, String.join("\n",
-                "apiVersion: v1",
-                "kind: Config",
-                "clusters:",
-                "- name: bench",
-                "  cluster:",
-                "    server: " + admin.getMasterUrl(),
-                "    certificate-authority: " + admin.getCaCertFile(),
-                "users:",
-                "- name: " + OPERATOR_ACCOUNT,
-                "  user:",
-                "    token: " + token,
-                "contexts:",
-                "- name: bench",
-                "  context:",
-                "    cluster: bench",
-                "    user: " + OPERATOR_ACCOUNT,
-                "current-context: bench",
-                ""));
+        Files.writeString(
+                kubeconfig,
+                String.join(
+                        "\n",
+                        "apiVersion: v1",
+                        "kind: Config",
+                        "clusters:",
+                        "- name: bench",
+                        "  cluster:",
+                        "    server: " + admin.getMasterUrl(),
+                        "    certificate-authority: " + admin.getCaCertFile(),
+                        "users:",
+                        "- name: " + OPERATOR_ACCOUNT,
+                        "  user:",
+                        "    token: " + token,
+                        "contexts:",
+                        "- name: bench",
+                        "  context:",
+                        "    cluster: bench",
+                        "    user: " + OPERATOR_ACCOUNT,
+                        "current-context: bench",
+                        ""));
         return kubeconfig;
     }
 
@@ -532,20 +654,38 @@ public final class OperatorScaleBenchmark {
     /** The chart's ValidatingWebhookConfiguration for both kinds, pointed at the operator's URL. */
     private void registerWebhook(int port, byte[] ca) {
         ValidatingWebhookConfigurationBuilder builder = new ValidatingWebhookConfigurationBuilder()
-                .withNewMetadata().withName(runId + "-webhook").addToLabels(BENCH_LABEL, "operator-scale").endMetadata();
-        for (String[] kind : new String[][] {{"backstagetopology", "backstagetopologies"},
-                {"backstageworkerpool", "backstageworkerpools"}}) {
+                .withNewMetadata()
+                .withName(runId + "-webhook")
+                .addToLabels(BENCH_LABEL, "operator-scale")
+                .endMetadata();
+        for (String[] kind : new String[][] {
+            {"backstagetopology", "backstagetopologies"}, {"backstageworkerpool", "backstageworkerpools"}
+        }) {
             builder.addToWebhooks(new ValidatingWebhookBuilder()
                     .withName(kind[0] + "." + runId + ".validate.backstage.dev")
-                    .withAdmissionReviewVersions("v1").withSideEffects("None").withFailurePolicy("Fail")
-                    .withTimeoutSeconds(10).withMatchPolicy("Equivalent")
-                    .withNewClientConfig().withUrl("https://127.0.0.1:" + port + "/validate/" + kind[0])
-                    .withCaBundle(Base64.getEncoder().encodeToString(ca)).endClientConfig()
-                    .addNewRule().withApiGroups("backstage.dev").withApiVersions("*").withResources(kind[1])
-                    .withOperations("CREATE", "UPDATE").withScope("Namespaced").endRule()
-                    .addNewMatchCondition().withName("spec-created-or-changed").withExpression(SPEC_CREATED_OR_CHANGED)
+                    .withAdmissionReviewVersions("v1")
+                    .withSideEffects("None")
+                    .withFailurePolicy("Fail")
+                    .withTimeoutSeconds(10)
+                    .withMatchPolicy("Equivalent")
+                    .withNewClientConfig()
+                    .withUrl("https://127.0.0.1:" + port + "/validate/" + kind[0])
+                    .withCaBundle(Base64.getEncoder().encodeToString(ca))
+                    .endClientConfig()
+                    .addNewRule()
+                    .withApiGroups("backstage.dev")
+                    .withApiVersions("*")
+                    .withResources(kind[1])
+                    .withOperations("CREATE", "UPDATE")
+                    .withScope("Namespaced")
+                    .endRule()
+                    .addNewMatchCondition()
+                    .withName("spec-created-or-changed")
+                    .withExpression(SPEC_CREATED_OR_CHANGED)
                     .endMatchCondition()
-                    .withNewNamespaceSelector().addToMatchLabels(BENCH_LABEL, "operator-scale").endNamespaceSelector()
+                    .withNewNamespaceSelector()
+                    .addToMatchLabels(BENCH_LABEL, "operator-scale")
+                    .endNamespaceSelector()
                     .build());
         }
         client.resource(builder.build()).create();
@@ -574,8 +714,8 @@ public final class OperatorScaleBenchmark {
         long deadline = System.nanoTime() + GONE_DEADLINE.toNanos();
         while (client.namespaces().withName(ns).get() != null) {
             if (operator != null && !operator.alive()) {
-                throw new IllegalStateException("the operator exited while namespace " + ns + " was being deleted (log: "
-                        + operator.log() + ")");
+                throw new IllegalStateException("the operator exited while namespace " + ns
+                        + " was being deleted (log: " + operator.log() + ")");
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("namespace " + ns + " still there after " + GONE_DEADLINE);
@@ -599,13 +739,20 @@ public final class OperatorScaleBenchmark {
         if (operator != null) {
             operator.stop();
         }
-        client.resources(ValidatingWebhookConfiguration.class).withName(runId + "-webhook").delete();
+        client.resources(ValidatingWebhookConfiguration.class)
+                .withName(runId + "-webhook")
+                .delete();
         client.rbac().clusterRoleBindings().withName(runId + "-operator").delete();
         if (ns != null) {
             // No operator to remove its finalizers (it failed): remove them, so the namespace can go.
             System.out.println("removing the finalizers of the topologies in " + ns + " and deleting it");
-            for (BackstageTopology t : client.resources(BackstageTopology.class).inNamespace(ns).list().getItems()) {
-                client.resources(BackstageTopology.class).inNamespace(ns).withName(t.getMetadata().getName())
+            for (BackstageTopology t : client.resources(BackstageTopology.class)
+                    .inNamespace(ns)
+                    .list()
+                    .getItems()) {
+                client.resources(BackstageTopology.class)
+                        .inNamespace(ns)
+                        .withName(t.getMetadata().getName())
                         .edit(x -> {
                             x.getMetadata().setFinalizers(List.of());
                             return x;
@@ -625,8 +772,13 @@ public final class OperatorScaleBenchmark {
     private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
     /** What the window measures is taken at its two ends: time, CPU of each process, the API server's and etcd's metrics. */
-    private record Snapshot(long nanos, Map<String, Long> ticks, long driverCpuNanos, String apiMetrics,
-            String etcdMetrics, String load) {}
+    private record Snapshot(
+            long nanos,
+            Map<String, Long> ticks,
+            long driverCpuNanos,
+            String apiMetrics,
+            String etcdMetrics,
+            String load) {}
 
     private Snapshot snapshot() {
         String metrics = apiMetrics();
@@ -636,8 +788,9 @@ public final class OperatorScaleBenchmark {
         if (operator != null) {
             ticks.put("operator", processTicks(operator.pid()));
         }
-        long driver = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getProcessCpuTime();
+        long driver = ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
         return new Snapshot(System.nanoTime(), ticks, driver, metrics, etcd, load());
     }
 
@@ -645,11 +798,24 @@ public final class OperatorScaleBenchmark {
      * Between two snapshots: the creates' rate, the API server's own time per create and what it was spent on (its
      * request, admission-webhook and etcd-client histograms), etcd's WAL fsyncs, and each process's CPU.
      */
-    record Window(double seconds, int creates, Map<String, Double> cpuSeconds, double postSeconds, double posts,
-            double webhookSeconds, double webhookCalls, double etcdSeconds, double etcdCreates, double fsyncSeconds,
-            double fsyncs, String load) {
+    record Window(
+            double seconds,
+            int creates,
+            Map<String, Double> cpuSeconds,
+            double postSeconds,
+            double posts,
+            double webhookSeconds,
+            double webhookCalls,
+            double etcdSeconds,
+            double etcdCreates,
+            double fsyncSeconds,
+            double fsyncs,
+            String load) {
         Window(Snapshot a, Snapshot b, int pools) {
-            this(OperatorScaleBenchmark.seconds(b.nanos() - a.nanos()), 2 * pools, cpu(a, b),
+            this(
+                    OperatorScaleBenchmark.seconds(b.nanos() - a.nanos()),
+                    2 * pools,
+                    cpu(a, b),
                     delta(a, b, "apiserver_request_duration_seconds_sum", CREATE_REQUEST),
                     delta(a, b, "apiserver_request_duration_seconds_count", CREATE_REQUEST),
                     delta(a, b, "apiserver_admission_webhook_admission_duration_seconds_sum", WEBHOOK_CREATE),
@@ -675,8 +841,8 @@ public final class OperatorScaleBenchmark {
             return cpu;
         }
 
-        private static double delta(Snapshot a, Snapshot b, String series,
-                java.util.function.Predicate<Map<String, String>> labels) {
+        private static double delta(
+                Snapshot a, Snapshot b, String series, java.util.function.Predicate<Map<String, String>> labels) {
             return metricSum(b.apiMetrics(), series, labels) - metricSum(a.apiMetrics(), series, labels);
         }
 
@@ -702,19 +868,33 @@ public final class OperatorScaleBenchmark {
             if (posts > 0) {
                 printCreates();
             }
-            System.out.printf("      CPU over %.1f s: %s; kube-apiserver %.1f ms per create; machine load %s%n", seconds,
-                    cpuSeconds.entrySet().stream().map(e -> String.format("%s %.1f s (%.2f cores)", e.getKey(),
-                            e.getValue(), e.getValue() / seconds)).collect(Collectors.joining(", ")),
-                    apiServerCpuMsPerCreate(), load);
+            System.out.printf(
+                    "      CPU over %.1f s: %s; kube-apiserver %.1f ms per create; machine load %s%n",
+                    seconds,
+                    cpuSeconds.entrySet().stream()
+                            .map(e -> String.format(
+                                    "%s %.1f s (%.2f cores)", e.getKey(), e.getValue(), e.getValue() / seconds))
+                            .collect(Collectors.joining(", ")),
+                    apiServerCpuMsPerCreate(),
+                    load);
         }
 
         private void printCreates() {
-            System.out.printf("      per create: %.0f ms as the driver sees it (%d threads / %.1f creates/s); the API "
-                    + "server's own time %.1f ms (apiserver_request_duration_seconds, %.0f POSTs of the two kinds), of "
-                    + "which the admission webhook %.1f ms (%.0f calls) and etcd %.1f ms (%.0f creates); etcd WAL "
-                    + "fsyncs %.0f (%.2f ms mean)%n", CREATE_THREADS * 1000 / createsPerSecond(), CREATE_THREADS,
-                    createsPerSecond(), serverMsPerCreate(), posts, webhookMsPerCall(), webhookCalls,
-                    etcdCreates == 0 ? 0 : etcdSeconds * 1000 / etcdCreates, etcdCreates, fsyncs,
+            System.out.printf(
+                    "      per create: %.0f ms as the driver sees it (%d threads / %.1f creates/s); the API "
+                            + "server's own time %.1f ms (apiserver_request_duration_seconds, %.0f POSTs of the two kinds), of "
+                            + "which the admission webhook %.1f ms (%.0f calls) and etcd %.1f ms (%.0f creates); etcd WAL "
+                            + "fsyncs %.0f (%.2f ms mean)%n",
+                    CREATE_THREADS * 1000 / createsPerSecond(),
+                    CREATE_THREADS,
+                    createsPerSecond(),
+                    serverMsPerCreate(),
+                    posts,
+                    webhookMsPerCall(),
+                    webhookCalls,
+                    etcdCreates == 0 ? 0 : etcdSeconds * 1000 / etcdCreates,
+                    etcdCreates,
+                    fsyncs,
                     fsyncs == 0 ? 0 : fsyncSeconds * 1000 / fsyncs);
         }
     }
@@ -754,8 +934,11 @@ public final class OperatorScaleBenchmark {
     private String etcdMetrics() {
         String port = System.getenv().getOrDefault("BACKSTAGE_ETCD_PORT", "32379");
         try {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            return http.send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
         } catch (IOException e) {
             return "";
         } catch (InterruptedException e) {
@@ -766,12 +949,15 @@ public final class OperatorScaleBenchmark {
 
     /** The control plane's processes from bin/control-plane's pid files (BACKSTAGE_CLUSTER_DIR/run/NAME.pid). */
     private static Map<String, Long> controlPlanePids() {
-        String dir = System.getenv().getOrDefault("BACKSTAGE_CLUSTER_DIR",
-                System.getProperty("user.home") + "/.cache/backstage/cluster");
+        String dir = System.getenv()
+                .getOrDefault("BACKSTAGE_CLUSTER_DIR", System.getProperty("user.home") + "/.cache/backstage/cluster");
         Map<String, Long> pids = new java.util.LinkedHashMap<>();
         for (String name : List.of("kube-apiserver", "etcd", "kube-controller-manager")) {
             try {
-                pids.put(name, Long.parseLong(Files.readString(Path.of(dir, "run", name + ".pid")).trim()));
+                pids.put(
+                        name,
+                        Long.parseLong(Files.readString(Path.of(dir, "run", name + ".pid"))
+                                .trim()));
             } catch (IOException | NumberFormatException e) {
                 System.out.println("no pid file for " + name + " in " + dir + "/run: its CPU is not measured");
             }
@@ -794,8 +980,10 @@ public final class OperatorScaleBenchmark {
         if (creates.isEmpty()) {
             return;
         }
-        System.out.printf("%nthe creates (%d objects by %d threads), per side, median [min - max] over the measured "
-                + "rounds:%n", 2 * pools, CREATE_THREADS);
+        System.out.printf(
+                "%nthe creates (%d objects by %d threads), per side, median [min - max] over the measured "
+                        + "rounds:%n",
+                2 * pools, CREATE_THREADS);
         for (Side side : sides) {
             List<Window> w = creates.get(side);
             if (w == null) {
@@ -808,30 +996,41 @@ public final class OperatorScaleBenchmark {
             spread("  of which the admission webhook (ms)", w, Window::webhookMsPerCall, "%.1f");
             spread("kube-apiserver CPU per create (ms)", w, Window::apiServerCpuMsPerCreate, "%.1f");
             for (String process : w.get(0).cpuSeconds().keySet()) {
-                spread(process + " CPU in the window (cores)", w,
-                        x -> x.cpuSeconds().getOrDefault(process, Double.NaN) / x.seconds(), "%.2f");
+                spread(
+                        process + " CPU in the window (cores)",
+                        w,
+                        x -> x.cpuSeconds().getOrDefault(process, Double.NaN) / x.seconds(),
+                        "%.2f");
             }
         }
         List<Window> alone = creates.get(Side.APISERVER);
         if (alone != null) {
-            double base = median(alone.stream().mapToDouble(Window::createsPerSecond).toArray());
+            double base =
+                    median(alone.stream().mapToDouble(Window::createsPerSecond).toArray());
             for (Side side : sides) {
                 if (side != Side.APISERVER && creates.containsKey(side)) {
-                    double other = median(creates.get(side).stream().mapToDouble(Window::createsPerSecond).toArray());
-                    System.out.printf("  creates/s with %s ÷ API server alone: %.1f ÷ %.1f = %.2f%n", side.key, other,
-                            base, other / base);
+                    double other = median(creates.get(side).stream()
+                            .mapToDouble(Window::createsPerSecond)
+                            .toArray());
+                    System.out.printf(
+                            "  creates/s with %s ÷ API server alone: %.1f ÷ %.1f = %.2f%n",
+                            side.key, other, base, other / base);
                 }
             }
         }
-        System.out.println("  load per side and round: " + sides.stream().filter(creates::containsKey)
-                .map(side -> side.key + " " + creates.get(side).stream().map(Window::load)
-                        .collect(Collectors.joining(", "))).collect(Collectors.joining(" | ")));
+        System.out.println("  load per side and round: "
+                + sides.stream()
+                        .filter(creates::containsKey)
+                        .map(side -> side.key + " "
+                                + creates.get(side).stream().map(Window::load).collect(Collectors.joining(", ")))
+                        .collect(Collectors.joining(" | ")));
     }
 
     private static <T> void spread(String name, List<T> values, ToDoubleFunction<T> value, String format) {
         double[] v = values.stream().mapToDouble(value).sorted().toArray();
-        System.out.printf("    %-44s %s [%s - %s]%n", name, format.formatted(median(v)), format.formatted(v[0]),
-                format.formatted(v[v.length - 1]));
+        System.out.printf(
+                "    %-44s %s [%s - %s]%n",
+                name, format.formatted(median(v)), format.formatted(v[0]), format.formatted(v[v.length - 1]));
     }
 
     private static double median(double[] values) {
@@ -880,9 +1079,11 @@ public final class OperatorScaleBenchmark {
             long start = beforeById.getOrDefault(key.substring(0, key.indexOf(' ')), 0L);
             groups.merge(group, (ticks - start) / 100.0 / seconds, Double::sum);
         });
-        return groups.entrySet().stream().filter(e -> e.getValue() >= 0.001)
+        return groups.entrySet().stream()
+                .filter(e -> e.getValue() >= 0.001)
                 .sorted(Comparator.comparing((Map.Entry<String, Double> e) -> -e.getValue()))
-                .map(e -> String.format("%s %.3f", e.getKey(), e.getValue())).collect(Collectors.joining(", "));
+                .map(e -> String.format("%s %.3f", e.getKey(), e.getValue()))
+                .collect(Collectors.joining(", "));
     }
 
     private static Map<String, Double> diff(Map<String, Double> before, Map<String, Double> after) {
@@ -903,7 +1104,8 @@ public final class OperatorScaleBenchmark {
             long deleted = 0;
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
-                var page = commands.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
+                var page =
+                        commands.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
                 if (!page.getKeys().isEmpty()) {
                     deleted += commands.unlink(page.getKeys().toArray(String[]::new));
                 }
@@ -945,9 +1147,20 @@ public final class OperatorScaleBenchmark {
     /** Heap used and max (the operator's /metrics) and RSS (/proc/PID/status), in MiB. */
     record Memory(double heapMiB, double heapMaxMiB, double rssMiB) {}
 
-    record RoundResult(double createSeconds, double topologiesReadySeconds, double readySeconds,
-            Map<String, Double> api, Map<String, Double> idleApi, double idleSeconds, double idleCores,
-            Memory settled, Memory afterGc, int threads, int redisConnections, String load, String idleLoad,
+    record RoundResult(
+            double createSeconds,
+            double topologiesReadySeconds,
+            double readySeconds,
+            Map<String, Double> api,
+            Map<String, Double> idleApi,
+            double idleSeconds,
+            double idleCores,
+            Memory settled,
+            Memory afterGc,
+            int threads,
+            int redisConnections,
+            String load,
+            String idleLoad,
             Window creates) {
         double apiTotal() {
             return api.values().stream().mapToDouble(Double::doubleValue).sum();
@@ -958,18 +1171,34 @@ public final class OperatorScaleBenchmark {
         }
 
         void print(String label, int pools) {
-            System.out.printf("  %s: all %d pools Ready in %.1f s (creates returned at %.1f s, topologies all Ready at "
-                    + "%.1f s; load %s)%n", label, pools, readySeconds, createSeconds, topologiesReadySeconds, load);
-            System.out.printf("    API requests in the timed window: %.0f = %.1f per pool (apiserver_request_total, all "
-                    + "clients); per pool by verb and resource:%n", apiTotal(), apiTotal() / pools);
+            System.out.printf(
+                    "  %s: all %d pools Ready in %.1f s (creates returned at %.1f s, topologies all Ready at "
+                            + "%.1f s; load %s)%n",
+                    label, pools, readySeconds, createSeconds, topologiesReadySeconds, load);
+            System.out.printf(
+                    "    API requests in the timed window: %.0f = %.1f per pool (apiserver_request_total, all "
+                            + "clients); per pool by verb and resource:%n",
+                    apiTotal(), apiTotal() / pools);
             System.out.println("      " + perPool(api, pools));
-            System.out.printf("    operator after %s: heap used %.0f MiB of %.0f MiB max, RSS %.0f MiB; after a full "
-                    + "GC: heap %.0f MiB, RSS %.0f MiB; %d threads, %d connections to Redis%n", "settling",
-                    settled.heapMiB(), settled.heapMaxMiB(), settled.rssMiB(), afterGc.heapMiB(), afterGc.rssMiB(),
-                    threads, redisConnections);
-            System.out.printf("    idle (every pool polling its backlog): operator CPU %.3f cores over %.0f s; API "
-                    + "requests %.1f/s (%.2f per pool per minute), load %s%n", idleCores, idleSeconds,
-                    idleApiTotal() / idleSeconds, idleApiTotal() / pools / idleSeconds * 60, idleLoad);
+            System.out.printf(
+                    "    operator after %s: heap used %.0f MiB of %.0f MiB max, RSS %.0f MiB; after a full "
+                            + "GC: heap %.0f MiB, RSS %.0f MiB; %d threads, %d connections to Redis%n",
+                    "settling",
+                    settled.heapMiB(),
+                    settled.heapMaxMiB(),
+                    settled.rssMiB(),
+                    afterGc.heapMiB(),
+                    afterGc.rssMiB(),
+                    threads,
+                    redisConnections);
+            System.out.printf(
+                    "    idle (every pool polling its backlog): operator CPU %.3f cores over %.0f s; API "
+                            + "requests %.1f/s (%.2f per pool per minute), load %s%n",
+                    idleCores,
+                    idleSeconds,
+                    idleApiTotal() / idleSeconds,
+                    idleApiTotal() / pools / idleSeconds * 60,
+                    idleLoad);
             System.out.println("      " + perPool(idleApi, pools));
         }
 
@@ -989,7 +1218,8 @@ public final class OperatorScaleBenchmark {
         private final Object changed = new Object();
         private volatile long lastReadyAt;
 
-        ReadyWatch(SharedIndexInformer<T> informer, Function<T, List<dev.backstage.operator.model.Condition>> conditions) {
+        ReadyWatch(
+                SharedIndexInformer<T> informer, Function<T, List<dev.backstage.operator.model.Condition>> conditions) {
             this.informer = informer;
             informer.addEventHandler(new ResourceEventHandler<T>() {
                 @Override
@@ -1014,7 +1244,8 @@ public final class OperatorScaleBenchmark {
                         }
                     }
                     boolean isReady = Conditions.isTrue(conditions.apply(obj), Conditions.READY);
-                    boolean change = isReady ? ready.add(obj.getMetadata().getName())
+                    boolean change = isReady
+                            ? ready.add(obj.getMetadata().getName())
                             : ready.remove(obj.getMetadata().getName());
                     if (change) {
                         if (isReady) {
@@ -1063,8 +1294,15 @@ public final class OperatorScaleBenchmark {
         private final List<String> jvmOptions;
         private final Path jar;
 
-        private OperatorProcess(Process process, Path log, int httpPort, String leaseName, String leaseNamespace,
-                String identity, List<String> jvmOptions, Path jar) {
+        private OperatorProcess(
+                Process process,
+                Path log,
+                int httpPort,
+                String leaseName,
+                String leaseNamespace,
+                String identity,
+                List<String> jvmOptions,
+                Path jar) {
             this.jar = jar;
             this.process = process;
             this.log = log;
@@ -1075,34 +1313,46 @@ public final class OperatorScaleBenchmark {
             this.jvmOptions = jvmOptions;
         }
 
-        static OperatorProcess start(ControlPlane cp, Path work, Path kubeconfig, String system, int webhookPort,
-                Path tls, String watchNamespaces) throws IOException {
+        static OperatorProcess start(
+                ControlPlane cp,
+                Path work,
+                Path kubeconfig,
+                String system,
+                int webhookPort,
+                Path tls,
+                String watchNamespaces)
+                throws IOException {
             // BENCH_OPERATOR_TARGET: another build's jar and lib/ (e.g. a copy from before a change), for before/after.
-            String other = System.getenv().getOrDefault("BENCH_OPERATOR_TARGET", "").trim();
+            String other =
+                    System.getenv().getOrDefault("BENCH_OPERATOR_TARGET", "").trim();
             Path target = other.isEmpty() ? cp.root().resolve("operator/target") : Path.of(other);
             Path jar;
             try (var files = Files.list(target)) {
                 jar = files.filter(p -> p.getFileName().toString().matches("operator-.*\\.jar")
-                                && !p.getFileName().toString().endsWith("-tests.jar")).findFirst()
+                                && !p.getFileName().toString().endsWith("-tests.jar"))
+                        .findFirst()
                         .orElseThrow(() -> new IllegalStateException("no operator jar in " + target
                                 + ": run mvn -B -ntp -pl operator -am package -DskipTests"));
             }
             if (!Files.isDirectory(target.resolve("lib"))) {
-                throw new IllegalStateException("no " + target.resolve("lib") + ": run mvn -B -ntp -pl operator -am package -DskipTests");
+                throw new IllegalStateException(
+                        "no " + target.resolve("lib") + ": run mvn -B -ntp -pl operator -am package -DskipTests");
             }
             int httpPort = freePort();
             List<String> jvm = new ArrayList<>(CONTAINER_LIMITS);
-            String extra = System.getenv().getOrDefault("BENCH_OPERATOR_JVM_OPTS", "").trim();
+            String extra =
+                    System.getenv().getOrDefault("BENCH_OPERATOR_JVM_OPTS", "").trim();
             if (!extra.isEmpty()) {
                 jvm.addAll(List.of(extra.split("\\s+")));
             }
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(jvm);
-            command.addAll(List.of("-cp", jar + ":" + target.resolve("lib") + "/*",
-                    "dev.backstage.operator.main.OperatorMain"));
+            command.addAll(List.of(
+                    "-cp", jar + ":" + target.resolve("lib") + "/*", "dev.backstage.operator.main.OperatorMain"));
             Path log = work.resolve("operator.log");
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            ProcessBuilder builder =
+                    new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
             String identity = "backstage-operator-bench-0";
             String leaseName = "backstage-operator";
             Map<String, String> env = builder.environment();
@@ -1146,13 +1396,17 @@ public final class OperatorScaleBenchmark {
                 if (!process.isAlive()) {
                     throw new IllegalStateException("the operator exited at start (log: " + log + ")");
                 }
-                var lease = client.leases().inNamespace(leaseNamespace).withName(leaseName).get();
+                var lease = client.leases()
+                        .inNamespace(leaseNamespace)
+                        .withName(leaseName)
+                        .get();
                 boolean leads = lease != null && identity.equals(lease.getSpec().getHolderIdentity());
                 if (leads && status(http, "/readyz") == 200) {
                     return;
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the operator did not lead and become ready within 3 min (log: " + log + ")");
+                    throw new IllegalStateException(
+                            "the operator did not lead and become ready within 3 min (log: " + log + ")");
                 }
                 Thread.sleep(250); // polling a condition with a deadline
             }
@@ -1160,8 +1414,11 @@ public final class OperatorScaleBenchmark {
 
         private int status(HttpClient http, String path) {
             try {
-                return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode();
+                return http.send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+                                        .build(),
+                                HttpResponse.BodyHandlers.discarding())
+                        .statusCode();
             } catch (IOException e) {
                 return -1;
             } catch (InterruptedException e) {
@@ -1176,8 +1433,11 @@ public final class OperatorScaleBenchmark {
         }
 
         double metric(HttpClient http, String name, String labelFilter) throws IOException, InterruptedException {
-            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            String body = http.send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             double sum = 0;
             for (String line : body.split("\n")) {
                 if ((line.startsWith(name + "{") || line.startsWith(name + " ")) && line.contains(labelFilter)) {
@@ -1259,9 +1519,15 @@ public final class OperatorScaleBenchmark {
         }
 
         void forceGc() throws IOException, InterruptedException {
-            new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                    String.valueOf(pid()), "GC.run").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(60, TimeUnit.SECONDS);
+            new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                    .toString(),
+                            String.valueOf(pid()),
+                            "GC.run")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start()
+                    .waitFor(60, TimeUnit.SECONDS);
         }
 
         void stop() {

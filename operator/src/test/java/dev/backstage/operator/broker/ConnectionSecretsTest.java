@@ -1,10 +1,10 @@
 package dev.backstage.operator.broker;
 
-import dev.backstage.operator.model.ReadyReason;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.model.SecretKeyReference;
 import dev.backstage.operator.model.TlsSpec;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -68,9 +68,18 @@ class ConnectionSecretsTest {
 
         void put(String namespace, String name, String version, Map<String, String> data) {
             Map<String, String> encoded = new java.util.HashMap<>();
-            data.forEach((k, v) -> encoded.put(k, Base64.getEncoder().encodeToString(v.getBytes(StandardCharsets.UTF_8))));
-            secrets.put(namespace + "/" + name, new SecretBuilder().withNewMetadata().withNamespace(namespace)
-                    .withName(name).withResourceVersion(version).endMetadata().withData(encoded).build());
+            data.forEach(
+                    (k, v) -> encoded.put(k, Base64.getEncoder().encodeToString(v.getBytes(StandardCharsets.UTF_8))));
+            secrets.put(
+                    namespace + "/" + name,
+                    new SecretBuilder()
+                            .withNewMetadata()
+                            .withNamespace(namespace)
+                            .withName(name)
+                            .withResourceVersion(version)
+                            .endMetadata()
+                            .withData(encoded)
+                            .build());
         }
 
         int gets(String namespace, String name) {
@@ -80,7 +89,8 @@ class ConnectionSecretsTest {
 
         @Override
         public Secret read(String namespace, String name) {
-            gets.computeIfAbsent(namespace + "/" + name, k -> new AtomicInteger()).incrementAndGet();
+            gets.computeIfAbsent(namespace + "/" + name, k -> new AtomicInteger())
+                    .incrementAndGet();
             RuntimeException fail = failure;
             if (fail != null) {
                 throw fail;
@@ -105,8 +115,11 @@ class ConnectionSecretsTest {
 
         // A thousand topologies naming one Secret, each read by the reconciler and by the probes.
         for (int i = 0; i < 1000; i++) {
-            assertEquals("redis://one:6379", secrets.resolve("ns", "spec.connection", ref("redis")).url());
-            assertEquals("1", secrets.resolve("ns", "spec.connection", ref("redis")).resourceVersion());
+            assertEquals(
+                    "redis://one:6379",
+                    secrets.resolve("ns", "spec.connection", ref("redis")).url());
+            assertEquals(
+                    "1", secrets.resolve("ns", "spec.connection", ref("redis")).resourceVersion());
         }
         assertEquals(1, store.gets("ns", "redis"));
 
@@ -130,9 +143,15 @@ class ConnectionSecretsTest {
         store.put("a", "other", "3", Map.of("url", "redis://other:6379"));
         ConnectionSecrets secrets = new ConnectionSecrets(store, new StepClock(), MAX_AGE);
         for (int i = 0; i < 3; i++) {
-            assertEquals("redis://a:6379", secrets.resolve("a", "spec.connection", ref("redis")).url());
-            assertEquals("redis://b:6379", secrets.resolve("b", "spec.connection", ref("redis")).url());
-            assertEquals("redis://other:6379", secrets.resolve("a", "spec.connection", ref("other")).url());
+            assertEquals(
+                    "redis://a:6379",
+                    secrets.resolve("a", "spec.connection", ref("redis")).url());
+            assertEquals(
+                    "redis://b:6379",
+                    secrets.resolve("b", "spec.connection", ref("redis")).url());
+            assertEquals(
+                    "redis://other:6379",
+                    secrets.resolve("a", "spec.connection", ref("other")).url());
         }
         assertEquals(1, store.gets("a", "redis"));
         assertEquals(1, store.gets("b", "redis"));
@@ -143,11 +162,13 @@ class ConnectionSecretsTest {
     void givenAnAbsentSecret_whenReadAgain_thenOneCreatedAfterTheErrorIsSeenAtOnce() throws Exception {
         Store store = new Store();
         ConnectionSecrets secrets = new ConnectionSecrets(store, new StepClock(), MAX_AGE);
-        TopologyProblem missing = assertThrows(TopologyProblem.class,
-                () -> secrets.resolve("ns", "spec.connection", ref("late")));
+        TopologyProblem missing =
+                assertThrows(TopologyProblem.class, () -> secrets.resolve("ns", "spec.connection", ref("late")));
         assertEquals(ReadyReason.SECRET_NOT_FOUND, missing.reason());
         store.put("ns", "late", "1", Map.of("url", "redis://late:6379"));
-        assertEquals("redis://late:6379", secrets.resolve("ns", "spec.connection", ref("late")).url());
+        assertEquals(
+                "redis://late:6379",
+                secrets.resolve("ns", "spec.connection", ref("late")).url());
         assertEquals(2, store.gets("ns", "late"));
     }
 
@@ -159,7 +180,9 @@ class ConnectionSecretsTest {
         ConnectionSecrets secrets = new ConnectionSecrets(store, new StepClock(), MAX_AGE);
         assertThrows(IllegalStateException.class, () -> secrets.resolve("ns", "spec.connection", ref("redis")));
         store.failure = null;
-        assertEquals("redis://one:6379", secrets.resolve("ns", "spec.connection", ref("redis")).url());
+        assertEquals(
+                "redis://one:6379",
+                secrets.resolve("ns", "spec.connection", ref("redis")).url());
         assertEquals(2, store.gets("ns", "redis"));
     }
 
@@ -201,10 +224,12 @@ class ConnectionSecretsTest {
         ExecutorService threads = Executors.newFixedThreadPool(8);
         try {
             List<Future<String>> results = new ArrayList<>();
-            results.add(threads.submit(() -> secrets.resolve("ns", "spec.connection", ref("redis")).url()));
+            results.add(threads.submit(
+                    () -> secrets.resolve("ns", "spec.connection", ref("redis")).url()));
             assertEquals(true, inGet.await(30, TimeUnit.SECONDS));
             for (int i = 0; i < 7; i++) {
-                results.add(threads.submit(() -> secrets.resolve("ns", "spec.connection", ref("redis")).url()));
+                results.add(threads.submit(() ->
+                        secrets.resolve("ns", "spec.connection", ref("redis")).url()));
             }
             release.countDown();
             for (Future<String> result : results) {
@@ -223,7 +248,11 @@ class ConnectionSecretsTest {
         ConnectionSecrets secrets = new ConnectionSecrets(store, new StepClock(), MAX_AGE);
         assertEquals("1", secrets.resolve("ns", "spec.connection", ref("redis")).resourceVersion());
         store.put("ns", "redis", "2", Map.of("url", "redis://two:6379"));
-        assertEquals("redis://two:6379", secrets.uncached().resolve("ns", "spec.connection", ref("redis")).url());
+        assertEquals(
+                "redis://two:6379",
+                secrets.uncached()
+                        .resolve("ns", "spec.connection", ref("redis"))
+                        .url());
         assertEquals(2, store.gets("ns", "redis"));
     }
 

@@ -7,10 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.operator.model.BackstageTopology;
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.operator.testing.MockKubernetes;
-import dev.backstage.operator.broker.ConnectionSecrets;
-import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.runtime.spi.BacklogUnavailableException;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
@@ -67,19 +66,31 @@ class ProbeProvidersTest {
     }
 
     private ProbeProviders providers(Duration secretRefresh, Duration reconnectDelay) {
-        providers = new ProbeProviders(new ConnectionSecrets(client), opener, Clock.systemUTC(), secretRefresh,
-                reconnectDelay);
+        providers = new ProbeProviders(
+                new ConnectionSecrets(client), opener, Clock.systemUTC(), secretRefresh, reconnectDelay);
         return providers;
     }
 
     private BackstageTopology topology(String name, String url) {
         if (ns == null) {
             ns = UniqueNames.prefix("probes");
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+            client.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(ns)
+                            .endMetadata()
+                            .build())
                     .create();
         }
-        client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName(name + "-redis")
-                .endMetadata().addToStringData("url", url).build()).create();
+        client.secrets()
+                .inNamespace(ns)
+                .resource(new SecretBuilder()
+                        .withNewMetadata()
+                        .withName(name + "-redis")
+                        .endMetadata()
+                        .addToStringData("url", url)
+                        .build())
+                .create();
         BackstageTopology topology = BackstageFixtures.redisTopology(ns, name, "orders");
         topology.getSpec().setKeyPrefix(UniqueNames.prefix("bsprobe"));
         return client.resource(topology).create();
@@ -100,7 +111,8 @@ class ProbeProvidersTest {
         ProbeProviders providers = providers(Duration.ofMinutes(1), Duration.ofSeconds(5));
         BackstageTopology topology = topology("shared", REDIS);
         Provider first;
-        try (ProbeProviders.Lease a = providers.lease(topology); ProbeProviders.Lease b = providers.lease(topology)) {
+        try (ProbeProviders.Lease a = providers.lease(topology);
+                ProbeProviders.Lease b = providers.lease(topology)) {
             first = a.provider();
             assertSame(first, b.provider());
             a.provider().backlogProbe().measure(List.of("orders"), "g");
@@ -144,8 +156,12 @@ class ProbeProvidersTest {
         try (ProbeProviders.Lease same = providers.lease(topology)) {
             assertSame(before, same.provider(), "Secret read again, unchanged: same provider");
         }
-        client.secrets().inNamespace(ns).withName("edited-redis").edit(s -> new SecretBuilder(s)
-                .addToStringData("url", REDIS + "/0").build());
+        client.secrets()
+                .inNamespace(ns)
+                .withName("edited-redis")
+                .edit(s -> new SecretBuilder(s)
+                        .addToStringData("url", REDIS + "/0")
+                        .build());
         try (ProbeProviders.Lease after = providers.lease(topology)) {
             assertNotSame(before, after.provider());
         }
@@ -156,12 +172,15 @@ class ProbeProvidersTest {
     void givenAnUnreachableBroker_thenTheFailureIsReportedWithoutCredentials_andNotRetriedBeforeTheDelay() {
         ProbeProviders providers = providers(Duration.ofMinutes(1), Duration.ofMinutes(1));
         BackstageTopology topology = topology("down", "redis://app:hunter2@127.0.0.1:1");
-        BrokerConnectionException first = assertThrows(BrokerConnectionException.class, () -> providers.lease(topology));
+        BrokerConnectionException first =
+                assertThrows(BrokerConnectionException.class, () -> providers.lease(topology));
         assertEquals(BrokerConnectionException.BROKER_UNREACHABLE, first.reason());
-        assertTrue(first.getMessage().startsWith("cannot connect to the redis broker of BackstageTopology 'down'"),
+        assertTrue(
+                first.getMessage().startsWith("cannot connect to the redis broker of BackstageTopology 'down'"),
                 first.getMessage());
         assertTrue(!first.getMessage().contains("hunter2"), first.getMessage());
-        BrokerConnectionException again = assertThrows(BrokerConnectionException.class, () -> providers.lease(topology));
+        BrokerConnectionException again =
+                assertThrows(BrokerConnectionException.class, () -> providers.lease(topology));
         assertSame(first, again, "within the reconnect delay: the remembered failure, no new attempt");
     }
 

@@ -17,7 +17,8 @@ class SecretScrubberTest {
 
     @Test
     void givenUserInfoInSomeOtherUrl_thenItIsMaskedToo() {
-        assertEquals("redis://***@10.0.0.1:6379 refused",
+        assertEquals(
+                "redis://***@10.0.0.1:6379 refused",
                 SecretScrubber.none().scrub("redis://default:hunter2@10.0.0.1:6379 refused"));
     }
 

@@ -49,43 +49,80 @@ class ChartWebhookCertificateOnApiServerTest {
         KubernetesClient admin = api.client();
         try {
             install(cp, release, ns);
-            ValidatingWebhook rendered = admin.admissionRegistration().v1().validatingWebhookConfigurations()
-                    .withName(fullname).get().getWebhooks().get(0);
+            ValidatingWebhook rendered = admin.admissionRegistration()
+                    .v1()
+                    .validatingWebhookConfigurations()
+                    .withName(fullname)
+                    .get()
+                    .getWebhooks()
+                    .get(0);
             assertEquals(null, rendered.getClientConfig().getCaBundle(), "the chart renders no caBundle");
-            Deployment deployment = admin.apps().deployments().inNamespace(ns).withName(fullname).get();
+            Deployment deployment = admin.apps()
+                    .deployments()
+                    .inNamespace(ns)
+                    .withName(fullname)
+                    .get();
             Map<String, String> env = new HashMap<>();
-            for (EnvVar variable : deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()) {
+            for (EnvVar variable : deployment
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec()
+                    .getContainers()
+                    .get(0)
+                    .getEnv()) {
                 if (variable.getValue() != null) {
                     env.put(variable.getName(), variable.getValue());
                 }
             }
             env.put("POD_NAMESPACE", ns); // from the pod's metadata in a cluster
             assertFalse(env.containsKey("WEBHOOK_TLS_DIR"), "no TLS files are mounted");
-            WebhookCertificateSettings settings = WebhookCertificateSettings.fromEnv(env).orElseThrow();
+            WebhookCertificateSettings settings =
+                    WebhookCertificateSettings.fromEnv(env).orElseThrow();
 
             try (KubernetesClient operator = asServiceAccount(cp, ns, fullname);
-                    WebhookCertificateManager manager = new WebhookCertificateManager(operator, settings,
-                            Clock.systemUTC())) {
+                    WebhookCertificateManager manager =
+                            new WebhookCertificateManager(operator, settings, Clock.systemUTC())) {
                 manager.start();
                 assertTrue(manager.caBundleInPlace(), "the caBundle is written with the operator's rights");
             }
             String bundle = caBundles(admin, fullname).get(0);
             assertEquals(List.of(bundle, bundle), caBundles(admin, fullname), "both webhooks trust the same CA");
             X509Certificate ca = WebhookKeyMaterial.certificates(
-                    new String(Base64.getDecoder().decode(bundle), StandardCharsets.US_ASCII)).get(0);
-            WebhookKeyMaterial stored = WebhookKeyMaterial.fromSecretData(admin.secrets().inNamespace(ns)
-                    .withName(fullname + "-webhook-operator-tls").get().getData()).orElseThrow();
+                            new String(Base64.getDecoder().decode(bundle), StandardCharsets.US_ASCII))
+                    .get(0);
+            WebhookKeyMaterial stored = WebhookKeyMaterial.fromSecretData(admin.secrets()
+                            .inNamespace(ns)
+                            .withName(fullname + "-webhook-operator-tls")
+                            .get()
+                            .getData())
+                    .orElseThrow();
             stored.serving().certificate().verify(ca.getPublicKey());
-            assertTrue(stored.serving().certificate().getSubjectAlternativeNames().stream()
-                    .anyMatch(name -> (fullname + "-webhook." + ns + ".svc").equals(name.get(1))),
+            assertTrue(
+                    stored.serving().certificate().getSubjectAlternativeNames().stream()
+                            .anyMatch(name -> (fullname + "-webhook." + ns + ".svc").equals(name.get(1))),
                     "the certificate names the webhook Service as the API server dials it");
 
-            String template = admin.apps().deployments().inNamespace(ns).withName(fullname).get().getSpec()
-                    .getTemplate().toString();
+            String template = admin.apps()
+                    .deployments()
+                    .inNamespace(ns)
+                    .withName(fullname)
+                    .get()
+                    .getSpec()
+                    .getTemplate()
+                    .toString();
             install(cp, release, ns);
             assertEquals(List.of(bundle, bundle), caBundles(admin, fullname), "a re-render keeps the caBundle");
-            assertEquals(template, admin.apps().deployments().inNamespace(ns).withName(fullname).get().getSpec()
-                    .getTemplate().toString(), "a re-render does not roll the operator");
+            assertEquals(
+                    template,
+                    admin.apps()
+                            .deployments()
+                            .inNamespace(ns)
+                            .withName(fullname)
+                            .get()
+                            .getSpec()
+                            .getTemplate()
+                            .toString(),
+                    "a re-render does not roll the operator");
         } finally {
             cp.helm("uninstall", release, "-n", ns, "--wait=false");
             api.deleteNamespace(ns);
@@ -93,24 +130,44 @@ class ChartWebhookCertificateOnApiServerTest {
     }
 
     private static List<String> caBundles(KubernetesClient client, String name) {
-        return client.admissionRegistration().v1().validatingWebhookConfigurations().withName(name).get().getWebhooks()
-                .stream().map(w -> w.getClientConfig().getCaBundle()).toList();
+        return client
+                .admissionRegistration()
+                .v1()
+                .validatingWebhookConfigurations()
+                .withName(name)
+                .get()
+                .getWebhooks()
+                .stream()
+                .map(w -> w.getClientConfig().getCaBundle())
+                .toList();
     }
 
     private static KubernetesClient asServiceAccount(ControlPlane cp, String ns, String account) throws Exception {
         Config admin = Config.fromKubeconfig(Files.readString(cp.kubeconfig()));
-        Config config = new ConfigBuilder(admin).withImpersonateUsername("system:serviceaccount:" + ns + ":" + account)
+        Config config = new ConfigBuilder(admin)
+                .withImpersonateUsername("system:serviceaccount:" + ns + ":" + account)
                 .build();
-        KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
+        KubernetesClient client =
+                new KubernetesClientBuilder().withConfig(config).build();
         assertNotNull(client);
         return client;
     }
 
     private static void install(ControlPlane cp, String release, String ns) {
-        List<String> args = new ArrayList<>(List.of("upgrade", "--install", release,
-                cp.root().resolve("helm/backstage-operator").toString(), "-n", ns, "--skip-crds",
-                "--set", "replicas=1", "--set", "priorityClassName=no-such-class-so-no-pod",
-                "--set", "rbac.aggregateToDefaultRoles=false"));
+        List<String> args = new ArrayList<>(List.of(
+                "upgrade",
+                "--install",
+                release,
+                cp.root().resolve("helm/backstage-operator").toString(),
+                "-n",
+                ns,
+                "--skip-crds",
+                "--set",
+                "replicas=1",
+                "--set",
+                "priorityClassName=no-such-class-so-no-pod",
+                "--set",
+                "rbac.aggregateToDefaultRoles=false"));
         cp.helm(args.toArray(String[]::new)).orThrow();
     }
 }

@@ -17,25 +17,31 @@ import org.junit.jupiter.api.Test;
 class RotationPlanTest {
     private static final List<String> HOSTS = List.of("webhook.ns.svc", "127.0.0.1");
     private static final Instant T0 = Instant.parse("2026-12-03T00:00:00Z");
-    private final RotationPlan plan = new RotationPlan(Duration.ofHours(30), Duration.ofHours(12), Duration.ofMinutes(5));
+    private final RotationPlan plan =
+            new RotationPlan(Duration.ofHours(30), Duration.ofHours(12), Duration.ofMinutes(5));
 
     @Test
     void givenNothingStored_whenDecided_thenAFreshCaAndServingPairTrustedByTheBundle() throws Exception {
-        WebhookKeyMaterial made = plan.decide(Optional.empty(), HOSTS, "ca", T0).orElseThrow().material();
+        WebhookKeyMaterial made =
+                plan.decide(Optional.empty(), HOSTS, "ca", T0).orElseThrow().material();
 
         made.serving().certificate().verify(made.ca().certificate().getPublicKey());
         assertEquals(List.of(made.ca().certificate()), WebhookKeyMaterial.certificates(made.caBundlePem(T0)));
-        assertEquals(Optional.empty(), plan.decide(Optional.of(made), HOSTS, "ca", T0.plusSeconds(60)),
+        assertEquals(
+                Optional.empty(),
+                plan.decide(Optional.of(made), HOSTS, "ca", T0.plusSeconds(60)),
                 "a fresh pair is kept");
     }
 
     @Test
     void givenTheServingCertificateTwoThirdsThrough_whenDecided_thenReissuedByTheSameCa() throws Exception {
-        WebhookKeyMaterial made = plan.decide(Optional.empty(), HOSTS, "ca", T0).orElseThrow().material();
+        WebhookKeyMaterial made =
+                plan.decide(Optional.empty(), HOSTS, "ca", T0).orElseThrow().material();
 
         assertEquals(Optional.empty(), plan.decide(Optional.of(made), HOSTS, "ca", T0.plus(Duration.ofHours(7))));
         WebhookKeyMaterial renewed = plan.decide(Optional.of(made), HOSTS, "ca", T0.plus(Duration.ofHours(8)))
-                .orElseThrow().material();
+                .orElseThrow()
+                .material();
 
         assertNotEquals(made.serving().serial(), renewed.serving().serial());
         assertEquals(made.ca().serial(), renewed.ca().serial());
@@ -45,18 +51,26 @@ class RotationPlanTest {
     @Test
     void givenTheCaTwoThirdsThrough_whenDecided_thenTheNextCaIsTrustedBeforeItSignsAndTheOldStaysTrusted()
             throws Exception {
-        WebhookKeyMaterial made = plan.decide(Optional.empty(), HOSTS, "ca", T0).orElseThrow().material();
+        WebhookKeyMaterial made =
+                plan.decide(Optional.empty(), HOSTS, "ca", T0).orElseThrow().material();
         Instant caDue = T0.plus(Duration.ofHours(20));
 
-        WebhookKeyMaterial published = plan.decide(Optional.of(made), HOSTS, "ca", caDue).orElseThrow().material();
+        WebhookKeyMaterial published =
+                plan.decide(Optional.of(made), HOSTS, "ca", caDue).orElseThrow().material();
         assertTrue(published.nextCa().isPresent());
         assertEquals(made.serving().serial(), published.serving().serial(), "the next CA signs nothing yet");
-        assertEquals(2, WebhookKeyMaterial.certificates(published.caBundlePem(caDue)).size());
-        plan.decide(Optional.of(published), HOSTS, "ca", caDue.plusSeconds(60)).ifPresent(early -> assertEquals(
-                made.ca().serial(), early.material().ca().serial(), "the next CA waits for the promotion delay"));
+        assertEquals(
+                2, WebhookKeyMaterial.certificates(published.caBundlePem(caDue)).size());
+        plan.decide(Optional.of(published), HOSTS, "ca", caDue.plusSeconds(60))
+                .ifPresent(early -> assertEquals(
+                        made.ca().serial(),
+                        early.material().ca().serial(),
+                        "the next CA waits for the promotion delay"));
 
         Instant promoted = caDue.plus(Duration.ofMinutes(5));
-        WebhookKeyMaterial after = plan.decide(Optional.of(published), HOSTS, "ca", promoted).orElseThrow().material();
+        WebhookKeyMaterial after = plan.decide(Optional.of(published), HOSTS, "ca", promoted)
+                .orElseThrow()
+                .material();
         assertEquals(published.nextCa().get().serial(), after.ca().serial());
         after.serving().certificate().verify(after.ca().certificate().getPublicKey());
         List<java.security.cert.X509Certificate> bundle = WebhookKeyMaterial.certificates(after.caBundlePem(promoted));
@@ -66,16 +80,20 @@ class RotationPlanTest {
 
     @Test
     void givenOtherHostNames_whenDecided_thenTheServingCertificateIsReissued() {
-        WebhookKeyMaterial made = plan.decide(Optional.empty(), HOSTS, "ca", T0).orElseThrow().material();
+        WebhookKeyMaterial made =
+                plan.decide(Optional.empty(), HOSTS, "ca", T0).orElseThrow().material();
 
-        assertTrue(plan.decide(Optional.of(made), List.of("other.ns.svc"), "ca", T0.plusSeconds(60)).isPresent());
+        assertTrue(plan.decide(Optional.of(made), List.of("other.ns.svc"), "ca", T0.plusSeconds(60))
+                .isPresent());
     }
 
     @Test
     void givenStoredMaterial_whenWrittenAndReadBack_thenTheSamePairs() {
-        WebhookKeyMaterial made = plan.decide(Optional.empty(), HOSTS, "ca", T0).orElseThrow().material();
+        WebhookKeyMaterial made =
+                plan.decide(Optional.empty(), HOSTS, "ca", T0).orElseThrow().material();
 
-        WebhookKeyMaterial read = WebhookKeyMaterial.fromSecretData(made.toSecretData()).orElseThrow();
+        WebhookKeyMaterial read =
+                WebhookKeyMaterial.fromSecretData(made.toSecretData()).orElseThrow();
 
         assertEquals(made.serving().certificate(), read.serving().certificate());
         assertEquals(made.ca().key(), read.ca().key());

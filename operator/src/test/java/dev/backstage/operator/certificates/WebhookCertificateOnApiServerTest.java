@@ -51,18 +51,29 @@ class WebhookCertificateOnApiServerTest {
         KubernetesClient client = api.client();
         String ns = api.namespace("webhook-certs");
         String configuration = ns + "-webhook";
-        WebhookCertificateSettings settings = new WebhookCertificateSettings(ns, "webhook-tls", configuration,
-                List.of("127.0.0.1", "localhost"), new RotationPlan(CA_VALIDITY, SERVING_VALIDITY,
-                        WebhookCertificateSettings.promotionDelay(CHECK_INTERVAL)), CHECK_INTERVAL);
+        WebhookCertificateSettings settings = new WebhookCertificateSettings(
+                ns,
+                "webhook-tls",
+                configuration,
+                List.of("127.0.0.1", "localhost"),
+                new RotationPlan(
+                        CA_VALIDITY, SERVING_VALIDITY, WebhookCertificateSettings.promotionDelay(CHECK_INTERVAL)),
+                CHECK_INTERVAL);
         try (WebhookCertificateManager manager = new WebhookCertificateManager(client, settings, Clock.systemUTC())) {
             manager.start();
-            try (WebhookServer server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                    manager.keyManager(), client, WebhookLimits.DEFAULT, TopologyLookup.NONE)) {
+            try (WebhookServer server = new WebhookServer(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                    manager.keyManager(),
+                    client,
+                    WebhookLimits.DEFAULT,
+                    TopologyLookup.NONE)) {
                 server.start();
-                api.controlPlane().kubectlWithInput(webhookConfiguration(configuration, ns, server.port()), "apply",
-                        "-f", "-").orThrow();
+                api.controlPlane()
+                        .kubectlWithInput(webhookConfiguration(configuration, ns, server.port()), "apply", "-f", "-")
+                        .orThrow();
 
-                await("the caBundle patched and the webhook answering").atMost(Duration.ofSeconds(60))
+                await("the caBundle patched and the webhook answering")
+                        .atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(500))
                         .until(() -> probe(client, ns).equals(List.of("admitted", "denied by the webhook")));
                 Secret first = secret(client, ns);
@@ -73,7 +84,8 @@ class WebhookCertificateOnApiServerTest {
                 // Both rotations happen within ~30 s; every probe meanwhile must be answered by the webhook.
                 List<String> answers = new ArrayList<>();
                 List<String> served = new ArrayList<>(List.of(firstServed));
-                await("the CA replaced and a certificate it signed served").atMost(Duration.ofSeconds(75))
+                await("the CA replaced and a certificate it signed served")
+                        .atMost(Duration.ofSeconds(75))
                         .pollInterval(Duration.ofMillis(500))
                         .until(() -> {
                             answers.addAll(probe(client, ns));
@@ -81,20 +93,29 @@ class WebhookCertificateOnApiServerTest {
                             if (!now.equals(served.get(served.size() - 1))) {
                                 served.add(now);
                             }
-                            return !secret(client, ns).getData().get(WebhookKeyMaterial.CA_CRT).equals(firstCa)
-                                    && !now.equals(firstServed) && served.size() >= 3;
+                            return !secret(client, ns)
+                                            .getData()
+                                            .get(WebhookKeyMaterial.CA_CRT)
+                                            .equals(firstCa)
+                                    && !now.equals(firstServed)
+                                    && served.size() >= 3;
                         });
                 System.out.println("served certificates " + served + "; " + answers.size() / 2
                         + " admission probes during the rotations");
-                assertTrue(answers.stream().allMatch(a -> a.equals("admitted") || a.equals("denied by the webhook")),
-                        "every admission call during the rotations was answered by the webhook: " + answers.stream()
-                                .filter(a -> !a.equals("admitted") && !a.equals("denied by the webhook")).toList());
+                assertTrue(
+                        answers.stream().allMatch(a -> a.equals("admitted") || a.equals("denied by the webhook")),
+                        "every admission call during the rotations was answered by the webhook: "
+                                + answers.stream()
+                                        .filter(a -> !a.equals("admitted") && !a.equals("denied by the webhook"))
+                                        .toList());
                 assertNotEquals(firstServed, served.get(served.size() - 1));
-                assertEquals(List.of("admitted", "denied by the webhook"), probe(client, ns),
+                assertEquals(
+                        List.of("admitted", "denied by the webhook"),
+                        probe(client, ns),
                         "after the rotations, the same server still admits and denies");
             } finally {
-                api.controlPlane().kubectl("delete", "validatingwebhookconfiguration", configuration,
-                        "--ignore-not-found");
+                api.controlPlane()
+                        .kubectl("delete", "validatingwebhookconfiguration", configuration, "--ignore-not-found");
             }
         } finally {
             api.deleteNamespace(ns);
@@ -108,23 +129,35 @@ class WebhookCertificateOnApiServerTest {
         String ns = api.namespace("webhook-adopt");
         String configuration = ns + "-webhook";
         // What an earlier chart left: a caBundle of its own CA, whose certificate old replicas still serve.
-        KeyAndCertificate earlier = CertificateIssuer.newCa("earlier-chart-ca", Duration.ofDays(1),
-                java.time.Instant.now());
-        String bundle64 = Base64.getEncoder().encodeToString(WebhookKeyMaterial.pem(earlier.certificate())
-                .getBytes(StandardCharsets.US_ASCII));
+        KeyAndCertificate earlier =
+                CertificateIssuer.newCa("earlier-chart-ca", Duration.ofDays(1), java.time.Instant.now());
+        String bundle64 = Base64.getEncoder()
+                .encodeToString(WebhookKeyMaterial.pem(earlier.certificate()).getBytes(StandardCharsets.US_ASCII));
         String yaml = webhookConfiguration(configuration, ns, 1)
                 .replaceAll("(?m)^(\\s*)url: ", "$1caBundle: " + bundle64 + "\n$1url: ");
         assertTrue(yaml.contains("caBundle: " + bundle64), yaml);
-        WebhookCertificateSettings settings = new WebhookCertificateSettings(ns, "webhook-tls", configuration,
-                List.of("127.0.0.1"), new RotationPlan(Duration.ofDays(30), Duration.ofDays(10), Duration.ofSeconds(7)),
+        WebhookCertificateSettings settings = new WebhookCertificateSettings(
+                ns,
+                "webhook-tls",
+                configuration,
+                List.of("127.0.0.1"),
+                new RotationPlan(Duration.ofDays(30), Duration.ofDays(10), Duration.ofSeconds(7)),
                 CHECK_INTERVAL);
         try {
             api.controlPlane().kubectlWithInput(yaml, "apply", "-f", "-").orThrow();
-            try (WebhookCertificateManager manager = new WebhookCertificateManager(client, settings, Clock.systemUTC())) {
+            try (WebhookCertificateManager manager =
+                    new WebhookCertificateManager(client, settings, Clock.systemUTC())) {
                 manager.start();
-                for (String bundle : client.admissionRegistration().v1().validatingWebhookConfigurations()
-                        .withName(configuration).get().getWebhooks().stream()
-                        .map(w -> w.getClientConfig().getCaBundle()).toList()) {
+                for (String bundle : client
+                        .admissionRegistration()
+                        .v1()
+                        .validatingWebhookConfigurations()
+                        .withName(configuration)
+                        .get()
+                        .getWebhooks()
+                        .stream()
+                        .map(w -> w.getClientConfig().getCaBundle())
+                        .toList()) {
                     List<X509Certificate> trusted = WebhookKeyMaterial.certificates(
                             new String(Base64.getDecoder().decode(bundle), StandardCharsets.US_ASCII));
                     assertEquals(2, trusted.size(), "the new CA and the earlier one");
@@ -142,19 +175,25 @@ class WebhookCertificateOnApiServerTest {
         List<String> outcome = new ArrayList<>();
         try {
             client.resource(client.getKubernetesSerialization().unmarshal(topology(), BackstageTopology.class))
-                    .inNamespace(ns).dryRun().create();
+                    .inNamespace(ns)
+                    .dryRun()
+                    .create();
             outcome.add("admitted");
         } catch (KubernetesClientException e) {
             outcome.add("topology refused: " + e.getMessage());
         }
         try {
             client.resource(client.getKubernetesSerialization().unmarshal(pool(), BackstageWorkerPool.class))
-                    .inNamespace(ns).dryRun().create();
+                    .inNamespace(ns)
+                    .dryRun()
+                    .create();
             outcome.add("pool admitted without its topology");
         } catch (KubernetesClientException e) {
-            outcome.add(e.getMessage().contains("denied the request")
-                    && e.getMessage().contains("BackstageTopology 'missing' not found")
-                    ? "denied by the webhook" : "pool refused otherwise: " + e.getMessage());
+            outcome.add(
+                    e.getMessage().contains("denied the request")
+                                    && e.getMessage().contains("BackstageTopology 'missing' not found")
+                            ? "denied by the webhook"
+                            : "pool refused otherwise: " + e.getMessage());
         }
         return outcome;
     }
@@ -165,8 +204,15 @@ class WebhookCertificateOnApiServerTest {
 
     /** The serial of what the server presents, verified against the caBundle as the API server holds it. */
     private static String servedSerial(int port, KubernetesClient client, String configuration) throws Exception {
-        String bundle = client.admissionRegistration().v1().validatingWebhookConfigurations().withName(configuration)
-                .get().getWebhooks().get(0).getClientConfig().getCaBundle();
+        String bundle = client.admissionRegistration()
+                .v1()
+                .validatingWebhookConfigurations()
+                .withName(configuration)
+                .get()
+                .getWebhooks()
+                .get(0)
+                .getClientConfig()
+                .getCaBundle();
         KeyStore trust = KeyStore.getInstance("PKCS12");
         trust.load(null, null);
         int i = 0;
@@ -183,7 +229,9 @@ class WebhookCertificateOnApiServerTest {
             parameters.setEndpointIdentificationAlgorithm("HTTPS");
             socket.setSSLParameters(parameters);
             socket.startHandshake();
-            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSerialNumber().toString(16);
+            return ((X509Certificate) socket.getSession().getPeerCertificates()[0])
+                    .getSerialNumber()
+                    .toString(16);
         }
     }
 
@@ -219,7 +267,8 @@ class WebhookCertificateOnApiServerTest {
                 metadata: {name: %s}
                 webhooks:
                 """.formatted(name));
-        for (String[] kind : List.of(new String[] {"backstagetopology", "backstagetopologies", WebhookServer.TOPOLOGY_PATH},
+        for (String[] kind : List.of(
+                new String[] {"backstagetopology", "backstagetopologies", WebhookServer.TOPOLOGY_PATH},
                 new String[] {"backstageworkerpool", "backstageworkerpools", WebhookServer.POOL_PATH})) {
             yaml.append("""
                       - name: %s.certs.validate.backstage.dev

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.backstage.operator.testing.RealApiServer;
 import dev.backstage.runtime.cli.BackstageCli;
 import dev.backstage.testsupport.ControlPlane;
+import dev.backstage.testsupport.SharedBroker;
 import dev.backstage.testsupport.UniqueNames;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -17,8 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import dev.backstage.testsupport.SharedBroker;
-import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * {@code bin/kubectl-backstage} on the real API server: it finds a pool's topology and connection Secret with
@@ -92,8 +92,8 @@ class KubectlBackstagePluginTest {
         command[0] = cp.root().resolve("bin/kubectl-backstage").toString();
         System.arraycopy(args, 0, command, 1, args.length);
         // The CLI main from this test's class path (the runtime's classes), as BACKSTAGE_CLI_CLASSPATH documents.
-        ControlPlane.Result result = cp.runWithCluster(
-                Map.of("BACKSTAGE_CLI_CLASSPATH", System.getProperty("java.class.path")), command);
+        ControlPlane.Result result =
+                cp.runWithCluster(Map.of("BACKSTAGE_CLI_CLASSPATH", System.getProperty("java.class.path")), command);
         System.out.println("$ kubectl backstage " + String.join(" ", args) + "   (exit " + result.exit() + ")\n"
                 + result.out() + result.err());
         return result;
@@ -108,14 +108,27 @@ class KubectlBackstagePluginTest {
 
     @Test
     void givenAPoolWithItsTopologyAndSecret_thenInspectShowsTheQueueCountsThatAreInRedis() {
-        cp.kubectl("create", "secret", "generic", "shop-redis", "-n", namespace, "--from-literal=url=" + REDIS).orThrow();
+        cp.kubectl("create", "secret", "generic", "shop-redis", "-n", namespace, "--from-literal=url=" + REDIS)
+                .orThrow();
         topologyAndPool("shop-redis", "shop-redis", "shop-workers");
         assertEquals(0, BackstageCli.execute("enqueue", "processOrder", "{}", "--count", "4", "--prefix", prefix));
-        assertEquals(0, BackstageCli.execute("enqueue", "sendReceipt", "{}", "--count", "2", "--queue", "emails",
-                "--prefix", prefix));
+        assertEquals(
+                0,
+                BackstageCli.execute(
+                        "enqueue", "sendReceipt", "{}", "--count", "2", "--queue", "emails", "--prefix", prefix));
         for (int i = 0; i < 3; i++) {
-            assertEquals(0, BackstageCli.execute("schedule", "sendReceipt", "{}", "--delay", "10m", "--queue", "emails",
-                    "--prefix", prefix));
+            assertEquals(
+                    0,
+                    BackstageCli.execute(
+                            "schedule",
+                            "sendReceipt",
+                            "{}",
+                            "--delay",
+                            "10m",
+                            "--queue",
+                            "emails",
+                            "--prefix",
+                            prefix));
         }
         RedisCommands<String, String> redis = connection.sync();
         long defaults = redis.xlen(prefix + ":default");
@@ -127,20 +140,32 @@ class KubectlBackstagePluginTest {
 
         ControlPlane.Result run = plugin("inspect", "shop-workers", "-n", namespace);
         assertEquals(0, run.exit(), run.err());
-        assertTrue(run.out().lines().anyMatch(l -> l.matches("default\\s+" + defaults + "\\s+0\\s+0\\s+\\S+\\s+0\\s+-\\s*")),
+        assertTrue(
+                run.out()
+                        .lines()
+                        .anyMatch(l -> l.matches("default\\s+" + defaults + "\\s+0\\s+0\\s+\\S+\\s+0\\s+-\\s*")),
                 run.out());
-        assertTrue(run.out().lines().anyMatch(l -> l.matches("emails\\s+" + emails + "\\s+0\\s+0\\s+\\S+\\s+" + delayed
-                + "\\s+\\S+ \\(in \\d+m\\)\\s*")), run.out());
+        assertTrue(
+                run.out()
+                        .lines()
+                        .anyMatch(l -> l.matches("emails\\s+" + emails + "\\s+0\\s+0\\s+\\S+\\s+" + delayed
+                                + "\\s+\\S+ \\(in \\d+m\\)\\s*")),
+                run.out());
         // The topology's consumer group reached the CLI (the notes name it).
         assertTrue(run.out().contains("group shop-workers missing"), run.out());
 
         ControlPlane.Result list = plugin("dead-letters", "list", "shop-workers", "--namespace", namespace);
         assertEquals(0, list.exit(), list.err());
-        assertTrue(list.out().contains("0 dead letters on default") && list.out().contains("0 dead letters on emails"),
+        assertTrue(
+                list.out().contains("0 dead letters on default") && list.out().contains("0 dead letters on emails"),
                 list.out());
-        assertOneLineError(plugin("dead-letters", "redrive", "shop-workers", "-n", namespace), 2,
+        assertOneLineError(
+                plugin("dead-letters", "redrive", "shop-workers", "-n", namespace),
+                2,
                 "say which to redrive with --queue");
-        assertOneLineError(plugin("inspect", "shop-workers", "-n", namespace, "--queue", "nope"), 2,
+        assertOneLineError(
+                plugin("inspect", "shop-workers", "-n", namespace, "--queue", "nope"),
+                2,
                 "queue 'nope' is not one of pool shop-workers's queues (default emails)");
     }
 
@@ -149,8 +174,15 @@ class KubectlBackstagePluginTest {
         // The topology names one node of the 6-node cluster of bin/lib.sh with a plain redis:// URL and says
         // spec.redis.mode: cluster, as for a managed configuration endpoint: the plugin passes the mode to the CLI.
         String clusterPrefix = UniqueNames.prefix("kbpc");
-        cp.kubectl("create", "secret", "generic", "cluster-redis", "-n", namespace,
-                "--from-literal=url=redis://127.0.0.1:7000").orThrow();
+        cp.kubectl(
+                        "create",
+                        "secret",
+                        "generic",
+                        "cluster-redis",
+                        "-n",
+                        namespace,
+                        "--from-literal=url=redis://127.0.0.1:7000")
+                .orThrow();
         apply("""
                 apiVersion: backstage.dev/v1alpha1
                 kind: BackstageTopology
@@ -177,14 +209,36 @@ class KubectlBackstagePluginTest {
         try (var cluster = client.connect()) {
             var redis = cluster.sync();
             try {
-                ControlPlane.Result enqueued = plugin("enqueue", "cluster-workers", "processOrder", "{\"orderId\":\"c1\"}",
-                        "-n", namespace, "--queue", "default", "--count", "3");
+                ControlPlane.Result enqueued = plugin(
+                        "enqueue",
+                        "cluster-workers",
+                        "processOrder",
+                        "{\"orderId\":\"c1\"}",
+                        "-n",
+                        namespace,
+                        "--queue",
+                        "default",
+                        "--count",
+                        "3");
                 assertEquals(0, enqueued.exit(), enqueued.err());
                 assertEquals(3, redis.xlen(defaults), "on the shard of " + defaults);
                 for (int i = 0; i < 2; i++) {
-                    redis.xadd(emails + ":dead-letter", "taskName", "sendReceipt", "payload", "{\"n\":" + i + "}",
-                            "enqueuedAt", "1", "originalId", "1-" + i, "deliveryCount", "6", "deadLetteredAt", "2",
-                            "error", "boom");
+                    redis.xadd(
+                            emails + ":dead-letter",
+                            "taskName",
+                            "sendReceipt",
+                            "payload",
+                            "{\"n\":" + i + "}",
+                            "enqueuedAt",
+                            "1",
+                            "originalId",
+                            "1-" + i,
+                            "deliveryCount",
+                            "6",
+                            "deadLetteredAt",
+                            "2",
+                            "error",
+                            "boom");
                 }
 
                 ControlPlane.Result run = plugin("inspect", "cluster-workers", "-n", namespace);
@@ -192,18 +246,19 @@ class KubectlBackstagePluginTest {
                 assertTrue(run.out().lines().anyMatch(l -> l.matches("default\\s+3\\s+0\\s+0\\s+.*")), run.out());
                 assertTrue(run.out().lines().anyMatch(l -> l.matches("emails\\s+0\\s+0\\s+2\\s+.*")), run.out());
 
-                ControlPlane.Result list = plugin("dead-letters", "list", "cluster-workers", "-n", namespace,
-                        "--queue", "emails");
+                ControlPlane.Result list =
+                        plugin("dead-letters", "list", "cluster-workers", "-n", namespace, "--queue", "emails");
                 assertEquals(0, list.exit(), list.err());
                 assertTrue(list.out().startsWith("2 dead letters on emails"), list.out());
                 assertTrue(list.out().contains("error=boom"), list.out());
 
-                ControlPlane.Result redrive = plugin("dead-letters", "redrive", "cluster-workers", "-n", namespace,
-                        "--queue", "emails");
+                ControlPlane.Result redrive =
+                        plugin("dead-letters", "redrive", "cluster-workers", "-n", namespace, "--queue", "emails");
                 assertEquals(0, redrive.exit(), redrive.err());
                 assertEquals(0, redis.xlen(emails + ":dead-letter"), "the dead letters left their stream");
                 assertEquals(2, redis.xlen(emails), "and are back on the queue in its slot");
-                assertFalse((run.out() + list.out() + redrive.out()).contains("127.0.0.1:7000"), "the URL is never shown");
+                assertFalse(
+                        (run.out() + list.out() + redrive.out()).contains("127.0.0.1:7000"), "the URL is never shown");
             } finally {
                 redis.del(defaults, emails, emails + ":dead-letter");
             }
@@ -214,20 +269,36 @@ class KubectlBackstagePluginTest {
 
     @Test
     void givenAPool_whenEnqueued_thenTheJobsAreWrittenWithItsTopologysPrefixOnThePoolQueue() {
-        cp.kubectl("create", "secret", "generic", "enq-redis", "-n", namespace, "--from-literal=url=" + REDIS).orThrow();
+        cp.kubectl("create", "secret", "generic", "enq-redis", "-n", namespace, "--from-literal=url=" + REDIS)
+                .orThrow();
         topologyAndPool("enq-redis", "enq-redis", "enq-workers");
 
-        ControlPlane.Result run = plugin("enqueue", "enq-workers", "sendReceipt", "{\"orderId\":\"o9\"}", "-n", namespace,
-                "--queue", "emails", "--count", "3");
+        ControlPlane.Result run = plugin(
+                "enqueue",
+                "enq-workers",
+                "sendReceipt",
+                "{\"orderId\":\"o9\"}",
+                "-n",
+                namespace,
+                "--queue",
+                "emails",
+                "--count",
+                "3");
         assertEquals(0, run.exit(), run.err());
         RedisCommands<String, String> redis = connection.sync();
         assertEquals(3, redis.xlen(prefix + ":emails"));
-        assertTrue(redis.xrange(prefix + ":emails", io.lettuce.core.Range.create("-", "+")).stream()
-                .allMatch(m -> m.getBody().get("payload").contains("o9")), "the payload as given");
+        assertTrue(
+                redis.xrange(prefix + ":emails", io.lettuce.core.Range.create("-", "+")).stream()
+                        .allMatch(m -> m.getBody().get("payload").contains("o9")),
+                "the payload as given");
         assertFalse(run.out().contains(REDIS) || run.err().contains(REDIS), "the URL is never shown");
-        assertOneLineError(plugin("enqueue", "enq-workers", "sendReceipt", "{}", "-n", namespace), 2,
+        assertOneLineError(
+                plugin("enqueue", "enq-workers", "sendReceipt", "{}", "-n", namespace),
+                2,
                 "say which to enqueue on with --queue");
-        assertOneLineError(plugin("enqueue", "enq-workers", "sendReceipt", "-n", namespace), 2,
+        assertOneLineError(
+                plugin("enqueue", "enq-workers", "sendReceipt", "-n", namespace),
+                2,
                 "enqueue takes a pool, a task and a JSON payload");
     }
 
@@ -247,9 +318,13 @@ class KubectlBackstagePluginTest {
                   queues: [default]
                 """);
 
-        assertOneLineError(plugin("inspect", "no-such-pool", "-n", namespace), 1,
+        assertOneLineError(
+                plugin("inspect", "no-such-pool", "-n", namespace),
+                1,
                 "'no-such-pool' not found in namespace " + namespace);
-        assertOneLineError(plugin("inspect", "orphan", "-n", namespace), 1,
+        assertOneLineError(
+                plugin("inspect", "orphan", "-n", namespace),
+                1,
                 "topology missing-topology of pool orphan: backstagetopologies.backstage.dev 'missing-topology' not found");
 
         // A broker that does not answer: the CLI's one line, with the password masked.
@@ -260,22 +335,40 @@ class KubectlBackstagePluginTest {
 
         // A user who may read pools and topologies but not Secrets: told which verb on which resource is missing.
         cp.kubectl("create", "serviceaccount", "reader", "-n", namespace).orThrow();
-        cp.kubectl("create", "role", "pools-only", "-n", namespace, "--verb=get",
-                "--resource=backstageworkerpools.backstage.dev,backstagetopologies.backstage.dev").orThrow();
-        cp.kubectl("create", "rolebinding", "reader-pools", "-n", namespace, "--role=pools-only",
-                "--serviceaccount=" + namespace + ":reader").orThrow();
+        cp.kubectl(
+                        "create",
+                        "role",
+                        "pools-only",
+                        "-n",
+                        namespace,
+                        "--verb=get",
+                        "--resource=backstageworkerpools.backstage.dev,backstagetopologies.backstage.dev")
+                .orThrow();
+        cp.kubectl(
+                        "create",
+                        "rolebinding",
+                        "reader-pools",
+                        "-n",
+                        namespace,
+                        "--role=pools-only",
+                        "--serviceaccount=" + namespace + ":reader")
+                .orThrow();
         String reader = "--as=system:serviceaccount:" + namespace + ":reader";
         ControlPlane.Result forbidden = plugin("inspect", "down-workers", "-n", namespace, reader);
-        assertOneLineError(forbidden, 1, "connection Secret of topology down of pool down-workers: forbidden: User \"system:serviceaccount:"
-                + namespace + ":reader\" lack(s) the RBAC verb \"get\" on secrets 'unreachable'");
+        assertOneLineError(
+                forbidden,
+                1,
+                "connection Secret of topology down of pool down-workers: forbidden: User \"system:serviceaccount:"
+                        + namespace + ":reader\" lack(s) the RBAC verb \"get\" on secrets 'unreachable'");
         assertFalse(forbidden.err().contains("s3cret-token"));
         ControlPlane.Result noPools = plugin("inspect", "down-workers", "-n", namespace, "--as=nobody");
         assertOneLineError(noPools, 1, "the RBAC verb \"get\" on backstageworkerpools.backstage.dev 'down-workers'");
 
         // console: a bad port, and a namespace without the operator's console Service, each one line.
-        assertOneLineError(plugin("console", "--port", "70000"), 2, "--port must be a local port number from 1 to 65535");
-        assertOneLineError(plugin("console", "-n", namespace), 1, "no console Service of the operator in namespace "
-                + namespace);
+        assertOneLineError(
+                plugin("console", "--port", "70000"), 2, "--port must be a local port number from 1 to 65535");
+        assertOneLineError(
+                plugin("console", "-n", namespace), 1, "no console Service of the operator in namespace " + namespace);
 
         ControlPlane.Result help = plugin("--help");
         assertEquals(0, help.exit(), help.err());
@@ -306,8 +399,11 @@ class KubectlBackstagePluginTest {
         // It says where to open the console, then hands over to kubectl port-forward on the console Service. Here
         // the Service selects no pod (the local control plane runs no operator pod for this test), so kubectl's own
         // refusal names the Service the plugin chose: the chart's console Service, not the look-alike.
-        assertTrue(run.err().startsWith("console: http://127.0.0.1:18082/ (Ctrl-C stops the forward); sign in with a"
-                + " token"), run.err());
+        assertTrue(
+                run.err()
+                        .startsWith("console: http://127.0.0.1:18082/ (Ctrl-C stops the forward); sign in with a"
+                                + " token"),
+                run.err());
         assertTrue(run.err().contains("invalid service 'shop-backstage-operator-console'"), run.err());
         assertEquals(1, run.exit(), run.err());
 
@@ -317,8 +413,11 @@ class KubectlBackstagePluginTest {
                 metadata: {name: bare-backstage-operator-console, labels: {app.kubernetes.io/name: backstage-operator}}
                 spec: {ports: [{name: http, port: 80}]}
                 """);
-        cp.kubectl("delete", "service", "shop-backstage-operator-console", "-n", namespace).orThrow();
-        assertOneLineError(plugin("console", "-n", namespace), 1, "Service bare-backstage-operator-console has no port"
-                + " named console");
+        cp.kubectl("delete", "service", "shop-backstage-operator-console", "-n", namespace)
+                .orThrow();
+        assertOneLineError(
+                plugin("console", "-n", namespace),
+                1,
+                "Service bare-backstage-operator-console has no port" + " named console");
     }
 }

@@ -58,10 +58,12 @@ class ConsoleBrowserTest {
         base = "http://127.0.0.1:" + fixture.console.port();
         ChromeOptions options = new ChromeOptions();
         options.setBinary("/usr/bin/chromium");
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1280,900");
+        options.addArguments(
+                "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900");
         ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File("/usr/bin/chromedriver")).usingAnyFreePort().build();
+                .usingDriverExecutable(new File("/usr/bin/chromedriver"))
+                .usingAnyFreePort()
+                .build();
         browser = new ChromeDriver(service, options);
     }
 
@@ -84,23 +86,36 @@ class ConsoleBrowserTest {
         signIn("writer");
         await("the pool in the overview").atMost(WAIT).ignoreExceptions().until(() -> {
             browser.navigate().refresh();
-            return !browser.findElements(By.cssSelector("tr[data-pool='" + fixture.ns + "/workers']")).isEmpty();
+            return !browser.findElements(By.cssSelector("tr[data-pool='" + fixture.ns + "/workers']"))
+                    .isEmpty();
         });
         screenshot("overview");
 
         // Live: a new scaling decision reaches the open page by its own polling, without a reload.
         String reason = "backlog 480 needs 4 workers (" + System.nanoTime() + ")";
-        fixture.client.resources(BackstageWorkerPool.class).inNamespace(fixture.ns).withName("workers").editStatus(p -> {
-            p.getStatus().setLastScaleReason(reason);
-            return p;
-        });
-        await("the overview updates itself").atMost(WAIT).ignoreExceptions().until(() -> browser
-                .findElement(By.cssSelector("tr[data-pool='" + fixture.ns + "/workers']")).getText().contains(reason));
+        fixture.client
+                .resources(BackstageWorkerPool.class)
+                .inNamespace(fixture.ns)
+                .withName("workers")
+                .editStatus(p -> {
+                    p.getStatus().setLastScaleReason(reason);
+                    return p;
+                });
+        await("the overview updates itself")
+                .atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> browser.findElement(By.cssSelector("tr[data-pool='" + fixture.ns + "/workers']"))
+                        .getText()
+                        .contains(reason));
 
         browser.findElement(By.linkText("workers")).click();
-        await("the plot").atMost(WAIT).until(() -> !browser.findElements(By.cssSelector("svg.plot")).isEmpty());
+        await("the plot")
+                .atMost(WAIT)
+                .until(() -> !browser.findElements(By.cssSelector("svg.plot")).isEmpty());
         int samples = samplesShown();
-        await("the plot grows while the page is open").atMost(WAIT).ignoreExceptions()
+        await("the plot grows while the page is open")
+                .atMost(WAIT)
+                .ignoreExceptions()
                 .until(() -> samplesShown() > samples);
 
         browser.findElement(By.cssSelector("a.dlq")).click();
@@ -108,28 +123,48 @@ class ConsoleBrowserTest {
         String shown = hostileRow.findElement(By.cssSelector("pre.payload")).getText();
         assertTrue(shown.contains("<script>document.title='pwned'</script>"), shown);
         assertTrue(shown.contains("<img src=x onerror=alert(1)>"), shown);
-        assertTrue(browser.getTitle().startsWith("Dead letters"), "no script of the payload ran: " + browser.getTitle());
+        assertTrue(
+                browser.getTitle().startsWith("Dead letters"), "no script of the payload ran: " + browser.getTitle());
         assertEquals(0, browser.findElements(By.cssSelector("main img")).size(), "the payload made no element");
         screenshot("dead-letters");
 
-        browser.findElement(By.cssSelector("tr[data-id='" + plainId + "'] form[action$='/redrive'] button")).click();
+        browser.findElement(By.cssSelector("tr[data-id='" + plainId + "'] form[action$='/redrive'] button"))
+                .click();
         browser.switchTo().alert().accept();
-        await("redriven").atMost(WAIT).until(() -> browser.findElements(By.id("notice")).stream()
-                .anyMatch(n -> n.getText().equals("Redrove " + plainId + ".")));
-        assertEquals(List.of(hostileId), fixture.redis.xrange(fixture.keys.deadLetter("default"),
-                io.lettuce.core.Range.create("-", "+")).stream().map(m -> m.getId()).toList());
+        await("redriven")
+                .atMost(WAIT)
+                .until(() -> browser.findElements(By.id("notice")).stream()
+                        .anyMatch(n -> n.getText().equals("Redrove " + plainId + ".")));
+        assertEquals(
+                List.of(hostileId),
+                fixture
+                        .redis
+                        .xrange(fixture.keys.deadLetter("default"), io.lettuce.core.Range.create("-", "+"))
+                        .stream()
+                        .map(m -> m.getId())
+                        .toList());
         assertEquals(1, fixture.redis.xlen(fixture.keys.stream("default")), "the job is back on its queue");
 
         browser.get(base + "/schedules?namespace=" + fixture.ns);
-        browser.findElement(By.cssSelector("tr[data-schedule='nightly'] button")).click();
+        browser.findElement(By.cssSelector("tr[data-schedule='nightly'] button"))
+                .click();
         browser.switchTo().alert().accept();
-        await("suspended").atMost(WAIT).until(() -> Boolean.TRUE.equals(fixture.client
-                .resources(BackstageTopology.class).inNamespace(fixture.ns).withName("orders").get().getSpec()
-                .getSchedules().get(0).getSuspend()));
+        await("suspended")
+                .atMost(WAIT)
+                .until(() -> Boolean.TRUE.equals(fixture.client
+                        .resources(BackstageTopology.class)
+                        .inNamespace(fixture.ns)
+                        .withName("orders")
+                        .get()
+                        .getSpec()
+                        .getSchedules()
+                        .get(0)
+                        .getSuspend()));
         // The page after the action may have been drawn before the console's informer saw the change: reload.
         await("the page says so").atMost(WAIT).ignoreExceptions().until(() -> {
             browser.get(base + "/schedules?namespace=" + fixture.ns);
-            return browser.findElement(By.cssSelector("tr[data-schedule='nightly'] td.suspended")).getText()
+            return browser.findElement(By.cssSelector("tr[data-schedule='nightly'] td.suspended"))
+                    .getText()
                     .equals("yes");
         });
         screenshot("schedules");
@@ -137,12 +172,26 @@ class ConsoleBrowserTest {
         browser.findElement(By.cssSelector("form.signout button")).click();
         signIn("reader");
         browser.get(base + "/schedules?namespace=" + fixture.ns);
-        browser.findElement(By.cssSelector("tr[data-schedule='nightly'] button")).click();
+        browser.findElement(By.cssSelector("tr[data-schedule='nightly'] button"))
+                .click();
         browser.switchTo().alert().accept();
-        await("refused").atMost(WAIT).until(() -> browser.findElements(By.id("notice")).stream().anyMatch(n -> n
-                .getText().contains("may not update backstagetopologies " + fixture.ns + "/orders")));
-        assertEquals(Boolean.TRUE, fixture.client.resources(BackstageTopology.class).inNamespace(fixture.ns)
-                .withName("orders").get().getSpec().getSchedules().get(0).getSuspend(), "still suspended");
+        await("refused")
+                .atMost(WAIT)
+                .until(() -> browser.findElements(By.id("notice")).stream()
+                        .anyMatch(n ->
+                                n.getText().contains("may not update backstagetopologies " + fixture.ns + "/orders")));
+        assertEquals(
+                Boolean.TRUE,
+                fixture.client
+                        .resources(BackstageTopology.class)
+                        .inNamespace(fixture.ns)
+                        .withName("orders")
+                        .get()
+                        .getSpec()
+                        .getSchedules()
+                        .get(0)
+                        .getSuspend(),
+                "still suspended");
         screenshot("refused");
     }
 
@@ -157,10 +206,13 @@ class ConsoleBrowserTest {
         browser.findElement(By.id("token")).sendKeys(fixture.token(serviceAccount));
         browser.findElement(By.id("signin")).click();
         try {
-            await("signed in").atMost(WAIT).until(() -> !browser.findElements(By.cssSelector("form.signout")).isEmpty());
+            await("signed in")
+                    .atMost(WAIT)
+                    .until(() -> !browser.findElements(By.cssSelector("form.signout"))
+                            .isEmpty());
         } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError("not signed in; the browser shows " + browser.getCurrentUrl() + ": "
-                    + browser.getPageSource(), e);
+            throw new AssertionError(
+                    "not signed in; the browser shows " + browser.getCurrentUrl() + ": " + browser.getPageSource(), e);
         }
     }
 
@@ -189,8 +241,11 @@ class ConsoleBrowserTest {
         bulk.getSpec().setAutoscaling(autoscaling);
         fixture.client.resource(bulk).create();
         // As the pool reconciler leaves it after its first reconcile: one replica asked for and ready.
-        BackstageWorkerPool reconciled = fixture.client.resources(BackstageWorkerPool.class).inNamespace(ns)
-                .withName("bulk").editStatus(p -> {
+        BackstageWorkerPool reconciled = fixture.client
+                .resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("bulk")
+                .editStatus(p -> {
                     BackstageWorkerPoolStatus status = new BackstageWorkerPoolStatus();
                     status.setObservedGeneration(p.getMetadata().getGeneration());
                     status.setDesiredReplicas(1);
@@ -198,35 +253,71 @@ class ConsoleBrowserTest {
                     p.setStatus(status);
                     return p;
                 });
-        BacklogMonitors monitors = BacklogMonitors.create(fixture.client, new ConnectionSecrets(fixture.client),
-                fixture.events, Clock.systemUTC(), AutoscalerSettings.defaults());
+        BacklogMonitors monitors = BacklogMonitors.create(
+                fixture.client,
+                new ConnectionSecrets(fixture.client),
+                fixture.events,
+                Clock.systemUTC(),
+                AutoscalerSettings.defaults());
         try {
             // As the topology reconciler leaves it once the broker objects are declared: Ready.
-            BackstageTopology orders = BackstageFixtures.setTopologyReady(fixture.client, fixture.client
-                    .resources(BackstageTopology.class).inNamespace(ns).withName("orders").get(), true, "Declared",
+            BackstageTopology orders = BackstageFixtures.setTopologyReady(
+                    fixture.client,
+                    fixture.client
+                            .resources(BackstageTopology.class)
+                            .inNamespace(ns)
+                            .withName("orders")
+                            .get(),
+                    true,
+                    "Declared",
                     "queues declared on Redis");
             monitors.track(reconciled, Optional.of(orders));
             signIn("writer");
             browser.get(base + "/pools/" + ns + "/bulk");
-            await("the pool page").atMost(WAIT).ignoreExceptions().until(() -> browser
-                    .findElement(By.cssSelector("dd.replicas")).getText().equals("1 / 1"));
+            await("the pool page")
+                    .atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> browser.findElement(By.cssSelector("dd.replicas"))
+                            .getText()
+                            .equals("1 / 1"));
             int samples = samplesShown();
 
             // 50 real jobs on the pool's queue, enqueued with the runtime's CLI: a backlog of 50 at 10 per replica.
-            assertEquals(0, BackstageCli.execute("enqueue", "processOrder", "{\"orderId\":\"o-1\"}", "--count", "50",
-                    "--queue", "bulk", "--prefix", fixture.prefix, "--url", ConsoleFixture.REDIS));
+            assertEquals(
+                    0,
+                    BackstageCli.execute(
+                            "enqueue",
+                            "processOrder",
+                            "{\"orderId\":\"o-1\"}",
+                            "--count",
+                            "50",
+                            "--queue",
+                            "bulk",
+                            "--prefix",
+                            fixture.prefix,
+                            "--url",
+                            ConsoleFixture.REDIS));
             assertEquals(50, fixture.redis.xlen(fixture.keys.stream("bulk")));
 
             // The open page follows by its own polling: desired replicas rise, and the plot gains samples.
-            await("desired replicas rise on the open page").atMost(Duration.ofSeconds(45)).ignoreExceptions()
+            await("desired replicas rise on the open page")
+                    .atMost(Duration.ofSeconds(45))
+                    .ignoreExceptions()
                     .until(() -> desiredShown() >= 5);
             await("the plot grows").atMost(WAIT).ignoreExceptions().until(() -> samplesShown() > samples + 2);
             String reason = browser.findElement(By.cssSelector("dd.reason")).getText();
             assertTrue(reason.contains("outstanding") && reason.contains("scaling up"), reason);
-            BackstageWorkerPoolStatus now = fixture.client.resources(BackstageWorkerPool.class).inNamespace(ns)
-                    .withName("bulk").get().getStatus();
-            assertTrue(now.getDesiredReplicas() >= 5, "the API server holds what the page shows: " + now.getDesiredReplicas());
-            assertFalse(browser.findElements(By.cssSelector("svg.plot line.scale")).isEmpty(),
+            BackstageWorkerPoolStatus now = fixture.client
+                    .resources(BackstageWorkerPool.class)
+                    .inNamespace(ns)
+                    .withName("bulk")
+                    .get()
+                    .getStatus();
+            assertTrue(
+                    now.getDesiredReplicas() >= 5,
+                    "the API server holds what the page shows: " + now.getDesiredReplicas());
+            assertFalse(
+                    browser.findElements(By.cssSelector("svg.plot line.scale")).isEmpty(),
                     "the scaling decision is marked on the plot");
             screenshot("pool");
         } finally {

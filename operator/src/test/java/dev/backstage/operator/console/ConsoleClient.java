@@ -15,7 +15,8 @@ final class ConsoleClient {
     private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"");
     private static final Pattern FORM = Pattern.compile("name=\"form\" value=\"([^\"]+)\"");
 
-    private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
     private final String base;
     private String cookie = "";
     private String csrf;
@@ -27,24 +28,33 @@ final class ConsoleClient {
     /** Opens the sign-in form (its cookie and form token, as a browser gets them), then posts the token on it. */
     HttpResponse<String> signIn(String token) throws IOException, InterruptedException {
         HttpResponse<String> form = get("/signin");
-        String signInCookie = form.headers().firstValue("Set-Cookie").map(c -> c.substring(0, c.indexOf(';')))
+        String signInCookie = form.headers()
+                .firstValue("Set-Cookie")
+                .map(c -> c.substring(0, c.indexOf(';')))
                 .orElseThrow();
         Matcher m = FORM.matcher(form.body());
         if (!m.find()) {
             throw new AssertionError("no form token on the sign-in page: " + form.body());
         }
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + "/signin"))
-                .header("Cookie", signInCookie).header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString("form=" + URLEncoder.encode(m.group(1), StandardCharsets.UTF_8)
-                        + "&token=" + URLEncoder.encode(token, StandardCharsets.UTF_8))).build(),
+        HttpResponse<String> response = http.send(
+                HttpRequest.newBuilder(URI.create(base + "/signin"))
+                        .header("Cookie", signInCookie)
+                        .header("Content-Type", "application/x-www-form-urlencoded")
+                        .POST(HttpRequest.BodyPublishers.ofString(
+                                "form=" + URLEncoder.encode(m.group(1), StandardCharsets.UTF_8) + "&token="
+                                        + URLEncoder.encode(token, StandardCharsets.UTF_8)))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
-        response.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(ConsoleServer.COOKIE + "="))
-                .findFirst().ifPresent(c -> cookie = c.substring(0, c.indexOf(';')));
+        response.headers().allValues("Set-Cookie").stream()
+                .filter(c -> c.startsWith(ConsoleServer.COOKIE + "="))
+                .findFirst()
+                .ifPresent(c -> cookie = c.substring(0, c.indexOf(';')));
         return response;
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).GET();
+        HttpRequest.Builder request =
+                HttpRequest.newBuilder(URI.create(base + path)).GET();
         if (!cookie.isEmpty()) {
             request.header("Cookie", cookie);
         }
@@ -65,7 +75,10 @@ final class ConsoleClient {
     HttpResponse<String> act(String path, String... fields) throws IOException, InterruptedException {
         StringBuilder form = new StringBuilder("csrf=" + URLEncoder.encode(csrf, StandardCharsets.UTF_8));
         for (int i = 0; i + 1 < fields.length; i += 2) {
-            form.append('&').append(fields[i]).append('=').append(URLEncoder.encode(fields[i + 1], StandardCharsets.UTF_8));
+            form.append('&')
+                    .append(fields[i])
+                    .append('=')
+                    .append(URLEncoder.encode(fields[i + 1], StandardCharsets.UTF_8));
         }
         return post(path, form.toString());
     }
@@ -79,7 +92,7 @@ final class ConsoleClient {
         for (int i = 0; i + 1 < headers.length; i += 2) {
             request.header(headers[i], headers[i + 1]);
         }
-        return http.send(request.POST(HttpRequest.BodyPublishers.ofString(form)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                request.POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
     }
 }

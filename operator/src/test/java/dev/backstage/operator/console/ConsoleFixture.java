@@ -45,8 +45,14 @@ final class ConsoleFixture implements AutoCloseable {
     final RedisCommands<String, String> redis = connection.sync();
 
     ConsoleFixture() throws IOException {
-        client.resource(new SecretBuilder().withNewMetadata().withNamespace(ns).withName("orders-redis").endMetadata()
-                .withStringData(Map.of("url", REDIS)).build()).create();
+        client.resource(new SecretBuilder()
+                        .withNewMetadata()
+                        .withNamespace(ns)
+                        .withName("orders-redis")
+                        .endMetadata()
+                        .withStringData(Map.of("url", REDIS))
+                        .build())
+                .create();
         BackstageTopology topology = BackstageFixtures.redisTopology(ns, "orders", "default");
         prefix = topology.getSpec().getKeyPrefix() + "-" + ns;
         keys = new RedisKeys(prefix);
@@ -57,51 +63,106 @@ final class ConsoleFixture implements AutoCloseable {
         nightly.setTask("report");
         topology.getSpec().setSchedules(List.of(nightly));
         client.resource(topology).create();
-        client.resource(BackstageFixtures.pool(ns, "workers", "orders", "default")).create();
+        client.resource(BackstageFixtures.pool(ns, "workers", "orders", "default"))
+                .create();
         BackstageWorkerPoolStatus status = new BackstageWorkerPoolStatus();
         status.setReadyReplicas(1);
         status.setDesiredReplicas(3);
         status.setLastScaleTime("2026-12-03T01:00:00Z");
         status.setLastScaleReason("backlog 120 needs 3 workers");
-        client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").editStatus(p -> {
-            p.setStatus(status);
-            return p;
-        });
+        client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
+                .editStatus(p -> {
+                    p.setStatus(status);
+                    return p;
+                });
         role("reader", "get", "list", "watch");
         role("writer", "get", "list", "watch", "update");
         events = new EventRecorder(client, "backstage-operator", "console-test", Clock.systemUTC());
-        console = new Console(client, new ConsoleSettings(true, 0, Duration.ofSeconds(1), 60, Duration.ofHours(1)),
-                Set.of(ns), events, Clock.systemUTC());
+        console = new Console(
+                client,
+                new ConsoleSettings(true, 0, Duration.ofSeconds(1), 60, Duration.ofHours(1)),
+                Set.of(ns),
+                events,
+                Clock.systemUTC());
         console.start();
     }
 
     /** A fresh 10-minute token of one of the fixture's service accounts. */
     String token(String serviceAccount) {
-        return client.serviceAccounts().inNamespace(ns).withName(serviceAccount)
-                .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(600L).endSpec().build())
-                .getStatus().getToken();
+        return client.serviceAccounts()
+                .inNamespace(ns)
+                .withName(serviceAccount)
+                .tokenRequest(new TokenRequestBuilder()
+                        .withNewSpec()
+                        .withExpirationSeconds(600L)
+                        .endSpec()
+                        .build())
+                .getStatus()
+                .getToken();
     }
 
     /** Adds a dead letter of task processOrder to queue default; returns its entry id. */
     String deadLetter(String payload) {
-        return redis.xadd(keys.deadLetter("default"), Map.of("taskName", "processOrder", "payload", payload,
-                "error", "boom", "deliveryCount", "5", "deadLetteredAt", String.valueOf(System.currentTimeMillis()),
-                "originalId", "0-1", "enqueuedAt", "0"));
+        return redis.xadd(
+                keys.deadLetter("default"),
+                Map.of(
+                        "taskName",
+                        "processOrder",
+                        "payload",
+                        payload,
+                        "error",
+                        "boom",
+                        "deliveryCount",
+                        "5",
+                        "deadLetteredAt",
+                        String.valueOf(System.currentTimeMillis()),
+                        "originalId",
+                        "0-1",
+                        "enqueuedAt",
+                        "0"));
     }
 
     private void role(String name, String... verbs) {
-        client.resource(new ServiceAccountBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
-                .build()).create();
-        client.resource(new RoleBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
-                .addNewRule().withApiGroups("backstage.dev")
-                .withResources("backstageworkerpools", "backstagetopologies").withVerbs(verbs).endRule()
-                // The writer may also list the namespace's Events (the pool page shows them); the reader may not.
-                .addNewRule().withApiGroups("").withResources("events")
-                .withVerbs("writer".equals(name) ? List.of("list") : List.of("get")).endRule().build())
+        client.resource(new ServiceAccountBuilder()
+                        .withNewMetadata()
+                        .withNamespace(ns)
+                        .withName(name)
+                        .endMetadata()
+                        .build())
                 .create();
-        client.resource(new RoleBindingBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "Role", name)
-                .addNewSubject().withKind("ServiceAccount").withName(name).withNamespace(ns).endSubject().build())
+        client.resource(new RoleBuilder()
+                        .withNewMetadata()
+                        .withNamespace(ns)
+                        .withName(name)
+                        .endMetadata()
+                        .addNewRule()
+                        .withApiGroups("backstage.dev")
+                        .withResources("backstageworkerpools", "backstagetopologies")
+                        .withVerbs(verbs)
+                        .endRule()
+                        // The writer may also list the namespace's Events (the pool page shows them); the reader may
+                        // not.
+                        .addNewRule()
+                        .withApiGroups("")
+                        .withResources("events")
+                        .withVerbs("writer".equals(name) ? List.of("list") : List.of("get"))
+                        .endRule()
+                        .build())
+                .create();
+        client.resource(new RoleBindingBuilder()
+                        .withNewMetadata()
+                        .withNamespace(ns)
+                        .withName(name)
+                        .endMetadata()
+                        .withNewRoleRef("rbac.authorization.k8s.io", "Role", name)
+                        .addNewSubject()
+                        .withKind("ServiceAccount")
+                        .withName(name)
+                        .withNamespace(ns)
+                        .endSubject()
+                        .build())
                 .create();
     }
 

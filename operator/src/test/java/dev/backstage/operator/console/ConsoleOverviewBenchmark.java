@@ -45,7 +45,8 @@ public final class ConsoleOverviewBenchmark {
             console = new Console(client, ConsoleSettings.defaults(0), Set.of(ns), events, Clock.systemUTC());
             console.start();
             Console started = console;
-            org.awaitility.Awaitility.await("the console's informer holds every pool").atMost(Duration.ofMinutes(2))
+            org.awaitility.Awaitility.await("the console's informer holds every pool")
+                    .atMost(Duration.ofMinutes(2))
                     .until(() -> started.cache().pools().size() >= pools);
             ConsoleClient viewer = new ConsoleClient(console.port());
             HttpResponse<String> signIn = viewer.signIn(viewerToken(client, ns));
@@ -61,15 +62,25 @@ public final class ConsoleOverviewBenchmark {
             }
             double[] overview = time(viewer, "/", rounds);
             double[] onePool = time(viewer, "/pools/" + ns + "/pool-0", rounds);
-            System.out.printf("overview at %d pools: cold %.1f ms (one SubjectAccessReview), warm median %.1f ms"
-                    + " (p90 %.1f, max %.1f) over %d requests; page %,d bytes%n", pools, cold, overview[0], overview[1],
-                    overview[2], rounds, first.body().length());
-            System.out.printf("one pool's page:       warm median %.1f ms (p90 %.1f, max %.1f)%n", onePool[0],
-                    onePool[1], onePool[2]);
-            System.out.printf("overview / target: %.1f ms / 300 ms = %.2f; overview / one pool's page: %.1f / %.1f ms%n",
+            System.out.printf(
+                    "overview at %d pools: cold %.1f ms (one SubjectAccessReview), warm median %.1f ms"
+                            + " (p90 %.1f, max %.1f) over %d requests; page %,d bytes%n",
+                    pools,
+                    cold,
+                    overview[0],
+                    overview[1],
+                    overview[2],
+                    rounds,
+                    first.body().length());
+            System.out.printf(
+                    "one pool's page:       warm median %.1f ms (p90 %.1f, max %.1f)%n",
+                    onePool[0], onePool[1], onePool[2]);
+            System.out.printf(
+                    "overview / target: %.1f ms / 300 ms = %.2f; overview / one pool's page: %.1f / %.1f ms%n",
                     overview[0], overview[0] / 300, overview[0], onePool[0]);
-            System.out.printf("history memory at %d pools: %d x %,d bytes = %.1f MiB (fixed)%n", pools, pools,
-                    PoolHistory.bytesFor(360), pools * PoolHistory.bytesFor(360) / 1048576.0);
+            System.out.printf(
+                    "history memory at %d pools: %d x %,d bytes = %.1f MiB (fixed)%n",
+                    pools, pools, PoolHistory.bytesFor(360), pools * PoolHistory.bytesFor(360) / 1048576.0);
         } finally {
             if (console != null) {
                 console.close();
@@ -102,16 +113,20 @@ public final class ConsoleOverviewBenchmark {
             int n = i;
             done.add(writers.submit(() -> {
                 // The topology does not exist: no operator would render Deployments for these pools.
-                client.resource(BackstageFixtures.pool(ns, name, "no-such-topology", "default")).create();
+                client.resource(BackstageFixtures.pool(ns, name, "no-such-topology", "default"))
+                        .create();
                 BackstageWorkerPoolStatus status = new BackstageWorkerPoolStatus();
                 status.setReadyReplicas(n % 4);
                 status.setDesiredReplicas(n % 5);
                 status.setLastScaleTime("2026-12-03T01:00:00Z");
                 status.setLastScaleReason("backlog " + n + " needs " + (n % 5) + " workers");
-                client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(name).editStatus(p -> {
-                    p.setStatus(status);
-                    return p;
-                });
+                client.resources(BackstageWorkerPool.class)
+                        .inNamespace(ns)
+                        .withName(name)
+                        .editStatus(p -> {
+                            p.setStatus(status);
+                            return p;
+                        });
                 return null;
             }));
         }
@@ -122,18 +137,47 @@ public final class ConsoleOverviewBenchmark {
     }
 
     private static String viewerToken(KubernetesClient client, String ns) {
-        client.resource(new ServiceAccountBuilder().withNewMetadata().withNamespace(ns).withName("viewer").endMetadata()
-                .build()).create();
-        client.resource(new RoleBuilder().withNewMetadata().withNamespace(ns).withName("viewer").endMetadata()
-                .addNewRule().withApiGroups("backstage.dev")
-                .withResources("backstageworkerpools", "backstagetopologies").withVerbs("get", "list").endRule().build())
+        client.resource(new ServiceAccountBuilder()
+                        .withNewMetadata()
+                        .withNamespace(ns)
+                        .withName("viewer")
+                        .endMetadata()
+                        .build())
                 .create();
-        client.resource(new RoleBindingBuilder().withNewMetadata().withNamespace(ns).withName("viewer").endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "Role", "viewer")
-                .addNewSubject().withKind("ServiceAccount").withName("viewer").withNamespace(ns).endSubject().build())
+        client.resource(new RoleBuilder()
+                        .withNewMetadata()
+                        .withNamespace(ns)
+                        .withName("viewer")
+                        .endMetadata()
+                        .addNewRule()
+                        .withApiGroups("backstage.dev")
+                        .withResources("backstageworkerpools", "backstagetopologies")
+                        .withVerbs("get", "list")
+                        .endRule()
+                        .build())
                 .create();
-        return client.serviceAccounts().inNamespace(ns).withName("viewer")
-                .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(600L).endSpec().build())
-                .getStatus().getToken();
+        client.resource(new RoleBindingBuilder()
+                        .withNewMetadata()
+                        .withNamespace(ns)
+                        .withName("viewer")
+                        .endMetadata()
+                        .withNewRoleRef("rbac.authorization.k8s.io", "Role", "viewer")
+                        .addNewSubject()
+                        .withKind("ServiceAccount")
+                        .withName("viewer")
+                        .withNamespace(ns)
+                        .endSubject()
+                        .build())
+                .create();
+        return client.serviceAccounts()
+                .inNamespace(ns)
+                .withName("viewer")
+                .tokenRequest(new TokenRequestBuilder()
+                        .withNewSpec()
+                        .withExpirationSeconds(600L)
+                        .endSpec()
+                        .build())
+                .getStatus()
+                .getToken();
     }
 }

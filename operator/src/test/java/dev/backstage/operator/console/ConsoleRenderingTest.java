@@ -31,8 +31,15 @@ class ConsoleRenderingTest {
 
     @Test
     void givenAHostilePayloadAndError_whenTheDeadLetterPageRenders_thenTheyAppearOnlyAsText() {
-        String html = DeadLetterPage.body("shop", "workers", "default",
-                List.of(entry("1-0", "{\"note\":\"" + HOSTILE.replace("'", "\\u0027") + "\"}")), null, 1, true, "c");
+        String html = DeadLetterPage.body(
+                "shop",
+                "workers",
+                "default",
+                List.of(entry("1-0", "{\"note\":\"" + HOSTILE.replace("'", "\\u0027") + "\"}")),
+                null,
+                1,
+                true,
+                "c");
         assertFalse(html.contains("<script>"), html);
         assertFalse(html.contains("<b>"), html);
         assertTrue(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"), html);
@@ -53,7 +60,8 @@ class ConsoleRenderingTest {
 
     @Test
     void givenABrokerWithoutSingleEntryActions_whenRendered_thenOnlyRedriveAllIsOffered() {
-        String html = DeadLetterPage.body("shop", "workers", "default", List.of(entry("1-0", "{}")), null, 1, false, "c");
+        String html =
+                DeadLetterPage.body("shop", "workers", "default", List.of(entry("1-0", "{}")), null, 1, false, "c");
         assertTrue(html.contains("/dead-letters/redrive-all"), html);
         assertFalse(html.contains("/dead-letters/redrive\""), html);
         assertFalse(html.contains("/dead-letters/delete\""), html);
@@ -77,7 +85,10 @@ class ConsoleRenderingTest {
     @Test
     void givenAPoolWithAHostileScaleReason_whenTheOverviewRenders_thenTheReasonIsText() {
         BackstageWorkerPool pool = new BackstageWorkerPool();
-        pool.setMetadata(new ObjectMetaBuilder().withNamespace("shop").withName("workers").build());
+        pool.setMetadata(new ObjectMetaBuilder()
+                .withNamespace("shop")
+                .withName("workers")
+                .build());
         pool.setSpec(new BackstageWorkerPoolSpec());
         BackstageWorkerPoolStatus status = new BackstageWorkerPoolStatus();
         status.setReadyReplicas(2);
@@ -92,7 +103,9 @@ class ConsoleRenderingTest {
 
     @Test
     void givenSamples_whenPlotted_thenEachSeriesIsAPolylineAndEachScalingDecisionAMark() {
-        List<PoolSample> samples = List.of(new PoolSample(0, 100, 10, 1, 1, 0), new PoolSample(10_000, 50, 5, 4, 2, 0),
+        List<PoolSample> samples = List.of(
+                new PoolSample(0, 100, 10, 1, 1, 0),
+                new PoolSample(10_000, 50, 5, 4, 2, 0),
                 new PoolSample(20_000, 0, 0, 4, 4, 0));
         String svg = HistoryPlot.svg(samples);
         for (String series : List.of("backlog", "inflight", "desired", "ready")) {
@@ -103,8 +116,10 @@ class ConsoleRenderingTest {
         assertFalse(HistoryPlot.svg(List.of()).contains("polyline"));
         // one scaling decision (desired 1 -> 4 at the second sample), marked once with its tooltip
         assertEquals(1, svg.split("<line class=\"scale\"", -1).length - 1, svg);
-        assertTrue(svg.contains("<line class=\"scale\" x1=\"300.0\" y1=\"0\" x2=\"300.0\" y2=\"160\">"
-                + "<title>desired 1 → 4 at 1970-01-01T00:00:10Z</title></line>"), svg);
+        assertTrue(
+                svg.contains("<line class=\"scale\" x1=\"300.0\" y1=\"0\" x2=\"300.0\" y2=\"160\">"
+                        + "<title>desired 1 → 4 at 1970-01-01T00:00:10Z</title></line>"),
+                svg);
     }
 
     @Test
@@ -112,7 +127,8 @@ class ConsoleRenderingTest {
         ScheduleSpec schedule = new ScheduleSpec();
         schedule.setSchedule("0 9 * * *");
         schedule.setTimeZone("Europe/Paris");
-        assertEquals(List.of("2026-12-03T08:00:00Z", "2026-12-04T08:00:00Z", "2026-12-05T08:00:00Z"),
+        assertEquals(
+                List.of("2026-12-03T08:00:00Z", "2026-12-04T08:00:00Z", "2026-12-05T08:00:00Z"),
                 SchedulePage.nextTicks(schedule, Instant.parse("2026-12-03T01:00:00Z"), 3));
         schedule.setSchedule("not cron");
         assertTrue(SchedulePage.nextTicks(schedule, Instant.EPOCH, 3).get(0).startsWith("invalid: cron expression"));
@@ -123,8 +139,8 @@ class ConsoleRenderingTest {
         dev.backstage.operator.model.ScheduleStatus status = new dev.backstage.operator.model.ScheduleStatus("nightly");
         assertEquals("-", SchedulePage.lastTicks(status));
         for (int minute = 1; minute <= 7; minute++) {
-            status.addRecentTick(new dev.backstage.operator.model.FiredTick("2026-12-03T00:0" + minute + ":00Z",
-                    minute == 6 ? null : "1733184000000-" + minute));
+            status.addRecentTick(new dev.backstage.operator.model.FiredTick(
+                    "2026-12-03T00:0" + minute + ":00Z", minute == 6 ? null : "1733184000000-" + minute));
         }
         status.addRecentTick(new dev.backstage.operator.model.FiredTick("2026-12-03T00:08:00Z", HOSTILE));
         String cell = SchedulePage.lastTicks(status);

@@ -19,14 +19,18 @@ class ConsoleSettingsTest {
 
     @Test
     void givenEnabledFalse_whenRead_thenTheConsoleIsOff() {
-        assertFalse(ConsoleSettings.fromEnv(Map.of("BACKSTAGE_CONSOLE_ENABLED", "false")).enabled());
+        assertFalse(ConsoleSettings.fromEnv(Map.of("BACKSTAGE_CONSOLE_ENABLED", "false"))
+                .enabled());
     }
 
     @Test
     void givenAPortThatIsNotANumber_whenRead_thenOneLineSaysWhichVariableAndWhatItGot() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> ConsoleSettings.fromEnv(Map.of("BACKSTAGE_CONSOLE_PORT", "http")));
         assertEquals("BACKSTAGE_CONSOLE_PORT must be a port number (0-65535), got 'http'", e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> ConsoleSettings.fromEnv(Map.of("BACKSTAGE_CONSOLE_PORT", "70000")));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> ConsoleSettings.fromEnv(Map.of("BACKSTAGE_CONSOLE_PORT", "70000")));
     }
 }

@@ -91,7 +91,8 @@ class SessionsTest {
         assertNotEquals(token, sessions.formToken(), "each form its own");
         assertFalse(new Sessions(clock, Duration.ofHours(1)).validFormToken(token), "another process's key");
         String[] parts = token.split("\\.");
-        assertFalse(sessions.validFormToken((Long.parseLong(parts[0]) + 600) + "." + parts[1] + "." + parts[2]),
+        assertFalse(
+                sessions.validFormToken((Long.parseLong(parts[0]) + 600) + "." + parts[1] + "." + parts[2]),
                 "a changed issue time breaks the MAC");
         assertFalse(sessions.validFormToken(parts[0] + "." + parts[1] + ".forged"));
         assertFalse(sessions.validFormToken("guess"));

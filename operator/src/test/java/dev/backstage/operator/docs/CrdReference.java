@@ -29,15 +29,20 @@ final class CrdReference {
     static String render(Path crdDir) throws IOException {
         List<Path> files;
         try (Stream<Path> list = Files.list(crdDir)) {
-            files = list.filter(p -> p.toString().endsWith(".yml") || p.toString().endsWith(".yaml")).sorted().toList();
+            files = list.filter(
+                            p -> p.toString().endsWith(".yml") || p.toString().endsWith(".yaml"))
+                    .sorted()
+                    .toList();
         }
         StringBuilder out = new StringBuilder();
         out.append("# CRD reference\n\n")
                 .append("<!-- Generated from crds/*.yml by CrdReferenceUpToDateTest; do not edit. Refresh with\n")
                 .append("     mvn -B -ntp -pl operator -am test -Dtest=CrdReferenceUpToDateTest ")
                 .append("-Dsurefire.failIfNoSpecifiedTests=false -Dbackstage.updateDocs=true -->\n\n")
-                .append("The custom resources of the operator, as the API server validates them: the field constraints ")
-                .append("and the CEL rules below each kind are checked by the API server itself; the admission webhook ")
+                .append(
+                        "The custom resources of the operator, as the API server validates them: the field constraints ")
+                .append(
+                        "and the CEL rules below each kind are checked by the API server itself; the admission webhook ")
                 .append("adds the cross-object checks in [the operator overview](overview.md).\n");
         for (Path file : files) {
             renderCrd(YAML.readTree(file.toFile()), file.getFileName().toString(), out);
@@ -54,7 +59,10 @@ final class CrdReference {
             out.append(version.path("name").asText());
         }
         out.append("`, scope ").append(spec.path("scope").asText()).append('\n');
-        out.append("- Names: `").append(names.path("plural").asText()).append("`, `").append(names.path("singular").asText())
+        out.append("- Names: `")
+                .append(names.path("plural").asText())
+                .append("`, `")
+                .append(names.path("singular").asText())
                 .append('`');
         for (JsonNode shortName : names.path("shortNames")) {
             out.append(", short `").append(shortName.asText()).append('`');
@@ -65,8 +73,13 @@ final class CrdReference {
             if (columns.size() > 0) {
                 out.append("\n`kubectl get` columns:\n\n| Column | Type | JSONPath |\n|---|---|---|\n");
                 for (JsonNode column : columns) {
-                    out.append("| ").append(column.path("name").asText()).append(" | ").append(column.path("type").asText())
-                            .append(" | `").append(cell(column.path("jsonPath").asText())).append("` |\n");
+                    out.append("| ")
+                            .append(column.path("name").asText())
+                            .append(" | ")
+                            .append(column.path("type").asText())
+                            .append(" | `")
+                            .append(cell(column.path("jsonPath").asText()))
+                            .append("` |\n");
                 }
             }
             JsonNode schema = version.path("schema").path("openAPIV3Schema");
@@ -90,10 +103,14 @@ final class CrdReference {
         }
     }
 
-    private static void walk(JsonNode node, String path, Set<String> required, List<String[]> rows, List<String[]> rules) {
+    private static void walk(
+            JsonNode node, String path, Set<String> required, List<String[]> rows, List<String[]> rules) {
         for (JsonNode rule : node.path("x-kubernetes-validations")) {
-            rules.add(new String[] {code(path.isEmpty() ? "." : path), code(rule.path("rule").asText()),
-                    cell(rule.path("message").asText(""))});
+            rules.add(new String[] {
+                code(path.isEmpty() ? "." : path),
+                code(rule.path("rule").asText()),
+                cell(rule.path("message").asText(""))
+            });
         }
         JsonNode properties = node.path("properties");
         Set<String> requiredHere = new TreeSet<>();
@@ -108,8 +125,11 @@ final class CrdReference {
         JsonNode items = node.path("items");
         if (items.isObject()) {
             for (JsonNode rule : items.path("x-kubernetes-validations")) {
-                rules.add(new String[] {code(path + "[]"), code(rule.path("rule").asText()),
-                        cell(rule.path("message").asText(""))});
+                rules.add(new String[] {
+                    code(path + "[]"),
+                    code(rule.path("rule").asText()),
+                    cell(rule.path("message").asText(""))
+                });
             }
             if (items.has("properties")) {
                 JsonNode copy = items.deepCopy();
@@ -120,7 +140,8 @@ final class CrdReference {
     }
 
     private static String[] row(String path, JsonNode field, boolean required) {
-        String type = field.path("type").asText(field.path("x-kubernetes-int-or-string").asBoolean() ? "int-or-string" : "");
+        String type = field.path("type")
+                .asText(field.path("x-kubernetes-int-or-string").asBoolean() ? "int-or-string" : "");
         if (type.equals("array") && field.path("items").has("type")) {
             type = "array of " + field.path("items").path("type").asText();
         }
@@ -146,8 +167,13 @@ final class CrdReference {
             constraints.add("nullable");
         }
         String defaultValue = field.has("default") ? code(field.get("default").toString()) : "";
-        return new String[] {code(path), type, defaultValue, cell(String.join(", ", constraints)),
-                cell(field.path("description").asText(""))};
+        return new String[] {
+            code(path),
+            type,
+            defaultValue,
+            cell(String.join(", ", constraints)),
+            cell(field.path("description").asText(""))
+        };
     }
 
     private static void addIf(List<String> constraints, JsonNode field, String key, String label) {

@@ -22,15 +22,23 @@ class CrdReferenceUpToDateTest {
             Files.writeString(page, rendered);
         }
         assertTrue(Files.exists(page), CrdReference.PAGE + " is missing; generate it with -Dbackstage.updateDocs=true");
-        assertEquals(rendered, Files.readString(page),
+        assertEquals(
+                rendered,
+                Files.readString(page),
                 CrdReference.PAGE + " is stale; refresh it with -Dbackstage.updateDocs=true and commit it");
     }
 
     @Test
     void givenTheCrds_whenRendered_thenTheReferenceListsEveryKindItsFieldsAndItsCelRules() throws Exception {
         String rendered = CrdReference.render(ControlPlane.repoRoot().resolve("crds"));
-        for (String expected : new String[] {"## BackstageTopology", "## BackstageWorkerPool", "| `.spec.provider` |",
-                "| `.spec.autoscaling.maxReplicas` |", "CEL rules:", "short `bwp`"}) {
+        for (String expected : new String[] {
+            "## BackstageTopology",
+            "## BackstageWorkerPool",
+            "| `.spec.provider` |",
+            "| `.spec.autoscaling.maxReplicas` |",
+            "CEL rules:",
+            "short `bwp`"
+        }) {
             assertTrue(rendered.contains(expected), "the reference has no " + expected);
         }
     }

@@ -63,7 +63,8 @@ final class ReadmeCommands {
                     inOtherBlock = false;
                     pending = null;
                 } else {
-                    boolean shell = SHELL_LANGUAGES.contains(trimmed.substring(3).strip().toLowerCase());
+                    boolean shell = SHELL_LANGUAGES.contains(
+                            trimmed.substring(3).strip().toLowerCase());
                     inShellBlock = shell;
                     inOtherBlock = !shell;
                     blockMarker = null;
@@ -78,7 +79,8 @@ final class ReadmeCommands {
                 pendingLine = i + 1;
             }
             if (trimmed.endsWith("\\") && commentStart(trimmed) < 0) {
-                pending.append(trimmed.substring(0, trimmed.length() - 1).strip()).append(" ");
+                pending.append(trimmed.substring(0, trimmed.length() - 1).strip())
+                        .append(" ");
                 continue;
             }
             pending.append(trimmed);
@@ -92,7 +94,8 @@ final class ReadmeCommands {
             String comment = hash < 0 ? null : logical.substring(hash + 1).strip();
             String marker = comment == null ? null : marker(comment);
             String error = comment != null && marker == null && comment.startsWith("needs")
-                    ? "unknown marker '# " + comment + "': use one of " + MARKERS : null;
+                    ? "unknown marker '# " + comment + "': use one of " + MARKERS
+                    : null;
             if (code.isEmpty()) {
                 if (marker != null) {
                     blockMarker = marker;
@@ -110,8 +113,11 @@ final class ReadmeCommands {
     /** The marker a comment starts with, or null. */
     private static String marker(String comment) {
         for (String m : MARKERS) {
-            if (comment.equals(m) || comment.startsWith(m + ":") || comment.startsWith(m + ";")
-                    || comment.startsWith(m + ",") || comment.startsWith(m + " ")) {
+            if (comment.equals(m)
+                    || comment.startsWith(m + ":")
+                    || comment.startsWith(m + ";")
+                    || comment.startsWith(m + ",")
+                    || comment.startsWith(m + " ")) {
                 return m;
             }
         }

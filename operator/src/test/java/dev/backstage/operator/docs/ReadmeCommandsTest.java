@@ -35,8 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("slow")
 class ReadmeCommandsTest {
-    private static final List<String> FIXED_FILES = List.of("README.md", "CONTRIBUTING.md", "CHANGELOG.md",
-            "helm/backstage-operator/README.md");
+    private static final List<String> FIXED_FILES =
+            List.of("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "helm/backstage-operator/README.md");
     private static final long TIMEOUT_SECONDS = 300;
 
     @TempDir
@@ -46,7 +46,8 @@ class ReadmeCommandsTest {
     void givenEveryMarkdownPage_thenEachCommandRunsOrIsMarked() throws Exception {
         Path root = ControlPlane.repoRoot();
         String configured = System.getProperty("backstage.readmes");
-        List<String> files = configured == null || configured.isBlank() ? defaultFiles(root) : List.of(configured.split(","));
+        List<String> files =
+                configured == null || configured.isBlank() ? defaultFiles(root) : List.of(configured.split(","));
         List<ReadmeCommands.Command> commands = new ArrayList<>();
         for (String file : files) {
             Path path = root.resolve(file.strip());
@@ -90,8 +91,9 @@ class ReadmeCommandsTest {
         int markedTotal = marked.values().stream().mapToInt(Integer::intValue).sum();
         System.out.println("README commands: " + ran + " run, " + markedTotal + " marked " + marked + ", "
                 + failures.size() + " failed; files " + files);
-        assertTrue(failures.isEmpty(), failures.size() + " README command(s) failed or are not understood:\n"
-                + String.join("\n", failures));
+        assertTrue(
+                failures.isEmpty(),
+                failures.size() + " README command(s) failed or are not understood:\n" + String.join("\n", failures));
     }
 
     /** The fixed files and every Markdown page under docs/, as paths from the repository root. */
@@ -100,8 +102,10 @@ class ReadmeCommandsTest {
         Path docs = root.resolve("docs");
         if (Files.isDirectory(docs)) {
             try (java.util.stream.Stream<Path> pages = Files.walk(docs)) {
-                pages.filter(p -> p.toString().endsWith(".md")).map(p -> root.relativize(p).toString().replace('\\', '/'))
-                        .sorted().forEach(files::add);
+                pages.filter(p -> p.toString().endsWith(".md"))
+                        .map(p -> root.relativize(p).toString().replace('\\', '/'))
+                        .sorted()
+                        .forEach(files::add);
             }
         }
         return files;
@@ -113,7 +117,9 @@ class ReadmeCommandsTest {
         assertEquals(0, tools.exit(), "helm/kubectl could not be fetched: " + tools.err());
         String toolDir = lastLine(tools.out());
         Map<String, String> env = new TreeMap<>();
-        env.put("PATH", root.resolve("bin") + ":" + toolDir + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        env.put(
+                "PATH",
+                root.resolve("bin") + ":" + toolDir + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
         env.put("BACKSTAGE_CLI_CLASSPATH", System.getProperty("java.class.path"));
         env.put("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:1");
         env.put("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:1");
@@ -182,8 +188,15 @@ class ReadmeCommandsTest {
                 ```
                 """;
         List<ReadmeCommands.Command> commands = ReadmeCommands.parse("T.md", markdown);
-        assertEquals(List.of("bin/backstage --help", "bin/demo", "bin/backstage enqueue t '{\"a\":\"#1\"}'",
-                "helm template x helm/backstage-operator --set a=b", "bin/thing", "helm install x y", "kubectl get bwp"),
+        assertEquals(
+                List.of(
+                        "bin/backstage --help",
+                        "bin/demo",
+                        "bin/backstage enqueue t '{\"a\":\"#1\"}'",
+                        "helm template x helm/backstage-operator --set a=b",
+                        "bin/thing",
+                        "helm install x y",
+                        "kubectl get bwp"),
                 commands.stream().map(ReadmeCommands.Command::code).toList());
         assertNull(commands.get(0).marker());
         assertEquals("long-running", commands.get(1).marker());
@@ -197,9 +210,17 @@ class ReadmeCommandsTest {
         assertTrue(ReadmeCommands.runnable("bin/backstage dead-letters list -h"));
         assertTrue(ReadmeCommands.runnable("kubectl backstage --help"));
         assertTrue(ReadmeCommands.runnable("helm template x helm/backstage-operator --set a=b > /dev/null"));
-        for (String unsafe : List.of("bin/test", "bin/test --help", "bin/demo --help", "bin/backstage enqueue t '{}'",
-                "bin/backstage --help; bin/test", "helm install x y", "kubectl apply -f crds/", "mvn -B test",
-                "bin/backstage --help && rm -rf x", "helm template x $(bin/test)")) {
+        for (String unsafe : List.of(
+                "bin/test",
+                "bin/test --help",
+                "bin/demo --help",
+                "bin/backstage enqueue t '{}'",
+                "bin/backstage --help; bin/test",
+                "helm install x y",
+                "kubectl apply -f crds/",
+                "mvn -B test",
+                "bin/backstage --help && rm -rf x",
+                "helm template x $(bin/test)")) {
             assertTrue(!ReadmeCommands.runnable(unsafe), unsafe + " must not run unmarked");
         }
     }

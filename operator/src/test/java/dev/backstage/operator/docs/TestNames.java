@@ -23,18 +23,16 @@ final class TestNames {
      * {@code givenX_whenY_thenZ} or {@code givenX_thenZ}; each part a camelCase phrase, and after the outcome any
      * further {@code _andW}, {@code _butW}, {@code _notW}… clauses that start lower case.
      */
-    static final Pattern RULE =
-            Pattern.compile("given[A-Z][A-Za-z0-9]*(_when[A-Z][A-Za-z0-9]*)?_then[A-Z][A-Za-z0-9]*(_[a-z][A-Za-z0-9]*)*");
+    static final Pattern RULE = Pattern.compile(
+            "given[A-Z][A-Za-z0-9]*(_when[A-Z][A-Za-z0-9]*)?_then[A-Z][A-Za-z0-9]*(_[a-z][A-Za-z0-9]*)*");
 
-    private static final Pattern TEST_ANNOTATION = Pattern.compile(
-            "@(?:org\\.junit\\.jupiter\\.(?:api|params)\\.)?"
-                    + "(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)(?![\\w.$])");
+    private static final Pattern TEST_ANNOTATION = Pattern.compile("@(?:org\\.junit\\.jupiter\\.(?:api|params)\\.)?"
+            + "(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)(?![\\w.$])");
     private static final Pattern ANNOTATION_NAME = Pattern.compile("@[\\w.$]+");
     private static final Pattern METHOD_NAME = Pattern.compile("(\\w+)\\s*\\($");
     private static final Set<String> SKIPPED_DIRECTORIES = Set.of(".git", "target", "node_modules");
 
-    private TestNames() {
-    }
+    private TestNames() {}
 
     /** One test method: where it is declared and its name. */
     record TestMethod(Path file, int line, String name) {
@@ -55,7 +53,8 @@ final class TestNames {
             @Override
             public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
                 return SKIPPED_DIRECTORIES.contains(dir.getFileName().toString())
-                        ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                        ? FileVisitResult.SKIP_SUBTREE
+                        : FileVisitResult.CONTINUE;
             }
 
             @Override

@@ -20,18 +20,24 @@ class TestNamesTest {
         Path root = ControlPlane.repoRoot();
         List<TestMethod> methods = TestNames.inRepository(root);
         for (String module : List.of("test-support", "worker-runtime", "operator", "e2e")) {
-            assertTrue(methods.stream().anyMatch(m -> m.file().startsWith(module)),
+            assertTrue(
+                    methods.stream().anyMatch(m -> m.file().startsWith(module)),
                     "no test method found under " + module + "/src/test/java: the scanner missed them");
         }
-        List<TestMethod> offenders = methods.stream().filter(m -> !m.followsTheRule()).toList();
-        assertEquals(List.of(), offenders, offenders.size() + " of " + methods.size()
-                + " test methods break the rule " + TestNames.RULE + "; rename them givenX_whenY_thenZ:\n"
-                + offenders.stream().map(TestMethod::toString).collect(Collectors.joining("\n")));
+        List<TestMethod> offenders =
+                methods.stream().filter(m -> !m.followsTheRule()).toList();
+        assertEquals(
+                List.of(),
+                offenders,
+                offenders.size() + " of " + methods.size()
+                        + " test methods break the rule " + TestNames.RULE + "; rename them givenX_whenY_thenZ:\n"
+                        + offenders.stream().map(TestMethod::toString).collect(Collectors.joining("\n")));
     }
 
     @Test
     void givenSourceWithTestsInEveryShape_whenScanned_thenEachTestMethodIsFoundWithItsLine_andNothingElse() {
-        String source = String.join("\n",
+        String source = String.join(
+                "\n",
                 "class Sample {",
                 "    @Test",
                 "    void parsesUrl() {",
@@ -54,12 +60,19 @@ class TestNamesTest {
 
         List<TestMethod> found = TestNames.in(Path.of("Sample.java"), source);
 
-        assertEquals(List.of("Sample.java:3 parsesUrl", "Sample.java:11 givenRows_thenEachIsChecked",
+        assertEquals(
+                List.of(
+                        "Sample.java:3 parsesUrl",
+                        "Sample.java:11 givenRows_thenEachIsChecked",
                         "Sample.java:13 givenOneLine_whenRead_thenItsNameIsFound",
                         "Sample.java:15 givenCamelWhenFactoryThenFound",
                         "Sample.java:17 givenARepeat_thenItIsFound_andItsClauseAllowed"),
                 found.stream().map(TestMethod::toString).toList());
-        assertEquals(List.of("parsesUrl", "givenCamelWhenFactoryThenFound"),
-                found.stream().filter(m -> !m.followsTheRule()).map(TestMethod::name).toList());
+        assertEquals(
+                List.of("parsesUrl", "givenCamelWhenFactoryThenFound"),
+                found.stream()
+                        .filter(m -> !m.followsTheRule())
+                        .map(TestMethod::name)
+                        .toList());
     }
 }

@@ -32,12 +32,15 @@ class EventRecorderTest {
 
     @Test
     void givenAnEvent_whenRecorded_thenItNamesItsObjectReasonAndReporter() throws InterruptedException {
-        BackstageWorkerPool pool = mock.client().resource(BackstageFixtures.pool("events-a", "p", "t", "q")).create();
+        BackstageWorkerPool pool = mock.client()
+                .resource(BackstageFixtures.pool("events-a", "p", "t", "q"))
+                .create();
 
         recorder.warning(pool, "TopologyNotFound", "BackstageTopology 't' not found");
         assertTrue(recorder.flush(FLUSH), "written in the background");
 
-        List<Event> events = mock.client().v1().events().inNamespace("events-a").list().getItems();
+        List<Event> events =
+                mock.client().v1().events().inNamespace("events-a").list().getItems();
         assertEquals(1, events.size());
         Event event = events.get(0);
         assertEquals("Warning", event.getType());
@@ -52,7 +55,9 @@ class EventRecorderTest {
 
     @Test
     void givenARepeatedEvent_whenRecorded_thenTheCountIsBumpedInsteadOfAddingAnEvent() throws InterruptedException {
-        BackstageWorkerPool pool = mock.client().resource(BackstageFixtures.pool("events-b", "p", "t", "q")).create();
+        BackstageWorkerPool pool = mock.client()
+                .resource(BackstageFixtures.pool("events-b", "p", "t", "q"))
+                .create();
 
         recorder.warning(pool, "ReconcileFailed", "boom");
         recorder.warning(pool, "ReconcileFailed", "boom");
@@ -60,15 +65,21 @@ class EventRecorderTest {
         recorder.normal(pool, "PoolReady", "2/2 replicas ready");
         assertTrue(recorder.flush(FLUSH), "written in the background");
 
-        List<Event> events = mock.client().v1().events().inNamespace("events-b").list().getItems();
+        List<Event> events =
+                mock.client().v1().events().inNamespace("events-b").list().getItems();
         assertEquals(2, events.size());
-        Event failed = events.stream().filter(e -> e.getReason().equals("ReconcileFailed")).findFirst().orElseThrow();
+        Event failed = events.stream()
+                .filter(e -> e.getReason().equals("ReconcileFailed"))
+                .findFirst()
+                .orElseThrow();
         assertEquals(3, failed.getCount());
     }
 
     @Test
     void givenQueuedEvents_whenClosed_thenTheyAreWrittenAndLaterEventsAreDropped() {
-        BackstageWorkerPool pool = mock.client().resource(BackstageFixtures.pool("events-c", "p", "t", "q")).create();
+        BackstageWorkerPool pool = mock.client()
+                .resource(BackstageFixtures.pool("events-c", "p", "t", "q"))
+                .create();
         EventRecorder closing = new EventRecorder(mock.client(), "backstage-operator", "test-1", Clock.systemUTC());
         closing.normal(pool, "ConfigCreated", "one");
         closing.normal(pool, "DeploymentCreated", "two");
@@ -78,7 +89,9 @@ class EventRecorderTest {
         closing.normal(pool, "Scaled", "after close");
 
         List<String> reasons = mock.client().v1().events().inNamespace("events-c").list().getItems().stream()
-                .map(Event::getReason).sorted().toList();
+                .map(Event::getReason)
+                .sorted()
+                .toList();
         assertEquals(List.of("ConfigCreated", "DeploymentCreated", "PoolReady"), reasons);
     }
 }

@@ -17,8 +17,8 @@ import dev.backstage.operator.model.CapabilityBackend;
 import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.model.QueueSpec;
 import dev.backstage.operator.model.SecretKeyReference;
-import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.operator.testing.OperatorTestHarness;
+import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.runtime.config.Durations;
 import dev.backstage.runtime.config.RuntimeConfig;
 import dev.backstage.runtime.config.RuntimeConfigFiles;
@@ -64,8 +64,17 @@ class ExampleManifestsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"redis.yaml", "redis-cluster.yaml", "rabbitmq.yaml", "rabbitmq-cluster.yaml", "kafka.yaml",
-            "local/redis.yaml", "local/rabbitmq.yaml", "local/kafka.yaml"})
+    @ValueSource(
+            strings = {
+                "redis.yaml",
+                "redis-cluster.yaml",
+                "rabbitmq.yaml",
+                "rabbitmq-cluster.yaml",
+                "kafka.yaml",
+                "local/redis.yaml",
+                "local/rabbitmq.yaml",
+                "local/kafka.yaml"
+            })
     void givenAnExampleManifest_whenParsed_thenItFitsTheCrClassesAndIsSelfConsistent(String file) throws IOException {
         List<HasMetadata> items = load(file);
         List<BackstageTopology> topologies = ofType(items, BackstageTopology.class);
@@ -74,14 +83,18 @@ class ExampleManifestsTest {
                 .collect(Collectors.toMap(s -> s.getMetadata().getName(), s -> s));
         assertEquals(1, topologies.size(), file + ": topologies");
         assertEquals(1, pools.size(), file + ": pools");
-        assertEquals(items.size(), topologies.size() + pools.size() + secrets.size(),
+        assertEquals(
+                items.size(),
+                topologies.size() + pools.size() + secrets.size(),
                 file + ": every document is a Secret, a BackstageTopology or a BackstageWorkerPool");
 
         BackstageTopology topology = topologies.get(0);
         assertSecretHasKey(secrets, topology.getSpec().getConnection(), file);
         if (topology.getSpec().getCapabilities() != null) {
             for (CapabilityBackend backend : new CapabilityBackend[] {
-                    topology.getSpec().getCapabilities().getDelays(), topology.getSpec().getCapabilities().getDedupe()}) {
+                topology.getSpec().getCapabilities().getDelays(),
+                topology.getSpec().getCapabilities().getDedupe()
+            }) {
                 if (backend != null) {
                     assertSecretHasKey(secrets, backend.getConnection(), file);
                 }
@@ -89,8 +102,10 @@ class ExampleManifestsTest {
         }
         BackstageWorkerPoolSpec pool = pools.get(0).getSpec();
         assertEquals(topology.getMetadata().getName(), pool.getTopologyRef().getName(), file + ": topologyRef");
-        List<String> declared = topology.getSpec().getQueues().stream().map(QueueSpec::getName).toList();
-        assertTrue(declared.containsAll(pool.getQueues()), file + ": pool queues " + pool.getQueues() + " ⊆ " + declared);
+        List<String> declared =
+                topology.getSpec().getQueues().stream().map(QueueSpec::getName).toList();
+        assertTrue(
+                declared.containsAll(pool.getQueues()), file + ": pool queues " + pool.getQueues() + " ⊆ " + declared);
 
         List<String> durations = new ArrayList<>();
         durations.add(pool.getShutdownGracePeriod());
@@ -126,37 +141,67 @@ class ExampleManifestsTest {
         String name = pool.getMetadata().getName();
 
         Deployment deployment = await().atMost(WAIT)
-                .until(() -> client.apps().deployments().inNamespace(ns).withName(name).get(), d -> d != null);
+                .until(
+                        () -> client.apps()
+                                .deployments()
+                                .inNamespace(ns)
+                                .withName(name)
+                                .get(),
+                        d -> d != null);
         Map<String, EnvVar> env = deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
                 .collect(Collectors.toMap(EnvVar::getName, e -> e));
-        assertEquals(topology.getSpec().getConnection().getSecretName(),
-                env.get(WorkerContainer.PROVIDER_URL_ENV).getValueFrom().getSecretKeyRef().getName());
-        RuntimeConfig config = RuntimeConfigFiles.parse(client.configMaps().inNamespace(ns)
-                .withName(name + "-runtime-config").get().getData().get(WorkerContainer.CONFIG_FILE));
+        assertEquals(
+                topology.getSpec().getConnection().getSecretName(),
+                env.get(WorkerContainer.PROVIDER_URL_ENV)
+                        .getValueFrom()
+                        .getSecretKeyRef()
+                        .getName());
+        RuntimeConfig config = RuntimeConfigFiles.parse(client.configMaps()
+                .inNamespace(ns)
+                .withName(name + "-runtime-config")
+                .get()
+                .getData()
+                .get(WorkerContainer.CONFIG_FILE));
         assertEquals(topology.getSpec().getProvider().wire(), config.provider().name());
         var capabilities = Optional.ofNullable(topology.getSpec().getCapabilities());
         capabilities.map(c -> c.getDelays()).ifPresent(delays -> {
-            assertEquals(delays.getConnection().getSecretName(),
-                    env.get(WorkerContainer.DELAYS_URL_ENV).getValueFrom().getSecretKeyRef().getName());
+            assertEquals(
+                    delays.getConnection().getSecretName(),
+                    env.get(WorkerContainer.DELAYS_URL_ENV)
+                            .getValueFrom()
+                            .getSecretKeyRef()
+                            .getName());
             assertEquals(WorkerContainer.DELAYS_URL_ENV, config.delays().urlEnv());
         });
         capabilities.map(c -> c.getDedupe()).ifPresent(dedupe -> {
-            assertEquals(dedupe.getConnection().getSecretName(),
-                    env.get(WorkerContainer.DEDUPE_URL_ENV).getValueFrom().getSecretKeyRef().getName());
+            assertEquals(
+                    dedupe.getConnection().getSecretName(),
+                    env.get(WorkerContainer.DEDUPE_URL_ENV)
+                            .getValueFrom()
+                            .getSecretKeyRef()
+                            .getName());
             assertEquals(WorkerContainer.DEDUPE_URL_ENV, config.dedupe().urlEnv());
         });
         if (topology.getSpec().getRabbitmq() != null) {
-            assertEquals(topology.getSpec().getRabbitmq().getDelayedExchange().wire(),
+            assertEquals(
+                    topology.getSpec().getRabbitmq().getDelayedExchange().wire(),
                     config.provider().options().get("delayedExchange"));
         }
         if (topology.getSpec().getRedis() != null) {
-            assertEquals(topology.getSpec().getRedis().getMode().wire(), config.provider().options().get("mode"));
-            assertEquals(String.valueOf(topology.getSpec().getRedis().getWaitReplicas()),
+            assertEquals(
+                    topology.getSpec().getRedis().getMode().wire(),
+                    config.provider().options().get("mode"));
+            assertEquals(
+                    String.valueOf(topology.getSpec().getRedis().getWaitReplicas()),
                     config.provider().options().get("waitReplicas"));
         }
         await().atMost(WAIT).until(() -> {
-            BackstageWorkerPool current = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(name).get();
-            return current.getStatus() != null && Conditions.isTrue(current.getStatus().getConditions(), Conditions.READY);
+            BackstageWorkerPool current = client.resources(BackstageWorkerPool.class)
+                    .inNamespace(ns)
+                    .withName(name)
+                    .get();
+            return current.getStatus() != null
+                    && Conditions.isTrue(current.getStatus().getConditions(), Conditions.READY);
         });
     }
 
@@ -164,7 +209,8 @@ class ExampleManifestsTest {
         Secret secret = secrets.get(ref.getSecretName());
         assertNotNull(secret, file + ": Secret " + ref.getSecretName() + " is referenced but not in the file");
         String key = ref.getKey() == null ? "url" : ref.getKey();
-        assertTrue(secret.getStringData() != null && secret.getStringData().containsKey(key),
+        assertTrue(
+                secret.getStringData() != null && secret.getStringData().containsKey(key),
                 file + ": Secret " + ref.getSecretName() + " has no key " + key);
         assertFalse(secret.getStringData().get(key).isBlank());
     }
@@ -181,6 +227,8 @@ class ExampleManifestsTest {
     }
 
     private static Path repoRoot() {
-        return Path.of(System.getProperty("backstage.repoRoot", "..")).toAbsolutePath().normalize();
+        return Path.of(System.getProperty("backstage.repoRoot", ".."))
+                .toAbsolutePath()
+                .normalize();
     }
 }

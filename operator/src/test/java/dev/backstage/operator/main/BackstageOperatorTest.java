@@ -46,8 +46,12 @@ class BackstageOperatorTest {
     @BeforeAll
     static void start() throws Exception {
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        LeaseSettings lease = new LeaseSettings("backstage-test-leader", LEASE_NAMESPACE,
-                LeaseSettings.DEFAULT_DURATION, LeaseSettings.DEFAULT_RENEW_DEADLINE, LeaseSettings.DEFAULT_RETRY_PERIOD);
+        LeaseSettings lease = new LeaseSettings(
+                "backstage-test-leader",
+                LEASE_NAMESPACE,
+                LeaseSettings.DEFAULT_DURATION,
+                LeaseSettings.DEFAULT_RENEW_DEADLINE,
+                LeaseSettings.DEFAULT_RETRY_PERIOD);
         OperatorSettings settings = new OperatorSettings(Set.of(WATCHED), true, lease, "operator-0", 0, false);
         harness = OperatorTestHarness.start(settings, registry, operator -> {});
         client = harness.client();
@@ -65,14 +69,24 @@ class BackstageOperatorTest {
 
     @Test
     void givenLeaderElection_thenTheOperatorHoldsTheLeaseAndReconciles() {
-        Lease lease = await().atMost(WAIT).until(
-                () -> client.leases().inNamespace(LEASE_NAMESPACE).withName("backstage-test-leader").get(),
-                l -> l != null && l.getSpec().getHolderIdentity() != null);
+        Lease lease = await().atMost(WAIT)
+                .until(
+                        () -> client.leases()
+                                .inNamespace(LEASE_NAMESPACE)
+                                .withName("backstage-test-leader")
+                                .get(),
+                        l -> l != null && l.getSpec().getHolderIdentity() != null);
         assertEquals("operator-0", lease.getSpec().getHolderIdentity());
 
         createReadyTopology(client, redisTopology(WATCHED, "orders", "orders"));
         client.resource(pool(WATCHED, "leader-pool", "orders", "orders")).create();
-        await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace(WATCHED).withName("leader-pool").get() != null);
+        await().atMost(WAIT)
+                .until(() -> client.apps()
+                                .deployments()
+                                .inNamespace(WATCHED)
+                                .withName("leader-pool")
+                                .get()
+                        != null);
     }
 
     @Test
@@ -82,10 +96,25 @@ class BackstageOperatorTest {
         createReadyTopology(client, redisTopology(WATCHED, "orders2", "orders"));
         client.resource(pool(WATCHED, "here", "orders2", "orders")).create();
 
-        await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace(WATCHED).withName("here").get() != null);
-        assertNull(client.apps().deployments().inNamespace(IGNORED).withName("elsewhere").get());
-        assertNull(client.resources(dev.backstage.operator.model.BackstageWorkerPool.class).inNamespace(IGNORED)
-                .withName("elsewhere").get().getStatus(), "an unwatched pool gets no status");
+        await().atMost(WAIT)
+                .until(() -> client.apps()
+                                .deployments()
+                                .inNamespace(WATCHED)
+                                .withName("here")
+                                .get()
+                        != null);
+        assertNull(client.apps()
+                .deployments()
+                .inNamespace(IGNORED)
+                .withName("elsewhere")
+                .get());
+        assertNull(
+                client.resources(dev.backstage.operator.model.BackstageWorkerPool.class)
+                        .inNamespace(IGNORED)
+                        .withName("elsewhere")
+                        .get()
+                        .getStatus(),
+                "an unwatched pool gets no status");
     }
 
     @Test
@@ -98,16 +127,22 @@ class BackstageOperatorTest {
         client.resource(pool(WATCHED, "metrics-pool", "metrics", "orders")).create();
         await().atMost(WAIT).untilAsserted(() -> {
             String metrics = get(http, "/metrics").body();
-            assertTrue(metrics.contains("operator_sdk_reconciliations_success_total"),
-                    "JOSDK reconcile metrics exported:\n" + metrics.lines().filter(l -> l.contains("operator_sdk")).toList());
+            assertTrue(
+                    metrics.contains("operator_sdk_reconciliations_success_total"),
+                    "JOSDK reconcile metrics exported:\n"
+                            + metrics.lines()
+                                    .filter(l -> l.contains("operator_sdk"))
+                                    .toList());
         });
     }
 
     /** What README-PROPOSED-16.md lists for the operator (JOSDK's Micrometer metrics, as Prometheus names them). */
     static final List<String> DOCUMENTED = List.of(
-            "operator_sdk_reconciliations_started_total", "operator_sdk_reconciliations_success_total",
+            "operator_sdk_reconciliations_started_total",
+            "operator_sdk_reconciliations_success_total",
             "operator_sdk_reconciliations_executions_backstageworkerpool",
-            "operator_sdk_reconciliations_queue_size_backstageworkerpool", "operator_sdk_events_received_total",
+            "operator_sdk_reconciliations_queue_size_backstageworkerpool",
+            "operator_sdk_events_received_total",
             "operator_sdk_controllers_execution_reconcile_seconds_bucket",
             "operator_sdk_controllers_execution_reconcile_seconds_count",
             "operator_sdk_controllers_execution_reconcile_seconds_sum",
@@ -124,15 +159,22 @@ class BackstageOperatorTest {
             Set<String> missing = new TreeSet<>(DOCUMENTED);
             missing.addAll(MetricNames.inDashboards("operator_sdk_"));
             missing.removeAll(exposed);
-            assertTrue(missing.isEmpty(), "documented or charted but not exposed: " + missing + "; exposed: "
-                    + exposed.stream().filter(n -> n.startsWith("operator_sdk")).toList());
+            assertTrue(
+                    missing.isEmpty(),
+                    "documented or charted but not exposed: " + missing + "; exposed: "
+                            + exposed.stream()
+                                    .filter(n -> n.startsWith("operator_sdk"))
+                                    .toList());
         });
-        System.out.println("operator /metrics names: " + MetricNames.exposed(get(http, "/metrics").body()));
+        System.out.println("operator /metrics names: "
+                + MetricNames.exposed(get(http, "/metrics").body()));
         assertFalse(MetricNames.inDashboards("operator_sdk_").isEmpty(), "the dashboard has operator panels");
     }
 
     private static HttpResponse<String> get(HttpClient http, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + health.port() + path)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + health.port() + path))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 }

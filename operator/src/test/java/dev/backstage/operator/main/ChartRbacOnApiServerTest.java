@@ -7,8 +7,8 @@ import dev.backstage.testsupport.ControlPlane;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 /**
  * The chart's RBAC as the real API server's authorizer judges it ({@code kubectl auth can-i} as the operator's
@@ -35,16 +35,38 @@ class ChartRbacOnApiServerTest {
             assertEquals("no", canI(cp, account, "create", "deployments.apps", "-n", "kube-system"));
             assertEquals("no", canI(cp, account, "delete", "configmaps", "-n", "default"));
             assertEquals("no", canI(cp, account, "list", "backstageworkerpools.backstage.dev", "--all-namespaces"));
-            assertEquals(ns, cp.kubectl("get", "deployment", release + "-backstage-operator", "-n", ns, "-o",
-                    "jsonpath={.spec.template.spec.containers[0].env[?(@.name==\"WATCH_NAMESPACES\")].value}")
-                    .orThrow().out().trim(), "the operator watches the namespace its rights cover");
+            assertEquals(
+                    ns,
+                    cp.kubectl(
+                                    "get",
+                                    "deployment",
+                                    release + "-backstage-operator",
+                                    "-n",
+                                    ns,
+                                    "-o",
+                                    "jsonpath={.spec.template.spec.containers[0].env[?(@.name==\"WATCH_NAMESPACES\")].value}")
+                            .orThrow()
+                            .out()
+                            .trim(),
+                    "the operator watches the namespace its rights cover");
 
             install(cp, release, ns, "--set", "watchAllNamespaces=true");
             assertEquals("yes", canI(cp, account, "get", "secrets", "-n", "kube-system"));
             assertEquals("yes", canI(cp, account, "list", "backstageworkerpools.backstage.dev", "--all-namespaces"));
-            assertEquals("", cp.kubectl("get", "deployment", release + "-backstage-operator", "-n", ns, "-o",
-                    "jsonpath={.spec.template.spec.containers[0].env[?(@.name==\"WATCH_NAMESPACES\")].value}")
-                    .orThrow().out().trim(), "cluster-wide: every namespace");
+            assertEquals(
+                    "",
+                    cp.kubectl(
+                                    "get",
+                                    "deployment",
+                                    release + "-backstage-operator",
+                                    "-n",
+                                    ns,
+                                    "-o",
+                                    "jsonpath={.spec.template.spec.containers[0].env[?(@.name==\"WATCH_NAMESPACES\")].value}")
+                            .orThrow()
+                            .out()
+                            .trim(),
+                    "cluster-wide: every namespace");
         } finally {
             cp.helm("uninstall", release, "-n", ns, "--wait=false");
             api.deleteNamespace(ns);
@@ -52,9 +74,20 @@ class ChartRbacOnApiServerTest {
     }
 
     private static void install(ControlPlane cp, String release, String ns, String... extra) {
-        List<String> args = new ArrayList<>(List.of("upgrade", "--install", release,
-                cp.root().resolve("helm/backstage-operator").toString(), "-n", ns, "--skip-crds",
-                "--set", "webhook.enabled=false", "--set", "replicas=1", "--set", "rbac.aggregateToDefaultRoles=false"));
+        List<String> args = new ArrayList<>(List.of(
+                "upgrade",
+                "--install",
+                release,
+                cp.root().resolve("helm/backstage-operator").toString(),
+                "-n",
+                ns,
+                "--skip-crds",
+                "--set",
+                "webhook.enabled=false",
+                "--set",
+                "replicas=1",
+                "--set",
+                "rbac.aggregateToDefaultRoles=false"));
         args.addAll(List.of(extra));
         cp.helm(args.toArray(String[]::new)).orThrow();
     }

@@ -7,10 +7,10 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.operator.model.BackstageWorkerPool;
-import dev.backstage.operator.testing.RealApiServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.testing.RealApiServer;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -71,8 +71,17 @@ class OperatorMainProcessTest {
         int port = freePort();
         // JSON lines for the operator, and for the workers it deploys (what the chart's logFormat and
         // workers.logLevel / workers.logFormat set).
-        Process process = startOperator(dir, port, "sigterm-lease", Map.of("BACKSTAGE_LOG_FORMAT", "json",
-                "BACKSTAGE_WORKER_LOG_LEVEL", "debug", "BACKSTAGE_WORKER_LOG_FORMAT", "json"));
+        Process process = startOperator(
+                dir,
+                port,
+                "sigterm-lease",
+                Map.of(
+                        "BACKSTAGE_LOG_FORMAT",
+                        "json",
+                        "BACKSTAGE_WORKER_LOG_LEVEL",
+                        "debug",
+                        "BACKSTAGE_WORKER_LOG_FORMAT",
+                        "json"));
         boolean exited = false;
         try {
             HttpClient http = HttpClient.newHttpClient();
@@ -83,14 +92,29 @@ class OperatorMainProcessTest {
             createReadyTopology(client, redisTopology(shop, "orders", "orders"));
             client.resource(pool(shop, "workers", "orders", "orders")).create();
             Deployment workers = await().atMost(WAIT)
-                    .until(() -> client.apps().deployments().inNamespace(shop).withName("workers").get(), d -> d != null);
+                    .until(
+                            () -> client.apps()
+                                    .deployments()
+                                    .inNamespace(shop)
+                                    .withName("workers")
+                                    .get(),
+                            d -> d != null);
             Map<String, String> workerEnv = new HashMap<>();
-            workers.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()
+            workers.getSpec()
+                    .getTemplate()
+                    .getSpec()
+                    .getContainers()
+                    .get(0)
+                    .getEnv()
                     .forEach(e -> workerEnv.put(e.getName(), e.getValue()));
-            assertEquals("debug", workerEnv.get("BACKSTAGE_LOG_LEVEL"), "the workers' level, applied by the API server");
+            assertEquals(
+                    "debug", workerEnv.get("BACKSTAGE_LOG_LEVEL"), "the workers' level, applied by the API server");
             assertEquals("json", workerEnv.get("BACKSTAGE_LOG_FORMAT"));
-            String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            String metrics = http.send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             assertTrue(metrics.contains("operator_sdk_reconciliations_started_total"), "JOSDK metrics exported");
             assertTrue(metrics.contains("jvm_memory_used_bytes"), "JVM metrics exported");
 
@@ -101,8 +125,12 @@ class OperatorMainProcessTest {
             assertTrue(lines.size() >= 3, "start-up, leadership, shutdown: " + lines);
             for (String line : lines) {
                 JsonNode event = JSON.readTree(line); // one JSON value per line, or it throws
-                assertTrue(event.path("level").isTextual() && event.path("logger").isTextual()
-                        && event.path("message").isTextual() && event.path("timestamp").isTextual(), line);
+                assertTrue(
+                        event.path("level").isTextual()
+                                && event.path("logger").isTextual()
+                                && event.path("message").isTextual()
+                                && event.path("timestamp").isTextual(),
+                        line);
             }
             assertTrue(lines.stream().anyMatch(l -> l.contains("operator started")), "the main's own line");
         } finally {
@@ -120,26 +148,49 @@ class OperatorMainProcessTest {
             awaitHolder("heartbeat-lease", "backstage-operator-0");
             createReadyTopology(client, redisTopology(shop, "beats", "orders"));
             client.resource(pool(shop, "beating", "beats", "orders")).create();
-            String first = await("a first heartbeat in status").atMost(WAIT).until(() -> heartbeat("beating"),
-                    h -> h != null);
-            Long generation = client.resources(BackstageWorkerPool.class).inNamespace(shop).withName("beating").get()
-                    .getMetadata().getGeneration();
+            String first =
+                    await("a first heartbeat in status").atMost(WAIT).until(() -> heartbeat("beating"), h -> h != null);
+            Long generation = client.resources(BackstageWorkerPool.class)
+                    .inNamespace(shop)
+                    .withName("beating")
+                    .get()
+                    .getMetadata()
+                    .getGeneration();
             // Nothing about the pool changes: only the heartbeat moves the status on.
-            String later = await("a later heartbeat with the pool unchanged").atMost(WAIT).until(() -> heartbeat("beating"),
-                    h -> h != null && Instant.parse(h).isAfter(Instant.parse(first)));
-            assertEquals(generation, client.resources(BackstageWorkerPool.class).inNamespace(shop).withName("beating")
-                    .get().getMetadata().getGeneration(), "the spec did not change");
-            String table = api.controlPlane().kubectl("get", "bwp", "beating", "-n", shop).orThrow().out();
+            String later = await("a later heartbeat with the pool unchanged")
+                    .atMost(WAIT)
+                    .until(
+                            () -> heartbeat("beating"),
+                            h -> h != null && Instant.parse(h).isAfter(Instant.parse(first)));
+            assertEquals(
+                    generation,
+                    client.resources(BackstageWorkerPool.class)
+                            .inNamespace(shop)
+                            .withName("beating")
+                            .get()
+                            .getMetadata()
+                            .getGeneration(),
+                    "the spec did not change");
+            String table = api.controlPlane()
+                    .kubectl("get", "bwp", "beating", "-n", shop)
+                    .orThrow()
+                    .out();
             assertTrue(table.lines().findFirst().orElseThrow().contains("HEARTBEAT"), table);
             System.out.println("heartbeats " + first + " then " + later + "\n" + table);
-            client.resources(BackstageWorkerPool.class).inNamespace(shop).withName("beating").delete();
+            client.resources(BackstageWorkerPool.class)
+                    .inNamespace(shop)
+                    .withName("beating")
+                    .delete();
         } finally {
             finish(process, dir, exited);
         }
     }
 
     private static String heartbeat(String pool) {
-        BackstageWorkerPool p = client.resources(BackstageWorkerPool.class).inNamespace(shop).withName(pool).get();
+        BackstageWorkerPool p = client.resources(BackstageWorkerPool.class)
+                .inNamespace(shop)
+                .withName(pool)
+                .get();
         return p == null || p.getStatus() == null ? null : p.getStatus().getHeartbeatTime();
     }
 
@@ -149,25 +200,35 @@ class OperatorMainProcessTest {
         Process badFormat = startOperator(dir, freePort(), "unused-lease", Map.of("BACKSTAGE_LOG_FORMAT", "xml"));
         assertTrue(badFormat.waitFor(60, TimeUnit.SECONDS));
         assertEquals(2, badFormat.exitValue());
-        assertEquals(List.of("error: BACKSTAGE_LOG_FORMAT must be one of text, json, got 'xml'"),
+        assertEquals(
+                List.of("error: BACKSTAGE_LOG_FORMAT must be one of text, json, got 'xml'"),
                 Files.readAllLines(dir.resolve("operator.err")));
 
-        Process badWorkers = startOperator(dir, freePort(), "unused-lease",
+        Process badWorkers = startOperator(
+                dir,
+                freePort(),
+                "unused-lease",
                 Map.of("BACKSTAGE_LOG_FORMAT", "json", "BACKSTAGE_WORKER_LOG_LEVEL", "loud"));
         assertTrue(badWorkers.waitFor(60, TimeUnit.SECONDS));
         assertEquals(2, badWorkers.exitValue());
         List<String> lines = Files.readAllLines(dir.resolve("operator.log"));
         assertEquals(1, lines.size(), "one line: " + lines);
-        assertEquals("bad setting: BACKSTAGE_WORKER_LOG_LEVEL must be one of trace, debug, info, warn, error, off,"
-                + " got 'loud'", JSON.readTree(lines.get(0)).get("message").asText());
+        assertEquals(
+                "bad setting: BACKSTAGE_WORKER_LOG_LEVEL must be one of trace, debug, info, warn, error, off,"
+                        + " got 'loud'",
+                JSON.readTree(lines.get(0)).get("message").asText());
 
-        Process badHeartbeat = startOperator(dir, freePort(), "unused-lease",
+        Process badHeartbeat = startOperator(
+                dir,
+                freePort(),
+                "unused-lease",
                 Map.of("BACKSTAGE_LOG_FORMAT", "json", "BACKSTAGE_STATUS_HEARTBEAT", "1s"));
         assertTrue(badHeartbeat.waitFor(60, TimeUnit.SECONDS));
         assertEquals(2, badHeartbeat.exitValue());
         List<String> heartbeatLines = Files.readAllLines(dir.resolve("operator.log"));
         assertEquals(1, heartbeatLines.size(), "one line: " + heartbeatLines);
-        assertEquals("bad setting: BACKSTAGE_STATUS_HEARTBEAT must be at least 5s, got 1s",
+        assertEquals(
+                "bad setting: BACKSTAGE_STATUS_HEARTBEAT must be at least 5s, got 1s",
                 JSON.readTree(heartbeatLines.get(0)).get("message").asText());
     }
 
@@ -181,15 +242,23 @@ class OperatorMainProcessTest {
 
             // What a new leader's elector writes after the old holder's lease has run out: an update from the copy
             // it read, tried again when the holder's renewal got in first (the API server's optimistic locking).
-            await().atMost(WAIT).ignoreException(KubernetesClientException.class).until(() -> {
-                Lease lease = client.leases().inNamespace(leaseNamespace).withName("stolen-lease").get();
-                lease.getSpec().setHolderIdentity("backstage-operator-1");
-                lease.getSpec().setRenewTime(ZonedDateTime.now().plusMinutes(10));
-                lease.getSpec().setAcquireTime(ZonedDateTime.now());
-                lease.getSpec().setLeaseDurationSeconds(600);
-                client.leases().inNamespace(leaseNamespace).resource(lease).update();
-                return true;
-            });
+            await().atMost(WAIT)
+                    .ignoreException(KubernetesClientException.class)
+                    .until(() -> {
+                        Lease lease = client.leases()
+                                .inNamespace(leaseNamespace)
+                                .withName("stolen-lease")
+                                .get();
+                        lease.getSpec().setHolderIdentity("backstage-operator-1");
+                        lease.getSpec().setRenewTime(ZonedDateTime.now().plusMinutes(10));
+                        lease.getSpec().setAcquireTime(ZonedDateTime.now());
+                        lease.getSpec().setLeaseDurationSeconds(600);
+                        client.leases()
+                                .inNamespace(leaseNamespace)
+                                .resource(lease)
+                                .update();
+                        return true;
+                    });
 
             exited = process.waitFor(30, TimeUnit.SECONDS);
             assertTrue(exited, "a deposed leader exits");
@@ -205,12 +274,15 @@ class OperatorMainProcessTest {
         Path kubeconfig = dir.resolve("kubeconfig");
         Files.copy(api.controlPlane().kubeconfig(), kubeconfig, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         ProcessBuilder builder = new ProcessBuilder(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"),
-                OperatorMain.class.getName()))
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        OperatorMain.class.getName()))
                 .redirectOutput(dir.resolve("operator.log").toFile())
                 .redirectError(dir.resolve("operator.err").toFile());
-        builder.environment().keySet().removeIf(k -> k.startsWith("BACKSTAGE_LOG_") || k.startsWith("BACKSTAGE_WORKER_LOG_"));
+        builder.environment()
+                .keySet()
+                .removeIf(k -> k.startsWith("BACKSTAGE_LOG_") || k.startsWith("BACKSTAGE_WORKER_LOG_"));
         builder.environment().put("KUBECONFIG", kubeconfig.toString());
         builder.environment().put("WATCH_NAMESPACES", shop);
         builder.environment().put("BACKSTAGE_LEASE_NAME", leaseName);
@@ -228,8 +300,13 @@ class OperatorMainProcessTest {
 
     private static Lease awaitHolder(String leaseName, String holder) {
         System.out.println("waiting for " + holder + " to hold lease " + leaseName);
-        return await().atMost(WAIT).until(() -> client.leases().inNamespace(leaseNamespace).withName(leaseName).get(),
-                lease -> lease != null && holder.equals(lease.getSpec().getHolderIdentity()));
+        return await().atMost(WAIT)
+                .until(
+                        () -> client.leases()
+                                .inNamespace(leaseNamespace)
+                                .withName(leaseName)
+                                .get(),
+                        lease -> lease != null && holder.equals(lease.getSpec().getHolderIdentity()));
     }
 
     private static void finish(Process process, Path dir, boolean exited) throws IOException {
@@ -241,8 +318,11 @@ class OperatorMainProcessTest {
     }
 
     private static int status(HttpClient http, int port, String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-                HttpResponse.BodyHandlers.discarding()).statusCode();
+        return http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 
     private static int freePort() throws IOException {

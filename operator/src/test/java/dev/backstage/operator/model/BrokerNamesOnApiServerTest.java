@@ -44,9 +44,14 @@ import org.junit.jupiter.api.Test;
 @Tag("cluster")
 class BrokerNamesOnApiServerTest {
     /** The rules' messages; {@code CrdOnApiServerTest} leaves them to this class. */
-    static final Set<String> MESSAGES = Set.of(BrokerNameRules.PREFIX_MESSAGE, BrokerNameRules.QUEUE_MESSAGE,
-            BrokerNameRules.NOT_RESERVED_MESSAGE, BrokerNameRules.GROUP_MESSAGE, BrokerNameRules.TASK_MESSAGE,
+    static final Set<String> MESSAGES = Set.of(
+            BrokerNameRules.PREFIX_MESSAGE,
+            BrokerNameRules.QUEUE_MESSAGE,
+            BrokerNameRules.NOT_RESERVED_MESSAGE,
+            BrokerNameRules.GROUP_MESSAGE,
+            BrokerNameRules.TASK_MESSAGE,
             BrokerNameRules.SCHEDULE_MESSAGE);
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String SCHEDULE_QUEUE_DECLARED = "a schedule's queue must be declared in spec.queues";
     private static final String RULES_SKIPPED = "some validation rules were not checked because the object was invalid";
@@ -66,39 +71,115 @@ class BrokerNamesOnApiServerTest {
     }
 
     private static final List<Field> FIELDS = List.of(
-            new Field(false, "/spec/keyPrefix", "spec.keyPrefix", BrokerNames::prefixProblem,
+            new Field(
+                    false,
+                    "/spec/keyPrefix",
+                    "spec.keyPrefix",
+                    BrokerNames::prefixProblem,
                     BrokerNameRules.PREFIX_MESSAGE),
-            new Field(false, "/spec/consumerGroup", "spec.consumerGroup", BrokerNames::groupProblem,
+            new Field(
+                    false,
+                    "/spec/consumerGroup",
+                    "spec.consumerGroup",
+                    BrokerNames::groupProblem,
                     BrokerNameRules.GROUP_MESSAGE),
-            new Field(false, "/spec/queues/0/name", "spec.queues[0].name", BrokerNames::queueProblem,
+            new Field(
+                    false,
+                    "/spec/queues/0/name",
+                    "spec.queues[0].name",
+                    BrokerNames::queueProblem,
                     BrokerNameRules.QUEUE_MESSAGE),
-            new Field(false, "/spec/topics/0/name", "spec.topics[0].name", BrokerNames::queueProblem,
+            new Field(
+                    false,
+                    "/spec/topics/0/name",
+                    "spec.topics[0].name",
+                    BrokerNames::queueProblem,
                     BrokerNameRules.QUEUE_MESSAGE),
-            new Field(false, "/spec/schedules/0/name", "spec.schedules[0].name", BrokerNames::scheduleProblem,
+            new Field(
+                    false,
+                    "/spec/schedules/0/name",
+                    "spec.schedules[0].name",
+                    BrokerNames::scheduleProblem,
                     BrokerNameRules.SCHEDULE_MESSAGE),
-            new Field(false, "/spec/schedules/0/task", "spec.schedules[0].task", BrokerNames::taskProblem,
+            new Field(
+                    false,
+                    "/spec/schedules/0/task",
+                    "spec.schedules[0].task",
+                    BrokerNames::taskProblem,
                     BrokerNameRules.TASK_MESSAGE),
-            new Field(false, "/spec/schedules/0/queue", "spec.schedules[0].queue", BrokerNames::queueProblem,
+            new Field(
+                    false,
+                    "/spec/schedules/0/queue",
+                    "spec.schedules[0].queue",
+                    BrokerNames::queueProblem,
                     BrokerNameRules.QUEUE_MESSAGE),
-            new Field(false, "/spec/capabilities/delays/keyPrefix", "spec.capabilities.delays.keyPrefix",
-                    BrokerNames::prefixProblem, BrokerNameRules.PREFIX_MESSAGE),
+            new Field(
+                    false,
+                    "/spec/capabilities/delays/keyPrefix",
+                    "spec.capabilities.delays.keyPrefix",
+                    BrokerNames::prefixProblem,
+                    BrokerNameRules.PREFIX_MESSAGE),
             new Field(true, "/spec/queues/0", "spec.queues", BrokerNames::queueProblem, BrokerNameRules.QUEUE_MESSAGE),
-            new Field(true, "/spec/topics/0/topic", "spec.topics[0].topic", BrokerNames::queueProblem,
+            new Field(
+                    true,
+                    "/spec/topics/0/topic",
+                    "spec.topics[0].topic",
+                    BrokerNames::queueProblem,
                     BrokerNameRules.QUEUE_MESSAGE),
-            new Field(true, "/spec/topics/0/group", "spec.topics[0].group", BrokerNames::groupProblem,
+            new Field(
+                    true,
+                    "/spec/topics/0/group",
+                    "spec.topics[0].group",
+                    BrokerNames::groupProblem,
                     BrokerNameRules.GROUP_MESSAGE));
 
     /** Names from issue 29's hostile use: each must be refused by the API server itself. */
-    private static final List<String> HOSTILE = List.of("$(rm -rf /)", "../../etc/passwd", "<script>", "a\nb",
-            "\u202Eevil");
+    private static final List<String> HOSTILE =
+            List.of("$(rm -rf /)", "../../etc/passwd", "<script>", "a\nb", "\u202Eevil");
 
     /** Good and bad names for every rule: characters, first character, lengths, separators, reserved names. */
-    private static final List<String> TABLE = List.of("default", "emails.high-priority_2", "a", "A9", "orders-v2",
-            "billing/send-invoice:v2", "hy:a", "hy.a", "x".repeat(40), "x".repeat(41), "x".repeat(100),
-            "y".repeat(101), "z".repeat(200), "z".repeat(201), "", "-lead", ".hidden", "_under", "a b", "tab\there",
-            "$(rm -rf /)", "../../etc/passwd", "<script>", "a\nb", "\u202Eevil", "\u001B[31mred", "caf\u00E9",
-            "quote'd", "broadcast", "scheduled", "topics", "delayed", "redrive", "dead-letter", "a.dead-letter",
-            "a.retry", "topic.x", "broadcast.x", "topic", "retry", "dead-letters");
+    private static final List<String> TABLE = List.of(
+            "default",
+            "emails.high-priority_2",
+            "a",
+            "A9",
+            "orders-v2",
+            "billing/send-invoice:v2",
+            "hy:a",
+            "hy.a",
+            "x".repeat(40),
+            "x".repeat(41),
+            "x".repeat(100),
+            "y".repeat(101),
+            "z".repeat(200),
+            "z".repeat(201),
+            "",
+            "-lead",
+            ".hidden",
+            "_under",
+            "a b",
+            "tab\there",
+            "$(rm -rf /)",
+            "../../etc/passwd",
+            "<script>",
+            "a\nb",
+            "\u202Eevil",
+            "\u001B[31mred",
+            "caf\u00E9",
+            "quote'd",
+            "broadcast",
+            "scheduled",
+            "topics",
+            "delayed",
+            "redrive",
+            "dead-letter",
+            "a.dead-letter",
+            "a.retry",
+            "topic.x",
+            "broadcast.x",
+            "topic",
+            "retry",
+            "dead-letters");
 
     @BeforeAll
     static void serveTheCrdsUnderAGroupOfTheirOwn() throws Exception {
@@ -108,18 +189,30 @@ class BrokerNamesOnApiServerTest {
         KubernetesClient client = api.client();
         for (String plural : List.of("backstagetopologies", "backstageworkerpools")) {
             Path file = api.controlPlane().root().resolve("crds").resolve(plural + ".backstage.dev-v1.yml");
-            CustomResourceDefinition crd = client.getKubernetesSerialization().unmarshal(Files.readString(file),
-                    CustomResourceDefinition.class);
+            CustomResourceDefinition crd = client.getKubernetesSerialization()
+                    .unmarshal(Files.readString(file), CustomResourceDefinition.class);
             crd.getSpec().setGroup(group);
             crd.getMetadata().setName(crd.getSpec().getNames().getPlural() + "." + group);
             crd.getSpec().getNames().setShortNames(null); // bwp and btp stay the real kinds' names
             crd.getSpec().getNames().setCategories(null);
-            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-            client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
-                    .waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getConditions() != null
-                            && c.getStatus().getConditions().stream().anyMatch(
-                                    k -> "Established".equals(k.getType()) && "True".equals(k.getStatus())),
-                            60, TimeUnit.SECONDS);
+            client.apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .resource(crd)
+                    .create();
+            client.apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .withName(crd.getMetadata().getName())
+                    .waitUntilCondition(
+                            c -> c != null
+                                    && c.getStatus() != null
+                                    && c.getStatus().getConditions() != null
+                                    && c.getStatus().getConditions().stream()
+                                            .anyMatch(k ->
+                                                    "Established".equals(k.getType()) && "True".equals(k.getStatus())),
+                            60,
+                            TimeUnit.SECONDS);
         }
     }
 
@@ -136,14 +229,15 @@ class BrokerNamesOnApiServerTest {
     }
 
     @Test
-    void givenHostileNamesInEveryBrokerNameField_whenAppliedWithKubectl_thenTheApiServerRefusesEachWithTheFixItMessage() {
+    void
+            givenHostileNamesInEveryBrokerNameField_whenAppliedWithKubectl_thenTheApiServerRefusesEachWithTheFixItMessage() {
         List<String> failures = new ArrayList<>();
         for (String name : HOSTILE) {
             for (boolean pool : new boolean[] {false, true}) {
                 ObjectNode manifest = pool ? pool() : topology();
                 FIELDS.stream().filter(f -> f.pool() == pool).forEach(f -> set(manifest, f.pointer(), name));
-                ControlPlane.Result result = api.controlPlane().kubectlWithInput(manifest.toString(),
-                        "apply", "--dry-run=server", "-n", namespace, "-f", "-");
+                ControlPlane.Result result = api.controlPlane()
+                        .kubectlWithInput(manifest.toString(), "apply", "--dry-run=server", "-n", namespace, "-f", "-");
                 String shown = BrokerNames.shown(name, 40);
                 if (result.exit() == 0) {
                     failures.add(shown + " accepted in a " + (pool ? "pool" : "topology"));
@@ -173,20 +267,28 @@ class BrokerNamesOnApiServerTest {
                 ObjectNode manifest = field.pool() ? pool() : topology();
                 set(manifest, field.pointer(), name);
                 List<StatusCause> causes = dryRun(client, manifest, field.pool());
-                List<StatusCause> ours = causes.stream().filter(c -> c.getField() != null
-                        && (c.getField().equals(field.path()) || c.getField().startsWith(field.path() + "["))).toList();
+                List<StatusCause> ours = causes.stream()
+                        .filter(c -> c.getField() != null
+                                && (c.getField().equals(field.path())
+                                        || c.getField().startsWith(field.path() + "[")))
+                        .toList();
                 // Causes of other fields would mean the rest of the manifest is wrong: none may appear. Two are not
                 // about the name: a schedule's queue that is a good name but not in spec.queues breaks the
                 // topology's own rule, and a value over maxLength comes with a field-less note that the CEL rules
                 // were skipped.
-                List<StatusCause> others = causes.stream().filter(c -> !ours.contains(c)
-                        && !c.getMessage().contains(SCHEDULE_QUEUE_DECLARED)
-                        && !c.getMessage().contains(RULES_SKIPPED)).toList();
-                boolean runtimeRefuses = field.oracle().apply(field.path(), name).isPresent();
+                List<StatusCause> others = causes.stream()
+                        .filter(c -> !ours.contains(c)
+                                && !c.getMessage().contains(SCHEDULE_QUEUE_DECLARED)
+                                && !c.getMessage().contains(RULES_SKIPPED))
+                        .toList();
+                boolean runtimeRefuses =
+                        field.oracle().apply(field.path(), name).isPresent();
                 if (runtimeRefuses == ours.isEmpty() || !others.isEmpty()) {
                     disagreements.add(field.path() + " " + BrokerNames.shown(name, 40) + ": BrokerNames "
-                            + (runtimeRefuses ? "refuses" : "accepts") + ", the API server answered " + causes.stream()
-                                    .map(c -> c.getField() + ": " + c.getMessage()).toList());
+                            + (runtimeRefuses ? "refuses" : "accepts") + ", the API server answered "
+                            + causes.stream()
+                                    .map(c -> c.getField() + ": " + c.getMessage())
+                                    .toList());
                 }
                 refused += runtimeRefuses ? 1 : 0;
             }
@@ -198,8 +300,10 @@ class BrokerNamesOnApiServerTest {
 
     @Test
     void givenTheServedCrds_thenEveryBrokerNameMessageIsAmongTheirRules() throws Exception {
-        String served = api.controlPlane().kubectl("get", "crd", "backstagetopologies." + group,
-                "backstageworkerpools." + group, "-o", "json").orThrow().out();
+        String served = api.controlPlane()
+                .kubectl("get", "crd", "backstagetopologies." + group, "backstageworkerpools." + group, "-o", "json")
+                .orThrow()
+                .out();
         for (String message : MESSAGES) {
             assertTrue(served.contains(JSON.writeValueAsString(message)), "no rule with message: " + message);
         }
@@ -208,13 +312,21 @@ class BrokerNamesOnApiServerTest {
 
     /** The causes the API server gives for refusing {@code manifest} (empty when it accepts it). */
     private static List<StatusCause> dryRun(KubernetesClient client, ObjectNode manifest, boolean pool) {
-        ResourceDefinitionContext kind = new ResourceDefinitionContext.Builder().withGroup(group).withVersion("v1alpha1")
+        ResourceDefinitionContext kind = new ResourceDefinitionContext.Builder()
+                .withGroup(group)
+                .withVersion("v1alpha1")
                 .withKind(pool ? "BackstageWorkerPool" : "BackstageTopology")
-                .withPlural(pool ? "backstageworkerpools" : "backstagetopologies").withNamespaced(true).build();
-        GenericKubernetesResource resource = client.getKubernetesSerialization().unmarshal(manifest.toString(),
-                GenericKubernetesResource.class);
+                .withPlural(pool ? "backstageworkerpools" : "backstagetopologies")
+                .withNamespaced(true)
+                .build();
+        GenericKubernetesResource resource =
+                client.getKubernetesSerialization().unmarshal(manifest.toString(), GenericKubernetesResource.class);
         try {
-            client.genericKubernetesResources(kind).inNamespace(namespace).resource(resource).dryRun().create();
+            client.genericKubernetesResources(kind)
+                    .inNamespace(namespace)
+                    .resource(resource)
+                    .dryRun()
+                    .create();
             return List.of();
         } catch (KubernetesClientException e) {
             if (e.getCode() != 422 || e.getStatus() == null || e.getStatus().getDetails() == null) {
@@ -237,24 +349,59 @@ class BrokerNamesOnApiServerTest {
 
     /** A valid topology with every broker-name field set. */
     private static ObjectNode topology() {
-        return JSON.valueToTree(Map.of("apiVersion", group + "/v1alpha1", "kind", "BackstageTopology",
-                "metadata", Map.of("name", "names"),
-                "spec", Map.of("provider", "redis", "connection", Map.of("secretName", "broker", "key", "url"),
-                        "keyPrefix", "orders", "consumerGroup", "backstage-workers",
-                        "queues", List.of(Map.of("name", "default")),
-                        "topics", List.of(Map.of("name", "orders")),
-                        "schedules", List.of(Map.of("name", "nightly", "schedule", "@hourly", "task", "report",
-                                "queue", "default")),
-                        "capabilities", Map.of("delays", Map.of("backend", "redis", "keyPrefix", "orders",
-                                "connection", Map.of("secretName", "redis", "key", "url"))))));
+        return JSON.valueToTree(Map.of(
+                "apiVersion",
+                group + "/v1alpha1",
+                "kind",
+                "BackstageTopology",
+                "metadata",
+                Map.of("name", "names"),
+                "spec",
+                Map.of(
+                        "provider",
+                        "redis",
+                        "connection",
+                        Map.of("secretName", "broker", "key", "url"),
+                        "keyPrefix",
+                        "orders",
+                        "consumerGroup",
+                        "backstage-workers",
+                        "queues",
+                        List.of(Map.of("name", "default")),
+                        "topics",
+                        List.of(Map.of("name", "orders")),
+                        "schedules",
+                        List.of(Map.of("name", "nightly", "schedule", "@hourly", "task", "report", "queue", "default")),
+                        "capabilities",
+                        Map.of(
+                                "delays",
+                                Map.of(
+                                        "backend",
+                                        "redis",
+                                        "keyPrefix",
+                                        "orders",
+                                        "connection",
+                                        Map.of("secretName", "redis", "key", "url"))))));
     }
 
     /** A valid pool with every broker-name field set. */
     private static ObjectNode pool() {
-        return JSON.valueToTree(Map.of("apiVersion", group + "/v1alpha1", "kind", "BackstageWorkerPool",
-                "metadata", Map.of("name", "names"),
-                "spec", Map.of("image", "backstage-sample-tasks:0.1.0", "topologyRef", Map.of("name", "orders"),
-                        "queues", List.of("default"),
-                        "topics", List.of(Map.of("topic", "orders", "group", "audit")))));
+        return JSON.valueToTree(Map.of(
+                "apiVersion",
+                group + "/v1alpha1",
+                "kind",
+                "BackstageWorkerPool",
+                "metadata",
+                Map.of("name", "names"),
+                "spec",
+                Map.of(
+                        "image",
+                        "backstage-sample-tasks:0.1.0",
+                        "topologyRef",
+                        Map.of("name", "orders"),
+                        "queues",
+                        List.of("default"),
+                        "topics",
+                        List.of(Map.of("topic", "orders", "group", "audit")))));
     }
 }

@@ -56,7 +56,9 @@ class ConditionsTest {
         Conditions.set(conditions, "BacklogAvailable", Conditions.TRUE, "Measured", "m", 1L, T0);
         Conditions.set(conditions, "Ready", Conditions.FALSE, "X", "m", 1L, T1);
         assertEquals(2, conditions.size());
-        assertEquals("Measured", Conditions.find(conditions, "BacklogAvailable").orElseThrow().getReason());
+        assertEquals(
+                "Measured",
+                Conditions.find(conditions, "BacklogAvailable").orElseThrow().getReason());
         assertFalse(Conditions.isTrue(conditions, "Ready"));
         assertFalse(Conditions.isTrue(conditions, "Missing"));
     }

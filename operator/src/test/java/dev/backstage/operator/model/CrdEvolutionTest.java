@@ -33,19 +33,28 @@ class CrdEvolutionTest {
         assertFalse(released.isEmpty(), "no released CRDs under " + HISTORY.toAbsolutePath());
         List<String> findings = new ArrayList<>();
         for (Path old : released) {
-            Path current = CrdsUpToDateTest.repoRoot().resolve("crds").resolve(old.getFileName().toString());
+            Path current = CrdsUpToDateTest.repoRoot()
+                    .resolve("crds")
+                    .resolve(old.getFileName().toString());
             if (!Files.exists(current)) {
-                findings.add("crds/" + old.getFileName() + " is gone; release " + old.getParent().getFileName() + " had it");
+                findings.add("crds/" + old.getFileName() + " is gone; release "
+                        + old.getParent().getFileName() + " had it");
                 continue;
             }
             CrdSchemaFields earlier = CrdSchemaFields.parse(Files.readString(old));
-            assertTrue(earlier.versions().values().stream().allMatch(fields -> fields.size() > 50),
+            assertTrue(
+                    earlier.versions().values().stream().allMatch(fields -> fields.size() > 50),
                     "the snapshot " + old + " has too few fields to be a real CRD");
-            CrdSchemaFields.parse(Files.readString(current)).breakingChangesSince(earlier).forEach(finding ->
-                    findings.add(finding + " (since release " + old.getParent().getFileName() + ")"));
+            CrdSchemaFields.parse(Files.readString(current))
+                    .breakingChangesSince(earlier)
+                    .forEach(finding -> findings.add(
+                            finding + " (since release " + old.getParent().getFileName() + ")"));
         }
-        assertEquals(List.of(), findings, "a released CRD version lost what stored objects rely on; keep the field or "
-                + "add a new version with conversion (docs/operations/upgrades.md)");
+        assertEquals(
+                List.of(),
+                findings,
+                "a released CRD version lost what stored objects rely on; keep the field or "
+                        + "add a new version with conversion (docs/operations/upgrades.md)");
     }
 
     @Test
@@ -53,15 +62,19 @@ class CrdEvolutionTest {
         ObjectNode crd = currentPoolCrd();
         ObjectNode spec = poolSpecSchema(crd);
         ((ObjectNode) spec.get("properties")).remove("image");
-        assertEquals(List.of("backstageworkerpools.backstage.dev v1alpha1 spec.image: dropped (was string)"), changesOf(crd));
+        assertEquals(
+                List.of("backstageworkerpools.backstage.dev v1alpha1 spec.image: dropped (was string)"),
+                changesOf(crd));
     }
 
     @Test
     void givenARetypedField_thenItIsABreakingChange() throws IOException {
         ObjectNode crd = currentPoolCrd();
-        ObjectNode concurrency = (ObjectNode) poolSpecSchema(crd).get("properties").get("concurrency");
+        ObjectNode concurrency =
+                (ObjectNode) poolSpecSchema(crd).get("properties").get("concurrency");
         concurrency.put("type", "string");
-        assertEquals(List.of("backstageworkerpools.backstage.dev v1alpha1 spec.concurrency: retyped from integer to string"),
+        assertEquals(
+                List.of("backstageworkerpools.backstage.dev v1alpha1 spec.concurrency: retyped from integer to string"),
                 changesOf(crd));
     }
 
@@ -71,13 +84,17 @@ class CrdEvolutionTest {
         ObjectNode spec = poolSpecSchema(crd);
         ArrayNode required = spec.has("required") ? (ArrayNode) spec.get("required") : spec.putArray("required");
         required.add("concurrency");
-        assertEquals(List.of("backstageworkerpools.backstage.dev v1alpha1 spec: newly requires [concurrency]"), changesOf(crd));
+        assertEquals(
+                List.of("backstageworkerpools.backstage.dev v1alpha1 spec: newly requires [concurrency]"),
+                changesOf(crd));
     }
 
     @Test
     void givenAnAddedOptionalField_thenItIsAllowed() throws IOException {
         ObjectNode crd = currentPoolCrd();
-        ((ObjectNode) poolSpecSchema(crd).get("properties")).putObject("somethingNew").put("type", "string");
+        ((ObjectNode) poolSpecSchema(crd).get("properties"))
+                .putObject("somethingNew")
+                .put("type", "string");
         assertEquals(List.of(), changesOf(crd));
     }
 
@@ -85,21 +102,31 @@ class CrdEvolutionTest {
     void givenAVersionNoLongerServed_thenItIsABreakingChange() throws IOException {
         ObjectNode crd = currentPoolCrd();
         ((ObjectNode) crd.get("spec").get("versions").get(0)).put("served", false);
-        assertEquals(List.of("backstageworkerpools.backstage.dev v1alpha1: the version is no longer served"), changesOf(crd));
+        assertEquals(
+                List.of("backstageworkerpools.backstage.dev v1alpha1: the version is no longer served"),
+                changesOf(crd));
     }
 
     private static List<String> changesOf(ObjectNode changed) throws IOException {
-        String current = Files.readString(CrdsUpToDateTest.repoRoot().resolve("crds").resolve(POOLS));
-        return CrdSchemaFields.parse(YAML.writeValueAsString(changed)).breakingChangesSince(CrdSchemaFields.parse(current));
+        String current =
+                Files.readString(CrdsUpToDateTest.repoRoot().resolve("crds").resolve(POOLS));
+        return CrdSchemaFields.parse(YAML.writeValueAsString(changed))
+                .breakingChangesSince(CrdSchemaFields.parse(current));
     }
 
     private static ObjectNode currentPoolCrd() throws IOException {
-        return (ObjectNode) YAML.readTree(Files.readString(CrdsUpToDateTest.repoRoot().resolve("crds").resolve(POOLS)));
+        return (ObjectNode) YAML.readTree(
+                Files.readString(CrdsUpToDateTest.repoRoot().resolve("crds").resolve(POOLS)));
     }
 
     private static ObjectNode poolSpecSchema(ObjectNode crd) {
-        return (ObjectNode) crd.get("spec").get("versions").get(0).get("schema").get("openAPIV3Schema")
-                .get("properties").get("spec");
+        return (ObjectNode) crd.get("spec")
+                .get("versions")
+                .get(0)
+                .get("schema")
+                .get("openAPIV3Schema")
+                .get("properties")
+                .get("spec");
     }
 
     private static List<Path> releasedCrds() throws IOException {
@@ -107,7 +134,9 @@ class CrdEvolutionTest {
             return List.of();
         }
         try (Stream<Path> files = Files.walk(HISTORY)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".yml")).sorted().toList();
+            return files.filter(p -> p.getFileName().toString().endsWith(".yml"))
+                    .sorted()
+                    .toList();
         }
     }
 }

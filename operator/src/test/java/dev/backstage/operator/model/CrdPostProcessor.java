@@ -28,21 +28,25 @@ import java.util.Map;
 final class CrdPostProcessor {
     /** Kind → descriptions of the resource, its spec and its status (the generator has none for these levels). */
     private static final Map<String, String[]> DESCRIPTIONS = Map.of(
-            "BackstageWorkerPool", new String[] {
-                "A pool of Backstage workers: the operator runs it as a Deployment of your image (the Backstage runtime"
-                        + " plus your task modules), consuming a BackstageTopology's queues and topics, and scales it"
-                        + " from the broker's backlog.",
-                "The pool: image, topology and what it consumes, concurrency, retries, timeouts, shutdown, autoscaling"
-                        + " and pod settings.",
-                "What the operator last observed of the pool: replicas, desired replicas, backlog, dead letters and"
-                        + " conditions (Ready, BacklogAvailable, ...)."},
-            "BackstageTopology", new String[] {
-                "The broker side of Backstage: which provider, how to connect (a Secret), the queues, topics and"
-                        + " dead-letter queues the operator declares, and which backend supplies delays and dedupe.",
-                "The broker: provider, connection Secret, queues, topics, dead letters, supplied capabilities, cron"
-                        + " schedules and what happens to broker objects on deletion.",
-                "What the operator last observed of the broker: its declared objects, the capabilities, conditions"
-                        + " (Ready with a reason from a closed set) and each schedule's last and next tick."});
+            "BackstageWorkerPool",
+                    new String[] {
+                        "A pool of Backstage workers: the operator runs it as a Deployment of your image (the Backstage runtime"
+                                + " plus your task modules), consuming a BackstageTopology's queues and topics, and scales it"
+                                + " from the broker's backlog.",
+                        "The pool: image, topology and what it consumes, concurrency, retries, timeouts, shutdown, autoscaling"
+                                + " and pod settings.",
+                        "What the operator last observed of the pool: replicas, desired replicas, backlog, dead letters and"
+                                + " conditions (Ready, BacklogAvailable, ...)."
+                    },
+            "BackstageTopology",
+                    new String[] {
+                        "The broker side of Backstage: which provider, how to connect (a Secret), the queues, topics and"
+                                + " dead-letter queues the operator declares, and which backend supplies delays and dedupe.",
+                        "The broker: provider, connection Secret, queues, topics, dead letters, supplied capabilities, cron"
+                                + " schedules and what happens to broker objects on deletion.",
+                        "What the operator last observed of the broker: its declared objects, the capabilities, conditions"
+                                + " (Ready with a reason from a closed set) and each schedule's last and next tick."
+                    });
 
     private CrdPostProcessor() {}
 
@@ -50,7 +54,8 @@ final class CrdPostProcessor {
         CustomResourceDefinition crd = Serialization.unmarshal(generatedYaml, CustomResourceDefinition.class);
         Class<?> resource = resourceClass(crd.getSpec().getNames().getKind());
         List<String> declared = Arrays.stream(resource.getAnnotationsByType(AdditionalPrinterColumn.class))
-                .map(AdditionalPrinterColumn::name).toList();
+                .map(AdditionalPrinterColumn::name)
+                .toList();
         for (CustomResourceDefinitionVersion version : crd.getSpec().getVersions()) {
             if (version.getAdditionalPrinterColumns() != null) {
                 List<CustomResourceColumnDefinition> columns = new ArrayList<>(version.getAdditionalPrinterColumns());
@@ -74,15 +79,21 @@ final class CrdPostProcessor {
         if (schema == null || schema.getProperties() == null) {
             return;
         }
-        for (Map.Entry<String, JSONSchemaProps> property : schema.getProperties().entrySet()) {
+        for (Map.Entry<String, JSONSchemaProps> property :
+                schema.getProperties().entrySet()) {
             JSONSchemaProps value = property.getValue();
-            if ("conditions".equals(property.getKey()) && "array".equals(value.getType()) && value.getItems() != null
-                    && value.getItems().getSchema() != null && value.getItems().getSchema().getProperties() != null
+            if ("conditions".equals(property.getKey())
+                    && "array".equals(value.getType())
+                    && value.getItems() != null
+                    && value.getItems().getSchema() != null
+                    && value.getItems().getSchema().getProperties() != null
                     && value.getItems().getSchema().getProperties().containsKey("type")) {
                 value.setXKubernetesListType("map");
                 value.setXKubernetesListMapKeys(List.of("type"));
-                List<String> required = new ArrayList<>(value.getItems().getSchema().getRequired() == null ? List.of()
-                        : value.getItems().getSchema().getRequired());
+                List<String> required = new ArrayList<>(
+                        value.getItems().getSchema().getRequired() == null
+                                ? List.of()
+                                : value.getItems().getSchema().getRequired());
                 if (!required.contains("type")) {
                     required.add("type");
                     value.getItems().getSchema().setRequired(required);
@@ -93,10 +104,14 @@ final class CrdPostProcessor {
     }
 
     private static void markScheduleStatuses(JSONSchemaProps root) {
-        JSONSchemaProps status = root.getProperties() == null ? null : root.getProperties().get("status");
-        JSONSchemaProps schedules = status == null || status.getProperties() == null ? null
+        JSONSchemaProps status =
+                root.getProperties() == null ? null : root.getProperties().get("status");
+        JSONSchemaProps schedules = status == null || status.getProperties() == null
+                ? null
                 : status.getProperties().get("schedules");
-        if (schedules != null && schedules.getItems() != null && schedules.getItems().getSchema() != null) {
+        if (schedules != null
+                && schedules.getItems() != null
+                && schedules.getItems().getSchema() != null) {
             schedules.setXKubernetesListType("map");
             schedules.setXKubernetesListMapKeys(List.of("name"));
             schedules.getItems().getSchema().setRequired(List.of("name"));
@@ -107,7 +122,8 @@ final class CrdPostProcessor {
         try {
             return Class.forName(CrdPostProcessor.class.getPackageName() + "." + kind);
         } catch (ClassNotFoundException e) {
-            throw new IllegalStateException("no CR class for kind " + kind + " in " + CrdPostProcessor.class.getPackageName(), e);
+            throw new IllegalStateException(
+                    "no CR class for kind " + kind + " in " + CrdPostProcessor.class.getPackageName(), e);
         }
     }
 }

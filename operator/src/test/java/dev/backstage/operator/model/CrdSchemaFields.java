@@ -22,8 +22,7 @@ record CrdSchemaFields(String name, Map<String, Map<String, Field>> versions) {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     /** One field: its type (or int-or-string / preserve-unknown-fields), required children, enum values. */
-    record Field(String type, Set<String> required, Set<String> allowed) {
-    }
+    record Field(String type, Set<String> required, Set<String> allowed) {}
 
     static CrdSchemaFields parse(String yaml) throws IOException {
         JsonNode crd = YAML.readTree(yaml);
@@ -40,8 +39,11 @@ record CrdSchemaFields(String name, Map<String, Map<String, Field>> versions) {
     }
 
     private static void walk(JsonNode schema, String path, Map<String, Field> fields) {
-        fields.put(path.isEmpty() ? "." : path, new Field(typeOf(schema), texts(schema.path("required")), texts(schema.path("enum"))));
-        Iterator<Map.Entry<String, JsonNode>> properties = schema.path("properties").fields();
+        fields.put(
+                path.isEmpty() ? "." : path,
+                new Field(typeOf(schema), texts(schema.path("required")), texts(schema.path("enum"))));
+        Iterator<Map.Entry<String, JsonNode>> properties =
+                schema.path("properties").fields();
         while (properties.hasNext()) {
             Map.Entry<String, JsonNode> property = properties.next();
             walk(property.getValue(), path.isEmpty() ? property.getKey() : path + "." + property.getKey(), fields);

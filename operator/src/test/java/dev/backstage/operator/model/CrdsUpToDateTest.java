@@ -30,19 +30,26 @@ class CrdsUpToDateTest {
                 Files.delete(committed.resolve(name));
             }
             for (String name : generatedNames) {
-                Files.writeString(committed.resolve(name), CrdPostProcessor.process(Files.readString(GENERATED.resolve(name))));
+                Files.writeString(
+                        committed.resolve(name), CrdPostProcessor.process(Files.readString(GENERATED.resolve(name))));
             }
         }
-        assertEquals(generatedNames, yamlNames(committed),
+        assertEquals(
+                generatedNames,
+                yamlNames(committed),
                 "crds/ holds other files than the build generates; refresh with -Dbackstage.updateCrds=true");
         for (String name : generatedNames) {
-            assertEquals(CrdPostProcessor.process(Files.readString(GENERATED.resolve(name))), Files.readString(committed.resolve(name)),
+            assertEquals(
+                    CrdPostProcessor.process(Files.readString(GENERATED.resolve(name))),
+                    Files.readString(committed.resolve(name)),
                     "crds/" + name + " is stale; refresh with -Dbackstage.updateCrds=true and commit");
         }
     }
 
     static Path repoRoot() {
-        return Paths.get(System.getProperty("backstage.repoRoot", "..")).toAbsolutePath().normalize();
+        return Paths.get(System.getProperty("backstage.repoRoot", ".."))
+                .toAbsolutePath()
+                .normalize();
     }
 
     private static List<String> yamlNames(Path dir) throws IOException {
@@ -50,8 +57,10 @@ class CrdsUpToDateTest {
             return List.of();
         }
         try (Stream<Path> files = Files.list(dir)) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".yml") || n.endsWith(".yaml"))
-                    .sorted().toList();
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".yml") || n.endsWith(".yaml"))
+                    .sorted()
+                    .toList();
         }
     }
 }

@@ -79,7 +79,12 @@ class PerResourcePollerTest {
     }
 
     private static ConfigMap resource(String name) {
-        return new ConfigMapBuilder().withNewMetadata().withNamespace("ns").withName(name).endMetadata().build();
+        return new ConfigMapBuilder()
+                .withNewMetadata()
+                .withNamespace("ns")
+                .withName(name)
+                .endMetadata()
+                .build();
     }
 
     @Test

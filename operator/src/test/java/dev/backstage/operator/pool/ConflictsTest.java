@@ -15,7 +15,10 @@ class ConflictsTest {
 
     private static KubernetesClientException status(int code, String reason, String message) {
         return new KubernetesClientException(new io.fabric8.kubernetes.api.model.StatusBuilder()
-                .withCode(code).withReason(reason).withMessage(message).build());
+                .withCode(code)
+                .withReason(reason)
+                .withMessage(message)
+                .build());
     }
 
     @Test
@@ -27,16 +30,23 @@ class ConflictsTest {
     @Test
     void givenAggregatedFailures_thenTheyAreAConflictOnlyWhenAllOfThemAre() {
         assertTrue(Conflicts.isConflict(new AggregatedOperatorException("x", Map.of("deployment", status(409)))));
-        assertTrue(Conflicts.isConflict(new io.javaoperatorsdk.operator.OperatorException(
-                new AggregatedOperatorException("x", Map.of("deployment", status(409))))), "as JOSDK wraps it");
-        assertFalse(Conflicts.isConflict(new AggregatedOperatorException("x",
-                Map.of("deployment", status(409), "runtime-config", status(403)))));
+        assertTrue(
+                Conflicts.isConflict(new io.javaoperatorsdk.operator.OperatorException(
+                        new AggregatedOperatorException("x", Map.of("deployment", status(409))))),
+                "as JOSDK wraps it");
+        assertFalse(Conflicts.isConflict(new AggregatedOperatorException(
+                "x", Map.of("deployment", status(409), "runtime-config", status(403)))));
     }
 
     @Test
     void givenTheMocksConflict_thenItIsRecognisedByItsMessage() {
-        assertTrue(Conflicts.isConflict(status(409, "Invalid", "Operation cannot be fulfilled on Deployment \"w\":"
-                + " the object has been modified; please apply your changes to the latest version and try again")));
+        assertTrue(
+                Conflicts.isConflict(
+                        status(
+                                409,
+                                "Invalid",
+                                "Operation cannot be fulfilled on Deployment \"w\":"
+                                        + " the object has been modified; please apply your changes to the latest version and try again")));
     }
 
     @Test

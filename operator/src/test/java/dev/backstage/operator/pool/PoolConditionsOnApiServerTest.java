@@ -7,6 +7,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.operator.main.BackstageOperator;
 import dev.backstage.operator.main.LeaseSettings;
 import dev.backstage.operator.main.OperatorSettings;
@@ -16,8 +18,6 @@ import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.testing.PodKubelet;
 import dev.backstage.operator.testing.RealApiServer;
 import dev.backstage.testsupport.ControlPlane;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
@@ -31,8 +31,8 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 /**
  * The pool's Ready and Scaling conditions on the real API server, with the real Deployment and ReplicaSet
@@ -52,10 +52,10 @@ class PoolConditionsOnApiServerTest {
         api = RealApiServer.shared();
         client = api.client();
         ns = api.namespace("conditions");
-        OperatorSettings settings = new OperatorSettings(Set.of(ns), false, LeaseSettings.defaults(null),
-                "conditions-test-operator", 0, false);
-        operator = BackstageOperator.create(client, settings, Metrics.NOOP, Clock.systemUTC(), Optional.empty(),
-                overrides -> {});
+        OperatorSettings settings = new OperatorSettings(
+                Set.of(ns), false, LeaseSettings.defaults(null), "conditions-test-operator", 0, false);
+        operator = BackstageOperator.create(
+                client, settings, Metrics.NOOP, Clock.systemUTC(), Optional.empty(), overrides -> {});
         operator.start();
     }
 
@@ -74,20 +74,26 @@ class PoolConditionsOnApiServerTest {
         PodKubelet kubelet = new PodKubelet(client, ns);
         await().atMost(WAIT).until(() -> {
             kubelet.markAllReady();
-            return condition("workers", PoolScaling.TYPE).filter(c -> PoolScaling.STABLE.equals(c.getReason()))
-                    .isPresent() && condition("workers", Conditions.READY).map(c -> Conditions.TRUE.equals(c.getStatus()))
-                    .orElse(false);
+            return condition("workers", PoolScaling.TYPE)
+                            .filter(c -> PoolScaling.STABLE.equals(c.getReason()))
+                            .isPresent()
+                    && condition("workers", Conditions.READY)
+                            .map(c -> Conditions.TRUE.equals(c.getStatus()))
+                            .orElse(false);
         });
 
         List<String> readySeen = new CopyOnWriteArrayList<>();
         List<String> scalingSeen = new CopyOnWriteArrayList<>();
-        try (Watch watch = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers")
+        try (Watch watch = client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
                 .watch(new Watcher<>() {
                     @Override
                     public void eventReceived(Action action, BackstageWorkerPool seen) {
                         if (seen.getStatus() != null) {
                             Conditions.find(seen.getStatus().getConditions(), Conditions.READY)
-                                    .ifPresent(c -> readySeen.add(c.getStatus() + " " + c.getReason() + ": " + c.getMessage()));
+                                    .ifPresent(c ->
+                                            readySeen.add(c.getStatus() + " " + c.getReason() + ": " + c.getMessage()));
                             Conditions.find(seen.getStatus().getConditions(), PoolScaling.TYPE)
                                     .ifPresent(c -> scalingSeen.add(c.getStatus() + " " + c.getReason()));
                         }
@@ -96,61 +102,103 @@ class PoolConditionsOnApiServerTest {
                     @Override
                     public void onClose(WatcherException cause) {}
                 })) {
-            client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers")
+            client.resources(BackstageWorkerPool.class)
+                    .inNamespace(ns)
+                    .withName("workers")
                     .edit(p -> {
                         p.getSpec().setReplicas(3);
                         return p;
                     });
             // The new pods exist but are not ready: the pool works on with its one ready replica and says it scales.
-            Condition scaling = await().atMost(WAIT).until(() -> condition("workers", PoolScaling.TYPE).orElse(null),
-                    c -> c != null && PoolScaling.SCALING_UP.equals(c.getReason())
-                            && "1/3 replicas ready".equals(c.getMessage()));
+            Condition scaling = await().atMost(WAIT)
+                    .until(
+                            () -> condition("workers", PoolScaling.TYPE).orElse(null),
+                            c -> c != null
+                                    && PoolScaling.SCALING_UP.equals(c.getReason())
+                                    && "1/3 replicas ready".equals(c.getMessage()));
             assertEquals(Conditions.TRUE, scaling.getStatus());
 
             await().atMost(WAIT).until(() -> {
                 kubelet.markAllReady();
                 BackstageWorkerPool now = get("workers");
-                return now.getStatus() != null && Integer.valueOf(3).equals(now.getStatus().getReadyReplicas())
-                        && condition("workers", PoolScaling.TYPE).map(c -> PoolScaling.STABLE.equals(c.getReason()))
+                return now.getStatus() != null
+                        && Integer.valueOf(3).equals(now.getStatus().getReadyReplicas())
+                        && condition("workers", PoolScaling.TYPE)
+                                .map(c -> PoolScaling.STABLE.equals(c.getReason()))
                                 .orElse(false);
             });
-            assertEquals(Conditions.FALSE, condition("workers", PoolScaling.TYPE).orElseThrow().getStatus());
+            assertEquals(
+                    Conditions.FALSE,
+                    condition("workers", PoolScaling.TYPE).orElseThrow().getStatus());
         }
-        assertTrue(readySeen.stream().allMatch(s -> s.startsWith(Conditions.TRUE + " ")),
+        assertTrue(
+                readySeen.stream().allMatch(s -> s.startsWith(Conditions.TRUE + " ")),
                 "Ready stayed True through the scale-up; seen: " + readySeen);
         assertTrue(scalingSeen.contains(Conditions.TRUE + " " + PoolScaling.SCALING_UP), "seen: " + scalingSeen);
     }
 
     @Test
-    void givenAutoscalingOff_whenKubectlScales_thenTheReplicasAreSetThroughTheScaleSubresourceAndTheDeploymentFollows() throws Exception {
+    void givenAutoscalingOff_whenKubectlScales_thenTheReplicasAreSetThroughTheScaleSubresourceAndTheDeploymentFollows()
+            throws Exception {
         createReadyTopology(client, redisTopology(ns, "emails", "emails"));
         BackstageWorkerPool pool = pool(ns, "mailers", "emails", "emails");
         pool.getSpec().setReplicas(1);
         client.resource(pool).create();
-        await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace(ns).withName("mailers").get() != null);
+        await().atMost(WAIT)
+                .until(() -> client.apps()
+                                .deployments()
+                                .inNamespace(ns)
+                                .withName("mailers")
+                                .get()
+                        != null);
 
         ControlPlane.Result scaled = api.controlPlane().kubectl("scale", "bwp", "mailers", "--replicas=3", "-n", ns);
         assertEquals(0, scaled.exit(), scaled.err());
         assertEquals(3, get("mailers").getSpec().getReplicas());
-        await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace(ns).withName("mailers").get()
-                .getSpec().getReplicas() == 3);
+        await().atMost(WAIT)
+                .until(() -> client.apps()
+                                .deployments()
+                                .inNamespace(ns)
+                                .withName("mailers")
+                                .get()
+                                .getSpec()
+                                .getReplicas()
+                        == 3);
 
-        JsonNode scale = new ObjectMapper().readTree(api.controlPlane().kubectl("get", "--raw",
-                "/apis/backstage.dev/v1alpha1/namespaces/" + ns + "/backstageworkerpools/mailers/scale").orThrow().out());
+        JsonNode scale = new ObjectMapper()
+                .readTree(api.controlPlane()
+                        .kubectl(
+                                "get",
+                                "--raw",
+                                "/apis/backstage.dev/v1alpha1/namespaces/" + ns + "/backstageworkerpools/mailers/scale")
+                        .orThrow()
+                        .out());
         assertEquals(3, scale.at("/spec/replicas").asInt());
-        await().atMost(WAIT).until(() -> get("mailers").getStatus() != null && get("mailers").getStatus().getSelector() != null);
+        await().atMost(WAIT)
+                .until(() -> get("mailers").getStatus() != null
+                        && get("mailers").getStatus().getSelector() != null);
         String selector = get("mailers").getStatus().getSelector();
-        await().atMost(WAIT).until(() -> api.controlPlane().kubectl("get", "pods", "-n", ns, "-l", selector, "-o", "name")
-                .orThrow().out().lines().count() == 3);
+        await().atMost(WAIT)
+                .until(() -> api.controlPlane()
+                                .kubectl("get", "pods", "-n", ns, "-l", selector, "-o", "name")
+                                .orThrow()
+                                .out()
+                                .lines()
+                                .count()
+                        == 3);
     }
 
     private static BackstageWorkerPool get(String name) {
-        return client.resources(BackstageWorkerPool.class).inNamespace(ns).withName(name).get();
+        return client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName(name)
+                .get();
     }
 
     private static Optional<Condition> condition(String pool, String type) {
         BackstageWorkerPool current = get(pool);
-        return current == null || current.getStatus() == null ? Optional.empty()
+        return current == null || current.getStatus() == null
+                ? Optional.empty()
                 : Conditions.find(current.getStatus().getConditions(), type);
     }
 }

@@ -14,8 +14,15 @@ final class PrinterColumns {
     static Map<String, String> evaluate(String crdResource, JsonNode resource) {
         var crd = MockKubernetes.crd(crdResource);
         Map<String, String> out = new LinkedHashMap<>();
-        crd.getSpec().getVersions().get(0).getAdditionalPrinterColumns().forEach(column -> out.put(column.getName(),
-                PrinterColumnPath.evaluate(resource, column.getJsonPath()).map(JsonNode::asText).orElse("")));
+        crd.getSpec()
+                .getVersions()
+                .get(0)
+                .getAdditionalPrinterColumns()
+                .forEach(column -> out.put(
+                        column.getName(),
+                        PrinterColumnPath.evaluate(resource, column.getJsonPath())
+                                .map(JsonNode::asText)
+                                .orElse("")));
         return out;
     }
 }

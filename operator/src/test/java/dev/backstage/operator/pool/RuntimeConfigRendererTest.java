@@ -30,9 +30,11 @@ class RuntimeConfigRendererTest {
     void givenKafkaWithRedisDelaysAndDedupe_thenEachConnectionNamesItsEnvAndPrefix() {
         BackstageTopology topology = redisTopology("ns", "t", "default");
         topology.getSpec().setProvider(ProviderType.KAFKA);
-        topology.getSpec().setCapabilities(new SuppliedCapabilities(
-                new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("r", "url"), null),
-                new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("r", "url"), "dedupe-prefix")));
+        topology.getSpec()
+                .setCapabilities(new SuppliedCapabilities(
+                        new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("r", "url"), null),
+                        new CapabilityBackend(
+                                ProviderType.REDIS, new SecretKeyReference("r", "url"), "dedupe-prefix")));
         BackstageWorkerPool pool = pool("ns", "p", "t", "default");
 
         RuntimeConfig config = RuntimeConfigRenderer.render(pool, topology);
@@ -46,9 +48,11 @@ class RuntimeConfigRendererTest {
         assertEquals("dedupe-prefix", config.dedupe().prefix());
         assertNull(config.provider().url());
         assertNull(config.delays().url());
-        assertEquals(Map.of("createTopics", "false", "replicationFactor", "3", "minInsyncReplicas", "2"),
-                config.provider().options(), "the topology owns the topics (workers never create them) and its"
-                + " replication (default 3, min ISR 2) applies to the retry and dead-letter topics workers create");
+        assertEquals(
+                Map.of("createTopics", "false", "replicationFactor", "3", "minInsyncReplicas", "2"),
+                config.provider().options(),
+                "the topology owns the topics (workers never create them) and its"
+                        + " replication (default 3, min ISR 2) applies to the retry and dead-letter topics workers create");
     }
 
     @Test
@@ -59,14 +63,26 @@ class RuntimeConfigRendererTest {
 
         RuntimeConfig config = RuntimeConfigRenderer.render(pool("ns", "p", "t", "default"), topology);
 
-        assertEquals(Map.of("delayedExchange", "fallback", "queueType", "quorum"), config.provider().options(),
+        assertEquals(
+                Map.of("delayedExchange", "fallback", "queueType", "quorum"),
+                config.provider().options(),
                 "unset queueType: quorum, as the topology declares it");
         topology.getSpec().getRabbitmq().setQueueType(dev.backstage.operator.model.RabbitMqQueueType.CLASSIC);
         topology.getSpec().getRabbitmq().setDeliveryLimit(7);
         topology.getSpec().getRabbitmq().setAddresses("a:5672,b:5672");
-        assertEquals(Map.of("delayedExchange", "fallback", "queueType", "classic", "deliveryLimit", "7",
-                "addresses", "a:5672,b:5672"), RuntimeConfigRenderer.render(pool("ns", "p", "t", "default"), topology)
-                .provider().options());
+        assertEquals(
+                Map.of(
+                        "delayedExchange",
+                        "fallback",
+                        "queueType",
+                        "classic",
+                        "deliveryLimit",
+                        "7",
+                        "addresses",
+                        "a:5672,b:5672"),
+                RuntimeConfigRenderer.render(pool("ns", "p", "t", "default"), topology)
+                        .provider()
+                        .options());
     }
 
     @Test
@@ -79,7 +95,8 @@ class RuntimeConfigRendererTest {
         pool.getSpec().setUnknownTask(UnknownTaskMode.LEAVE_PENDING);
         pool.getSpec().setTopics(List.of(new TopicSubscriptionSpec("events", "audit", StartPositionSpec.EARLIEST)));
 
-        RuntimeConfig.WorkerSection worker = RuntimeConfigRenderer.render(pool, redisTopology("ns", "t", "a", "b")).worker();
+        RuntimeConfig.WorkerSection worker = RuntimeConfigRenderer.render(pool, redisTopology("ns", "t", "a", "b"))
+                .worker();
 
         assertEquals(List.of("a", "b"), worker.queues());
         assertEquals(40, worker.prefetch());

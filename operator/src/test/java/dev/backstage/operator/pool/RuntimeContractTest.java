@@ -1,6 +1,5 @@
 package dev.backstage.operator.pool;
 
-import dev.backstage.operator.workload.WorkerContainer;
 import static dev.backstage.operator.testing.BackstageFixtures.pool;
 import static dev.backstage.operator.testing.BackstageFixtures.redisTopology;
 import static org.awaitility.Awaitility.await;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
+import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.TaskModule;
@@ -47,9 +47,10 @@ class RuntimeContractTest {
             processed.add(String.valueOf(order.get("orderId")));
             return Next.done();
         });
-        Map<String, String> podEnv = Map.of(WorkerContainer.PROVIDER_URL_ENV, REDIS, WorkerContainer.POD_NAME_ENV, "p-abc12");
-        var built = new WorkerFromConfig(podEnv::get).build(RuntimeConfigFiles.parse(yaml), List.of(module),
-                new SimpleMeterRegistry());
+        Map<String, String> podEnv =
+                Map.of(WorkerContainer.PROVIDER_URL_ENV, REDIS, WorkerContainer.POD_NAME_ENV, "p-abc12");
+        var built = new WorkerFromConfig(podEnv::get)
+                .build(RuntimeConfigFiles.parse(yaml), List.of(module), new SimpleMeterRegistry());
         try {
             built.worker().start();
             built.worker().enqueue("processOrder", Map.of("orderId", "o-1"), EnqueueOptions.onQueue("orders"));
@@ -60,9 +61,16 @@ class RuntimeContractTest {
         RedisClient client = RedisClient.create(REDIS);
         try (var connection = client.connect()) {
             String stream = prefix + ":orders";
-            assertEquals(0, connection.sync().xpending(stream, topology.getSpec().getConsumerGroup()).getCount(),
+            assertEquals(
+                    0,
+                    connection
+                            .sync()
+                            .xpending(stream, topology.getSpec().getConsumerGroup())
+                            .getCount(),
                     "acked in the group the topology names");
-            connection.sync().del(stream, prefix + ":workers:" + topology.getSpec().getConsumerGroup());
+            connection
+                    .sync()
+                    .del(stream, prefix + ":workers:" + topology.getSpec().getConsumerGroup());
         } finally {
             client.shutdown();
         }
@@ -87,16 +95,18 @@ class RuntimeContractTest {
             runs.incrementAndGet();
             throw new IllegalStateException("card declined");
         });
-        Map<String, String> podEnv = Map.of(WorkerContainer.PROVIDER_URL_ENV, REDIS, WorkerContainer.POD_NAME_ENV, "p-r1");
-        var built = new WorkerFromConfig(podEnv::get).build(RuntimeConfigFiles.parse(yaml), List.of(module),
-                new SimpleMeterRegistry());
+        Map<String, String> podEnv =
+                Map.of(WorkerContainer.PROVIDER_URL_ENV, REDIS, WorkerContainer.POD_NAME_ENV, "p-r1");
+        var built = new WorkerFromConfig(podEnv::get)
+                .build(RuntimeConfigFiles.parse(yaml), List.of(module), new SimpleMeterRegistry());
         RedisClient client = RedisClient.create(REDIS);
         try (var connection = client.connect()) {
             String deadLetters = prefix + ":orders:dead-letter";
             try {
                 built.worker().start();
                 built.worker().enqueue("chargeCard", Map.of("orderId", "o-2"), EnqueueOptions.onQueue("orders"));
-                await().atMost(Duration.ofSeconds(30)).until(() -> connection.sync().xlen(deadLetters) == 1L);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> connection.sync().xlen(deadLetters) == 1L);
             } finally {
                 built.worker().close();
             }

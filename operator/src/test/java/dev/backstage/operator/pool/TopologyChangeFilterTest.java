@@ -26,8 +26,14 @@ class TopologyChangeFilterTest {
         BackstageTopology topology = redisTopology("ns", "orders", "default");
         topology.getMetadata().setGeneration(1L);
         topology.setStatus(new BackstageTopologyStatus());
-        Conditions.set(topology.getStatus().getConditions(), Conditions.READY, Conditions.TRUE, "Declared",
-                "2 broker objects exist on redis", 1L, T);
+        Conditions.set(
+                topology.getStatus().getConditions(),
+                Conditions.READY,
+                Conditions.TRUE,
+                "Declared",
+                "2 broker objects exist on redis",
+                1L,
+                T);
         return topology;
     }
 
@@ -35,30 +41,36 @@ class TopologyChangeFilterTest {
         return Stream.of(
                 Arguments.of("its first verdict", true, (Consumer<BackstageTopology>) t -> t.setStatus(null)),
                 Arguments.of("Ready=False, a broker error", true, (Consumer<BackstageTopology>) t -> Conditions.set(
-                        t.getStatus().getConditions(), Conditions.READY, Conditions.FALSE, "BrokerUnreachable",
-                        "connection refused", 1L, T)),
-                Arguments.of("another message with the same reason", true, (Consumer<BackstageTopology>) t ->
-                        t.getStatus().getConditions().get(0).setMessage("3 broker objects exist on redis")),
-                Arguments.of("a spec edit (new generation)", true, (Consumer<BackstageTopology>) t ->
-                        t.getMetadata().setGeneration(2L)),
-                Arguments.of("marked for deletion", true, (Consumer<BackstageTopology>) t ->
-                        t.getMetadata().setDeletionTimestamp("2026-12-02T10:00:00Z")),
-                Arguments.of("the operator's finalizer added", false, (Consumer<BackstageTopology>) t ->
-                        t.getMetadata().setFinalizers(List.of("backstagetopologies.backstage.dev/finalizer"))),
+                        t.getStatus().getConditions(),
+                        Conditions.READY,
+                        Conditions.FALSE,
+                        "BrokerUnreachable",
+                        "connection refused",
+                        1L,
+                        T)),
+                Arguments.of("another message with the same reason", true, (Consumer<BackstageTopology>)
+                        t -> t.getStatus().getConditions().get(0).setMessage("3 broker objects exist on redis")),
+                Arguments.of("a spec edit (new generation)", true, (Consumer<BackstageTopology>)
+                        t -> t.getMetadata().setGeneration(2L)),
+                Arguments.of("marked for deletion", true, (Consumer<BackstageTopology>)
+                        t -> t.getMetadata().setDeletionTimestamp("2026-12-02T10:00:00Z")),
+                Arguments.of("the operator's finalizer added", false, (Consumer<BackstageTopology>)
+                        t -> t.getMetadata().setFinalizers(List.of("backstagetopologies.backstage.dev/finalizer"))),
                 Arguments.of("a schedule fired (status.schedules)", false, (Consumer<BackstageTopology>) t -> {
                     ScheduleStatus fired = new ScheduleStatus();
                     fired.setName("nightly");
                     t.getStatus().setSchedules(List.of(fired));
                 }),
-                Arguments.of("a label", false, (Consumer<BackstageTopology>) t ->
-                        t.getMetadata().setLabels(java.util.Map.of("team", "x"))),
-                Arguments.of("the same verdict at a later time", false, (Consumer<BackstageTopology>) t ->
-                        t.getStatus().getConditions().get(0).setLastTransitionTime("2026-12-02T11:00:00Z")));
+                Arguments.of("a label", false, (Consumer<BackstageTopology>)
+                        t -> t.getMetadata().setLabels(java.util.Map.of("team", "x"))),
+                Arguments.of("the same verdict at a later time", false, (Consumer<BackstageTopology>)
+                        t -> t.getStatus().getConditions().get(0).setLastTransitionTime("2026-12-02T11:00:00Z")));
     }
 
     @ParameterizedTest(name = "{0} -> reconcile pools {1}")
     @MethodSource("updates")
-    void givenATopologyUpdate_thenItsPoolsAreReconciledAsTabled(String what, boolean reconciles, Consumer<BackstageTopology> edit) {
+    void givenATopologyUpdate_thenItsPoolsAreReconciledAsTabled(
+            String what, boolean reconciles, Consumer<BackstageTopology> edit) {
         BackstageTopology other = Serialization.clone(reconciled());
         edit.accept(other);
         assertEquals(reconciles, filter.accept(other, reconciled()), what);

@@ -19,9 +19,11 @@ class BacklogSampleTest {
 
     @Test
     void givenAProviderReport_whenSampled_thenQueuesAreSummedAndNotesKept() {
-        BacklogReport report = new BacklogReport(AT, List.of(
-                new QueueBacklog("orders", 100, 7, 2, null, List.of(), null),
-                new QueueBacklog("mails", 30, 3, 0, 1500L, List.of(), "lag counted from log start")));
+        BacklogReport report = new BacklogReport(
+                AT,
+                List.of(
+                        new QueueBacklog("orders", 100, 7, 2, null, List.of(), null),
+                        new QueueBacklog("mails", 30, 3, 0, 1500L, List.of(), "lag counted from log start")));
 
         BacklogSample sample = BacklogSample.of(report, 4, 1000L, null);
 
@@ -38,9 +40,11 @@ class BacklogSampleTest {
 
     @Test
     void givenAQueueWithUnknownInFlight_whenSampled_thenInFlightIsUnknownNotZero() {
-        BacklogReport report = new BacklogReport(AT, List.of(
-                new QueueBacklog("orders", 5, 3, 0, null, List.of(), null),
-                new QueueBacklog("events", 8, -1, 0, null, List.of(), null)));
+        BacklogReport report = new BacklogReport(
+                AT,
+                List.of(
+                        new QueueBacklog("orders", 5, 3, 0, null, List.of(), null),
+                        new QueueBacklog("events", 8, -1, 0, null, List.of(), null)));
 
         BacklogSample sample = BacklogSample.of(report, 1);
 
@@ -71,8 +75,8 @@ class BacklogSampleTest {
 
     @Test
     void givenUnavailableWithoutReason_whenBuilt_thenRejected() {
-        assertThrows(NullPointerException.class,
-                () -> new BacklogSample(AT, false, 0, -1, null, null, 0, null, null, null));
+        assertThrows(
+                NullPointerException.class, () -> new BacklogSample(AT, false, 0, -1, null, null, 0, null, null, null));
     }
 
     private static BacklogSample sample(QueueBacklog... queues) {
@@ -81,7 +85,8 @@ class BacklogSampleTest {
 
     @Test
     void givenCountersOnEveryQueue_thenTheSampleCarriesTheirSums() {
-        BacklogSample sample = sample(new QueueBacklog("a", 5, 1, 0, null, List.of(), null, 100L, 94L),
+        BacklogSample sample = sample(
+                new QueueBacklog("a", 5, 1, 0, null, List.of(), null, 100L, 94L),
                 new QueueBacklog("b", 0, 0, 0, null, List.of(), null, 20L, 20L));
         assertEquals(120L, sample.arrivedTotal());
         assertEquals(114L, sample.completedTotal());
@@ -91,7 +96,8 @@ class BacklogSampleTest {
 
     @Test
     void givenOneQueueWithoutACounter_thenTheSumIsUnknown_notPartial() {
-        BacklogSample sample = sample(new QueueBacklog("a", 5, 1, 0, null, List.of(), null, 100L, 94L),
+        BacklogSample sample = sample(
+                new QueueBacklog("a", 5, 1, 0, null, List.of(), null, 100L, 94L),
                 new QueueBacklog("b", 0, 0, 0, null, List.of(), null, 20L, null));
         assertEquals(120L, sample.arrivedTotal());
         assertNull(sample.completedTotal());
@@ -102,8 +108,14 @@ class BacklogSampleTest {
 
     @Test
     void givenKafkaPartitions_thenArrivalsAreTheSumOfTheirEndOffsets_andCompletionsOfTheirCommittedPositions() {
-        BacklogSample sample = sample(new QueueBacklog("events", 9, 0, 0, null,
-                List.of(new PartitionBacklog(0, 10, 4, 6), new PartitionBacklog(1, 3, -1, 3)), "lag"));
+        BacklogSample sample = sample(new QueueBacklog(
+                "events",
+                9,
+                0,
+                0,
+                null,
+                List.of(new PartitionBacklog(0, 10, 4, 6), new PartitionBacklog(1, 3, -1, 3)),
+                "lag"));
         assertEquals(13L, sample.arrivedTotal());
         // end - lag: 4 committed on partition 0; partition 1 has no commit and its lag counts from offset 0
         assertEquals(4L, sample.completedTotal());

@@ -26,7 +26,8 @@ class PodStartupTimesTest {
         only the newest twenty pods count                       | 0>60 0>60 0>60 0>60 0>60 100>110 101>111 102>112 103>113 104>114 105>115 106>116 107>117 108>118 109>119 110>120 111>121 112>122 113>123 114>124 115>125 116>126 117>127 118>128 119>129 | 10.0 | 20
         a Ready time before creation (clock skew) is left out   | 10>5 0>10 0>11 0>12                     | 11.0      | 3
         """)
-    void givenPodStarts_whenMeasured_thenTheMedianOfRecentPodsIsTheStartupTime(String name, String pods, Double startupSeconds, Integer used) {
+    void givenPodStarts_whenMeasured_thenTheMedianOfRecentPodsIsTheStartupTime(
+            String name, String pods, Double startupSeconds, Integer used) {
         List<PodStartupTimes.PodStart> starts = new ArrayList<>();
         for (String pod : pods.trim().split("\\s+")) {
             String[] parts = pod.split(">");
@@ -37,7 +38,10 @@ class PodStartupTimesTest {
 
         var measured = PodStartupTimes.measure(starts);
 
-        assertEquals(startupSeconds, measured.map(m -> m.startup().toMillis() / 1000.0).orElse(null), name);
+        assertEquals(
+                startupSeconds,
+                measured.map(m -> m.startup().toMillis() / 1000.0).orElse(null),
+                name);
         assertEquals(used, measured.map(PodStartupTimes.Measured::pods).orElse(null), name);
     }
 }

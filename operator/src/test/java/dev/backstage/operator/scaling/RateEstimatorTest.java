@@ -39,11 +39,17 @@ class RateEstimatorTest {
         a busy capacity before the window is remembered         | 60     | -    | 0-60/5:600+0@10 c20/s, 65-180/5:0+8@10 c20/s                    | 20.0       | 2.0           | -
         an interval busy only inside the window is not doubled  | 60     | -    | 0-60/5:0+8@10 c20/s, 65-180/5:600+0@10 c20/s+600                | 20.0       | 2.0           | -
         """)
-    void givenASampleHistory_whenEstimated_thenArrivalsAndPerReplicaRatesAreAsTabled(String name, long windowSeconds, Integer concurrency, String history, Double arrivals,
-                   Double perReplica, String missing) {
+    void givenASampleHistory_whenEstimated_thenArrivalsAndPerReplicaRatesAreAsTabled(
+            String name,
+            long windowSeconds,
+            Integer concurrency,
+            String history,
+            Double arrivals,
+            Double perReplica,
+            String missing) {
         SampleHistory samples = SampleScript.history(history);
-        RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(windowSeconds),
-                concurrency);
+        RateEstimate estimate =
+                estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(windowSeconds), concurrency);
 
         assertEquals(arrivals, round(estimate.arrivalsPerSecond()), name);
         assertEquals(perReplica, round(estimate.completionsPerReplicaSecond()), name);
@@ -67,8 +73,8 @@ class RateEstimatorTest {
         no concurrency: the busy measurement alone                   | -    | 0-60/5:600+0@10 c20/s                              | 2.0           | measured while busy
         BUG: job time skips intervals where the flow starts          | 4    | 0-30/5:0+0@4 a0, 35-60/5:0+8@4 a10/s-300           | 5.0           | from job time x concurrency
         """)
-    void givenTwoCapacityMeasurements_whenEstimated_thenThePerReplicaRateReconcilesThem(String name, Integer concurrency, String history, double perReplica,
-                                              String source) {
+    void givenTwoCapacityMeasurements_whenEstimated_thenThePerReplicaRateReconcilesThem(
+            String name, Integer concurrency, String history, double perReplica, String source) {
         SampleHistory samples = SampleScript.history(history);
         RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(60), concurrency);
 
@@ -109,8 +115,8 @@ class RateEstimatorTest {
         a steady rate shows one level                                    | 60     | 0-60/5:0+20@10 a20/s                                         | 20.0        | -     | 20.0
         a steep ramp: the newer part's rate, nearer now than the mean    | 60     | 0:0+20@10 a0, 5:0+20@10 a50, 10:0+20@10 a105, 15:0+20@10 a165, 20:0+20@10 a230, 25:0+20@10 a300, 30:0+20@10 a375, 35:0+20@10 a455, 40:0+20@10 a540, 45:0+20@10 a630, 50:0+20@10 a725, 55:0+20@10 a825, 60:0+20@10 a930 | 15.5 | 18.5 | 21.0
         """)
-    void givenARateThatChanged_whenEstimated_thenTheLevelSinceTheNewestChangeIsServed(String name, long windowSeconds, String history, double windowMean,
-                                            Double level, double toServe) {
+    void givenARateThatChanged_whenEstimated_thenTheLevelSinceTheNewestChangeIsServed(
+            String name, long windowSeconds, String history, double windowMean, Double level, double toServe) {
         SampleHistory samples = SampleScript.history(history);
         RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(windowSeconds), 4);
 
@@ -156,7 +162,8 @@ class RateEstimatorTest {
         a rate falling beyond chance: the newest interval's     | 0:0+20@2 a0, 5:0+20@2 a150, 10:0+20@2 a275, 15:0+20@2 a375, 20:0+20@2 a450 | 15.0 | 0.0 | 15.0
         two intervals are too few for a line: the mean rate     | 0:0+20@2 a0, 5:0+20@2 a50, 10:0+20@2 a150                  | 15.0      | 0.0   | 15.0
         """)
-    void givenArrivalsOverTime_whenEstimated_thenTheirTrendIsFitted(String name, String history, double now, double slope, double expectedIn15) {
+    void givenArrivalsOverTime_whenEstimated_thenTheirTrendIsFitted(
+            String name, String history, double now, double slope, double expectedIn15) {
         SampleHistory samples = SampleScript.history(history);
         RateEstimate estimate = estimator.estimate(samples, samples.size() - 1, Duration.ofSeconds(60), 4);
 

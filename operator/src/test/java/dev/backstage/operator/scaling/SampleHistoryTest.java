@@ -39,7 +39,9 @@ class SampleHistoryTest {
         }
 
         Instant windowStart = history.latest().at().minus(policy.scaleDownWindow());
-        assertTrue(!history.get(0).at().isAfter(windowStart), "oldest " + history.get(0).at());
+        assertTrue(
+                !history.get(0).at().isAfter(windowStart),
+                "oldest " + history.get(0).at());
     }
 
     @Test
@@ -62,6 +64,7 @@ class SampleHistoryTest {
         assertNull(SampleHistory.empty().latest());
         assertTrue(SampleHistory.empty().isEmpty());
         BacklogSample only = at(1);
-        assertSame(only, SampleHistory.empty().append(only, Duration.ofSeconds(1)).latest());
+        assertSame(
+                only, SampleHistory.empty().append(only, Duration.ofSeconds(1)).latest());
     }
 }

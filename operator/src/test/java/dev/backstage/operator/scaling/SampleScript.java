@@ -134,7 +134,9 @@ final class SampleScript {
         if (perSecond < 0) {
             return Long.parseLong(text);
         }
-        long offset = perSecond + 2 < text.length() ? Long.parseLong(text.substring(perSecond + 2).replace("+", "")) : 0;
+        long offset = perSecond + 2 < text.length()
+                ? Long.parseLong(text.substring(perSecond + 2).replace("+", ""))
+                : 0;
         return Math.round(Double.parseDouble(text.substring(0, perSecond)) * t) + offset;
     }
 }

@@ -98,15 +98,24 @@ class ScalingDeciderTest {
         a larger finished tail keeps the window's protection          | -                            | 10  | 0-5/5:0+40@10 a100, 10-65/5:0+0@10 a100                         | 5    | DOWN | NONE         | highest need over the last 60 s was 4.0 replicas
         BUG: Kafka with slots to spare remembers an older busy capacity | T=10 max=50 partitions=12 conc=4 | 12 | 0-60/5:100+0@10 a20/s c20/s, 65-180/5:40+0@12 a20/s c20/s | 12 | HOLD | NONE | arrivals need more: 10.0 (20.0 jobs/s expected in 15 s, at 2.0 jobs/s per replica (measured while busy, 120 s ago (none in the last 60 s)))
         """)
-    void givenAPolicyAndASampleHistory_whenDecided_thenTheReplicasDirectionAndLimitAreAsTabled(String name, String policy, int current, String history, int want, ScalingDirection direction,
-                 ScalingLimit limit, String reasonFragment) {
+    void givenAPolicyAndASampleHistory_whenDecided_thenTheReplicasDirectionAndLimitAreAsTabled(
+            String name,
+            String policy,
+            int current,
+            String history,
+            int want,
+            ScalingDirection direction,
+            ScalingLimit limit,
+            String reasonFragment) {
         ScalingDecision decision = decider.decide(SampleScript.policy(policy), current, SampleScript.history(history));
 
-        assertAll(name,
+        assertAll(
+                name,
                 () -> assertEquals(want, decision.desiredReplicas(), decision.reason()),
                 () -> assertEquals(direction, decision.direction(), decision.reason()),
                 () -> assertEquals(limit, decision.limitedBy(), decision.reason()),
-                () -> assertTrue(decision.reason().contains(reasonFragment),
+                () -> assertTrue(
+                        decision.reason().contains(reasonFragment),
                         () -> "reason \"" + decision.reason() + "\" lacks \"" + reasonFragment + "\""),
                 () -> assertEquals(current, decision.currentReplicas()),
                 () -> assertEquals(want != current, decision.changesReplicas()));
@@ -123,10 +132,13 @@ class ScalingDeciderTest {
         a scale-up on a steady rate asks for none                    | conc=4 max=20  | 2   | 0-60/5:0+20@2 a10/s                                | -
         holding asks for none                                        | -              | 4   | 0-60/5:0+40@4                                      | -
         """)
-    void givenAStepOrAnActivation_whenDecided_thenTheNextProbeFollowsItUp(String name, String policy, int current, String history, Long probeAgainSeconds) {
+    void givenAStepOrAnActivation_whenDecided_thenTheNextProbeFollowsItUp(
+            String name, String policy, int current, String history, Long probeAgainSeconds) {
         ScalingDecision decision = decider.decide(SampleScript.policy(policy), current, SampleScript.history(history));
 
-        assertEquals(probeAgainSeconds == null ? null : java.time.Duration.ofSeconds(probeAgainSeconds),
-                decision.probeAgainIn(), name + ": " + decision.reason());
+        assertEquals(
+                probeAgainSeconds == null ? null : java.time.Duration.ofSeconds(probeAgainSeconds),
+                decision.probeAgainIn(),
+                name + ": " + decision.reason());
     }
 }

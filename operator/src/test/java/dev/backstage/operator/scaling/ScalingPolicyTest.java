@@ -36,7 +36,8 @@ class ScalingPolicyTest {
 
     @Test
     void givenDefaults_thenSixtySecondWindowTenPercentToleranceAndRetentionCoveringBothWindows() {
-        ScalingPolicy policy = ScalingPolicy.builder().rateWindow(Duration.ofSeconds(120)).build();
+        ScalingPolicy policy =
+                ScalingPolicy.builder().rateWindow(Duration.ofSeconds(120)).build();
 
         assertEquals(Duration.ofSeconds(60), policy.scaleDownWindow());
         assertEquals(0.10, policy.tolerance());

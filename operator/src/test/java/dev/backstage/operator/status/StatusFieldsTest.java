@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class StatusFieldsTest {
     private final ObjectMapper json = new ObjectMapper();
-    private final StatusFields autoscaler = new StatusFields(Set.of("backlog", "desiredReplicas"),
-            Set.of("BacklogAvailable"));
+    private final StatusFields autoscaler =
+            new StatusFields(Set.of("backlog", "desiredReplicas"), Set.of("BacklogAvailable"));
 
     private JsonNode read(String text) throws Exception {
         return json.readTree(text.replace('\'', '"'));
@@ -41,7 +41,8 @@ class StatusFieldsTest {
         JsonNode before = read("{'conditions':[{'type':'Ready','status':'True'},{'type':'Scaling','status':'False'}]}");
         JsonNode after = read("{'conditions':[{'type':'Ready','status':'False'},{'type':'Stalled','status':'True'}]}");
 
-        assertEquals(List.of("conditions[Ready]", "conditions[Scaling]", "conditions[Stalled]"),
+        assertEquals(
+                List.of("conditions[Ready]", "conditions[Scaling]", "conditions[Stalled]"),
                 autoscaler.foreignChanges(before, after));
     }
 

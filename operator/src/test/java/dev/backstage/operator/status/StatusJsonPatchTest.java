@@ -24,7 +24,8 @@ class StatusJsonPatchTest {
 
     @Test
     void givenChangedAddedAndRemovedFields_thenEachIsWrittenWholeBehindTheResourceVersionLock() throws Exception {
-        JsonNode before = read("{'replicas':2,'backlog':{'undelivered':5,'queues':[{'queue':'a'}]},'lastScaleReason':'x'}");
+        JsonNode before =
+                read("{'replicas':2,'backlog':{'undelivered':5,'queues':[{'queue':'a'}]},'lastScaleReason':'x'}");
         JsonNode after = read("{'replicas':2,'backlog':{'undelivered':0,'queues':[]},'desiredReplicas':3}");
 
         ArrayNode patch = StatusJsonPatch.between(before, after, "42");
@@ -41,7 +42,9 @@ class StatusJsonPatchTest {
     @Test
     void givenAFieldBecomingNull_thenItIsRemoved_andAnAbsentOneStaysAbsent() throws Exception {
         ArrayNode patch = StatusJsonPatch.between(read("{'a':1,'b':null}"), read("{'a':null,'b':null}"), "1");
-        assertEquals(read("[{'op':'replace','path':'/metadata/resourceVersion','value':'1'},"
-                + "{'op':'remove','path':'/status/a'}]"), patch);
+        assertEquals(
+                read("[{'op':'replace','path':'/metadata/resourceVersion','value':'1'},"
+                        + "{'op':'remove','path':'/status/a'}]"),
+                patch);
     }
 }

@@ -39,7 +39,9 @@ class StatusPatcherOnApiServerTest {
         api = RealApiServer.shared();
         client = api.client();
         ns = api.namespace("status-patch");
-        patcher = new StatusPatcher<>(client, BackstageWorkerPool.class,
+        patcher = new StatusPatcher<>(
+                client,
+                BackstageWorkerPool.class,
                 new StatusFields(Set.of("desiredReplicas", "lastScaleReason"), Set.of()));
     }
 
@@ -51,8 +53,8 @@ class StatusPatcherOnApiServerTest {
     @Test
     void givenAnOldCopyHoldingAFieldSomeoneRemoved_whenTheChangeRemovesItToo_thenWrittenFromAFreshRead() {
         BackstageWorkerPool stored = createWithStatus("removed", "scaled by the test", 1);
-        BackstageWorkerPool old = copyThenAnotherWriter(stored,
-                "[{\"op\":\"remove\",\"path\":\"/status/lastScaleReason\"}]");
+        BackstageWorkerPool old =
+                copyThenAnotherWriter(stored, "[{\"op\":\"remove\",\"path\":\"/status/lastScaleReason\"}]");
 
         Optional<StatusPatcher.Written<BackstageWorkerPool, String>> written = patcher.update(old, copy -> {
             copy.getStatus().setLastScaleReason(null);
@@ -65,13 +67,14 @@ class StatusPatcherOnApiServerTest {
         BackstageWorkerPoolStatus now = client.resource(stored).get().getStatus();
         assertEquals(3, now.getDesiredReplicas());
         assertNull(now.getLastScaleReason());
-        assertEquals(now.getDesiredReplicas(), written.get().resource().getStatus().getDesiredReplicas());
+        assertEquals(
+                now.getDesiredReplicas(), written.get().resource().getStatus().getDesiredReplicas());
     }
 
     @Test
     void givenACopyWithAStatusTheServerDoesNotHaveYet_thenNothingIsWritten_andTheReconcilerWritesTheFirstStatus() {
-        BackstageWorkerPool stored =
-                client.resource(BackstageFixtures.pool(ns, "unreconciled", "jobs", "orders")).create();
+        BackstageWorkerPool stored = client.resource(BackstageFixtures.pool(ns, "unreconciled", "jobs", "orders"))
+                .create();
         BackstageWorkerPool inMemory = client.resource(stored).get();
         inMemory.setStatus(new BackstageWorkerPoolStatus()); // as a reconcile holds it before JOSDK writes it
         inMemory.getStatus().setObservedGeneration(1L);
@@ -91,8 +94,8 @@ class StatusPatcherOnApiServerTest {
     @Test
     void givenAnOldCopyAndAnotherWritersField_whenTheChangeIsWritten_thenBothFieldsStand() {
         BackstageWorkerPool stored = createWithStatus("conflict", "first reason", 1);
-        BackstageWorkerPool old = copyThenAnotherWriter(stored,
-                "[{\"op\":\"add\",\"path\":\"/status/readyReplicas\",\"value\":2}]");
+        BackstageWorkerPool old =
+                copyThenAnotherWriter(stored, "[{\"op\":\"add\",\"path\":\"/status/readyReplicas\",\"value\":2}]");
 
         Optional<StatusPatcher.Written<BackstageWorkerPool, String>> written = patcher.update(old, copy -> {
             copy.getStatus().setDesiredReplicas(4);
@@ -110,11 +113,13 @@ class StatusPatcherOnApiServerTest {
     void givenAChangeToAFieldTheWriterDoesNotOwn_thenItIsRefused_andTheStoredStatusIsUnchanged() {
         BackstageWorkerPool stored = createWithStatus("foreign", "own reason", 1);
 
-        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> patcher.update(stored, copy -> {
-            copy.getStatus().setDesiredReplicas(5);
-            copy.getStatus().setReadyReplicas(7); // the reconciler's
-            return "changed";
-        }));
+        IllegalStateException refused = assertThrows(
+                IllegalStateException.class,
+                () -> patcher.update(stored, copy -> {
+                    copy.getStatus().setDesiredReplicas(5);
+                    copy.getStatus().setReadyReplicas(7); // the reconciler's
+                    return "changed";
+                }));
 
         assertTrue(refused.getMessage().contains("[readyReplicas]"), refused.getMessage());
         BackstageWorkerPoolStatus now = client.resource(stored).get().getStatus();
@@ -130,7 +135,8 @@ class StatusPatcherOnApiServerTest {
     }
 
     private static BackstageWorkerPool createWithStatus(String name, String reason, int desired) {
-        BackstageWorkerPool created = client.resource(BackstageFixtures.pool(ns, name, "jobs", "orders")).create();
+        BackstageWorkerPool created = client.resource(BackstageFixtures.pool(ns, name, "jobs", "orders"))
+                .create();
         created.setStatus(new BackstageWorkerPoolStatus());
         created.getStatus().setObservedGeneration(1L);
         created.getStatus().setLastScaleReason(reason);

@@ -35,7 +35,8 @@ public final class BackstageFixtures {
         }
         spec.setQueues(queueSpecs);
         BackstageTopology topology = new BackstageTopology();
-        topology.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name).build());
+        topology.setMetadata(
+                new ObjectMetaBuilder().withNamespace(namespace).withName(name).build());
         topology.setSpec(spec);
         return topology;
     }
@@ -50,24 +51,35 @@ public final class BackstageFixtures {
         spec.setConcurrency(8);
         spec.setShutdownGracePeriod("45s");
         BackstageWorkerPool pool = new BackstageWorkerPool();
-        pool.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name).build());
+        pool.setMetadata(
+                new ObjectMetaBuilder().withNamespace(namespace).withName(name).build());
         pool.setSpec(spec);
         return pool;
     }
 
     /** Writes the topology's Ready condition as the topology reconciler would. */
-    public static BackstageTopology setTopologyReady(KubernetesClient client, BackstageTopology topology, boolean ready,
-            String reason, String message) {
+    public static BackstageTopology setTopologyReady(
+            KubernetesClient client, BackstageTopology topology, boolean ready, String reason, String message) {
         BackstageTopology current = client.resources(BackstageTopology.class)
-                .inNamespace(topology.getMetadata().getNamespace()).withName(topology.getMetadata().getName()).get();
+                .inNamespace(topology.getMetadata().getNamespace())
+                .withName(topology.getMetadata().getName())
+                .get();
         if (current.getStatus() == null) {
             current.setStatus(new BackstageTopologyStatus());
         }
-        Conditions.set(current.getStatus().getConditions(), Conditions.READY, ready ? Conditions.TRUE : Conditions.FALSE,
-                reason, message, current.getMetadata().getGeneration(), Instant.now());
+        Conditions.set(
+                current.getStatus().getConditions(),
+                Conditions.READY,
+                ready ? Conditions.TRUE : Conditions.FALSE,
+                reason,
+                message,
+                current.getMetadata().getGeneration(),
+                Instant.now());
         current.getStatus().setObservedGeneration(current.getMetadata().getGeneration());
-        return client.resources(BackstageTopology.class).inNamespace(current.getMetadata().getNamespace())
-                .resource(current).updateStatus();
+        return client.resources(BackstageTopology.class)
+                .inNamespace(current.getMetadata().getNamespace())
+                .resource(current)
+                .updateStatus();
     }
 
     /** Creates the topology and marks it Ready. */

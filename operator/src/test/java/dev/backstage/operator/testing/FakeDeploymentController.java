@@ -44,10 +44,13 @@ public final class FakeDeploymentController implements AutoCloseable {
     }
 
     private void rollOut(Deployment deployment) {
-        int replicas = deployment.getSpec().getReplicas() == null ? 1 : deployment.getSpec().getReplicas();
+        int replicas = deployment.getSpec().getReplicas() == null
+                ? 1
+                : deployment.getSpec().getReplicas();
         Long generation = deployment.getMetadata().getGeneration();
         var status = deployment.getStatus();
-        if (status != null && Objects.equals(status.getReadyReplicas(), replicas)
+        if (status != null
+                && Objects.equals(status.getReadyReplicas(), replicas)
                 && Objects.equals(status.getReplicas(), replicas)
                 && Objects.equals(status.getObservedGeneration(), generation)) {
             return;
@@ -60,12 +63,18 @@ public final class FakeDeploymentController implements AutoCloseable {
                 .withObservedGeneration(generation)
                 .build());
         try {
-            client.apps().deployments().inNamespace(deployment.getMetadata().getNamespace())
-                    .resource(deployment).updateStatus();
+            client.apps()
+                    .deployments()
+                    .inNamespace(deployment.getMetadata().getNamespace())
+                    .resource(deployment)
+                    .updateStatus();
         } catch (KubernetesClientException e) {
             // A conflict means a newer version is on its way to this informer; that update will roll out.
-            LOG.info("fake deployment controller: status of {}/{} not written ({}); waiting for the next event",
-                    deployment.getMetadata().getNamespace(), deployment.getMetadata().getName(), e.getCode());
+            LOG.info(
+                    "fake deployment controller: status of {}/{} not written ({}); waiting for the next event",
+                    deployment.getMetadata().getNamespace(),
+                    deployment.getMetadata().getName(),
+                    e.getCode());
         }
     }
 

@@ -24,8 +24,8 @@ final class MockApiServerDispatcher extends KubernetesCrudDispatcher {
     @Override
     public MockResponse handleCreate(RecordedRequest request) {
         if (request.getPath().contains("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")) {
-            SelfSubjectRulesReview review = Serialization.unmarshal(request.getUtf8Body(),
-                    SelfSubjectRulesReview.class);
+            SelfSubjectRulesReview review =
+                    Serialization.unmarshal(request.getUtf8Body(), SelfSubjectRulesReview.class);
             review.setStatus(new SubjectRulesReviewStatusBuilder()
                     .withIncomplete(false)
                     .withResourceRules(new ResourceRuleBuilder()
@@ -34,7 +34,8 @@ final class MockApiServerDispatcher extends KubernetesCrudDispatcher {
                             .withVerbs("get", "create", "update")
                             .build())
                     .build());
-            return new MockResponse().setResponseCode(HttpURLConnection.HTTP_CREATED)
+            return new MockResponse()
+                    .setResponseCode(HttpURLConnection.HTTP_CREATED)
                     .setHeader("Content-Type", "application/json")
                     .setBody(Serialization.asJson(review));
         }

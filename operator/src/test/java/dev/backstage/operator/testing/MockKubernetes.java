@@ -56,7 +56,8 @@ public final class MockKubernetes implements AutoCloseable {
     /** A kubeconfig that points at this mock, for a child process (e.g. the operator's main) to use. */
     public String kubeconfig() {
         String url = client.getConfiguration().getMasterUrl();
-        return String.join("\n",
+        return String.join(
+                "\n",
                 "apiVersion: v1",
                 "kind: Config",
                 "clusters:",
@@ -79,7 +80,11 @@ public final class MockKubernetes implements AutoCloseable {
 
     private void loadCrds() {
         for (String resource : CRD_RESOURCES) {
-            client.apiextensions().v1().customResourceDefinitions().resource(crd(resource)).create();
+            client.apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .resource(crd(resource))
+                    .create();
         }
     }
 

@@ -37,7 +37,10 @@ public final class OperatorTestHarness implements AutoCloseable {
     private final BackstageOperator operator;
     private final MeterRegistry meters;
 
-    private OperatorTestHarness(MockKubernetes mock, FakeDeploymentController deployments, BackstageOperator operator,
+    private OperatorTestHarness(
+            MockKubernetes mock,
+            FakeDeploymentController deployments,
+            BackstageOperator operator,
             MeterRegistry meters) {
         this.mock = mock;
         this.deployments = deployments;
@@ -61,8 +64,8 @@ public final class OperatorTestHarness implements AutoCloseable {
      * With other settings (namespaces, leader election) or another registry (e.g. Prometheus, to scrape); without the
      * topology reconciler.
      */
-    public static OperatorTestHarness start(OperatorSettings settings, MeterRegistry meters,
-            Consumer<BackstageOperator> moreRegistrations) {
+    public static OperatorTestHarness start(
+            OperatorSettings settings, MeterRegistry meters, Consumer<BackstageOperator> moreRegistrations) {
         return start(settings, meters, Optional.empty(), moreRegistrations);
     }
 
@@ -74,15 +77,24 @@ public final class OperatorTestHarness implements AutoCloseable {
         return start(SETTINGS, new SimpleMeterRegistry(), Optional.of(topologies), operator -> {});
     }
 
-    private static OperatorTestHarness start(OperatorSettings settings, MeterRegistry meters,
-            Optional<TopologySettings> topologies, Consumer<BackstageOperator> moreRegistrations) {
+    private static OperatorTestHarness start(
+            OperatorSettings settings,
+            MeterRegistry meters,
+            Optional<TopologySettings> topologies,
+            Consumer<BackstageOperator> moreRegistrations) {
         MockKubernetes mock = MockKubernetes.start();
         FakeDeploymentController deployments = new FakeDeploymentController(mock.client());
         // Per resource here (production exports per controller, BackstageOperator.metrics): the tests count the
         // reconciles of one pool (successfulReconciles).
-        Metrics metrics = MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(meters).build();
-        BackstageOperator operator = BackstageOperator.create(mock.client(), settings, metrics, Clock.systemUTC(),
-                topologies, MockKubernetes::withoutServerSideApply);
+        Metrics metrics = MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(meters)
+                .build();
+        BackstageOperator operator = BackstageOperator.create(
+                mock.client(),
+                settings,
+                metrics,
+                Clock.systemUTC(),
+                topologies,
+                MockKubernetes::withoutServerSideApply);
         moreRegistrations.accept(operator);
         operator.start();
         return new OperatorTestHarness(mock, deployments, operator, meters);
@@ -110,14 +122,25 @@ public final class OperatorTestHarness implements AutoCloseable {
      * wait until a reconcile has happened before asserting that it changed nothing.
      */
     public double successfulReconciles(String namespace, String name) {
-        return meters.find("operator.sdk.reconciliations.success").tag("namespace", namespace).tag("name", name)
-                .counters().stream().mapToDouble(Counter::count).sum();
+        return meters
+                .find("operator.sdk.reconciliations.success")
+                .tag("namespace", namespace)
+                .tag("name", name)
+                .counters()
+                .stream()
+                .mapToDouble(Counter::count)
+                .sum();
     }
 
     /** A fresh namespace (created in the mock) so tests sharing the harness never see each other's objects. */
     public String newNamespace(String base) {
         String name = UniqueNames.prefix(base).toLowerCase();
-        client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        client().namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .build())
                 .create();
         return name;
     }

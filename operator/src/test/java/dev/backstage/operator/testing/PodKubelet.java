@@ -36,8 +36,15 @@ public final class PodKubelet {
             status.setPhase("Running");
             status.setStartTime(now);
             status.setConditions(List.of(
-                    new PodConditionBuilder().withType("Ready").withStatus("True").withLastTransitionTime(now).build(),
-                    new PodConditionBuilder().withType("ContainersReady").withStatus("True").withLastTransitionTime(now)
+                    new PodConditionBuilder()
+                            .withType("Ready")
+                            .withStatus("True")
+                            .withLastTransitionTime(now)
+                            .build(),
+                    new PodConditionBuilder()
+                            .withType("ContainersReady")
+                            .withStatus("True")
+                            .withLastTransitionTime(now)
                             .build()));
             pod.setStatus(status);
             try {
@@ -54,7 +61,9 @@ public final class PodKubelet {
     }
 
     private static boolean ready(Pod pod) {
-        return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions()
-                .stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        return pod.getStatus() != null
+                && pod.getStatus().getConditions() != null
+                && pod.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 }

@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  * error, so a column using more than this gets noticed rather than silently unchecked.
  */
 public final class PrinterColumnPath {
-    private static final Pattern FILTER = Pattern.compile("^([A-Za-z0-9_]+)\\[\\?\\(@\\.([A-Za-z0-9_]+)==\"([^\"]*)\"\\)\\]$");
+    private static final Pattern FILTER =
+            Pattern.compile("^([A-Za-z0-9_]+)\\[\\?\\(@\\.([A-Za-z0-9_]+)==\"([^\"]*)\"\\)\\]$");
     private static final Pattern FIELD = Pattern.compile("^[A-Za-z0-9_]+$");
 
     private PrinterColumnPath() {}

@@ -32,20 +32,41 @@ public final class RealApiServer {
     public static synchronized RealApiServer shared() {
         if (shared == null) {
             ControlPlane cp = ControlPlane.shared();
-            cp.kubectl("delete", "validatingwebhookconfiguration", "-l", "app.kubernetes.io/name=backstage-operator",
-                    "--ignore-not-found").orThrow();
-            cp.kubectl("apply", "--server-side", "--force-conflicts", "-f", cp.root().resolve("crds").toString()).orThrow();
+            cp.kubectl(
+                            "delete",
+                            "validatingwebhookconfiguration",
+                            "-l",
+                            "app.kubernetes.io/name=backstage-operator",
+                            "--ignore-not-found")
+                    .orThrow();
+            cp.kubectl(
+                            "apply",
+                            "--server-side",
+                            "--force-conflicts",
+                            "-f",
+                            cp.root().resolve("crds").toString())
+                    .orThrow();
             try {
                 KubernetesClient client = new KubernetesClientBuilder()
-                        .withConfig(Config.fromKubeconfig(Files.readString(cp.kubeconfig()))).build();
+                        .withConfig(Config.fromKubeconfig(Files.readString(cp.kubeconfig())))
+                        .build();
                 // A watch on the CRDs' conditions (kubectl wait fails outright on a CRD whose status has no
                 // conditions yet, which a just-applied CRD may not).
-                for (String crd : java.util.List.of("backstageworkerpools.backstage.dev", "backstagetopologies.backstage.dev")) {
-                    client.apiextensions().v1().customResourceDefinitions().withName(crd).waitUntilCondition(
-                            c -> c != null && c.getStatus() != null && c.getStatus().getConditions() != null
-                                    && c.getStatus().getConditions().stream().anyMatch(
-                                            k -> "Established".equals(k.getType()) && "True".equals(k.getStatus())),
-                            60, java.util.concurrent.TimeUnit.SECONDS);
+                for (String crd :
+                        java.util.List.of("backstageworkerpools.backstage.dev", "backstagetopologies.backstage.dev")) {
+                    client.apiextensions()
+                            .v1()
+                            .customResourceDefinitions()
+                            .withName(crd)
+                            .waitUntilCondition(
+                                    c -> c != null
+                                            && c.getStatus() != null
+                                            && c.getStatus().getConditions() != null
+                                            && c.getStatus().getConditions().stream()
+                                                    .anyMatch(k -> "Established".equals(k.getType())
+                                                            && "True".equals(k.getStatus())),
+                                    60,
+                                    java.util.concurrent.TimeUnit.SECONDS);
                 }
                 shared = new RealApiServer(cp, client);
             } catch (IOException e) {

@@ -81,22 +81,25 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to, String direction) {
-        Thread thread = new Thread(() -> {
-            byte[] buffer = new byte[16 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int read;
-                while ((read = in.read(buffer)) >= 0) {
-                    out.write(buffer, 0, read);
-                    out.flush();
-                }
-            } catch (IOException e) {
-                // The other side closed, or stop() cut the connection: either ends this forwarder.
-                LOG.debug("tcp proxy on port {}: {} stream ended: {}", port, direction, e.toString());
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "tcp-proxy-" + port + "-" + direction);
+        Thread thread = new Thread(
+                () -> {
+                    byte[] buffer = new byte[16 * 1024];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int read;
+                        while ((read = in.read(buffer)) >= 0) {
+                            out.write(buffer, 0, read);
+                            out.flush();
+                        }
+                    } catch (IOException e) {
+                        // The other side closed, or stop() cut the connection: either ends this forwarder.
+                        LOG.debug("tcp proxy on port {}: {} stream ended: {}", port, direction, e.toString());
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                    }
+                },
+                "tcp-proxy-" + port + "-" + direction);
         thread.setDaemon(true);
         thread.start();
     }

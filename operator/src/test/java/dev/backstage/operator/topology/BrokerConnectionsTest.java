@@ -47,7 +47,8 @@ class BrokerConnectionsTest {
         connections.close();
         assertFalse(b.health().up());
         assertEquals(0, connections.size());
-        assertThrows(BrokerConnections.ClosedException.class,
+        assertThrows(
+                BrokerConnections.ClosedException.class,
                 () -> connections.acquire("uid-c", "rv", () -> Providers.create(REDIS)));
     }
 }

@@ -1,6 +1,5 @@
 package dev.backstage.operator.topology;
 
-import dev.backstage.operator.model.ReadyReason;
 import static dev.backstage.operator.topology.TopologyTestSupport.FAST;
 import static dev.backstage.operator.topology.TopologyTestSupport.WAIT;
 import static dev.backstage.operator.topology.TopologyTestSupport.awaitReady;
@@ -22,6 +21,7 @@ import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.DeletionPolicy;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.model.SecretKeyReference;
 import dev.backstage.operator.model.SuppliedCapabilities;
 import dev.backstage.operator.model.TopicSpec;
@@ -78,12 +78,19 @@ class KafkaTopologyReconcilerTest {
         client.resource(topology).create();
 
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
-        assertEquals(Set.of(prefix + ".orders", prefix + ".orders.dead-letter", prefix + ".emails",
-                prefix + ".emails.dead-letter", prefix + ".topic.audit"), topics(prefix));
-        Map<String, TopicDescription> described = admin.describeTopics(topics(prefix)).allTopicNames()
-                .get(10, TimeUnit.SECONDS);
+        assertEquals(
+                Set.of(
+                        prefix + ".orders",
+                        prefix + ".orders.dead-letter",
+                        prefix + ".emails",
+                        prefix + ".emails.dead-letter",
+                        prefix + ".topic.audit"),
+                topics(prefix));
+        Map<String, TopicDescription> described =
+                admin.describeTopics(topics(prefix)).allTopicNames().get(10, TimeUnit.SECONDS);
         assertEquals(3, described.get(prefix + ".orders").partitions().size());
-        assertEquals(1, described.get(prefix + ".orders.dead-letter").partitions().size());
+        assertEquals(
+                1, described.get(prefix + ".orders.dead-letter").partitions().size());
         assertEquals(1, described.get(prefix + ".emails").partitions().size());
         assertEquals(2, described.get(prefix + ".topic.audit").partitions().size(), "a topic's own sizing is applied");
 
@@ -108,11 +115,19 @@ class KafkaTopologyReconcilerTest {
 
         admin.deleteTopics(List.of(prefix + ".orders"));
 
-        await("topic " + prefix + ".orders re-created with 2 partitions").atMost(WAIT).untilAsserted(() -> {
-            assertTrue(eventReasons(client, ns).contains("BrokerObjectsRedeclared"));
-            assertEquals(2, admin.describeTopics(List.of(prefix + ".orders")).allTopicNames().get(10, TimeUnit.SECONDS)
-                    .get(prefix + ".orders").partitions().size());
-        });
+        await("topic " + prefix + ".orders re-created with 2 partitions")
+                .atMost(WAIT)
+                .untilAsserted(() -> {
+                    assertTrue(eventReasons(client, ns).contains("BrokerObjectsRedeclared"));
+                    assertEquals(
+                            2,
+                            admin.describeTopics(List.of(prefix + ".orders"))
+                                    .allTopicNames()
+                                    .get(10, TimeUnit.SECONDS)
+                                    .get(prefix + ".orders")
+                                    .partitions()
+                                    .size());
+                });
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
     }
 
@@ -139,7 +154,10 @@ class KafkaTopologyReconcilerTest {
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
         assertEquals(2, topics(prefix).size());
 
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").delete();
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
 
         await().atMost(WAIT).untilAsserted(() -> assertNull(get(client, ns, "orders")));
         await("topics deleted").atMost(WAIT).untilAsserted(() -> assertEquals(Set.of(), topics(prefix)));
@@ -153,7 +171,10 @@ class KafkaTopologyReconcilerTest {
         client.resource(kafkaTopology(ns, prefix)).create();
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
 
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").delete();
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
 
         await().atMost(WAIT).untilAsserted(() -> assertNull(get(client, ns, "orders")));
         assertEquals(Set.of(prefix + ".orders", prefix + ".orders.dead-letter"), topics(prefix));
@@ -181,8 +202,10 @@ class KafkaTopologyReconcilerTest {
         secret(client, ns, "kafka-url", bootstrap);
         secret(client, ns, "redis-url", "redis://127.0.0.1:6379");
         BackstageTopology topology = topology(ns, "orders", ProviderType.KAFKA, prefix, "kafka-url", "orders");
-        topology.getSpec().setCapabilities(new SuppliedCapabilities(
-                new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("redis-url", "url"), null), null));
+        topology.getSpec()
+                .setCapabilities(new SuppliedCapabilities(
+                        new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("redis-url", "url"), null),
+                        null));
         return topology;
     }
 

@@ -1,6 +1,5 @@
 package dev.backstage.operator.topology;
 
-import dev.backstage.operator.model.ReadyReason;
 import static dev.backstage.operator.topology.TopologyTestSupport.FAST;
 import static dev.backstage.operator.topology.TopologyTestSupport.WAIT;
 import static dev.backstage.operator.topology.TopologyTestSupport.awaitEvent;
@@ -29,6 +28,7 @@ import dev.backstage.operator.model.DelayedExchangeMode;
 import dev.backstage.operator.model.DeletionPolicy;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.RabbitMqSettings;
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.model.TopicSpec;
 import dev.backstage.operator.testing.OperatorTestHarness;
 import dev.backstage.testsupport.RabbitMqQueues;
@@ -90,17 +90,24 @@ class RabbitMqTopologyReconcilerTest {
         String ns = harness.newNamespace("rabbit");
         String prefix = prefix("bs-rabbit");
         secret(client, ns, "amqp-url", AMQP);
-        BackstageTopology topology = topology(ns, "orders", ProviderType.RABBITMQ, prefix, "amqp-url", "orders",
-                "emails");
+        BackstageTopology topology =
+                topology(ns, "orders", ProviderType.RABBITMQ, prefix, "amqp-url", "orders", "emails");
         topology.getSpec().setTopics(List.of(new TopicSpec("audit")));
         client.resource(topology).create();
 
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
         Set<String> queues = names("queues", prefix);
-        assertEquals(Set.of(prefix + ".orders", prefix + ".orders.dead-letter", prefix + ".emails",
-                prefix + ".emails.dead-letter"),
-                queues.stream().filter(q -> !q.startsWith(prefix + ".delay-level.")).collect(Collectors.toSet()));
-        assertFalse(queues.stream().noneMatch(q -> q.startsWith(prefix + ".delay-level.")),
+        assertEquals(
+                Set.of(
+                        prefix + ".orders",
+                        prefix + ".orders.dead-letter",
+                        prefix + ".emails",
+                        prefix + ".emails.dead-letter"),
+                queues.stream()
+                        .filter(q -> !q.startsWith(prefix + ".delay-level."))
+                        .collect(Collectors.toSet()));
+        assertFalse(
+                queues.stream().noneMatch(q -> q.startsWith(prefix + ".delay-level.")),
                 "the broker has no delayed-message plugin here, so auto declares the TTL ladder: " + queues);
         Set<String> exchanges = names("exchanges", prefix);
         assertTrue(exchanges.contains(prefix + ".topics"), exchanges.toString());
@@ -124,7 +131,8 @@ class RabbitMqTopologyReconcilerTest {
         String ns = harness.newNamespace("rdrift");
         String prefix = prefix("bs-rdrift");
         secret(client, ns, "amqp-url", AMQP);
-        client.resource(topology(ns, "orders", ProviderType.RABBITMQ, prefix, "amqp-url", "orders")).create();
+        client.resource(topology(ns, "orders", ProviderType.RABBITMQ, prefix, "amqp-url", "orders"))
+                .create();
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
 
         try (Channel channel = amqp.createChannel()) {
@@ -132,7 +140,8 @@ class RabbitMqTopologyReconcilerTest {
         }
         assertFalse(names("queues", prefix).contains(prefix + ".orders"));
 
-        await("queue " + prefix + ".orders re-declared").atMost(WAIT)
+        await("queue " + prefix + ".orders re-declared")
+                .atMost(WAIT)
                 .until(() -> names("queues", prefix).contains(prefix + ".orders"));
         await().atMost(WAIT).until(() -> eventReasons(client, ns).contains("BrokerObjectsRedeclared"));
         deleteAndCleanUp(ns, prefix);
@@ -166,7 +175,10 @@ class RabbitMqTopologyReconcilerTest {
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
         assertTrue(names("queues", prefix).contains(prefix + ".orders"));
 
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").delete();
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
 
         await().atMost(WAIT).untilAsserted(() -> assertNull(get(client, ns, "orders")));
         assertEquals(Set.of(), names("queues", prefix));
@@ -179,10 +191,14 @@ class RabbitMqTopologyReconcilerTest {
         String ns = harness.newNamespace("rretain");
         String prefix = prefix("bs-rretain");
         secret(client, ns, "amqp-url", AMQP);
-        client.resource(topology(ns, "orders", ProviderType.RABBITMQ, prefix, "amqp-url", "orders")).create();
+        client.resource(topology(ns, "orders", ProviderType.RABBITMQ, prefix, "amqp-url", "orders"))
+                .create();
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
 
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").delete();
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
 
         await().atMost(WAIT).untilAsserted(() -> assertNull(get(client, ns, "orders")));
         assertTrue(names("queues", prefix).containsAll(Set.of(prefix + ".orders", prefix + ".orders.dead-letter")));
@@ -195,7 +211,8 @@ class RabbitMqTopologyReconcilerTest {
         String prefix = prefix("bs-rdown");
         String password = "s3cret-" + UniqueNames.prefix("pw");
         secret(client, ns, "amqp-url", "amqp://guest:" + password + "@127.0.0.1:" + closedPort());
-        client.resource(topology(ns, "orders", ProviderType.RABBITMQ, prefix, "amqp-url", "orders")).create();
+        client.resource(topology(ns, "orders", ProviderType.RABBITMQ, prefix, "amqp-url", "orders"))
+                .create();
 
         awaitReady(client, ns, "orders", ReadyReason.BROKER_UNREACHABLE);
         awaitEvent(client, ns, ReadyReason.BROKER_UNREACHABLE);
@@ -212,8 +229,8 @@ class RabbitMqTopologyReconcilerTest {
         String ns = harness.newNamespace("rauth");
         String password = "wrong-" + UniqueNames.prefix("pw");
         secret(client, ns, "amqp-url", "amqp://guest:" + password + "@127.0.0.1:5672");
-        client.resource(topology(ns, "orders", ProviderType.RABBITMQ, prefix("bs-rauth"), "amqp-url",
-                "orders")).create();
+        client.resource(topology(ns, "orders", ProviderType.RABBITMQ, prefix("bs-rauth"), "amqp-url", "orders"))
+                .create();
 
         awaitReady(client, ns, "orders", ReadyReason.AUTHENTICATION_FAILED);
         awaitEvent(client, ns, ReadyReason.AUTHENTICATION_FAILED);
@@ -254,8 +271,12 @@ class RabbitMqTopologyReconcilerTest {
     private static JsonNode management(String path) {
         String auth = Base64.getEncoder().encodeToString("guest:guest".getBytes(StandardCharsets.UTF_8));
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:15672" + path))
-                    .header("Authorization", "Basic " + auth).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:15672" + path))
+                            .header("Authorization", "Basic " + auth)
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertEquals(200, response.statusCode(), response.body());
             return JSON.readTree(response.body());
         } catch (IOException e) {
@@ -268,7 +289,10 @@ class RabbitMqTopologyReconcilerTest {
 
     /** Deletes the (retain-policy) topology, then what it left on the broker; the other order would re-declare it. */
     private static void deleteAndCleanUp(String ns, String prefix) {
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").delete();
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
         await().atMost(WAIT).untilAsserted(() -> assertNull(get(client, ns, "orders")));
         cleanUp(prefix);
     }

@@ -14,7 +14,9 @@ import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.model.RedisConnectionMode;
 import dev.backstage.operator.model.RedisTopologySettings;
 import dev.backstage.operator.testing.OperatorTestHarness;
+import dev.backstage.testsupport.SharedBroker;
 import dev.backstage.testsupport.UniqueNames;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -26,8 +28,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import dev.backstage.testsupport.SharedBroker;
-import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * A topology in cluster mode on the 6-node Redis Cluster of {@code bin/lib.sh} (issue 23): the mode comes from
@@ -48,8 +48,10 @@ class RedisClusterTopologyReconcilerTest {
     static void start() {
         harness = OperatorTestHarness.startWithTopologies(FAST);
         client = harness.client();
-        redisClient = RedisClusterClient.create(List.of(RedisURI.create("127.0.0.1", 7000),
-                RedisURI.create("127.0.0.1", 7001), RedisURI.create("127.0.0.1", 7002)));
+        redisClient = RedisClusterClient.create(List.of(
+                RedisURI.create("127.0.0.1", 7000),
+                RedisURI.create("127.0.0.1", 7001),
+                RedisURI.create("127.0.0.1", 7002)));
         connection = redisClient.connect();
         redis = connection.sync();
     }
@@ -66,7 +68,8 @@ class RedisClusterTopologyReconcilerTest {
         String ns = harness.newNamespace("cluster");
         String prefix = UniqueNames.prefix("bs-cluster");
         secret(client, ns, "redis-url", "redis://127.0.0.1:7000");
-        BackstageTopology topology = topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders", "emails");
+        BackstageTopology topology =
+                topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders", "emails");
         RedisTopologySettings settings = new RedisTopologySettings();
         settings.setMode(RedisConnectionMode.CLUSTER);
         topology.getSpec().setRedis(settings);

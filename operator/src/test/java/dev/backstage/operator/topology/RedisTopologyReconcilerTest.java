@@ -1,6 +1,5 @@
 package dev.backstage.operator.topology;
 
-import dev.backstage.operator.model.ReadyReason;
 import static dev.backstage.operator.topology.TopologyTestSupport.FAST;
 import static dev.backstage.operator.topology.TopologyTestSupport.WAIT;
 import static dev.backstage.operator.topology.TopologyTestSupport.awaitEvent;
@@ -25,8 +24,7 @@ import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
 import dev.backstage.operator.model.DeletionPolicy;
 import dev.backstage.operator.model.ProviderType;
-import dev.backstage.operator.model.ScheduleSpec;
-import dev.backstage.operator.model.ScheduleStatus;
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.model.TopicSpec;
 import dev.backstage.operator.pool.PoolReadiness;
 import dev.backstage.operator.testing.BackstageFixtures;
@@ -78,14 +76,21 @@ class RedisTopologyReconcilerTest {
         String ns = harness.newNamespace("declare");
         String prefix = UniqueNames.prefix("bs-declare");
         secret(client, ns, "redis-url", REDIS);
-        BackstageTopology topology = topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders", "emails");
+        BackstageTopology topology =
+                topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders", "emails");
         topology.getSpec().setTopics(List.of(new TopicSpec("audit")));
         client.resource(topology).create();
 
         Condition ready = awaitReady(client, ns, "orders", ReadyReason.DECLARED);
         assertEquals(Conditions.TRUE, ready.getStatus());
-        assertEquals(Set.of(prefix + ":orders", prefix + ":orders:dead-letter", prefix + ":emails",
-                prefix + ":emails:dead-letter", prefix + ":topic:audit"), keys(prefix));
+        assertEquals(
+                Set.of(
+                        prefix + ":orders",
+                        prefix + ":orders:dead-letter",
+                        prefix + ":emails",
+                        prefix + ":emails:dead-letter",
+                        prefix + ":topic:audit"),
+                keys(prefix));
         for (String stream : keys(prefix)) {
             assertEquals("stream", redis.type(stream), stream);
         }
@@ -98,7 +103,9 @@ class RedisTopologyReconcilerTest {
                 .collect(Collectors.toMap(o -> o.getKind() + " " + o.getName(), BrokerObjectStatus::getState));
         assertEquals(7, objects.size(), objects.toString());
         assertTrue(objects.containsKey("consumer-group " + prefix + ":orders backstage-workers"), objects.toString());
-        assertTrue(objects.values().stream().allMatch(s -> s.equals("Created") || s.equals("Existed")), objects.toString());
+        assertTrue(
+                objects.values().stream().allMatch(s -> s.equals("Created") || s.equals("Existed")),
+                objects.toString());
         Map<String, CapabilityStatus> capabilities = status.getStatus().getCapabilities().stream()
                 .collect(Collectors.toMap(CapabilityStatus::getCapability, c -> c));
         for (String capability : List.of("jobs", "topics", "delays", "dedupe")) {
@@ -108,7 +115,9 @@ class RedisTopologyReconcilerTest {
         await().atMost(WAIT).until(() -> eventReasons(client, ns).contains("BrokerObjectsCreated"));
         // A new topology's first Ready is said by its BrokerObjectsCreated, not by an Event of its own (which the
         // recorder would write right after it).
-        await().during(Duration.ofSeconds(1)).atMost(WAIT).until(() -> !eventReasons(client, ns).contains("TopologyReady"));
+        await().during(Duration.ofSeconds(1))
+                .atMost(WAIT)
+                .until(() -> !eventReasons(client, ns).contains("TopologyReady"));
     }
 
     @Test
@@ -116,7 +125,8 @@ class RedisTopologyReconcilerTest {
         String ns = harness.newNamespace("drift");
         String prefix = UniqueNames.prefix("bs-drift");
         secret(client, ns, "redis-url", REDIS);
-        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders")).create();
+        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders"))
+                .create();
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
 
         redis.del(prefix + ":orders");
@@ -136,13 +146,15 @@ class RedisTopologyReconcilerTest {
         String prefix = UniqueNames.prefix("bs-unreachable");
         String password = "s3cret-" + UniqueNames.prefix("pw");
         secret(client, ns, "redis-url", "redis://:" + password + "@127.0.0.1:" + closedPort());
-        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders")).create();
+        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders"))
+                .create();
 
         Condition down = awaitReady(client, ns, "orders", ReadyReason.BROKER_UNREACHABLE);
         assertEquals(Conditions.FALSE, down.getStatus());
         assertTrue(down.getMessage().contains("redis"), down.getMessage());
         await().atMost(WAIT).until(() -> eventReasons(client, ns).contains(ReadyReason.BROKER_UNREACHABLE));
-        assertFalse(visibleText(client, ns, "orders").contains(password), "the password never reaches status or Events");
+        assertFalse(
+                visibleText(client, ns, "orders").contains(password), "the password never reaches status or Events");
         assertEquals(Set.of(), keys(prefix));
 
         secret(client, ns, "redis-url", REDIS);
@@ -158,7 +170,8 @@ class RedisTopologyReconcilerTest {
         String ns = harness.newNamespace("auth");
         String password = "wrong-" + UniqueNames.prefix("pw");
         secret(client, ns, "redis-url", "redis://nobody:" + password + "@127.0.0.1:6379");
-        client.resource(topology(ns, "orders", ProviderType.REDIS, UniqueNames.prefix("bs-auth"), "redis-url", "orders"))
+        client.resource(topology(
+                        ns, "orders", ProviderType.REDIS, UniqueNames.prefix("bs-auth"), "redis-url", "orders"))
                 .create();
 
         Condition failed = awaitReady(client, ns, "orders", ReadyReason.AUTHENTICATION_FAILED);
@@ -171,7 +184,8 @@ class RedisTopologyReconcilerTest {
     void givenMissingSecret_thenReadyFalseSecretNotFound_andWhenItIsCreatedTheTopologyBecomesReady() {
         String ns = harness.newNamespace("nosecret");
         String prefix = UniqueNames.prefix("bs-nosecret");
-        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders")).create();
+        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders"))
+                .create();
 
         Condition missing = awaitReady(client, ns, "orders", ReadyReason.SECRET_NOT_FOUND);
         assertTrue(missing.getMessage().contains("'redis-url'"), missing.getMessage());
@@ -186,7 +200,8 @@ class RedisTopologyReconcilerTest {
         String prefix = UniqueNames.prefix("bs-conflict");
         redis.set(prefix + ":orders", "not a stream");
         secret(client, ns, "redis-url", REDIS);
-        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders")).create();
+        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders"))
+                .create();
 
         Condition conflict = awaitReady(client, ns, "orders", ReadyReason.CONFLICT);
         assertTrue(conflict.getMessage().contains("WRONGTYPE"), conflict.getMessage());
@@ -199,10 +214,14 @@ class RedisTopologyReconcilerTest {
         String ns = harness.newNamespace("retain");
         String prefix = UniqueNames.prefix("bs-retain");
         secret(client, ns, "redis-url", REDIS);
-        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders")).create();
+        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders"))
+                .create();
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
 
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").delete();
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
 
         await().atMost(WAIT).untilAsserted(() -> assertNull(get(client, ns, "orders")));
         assertEquals(Set.of(prefix + ":orders", prefix + ":orders:dead-letter"), keys(prefix));
@@ -215,13 +234,17 @@ class RedisTopologyReconcilerTest {
         String ns = harness.newNamespace("delete");
         String prefix = UniqueNames.prefix("bs-delete");
         secret(client, ns, "redis-url", REDIS);
-        BackstageTopology topology = topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders", "emails");
+        BackstageTopology topology =
+                topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders", "emails");
         topology.getSpec().setDeletionPolicy(DeletionPolicy.DELETE);
         client.resource(topology).create();
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
         assertEquals(4, keys(prefix).size());
 
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").delete();
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
 
         await().atMost(WAIT).untilAsserted(() -> assertNull(get(client, ns, "orders")));
         assertEquals(Set.of(), keys(prefix));
@@ -239,13 +262,19 @@ class RedisTopologyReconcilerTest {
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
         secret(client, ns, "redis-url", "redis://127.0.0.1:" + closedPort());
 
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").delete();
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
 
-        await("finalizer released after " + FAST.cleanupAttempts() + " attempts").atMost(WAIT)
+        await("finalizer released after " + FAST.cleanupAttempts() + " attempts")
+                .atMost(WAIT)
                 .untilAsserted(() -> assertNull(get(client, ns, "orders")));
-        await().atMost(WAIT).until(() -> eventReasons(client, ns).containsAll(List.of("CleanupFailed",
-                "CleanupAbandoned")));
-        assertEquals(Set.of(prefix + ":orders", prefix + ":orders:dead-letter"), keys(prefix),
+        await().atMost(WAIT)
+                .until(() -> eventReasons(client, ns).containsAll(List.of("CleanupFailed", "CleanupAbandoned")));
+        assertEquals(
+                Set.of(prefix + ":orders", prefix + ":orders:dead-letter"),
+                keys(prefix),
                 "nothing could be deleted; the Event tells the user to do it by hand");
         redis.del(prefix + ":orders", prefix + ":orders:dead-letter");
     }
@@ -255,8 +284,10 @@ class RedisTopologyReconcilerTest {
         String ns = harness.newNamespace("pool");
         String prefix = UniqueNames.prefix("bs-pool");
         secret(client, ns, "redis-url", REDIS);
-        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders")).create();
-        client.resource(BackstageFixtures.pool(ns, "workers", "orders", "orders")).create();
+        client.resource(topology(ns, "orders", ProviderType.REDIS, prefix, "redis-url", "orders"))
+                .create();
+        client.resource(BackstageFixtures.pool(ns, "workers", "orders", "orders"))
+                .create();
         awaitPoolReason(ns, PoolReadiness.REPLICAS_READY);
 
         secret(client, ns, "redis-url", "redis://127.0.0.1:" + closedPort());
@@ -269,12 +300,21 @@ class RedisTopologyReconcilerTest {
     }
 
     private static Condition awaitPoolReason(String ns, String reason) {
-        return await("pool Ready reason " + reason).atMost(WAIT).until(() -> {
-            BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").get();
-            return pool == null || pool.getStatus() == null ? null
-                    : Conditions.find(pool.getStatus().getConditions(), Conditions.READY)
-                            .filter(c -> reason.equals(c.getReason())).orElse(null);
-        }, c -> c != null);
+        return await("pool Ready reason " + reason)
+                .atMost(WAIT)
+                .until(
+                        () -> {
+                            BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class)
+                                    .inNamespace(ns)
+                                    .withName("workers")
+                                    .get();
+                            return pool == null || pool.getStatus() == null
+                                    ? null
+                                    : Conditions.find(pool.getStatus().getConditions(), Conditions.READY)
+                                            .filter(c -> reason.equals(c.getReason()))
+                                            .orElse(null);
+                        },
+                        c -> c != null);
     }
 
     private static Set<String> keys(String prefix) {

@@ -1,6 +1,5 @@
 package dev.backstage.operator.topology;
 
-import dev.backstage.operator.model.ReadyReason;
 import static dev.backstage.operator.topology.TopologyTestSupport.FAST;
 import static dev.backstage.operator.topology.TopologyTestSupport.WAIT;
 import static dev.backstage.operator.topology.TopologyTestSupport.awaitEvent;
@@ -18,11 +17,12 @@ import dev.backstage.operator.model.BackstageWorkerPool;
 import dev.backstage.operator.model.CaBundleReference;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.ProviderType;
+import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.model.TlsSpec;
-import dev.backstage.operator.workload.PoolResources;
-import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.operator.testing.BackstageFixtures;
 import dev.backstage.operator.testing.OperatorTestHarness;
+import dev.backstage.operator.workload.PoolResources;
+import dev.backstage.operator.workload.WorkerContainer;
 import dev.backstage.testsupport.TestCertificates;
 import dev.backstage.testsupport.TlsRedis;
 import dev.backstage.testsupport.UniqueNames;
@@ -81,7 +81,8 @@ class TlsTopologyReconcilerTest {
         System.setErr(new PrintStream(new Tee(originalErr, logs), true, StandardCharsets.UTF_8));
         System.setOut(new PrintStream(new Tee(originalOut, logs), true, StandardCharsets.UTF_8));
         certificates = TestCertificates.generate();
-        List<String> users = List.of(TlsRedis.workerAcl("worker", PASSWORD, PREFIX), "admin on >admin-" + PASSWORD + " ~* +@all");
+        List<String> users =
+                List.of(TlsRedis.workerAcl("worker", PASSWORD, PREFIX), "admin on >admin-" + PASSWORD + " ~* +@all");
         good = TlsRedis.start(certificates, "server", users);
         wrongHost = TlsRedis.start(certificates, "wronghost", users);
         expired = TlsRedis.start(certificates, "expired", users);
@@ -112,8 +113,12 @@ class TlsTopologyReconcilerTest {
     private static io.lettuce.core.api.sync.RedisCommands<String, String> admin() {
         if (adminClient == null) {
             adminClient = io.lettuce.core.RedisClient.create(good.url("localhost", "admin", "admin-" + PASSWORD));
-            adminClient.setOptions(io.lettuce.core.ClientOptions.builder().sslOptions(io.lettuce.core.SslOptions.builder()
-                    .jdkSslProvider().trustManager(certificates.ca().toFile()).build()).build());
+            adminClient.setOptions(io.lettuce.core.ClientOptions.builder()
+                    .sslOptions(io.lettuce.core.SslOptions.builder()
+                            .jdkSslProvider()
+                            .trustManager(certificates.ca().toFile())
+                            .build())
+                    .build());
         }
         return adminClient.connect().sync();
     }
@@ -127,8 +132,13 @@ class TlsTopologyReconcilerTest {
                 throw new java.io.UncheckedIOException(e);
             }
         });
-        Secret secret = new SecretBuilder().withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
-                .withData(data).build();
+        Secret secret = new SecretBuilder()
+                .withNewMetadata()
+                .withNamespace(namespace)
+                .withName(name)
+                .endMetadata()
+                .withData(data)
+                .build();
         client.secrets().inNamespace(namespace).resource(secret).createOr(existing -> existing.update());
     }
 
@@ -143,8 +153,10 @@ class TlsTopologyReconcilerTest {
         String ns = harness.newNamespace("tls");
         secret(client, ns, "redis-url", good.url("localhost", "worker", PASSWORD));
         pemSecret(ns, "broker-ca", Map.of("ca.crt", certificates.ca()));
-        pemSecret(ns, "worker-client", Map.of("tls.crt", certificates.certificate("client"),
-                "tls.key", certificates.key("client")));
+        pemSecret(
+                ns,
+                "worker-client",
+                Map.of("tls.crt", certificates.certificate("client"), "tls.key", certificates.key("client")));
         client.resource(tlsTopology(ns, "redis-url")).create();
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
         assertEquals("stream", admin().type(PREFIX + ":orders"), "the stream exists on the TLS Redis");
@@ -167,24 +179,47 @@ class TlsTopologyReconcilerTest {
         awaitReady(client, ns, "orders", ReadyReason.DECLARED);
 
         // Worker pods: the Secrets are mounted read-only, files 0400, and runtime.yaml names the files.
-        client.resource(BackstageFixtures.pool(ns, "workers", "orders", "orders")).create();
-        BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").get();
-        Deployment deployment = await().atMost(WAIT).until(() -> client.apps().deployments().inNamespace(ns)
-                .withName(PoolResources.deploymentName(pool)).get(), d -> d != null);
+        client.resource(BackstageFixtures.pool(ns, "workers", "orders", "orders"))
+                .create();
+        BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class)
+                .inNamespace(ns)
+                .withName("workers")
+                .get();
+        Deployment deployment = await().atMost(WAIT)
+                .until(
+                        () -> client.apps()
+                                .deployments()
+                                .inNamespace(ns)
+                                .withName(PoolResources.deploymentName(pool))
+                                .get(),
+                        d -> d != null);
         PodSpec pod = deployment.getSpec().getTemplate().getSpec();
-        Volume volume = pod.getVolumes().stream().filter(v -> v.getName().equals("tls-provider")).findFirst().orElseThrow();
+        Volume volume = pod.getVolumes().stream()
+                .filter(v -> v.getName().equals("tls-provider"))
+                .findFirst()
+                .orElseThrow();
         assertEquals(WorkerContainer.TLS_FILE_MODE, volume.getProjected().getDefaultMode());
-        assertTrue(volume.getProjected().getSources().stream().flatMap(s -> s.getSecret().getItems().stream())
-                .allMatch(i -> i.getMode() == WorkerContainer.TLS_FILE_MODE), volume.toString());
+        assertTrue(
+                volume.getProjected().getSources().stream()
+                        .flatMap(s -> s.getSecret().getItems().stream())
+                        .allMatch(i -> i.getMode() == WorkerContainer.TLS_FILE_MODE),
+                volume.toString());
         VolumeMount mount = pod.getContainers().get(0).getVolumeMounts().stream()
-                .filter(m -> m.getName().equals("tls-provider")).findFirst().orElseThrow();
+                .filter(m -> m.getName().equals("tls-provider"))
+                .findFirst()
+                .orElseThrow();
         assertTrue(mount.getReadOnly());
         assertEquals("/etc/backstage/tls/provider", mount.getMountPath());
         assertEquals(WorkerContainer.RUNTIME_GID, pod.getSecurityContext().getFsGroup());
-        ConfigMap config = client.configMaps().inNamespace(ns).withName(PoolResources.configMapName(pool)).get();
+        ConfigMap config = client.configMaps()
+                .inNamespace(ns)
+                .withName(PoolResources.configMapName(pool))
+                .get();
         String runtimeYaml = config.getData().values().iterator().next();
-        assertTrue(runtimeYaml.contains("tlsCaFile: \"/etc/backstage/tls/provider/ca.crt\"")
-                || runtimeYaml.contains("tlsCaFile: /etc/backstage/tls/provider/ca.crt"), runtimeYaml);
+        assertTrue(
+                runtimeYaml.contains("tlsCaFile: \"/etc/backstage/tls/provider/ca.crt\"")
+                        || runtimeYaml.contains("tlsCaFile: /etc/backstage/tls/provider/ca.crt"),
+                runtimeYaml);
         assertTrue(runtimeYaml.contains("/etc/backstage/tls/provider/tls.key"), runtimeYaml);
 
         // The leak check: status, Events, the ConfigMap, the Deployment, metric names and labels, and the log.
@@ -204,13 +239,18 @@ class TlsTopologyReconcilerTest {
     }
 
     @Test
-    void givenAKafkaTopologyOverSaslSslWithRedisDelaysOverTls_thenItDeclares_andReportsKafkasFailureReasons() throws Exception {
+    void givenAKafkaTopologyOverSaslSslWithRedisDelaysOverTls_thenItDeclares_andReportsKafkasFailureReasons()
+            throws Exception {
         String scram = "scram-" + Long.toHexString(System.nanoTime());
         try (dev.backstage.testsupport.SecureKafka kafka = dev.backstage.testsupport.SecureKafka.start(certificates)) {
             kafka.addScramUser("worker", scram);
             kafka.allow(dev.backstage.testsupport.SecureKafka.workerAcls("User:worker", PREFIX, "backstage-workers"));
             String ns = harness.newNamespace("kafkatls");
-            secret(client, ns, "kafka-url", "kafka://worker:" + scram + "@" + kafka.address(dev.backstage.testsupport.SecureKafka.SASL_SSL));
+            secret(
+                    client,
+                    ns,
+                    "kafka-url",
+                    "kafka://worker:" + scram + "@" + kafka.address(dev.backstage.testsupport.SecureKafka.SASL_SSL));
             secret(client, ns, "redis-url", good.url("localhost", "worker", PASSWORD));
             pemSecret(ns, "broker-ca", Map.of("ca.crt", certificates.ca()));
             BackstageTopology topology = topology(ns, "orders", ProviderType.KAFKA, PREFIX, "kafka-url", "orders");
@@ -221,27 +261,51 @@ class TlsTopologyReconcilerTest {
             topology.getSpec().setCapabilities(new dev.backstage.operator.model.SuppliedCapabilities(delays, null));
             client.resource(topology).create();
             awaitReady(client, ns, "orders", ReadyReason.DECLARED);
-            assertTrue(kafka.admin().listTopics().names().get(30, java.util.concurrent.TimeUnit.SECONDS)
-                    .contains(PREFIX + ".orders"), "the jobs topic exists on the SASL_SSL broker");
+            assertTrue(
+                    kafka.admin()
+                            .listTopics()
+                            .names()
+                            .get(30, java.util.concurrent.TimeUnit.SECONDS)
+                            .contains(PREFIX + ".orders"),
+                    "the jobs topic exists on the SASL_SSL broker");
 
-            secret(client, ns, "kafka-url", "kafka://worker:not-" + scram + "@"
-                    + kafka.address(dev.backstage.testsupport.SecureKafka.SASL_SSL));
+            secret(
+                    client,
+                    ns,
+                    "kafka-url",
+                    "kafka://worker:not-" + scram + "@"
+                            + kafka.address(dev.backstage.testsupport.SecureKafka.SASL_SSL));
             awaitReady(client, ns, "orders", ReadyReason.AUTHENTICATION_FAILED);
-            secret(client, ns, "kafka-url", "kafka://worker:" + scram + "@"
-                    + kafka.address(dev.backstage.testsupport.SecureKafka.EXPIRED));
+            secret(
+                    client,
+                    ns,
+                    "kafka-url",
+                    "kafka://worker:" + scram + "@" + kafka.address(dev.backstage.testsupport.SecureKafka.EXPIRED));
             awaitReady(client, ns, "orders", ReadyReason.TLS_CERTIFICATE_EXPIRED);
             pemSecret(ns, "broker-ca", Map.of("ca.crt", certificates.otherCa()));
-            secret(client, ns, "kafka-url", "kafka://worker:" + scram + "@"
-                    + kafka.address(dev.backstage.testsupport.SecureKafka.SASL_SSL));
+            secret(
+                    client,
+                    ns,
+                    "kafka-url",
+                    "kafka://worker:" + scram + "@" + kafka.address(dev.backstage.testsupport.SecureKafka.SASL_SSL));
             awaitReady(client, ns, "orders", ReadyReason.TLS_UNTRUSTED);
 
             // The worker pool: provider and delays TLS files both mounted, and runtime.yaml turns Kafka's TLS on.
             pemSecret(ns, "broker-ca", Map.of("ca.crt", certificates.ca()));
             awaitReady(client, ns, "orders", ReadyReason.DECLARED);
-            client.resource(BackstageFixtures.pool(ns, "workers", "orders", "orders")).create();
-            BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class).inNamespace(ns).withName("workers").get();
-            ConfigMap config = await().atMost(WAIT).until(() -> client.configMaps().inNamespace(ns)
-                    .withName(PoolResources.configMapName(pool)).get(), c -> c != null);
+            client.resource(BackstageFixtures.pool(ns, "workers", "orders", "orders"))
+                    .create();
+            BackstageWorkerPool pool = client.resources(BackstageWorkerPool.class)
+                    .inNamespace(ns)
+                    .withName("workers")
+                    .get();
+            ConfigMap config = await().atMost(WAIT)
+                    .until(
+                            () -> client.configMaps()
+                                    .inNamespace(ns)
+                                    .withName(PoolResources.configMapName(pool))
+                                    .get(),
+                            c -> c != null);
             String runtimeYaml = config.getData().values().iterator().next();
             assertTrue(runtimeYaml.contains("/etc/backstage/tls/delays/ca.crt"), runtimeYaml);
             assertTrue(runtimeYaml.lines().anyMatch(l -> l.trim().matches("tls: \"?true\"?")), runtimeYaml);
@@ -253,7 +317,9 @@ class TlsTopologyReconcilerTest {
             }
             outputs.append(logs.toString(StandardCharsets.UTF_8));
             assertFalse(outputs.toString().contains(scram), "the SCRAM password appears in the operator's outputs");
-            assertTrue(outputs.toString().contains(ReadyReason.TLS_CERTIFICATE_EXPIRED), "the search covered the failures");
+            assertTrue(
+                    outputs.toString().contains(ReadyReason.TLS_CERTIFICATE_EXPIRED),
+                    "the search covered the failures");
         }
     }
 

@@ -30,8 +30,8 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 /**
  * Deleting topologies on the real API server, with the operator running and after it is gone (as after
@@ -60,7 +60,8 @@ class TopologyDeletionOnApiServerTest {
         if (operator != null) {
             operator.stop();
         }
-        for (BackstageTopology left : client.resources(BackstageTopology.class).inNamespace(ns).list().getItems()) {
+        for (BackstageTopology left :
+                client.resources(BackstageTopology.class).inNamespace(ns).list().getItems()) {
             left.getMetadata().setFinalizers(List.of());
             client.resource(left).update();
         }
@@ -77,39 +78,49 @@ class TopologyDeletionOnApiServerTest {
     }
 
     private void startOperator() {
-        OperatorSettings settings = new OperatorSettings(Set.of(ns), false, LeaseSettings.defaults(null),
-                "deletion-test-operator", 0, false);
-        operator = BackstageOperator.create(client, settings, Metrics.NOOP, Clock.systemUTC(), Optional.of(FAST),
-                overrides -> {});
+        OperatorSettings settings = new OperatorSettings(
+                Set.of(ns), false, LeaseSettings.defaults(null), "deletion-test-operator", 0, false);
+        operator = BackstageOperator.create(
+                client, settings, Metrics.NOOP, Clock.systemUTC(), Optional.of(FAST), overrides -> {});
         operator.start();
     }
 
     @Test
     void givenARetainedTopology_whenDeletedAfterTheOperatorIsGone_thenItDoesNotHangAndLeavesItsBrokerObjects() {
         // One as an older operator left it (with the finalizer), one new, one that deletes its broker objects.
-        BackstageTopology legacy = topology(ns, "legacy", ProviderType.REDIS, prefix + "-legacy", "redis-url", "orders");
+        BackstageTopology legacy =
+                topology(ns, "legacy", ProviderType.REDIS, prefix + "-legacy", "redis-url", "orders");
         legacy.getMetadata().setFinalizers(List.of(TopologyReconciler.FINALIZER));
         client.resource(legacy).create();
-        client.resource(topology(ns, "kept", ProviderType.REDIS, prefix + "-kept", "redis-url", "orders")).create();
-        BackstageTopology deleting = topology(ns, "deleting", ProviderType.REDIS, prefix + "-deleting", "redis-url",
-                "orders");
+        client.resource(topology(ns, "kept", ProviderType.REDIS, prefix + "-kept", "redis-url", "orders"))
+                .create();
+        BackstageTopology deleting =
+                topology(ns, "deleting", ProviderType.REDIS, prefix + "-deleting", "redis-url", "orders");
         deleting.getSpec().setDeletionPolicy(DeletionPolicy.DELETE);
         client.resource(deleting).create();
         startOperator();
         for (String name : List.of("legacy", "kept", "deleting")) {
             awaitReady(client, ns, name, ReadyReason.DECLARED);
         }
-        await("the older version's finalizer is removed from the retained topology").atMost(WAIT)
-                .until(() -> get(client, ns, "legacy").getMetadata().getFinalizers().isEmpty());
+        await("the older version's finalizer is removed from the retained topology")
+                .atMost(WAIT)
+                .until(() ->
+                        get(client, ns, "legacy").getMetadata().getFinalizers().isEmpty());
         assertEquals(List.of(), get(client, ns, "kept").getMetadata().getFinalizers());
-        assertEquals(List.of(TopologyReconciler.FINALIZER), get(client, ns, "deleting").getMetadata().getFinalizers());
+        assertEquals(
+                List.of(TopologyReconciler.FINALIZER),
+                get(client, ns, "deleting").getMetadata().getFinalizers());
 
         operator.stop(); // helm uninstall: no operator any more
         operator = null;
         for (String name : List.of("legacy", "kept")) {
-            client.resources(BackstageTopology.class).inNamespace(ns).withName(name).delete();
+            client.resources(BackstageTopology.class)
+                    .inNamespace(ns)
+                    .withName(name)
+                    .delete();
         }
-        await("retained topologies are gone without an operator").atMost(WAIT)
+        await("retained topologies are gone without an operator")
+                .atMost(WAIT)
                 .until(() -> get(client, ns, "legacy") == null && get(client, ns, "kept") == null);
         RedisClient redis = RedisClient.create(REDIS);
         try (StatefulRedisConnection<String, String> connection = redis.connect()) {
@@ -118,10 +129,14 @@ class TopologyDeletionOnApiServerTest {
             redis.shutdown();
         }
         // A delete-policy topology waits for an operator to delete its broker objects: that is its promise.
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("deleting").delete();
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("deleting")
+                .delete();
         assertFalse(get(client, ns, "deleting") == null, "held by its finalizer until an operator deletes its objects");
         startOperator();
-        await("an operator deletes its broker objects and releases it").atMost(WAIT)
+        await("an operator deletes its broker objects and releases it")
+                .atMost(WAIT)
                 .until(() -> get(client, ns, "deleting") == null);
     }
 }

@@ -58,10 +58,10 @@ class TopologyScheduleOnApiServerTest {
         api = RealApiServer.shared();
         client = api.client();
         ns = api.namespace("cron");
-        OperatorSettings settings = new OperatorSettings(Set.of(ns), false, LeaseSettings.defaults(null),
-                "schedule-test-operator", 0, false);
-        operator = BackstageOperator.create(client, settings, Metrics.NOOP, Clock.systemUTC(), Optional.of(FAST),
-                overrides -> {});
+        OperatorSettings settings = new OperatorSettings(
+                Set.of(ns), false, LeaseSettings.defaults(null), "schedule-test-operator", 0, false);
+        operator = BackstageOperator.create(
+                client, settings, Metrics.NOOP, Clock.systemUTC(), Optional.of(FAST), overrides -> {});
         operator.start();
         redisClient = RedisClient.create(REDIS);
         connection = redisClient.connect();
@@ -93,7 +93,8 @@ class TopologyScheduleOnApiServerTest {
             await("three ticks fired and recorded").atMost(WAIT).untilAsserted(() -> {
                 BackstageTopology now = get(client, ns, "orders");
                 long fired = redis.xlen(prefix + ":orders");
-                assertTrue(fired >= 3 && now.getStatus() != null && now.getStatus().getSchedules() != null,
+                assertTrue(
+                        fired >= 3 && now.getStatus() != null && now.getStatus().getSchedules() != null,
                         () -> fired + " jobs fired; topology status: " + Serialization.asJson(now.getStatus()));
                 ScheduleStatus status = now.getStatus().getSchedules().get(0);
                 assertEquals("heartbeat", status.getName());
@@ -103,25 +104,40 @@ class TopologyScheduleOnApiServerTest {
             // Spec edits as JSON patches without a resourceVersion: the firing writes the status every second, so
             // a read-modify-update of the whole object would meet a conflict.
             patchSpec("[{\"op\":\"add\",\"path\":\"/spec/schedules/0/suspend\",\"value\":true}]");
-            await("suspended: no next tick").atMost(WAIT).until(() ->
-                    get(client, ns, "orders").getStatus().getSchedules().get(0).getNextTick() == null);
+            await("suspended: no next tick")
+                    .atMost(WAIT)
+                    .until(() -> get(client, ns, "orders")
+                                    .getStatus()
+                                    .getSchedules()
+                                    .get(0)
+                                    .getNextTick()
+                            == null);
             long jobs = redis.xlen(prefix + ":orders");
             long claims = redis.keys(prefix + ":dedupe:cron:heartbeat:*").size();
             List<String> payloads = redis.xrange(prefix + ":orders", Range.create("-", "+")).stream()
-                    .map(m -> m.getBody().get("payload")).distinct().toList();
+                    .map(m -> m.getBody().get("payload"))
+                    .distinct()
+                    .toList();
             System.out.println("operator-fired every-second schedule: jobs " + jobs + ", claimed ticks " + claims);
             assertEquals(claims, jobs);
             assertEquals(List.of("{\"taskName\":\"heartbeat\",\"args\":[]}"), payloads);
-            assertEquals("1", get(client, ns, "orders").getStatus().getScheduleSummary().substring(0, 1));
-            assertTrue(get(client, ns, "orders").getStatus().getConditions().stream()
-                    .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())),
+            assertEquals(
+                    "1",
+                    get(client, ns, "orders").getStatus().getScheduleSummary().substring(0, 1));
+            assertTrue(
+                    get(client, ns, "orders").getStatus().getConditions().stream()
+                            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())),
                     "the reconciler's Ready condition stands beside the firing's fields");
 
             patchSpec("[{\"op\":\"remove\",\"path\":\"/spec/schedules\"}]");
-            await("schedule status cleared").atMost(WAIT).until(() ->
-                    get(client, ns, "orders").getStatus().getSchedules() == null);
+            await("schedule status cleared")
+                    .atMost(WAIT)
+                    .until(() -> get(client, ns, "orders").getStatus().getSchedules() == null);
         } finally {
-            client.resources(BackstageTopology.class).inNamespace(ns).withName("orders").delete();
+            client.resources(BackstageTopology.class)
+                    .inNamespace(ns)
+                    .withName("orders")
+                    .delete();
             List<String> keys = redis.keys(prefix + ":*");
             if (!keys.isEmpty()) {
                 redis.del(keys.toArray(String[]::new));
@@ -130,7 +146,9 @@ class TopologyScheduleOnApiServerTest {
     }
 
     private static void patchSpec(String jsonPatch) {
-        client.resources(BackstageTopology.class).inNamespace(ns).withName("orders")
+        client.resources(BackstageTopology.class)
+                .inNamespace(ns)
+                .withName("orders")
                 .patch(PatchContext.of(PatchType.JSON), jsonPatch);
     }
 }

@@ -17,16 +17,23 @@ class TopologySettingsTest {
 
     @Test
     void givenEnvironment_thenItOverridesTheDefaults() {
-        TopologySettings settings = TopologySettings.fromEnv(Map.of("BACKSTAGE_TOPOLOGY_POLL_INTERVAL", "2s",
-                "BACKSTAGE_TOPOLOGY_CLEANUP_ATTEMPTS", "3", "BACKSTAGE_TOPOLOGY_CLEANUP_RETRY_DELAY", "500ms"));
+        TopologySettings settings = TopologySettings.fromEnv(Map.of(
+                "BACKSTAGE_TOPOLOGY_POLL_INTERVAL",
+                "2s",
+                "BACKSTAGE_TOPOLOGY_CLEANUP_ATTEMPTS",
+                "3",
+                "BACKSTAGE_TOPOLOGY_CLEANUP_RETRY_DELAY",
+                "500ms"));
         assertEquals(new TopologySettings(Duration.ofSeconds(2), 3, Duration.ofMillis(500)), settings);
     }
 
     @Test
     void givenAZeroPollOrNoAttempts_thenTheSettingIsRefusedNamingTheVariable() {
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> TopologySettings.fromEnv(Map.of("BACKSTAGE_TOPOLOGY_POLL_INTERVAL", "0s")));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> TopologySettings.fromEnv(Map.of("BACKSTAGE_TOPOLOGY_CLEANUP_ATTEMPTS", "many")));
         assertTrue(e.getMessage().contains("BACKSTAGE_TOPOLOGY_CLEANUP_ATTEMPTS"), e.getMessage());
     }

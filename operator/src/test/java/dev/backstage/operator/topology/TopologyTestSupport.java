@@ -4,9 +4,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologySpec;
-import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
+import dev.backstage.operator.model.KafkaTopologySettings;
 import dev.backstage.operator.model.ProviderType;
 import dev.backstage.operator.model.QueueSpec;
 import dev.backstage.operator.model.SecretKeyReference;
@@ -35,14 +35,18 @@ final class TopologyTestSupport {
     private TopologyTestSupport() {}
 
     static Secret secret(KubernetesClient client, String namespace, String name, String url) {
-        Secret secret = new SecretBuilder().withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
+        Secret secret = new SecretBuilder()
+                .withNewMetadata()
+                .withNamespace(namespace)
+                .withName(name)
+                .endMetadata()
                 .withData(Map.of("url", Base64.getEncoder().encodeToString(url.getBytes(StandardCharsets.UTF_8))))
                 .build();
         return client.secrets().inNamespace(namespace).resource(secret).createOr(existing -> existing.update());
     }
 
-    static BackstageTopology topology(String namespace, String name, ProviderType provider, String prefix,
-            String secretName, String... queues) {
+    static BackstageTopology topology(
+            String namespace, String name, ProviderType provider, String prefix, String secretName, String... queues) {
         BackstageTopologySpec spec = new BackstageTopologySpec();
         spec.setProvider(provider);
         spec.setConnection(new SecretKeyReference(secretName, "url"));
@@ -56,27 +60,38 @@ final class TopologyTestSupport {
             spec.setKafka(new KafkaTopologySettings(1, null)); // the test broker is a single node
         }
         BackstageTopology topology = new BackstageTopology();
-        topology.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name).build());
+        topology.setMetadata(
+                new ObjectMetaBuilder().withNamespace(namespace).withName(name).build());
         topology.setSpec(spec);
         return topology;
     }
 
     static BackstageTopology get(KubernetesClient client, String namespace, String name) {
-        return client.resources(BackstageTopology.class).inNamespace(namespace).withName(name).get();
+        return client.resources(BackstageTopology.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
     }
 
     /** Waits until Ready has {@code reason} (and the status reflects the current generation). */
     static Condition awaitReady(KubernetesClient client, String namespace, String name, String reason) {
-        return await("topology " + namespace + "/" + name + " Ready reason " + reason).atMost(WAIT)
-                .until(() -> {
-                    BackstageTopology t = get(client, namespace, name);
-                    if (t == null || t.getStatus() == null
-                            || !t.getMetadata().getGeneration().equals(t.getStatus().getObservedGeneration())) {
-                        return null;
-                    }
-                    return Conditions.find(t.getStatus().getConditions(), Conditions.READY)
-                            .filter(c -> reason.equals(c.getReason())).orElse(null);
-                }, c -> c != null);
+        return await("topology " + namespace + "/" + name + " Ready reason " + reason)
+                .atMost(WAIT)
+                .until(
+                        () -> {
+                            BackstageTopology t = get(client, namespace, name);
+                            if (t == null
+                                    || t.getStatus() == null
+                                    || !t.getMetadata()
+                                            .getGeneration()
+                                            .equals(t.getStatus().getObservedGeneration())) {
+                                return null;
+                            }
+                            return Conditions.find(t.getStatus().getConditions(), Conditions.READY)
+                                    .filter(c -> reason.equals(c.getReason()))
+                                    .orElse(null);
+                        },
+                        c -> c != null);
     }
 
     static List<Event> events(KubernetesClient client, String namespace) {
@@ -92,14 +107,17 @@ final class TopologyTestSupport {
      * object's in the order they were recorded: once the last one is there, every earlier one is too.
      */
     static void awaitEvent(KubernetesClient client, String namespace, String reason) {
-        await("Event " + reason + " in " + namespace).atMost(WAIT)
+        await("Event " + reason + " in " + namespace)
+                .atMost(WAIT)
                 .until(() -> eventReasons(client, namespace).contains(reason));
     }
 
     /** Everything a user can read about the topology: its status JSON and every Event message in its namespace. */
     static String visibleText(KubernetesClient client, String namespace, String name) {
         StringBuilder out = new StringBuilder(Serialization.asJson(get(client, namespace, name)));
-        events(client, namespace).forEach(e -> out.append('\n').append(e.getReason()).append(": ").append(e.getMessage()));
+        events(client, namespace)
+                .forEach(
+                        e -> out.append('\n').append(e.getReason()).append(": ").append(e.getMessage()));
         return out.toString();
     }
 

@@ -11,7 +11,12 @@ import java.time.Duration;
  * needs the delays capability; each fails explicitly when missing.
  */
 public record EnqueueOptions(
-        String queue, Duration delay, String dedupeKey, Duration dedupeTtl, Integer attempts, Backoff backoff,
+        String queue,
+        Duration delay,
+        String dedupeKey,
+        Duration dedupeTtl,
+        Integer attempts,
+        Backoff backoff,
         Duration timeout) {
     public static final String DEFAULT_QUEUE = "default";
     public static final Duration DEFAULT_DEDUPE_TTL = Duration.ofHours(1);

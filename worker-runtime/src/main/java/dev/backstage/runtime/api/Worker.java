@@ -244,14 +244,29 @@ public interface Worker extends AutoCloseable {
             require(maxDeliveries >= 1, "maxDeliveries must be >= 1, got " + maxDeliveries);
             Objects.requireNonNull(shutdownGrace, "shutdownGrace");
             require(!shutdownGrace.isNegative(), "shutdownGrace must not be negative, got " + shutdownGrace);
-            require(hardTimeout == null || (!hardTimeout.isNegative() && !hardTimeout.isZero()),
+            require(
+                    hardTimeout == null || (!hardTimeout.isNegative() && !hardTimeout.isZero()),
                     "hardTimeout must be positive, got " + hardTimeout);
             for (String queue : queues) {
                 EnqueueOptions.onQueue(queue); // validates the name
             }
-            WorkerOptions options = new WorkerOptions(provider, delays, dedupe, topics, broadcast, List.copyOf(owned),
-                    queues, consumerId == null ? defaultConsumerId() : consumerId, concurrency, effectivePrefetch,
-                    maxDeliveries, backoff, shutdownGrace, unknownTaskPolicy, hardTimeout, meterRegistry,
+            WorkerOptions options = new WorkerOptions(
+                    provider,
+                    delays,
+                    dedupe,
+                    topics,
+                    broadcast,
+                    List.copyOf(owned),
+                    queues,
+                    consumerId == null ? defaultConsumerId() : consumerId,
+                    concurrency,
+                    effectivePrefetch,
+                    maxDeliveries,
+                    backoff,
+                    shutdownGrace,
+                    unknownTaskPolicy,
+                    hardTimeout,
+                    meterRegistry,
                     objectMapper);
             return WorkerFactory.load().create(options);
         }

@@ -13,7 +13,8 @@ public interface WorkerFactory {
 
     /** The factory on the class path. */
     static WorkerFactory load() {
-        return ServiceLoader.load(WorkerFactory.class, WorkerFactory.class.getClassLoader()).findFirst()
+        return ServiceLoader.load(WorkerFactory.class, WorkerFactory.class.getClassLoader())
+                .findFirst()
                 .orElseThrow(() -> new ConfigurationException("no Backstage worker implementation on the class path:"
                         + " add the worker-runtime jar (it provides dev.backstage.runtime.api.WorkerFactory)"));
     }

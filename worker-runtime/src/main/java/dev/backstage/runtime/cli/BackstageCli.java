@@ -1,14 +1,13 @@
 package dev.backstage.runtime.cli;
 
-import dev.backstage.runtime.spi.BackstageException;
-import picocli.CommandLine.Command;
-import picocli.CommandLine;
-import dev.backstage.runtime.spi.BackstageException;
 import dev.backstage.runtime.logging.LogBackend;
 import dev.backstage.runtime.logging.LogFormat;
 import dev.backstage.runtime.logging.LogSettings;
+import dev.backstage.runtime.spi.BackstageException;
 import java.io.PrintWriter;
 import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ScopeType;
 
@@ -19,11 +18,19 @@ import picocli.CommandLine.ScopeType;
  * <p>Every failure is one line on stderr that says what to change. Exit codes: 0 done, 1 unexpected failure,
  * 2 bad command line or input, 3 the broker could not be reached or refused the request.
  */
-@Command(name = "backstage", mixinStandardHelpOptions = true, scope = ScopeType.INHERIT, version = "backstage 0.1.0",
+@Command(
+        name = "backstage",
+        mixinStandardHelpOptions = true,
+        scope = ScopeType.INHERIT,
+        version = "backstage 0.1.0",
         description = "Backstage queue tool: enqueue, schedule, inspect, dead-letters.",
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:done", "1:unexpected failure (BACKSTAGE_CLI_DEBUG=1 prints its stack trace)",
-            "2:bad command line or input", "3:the broker could not be reached or refused the request"},
+        exitCodeList = {
+            "0:done",
+            "1:unexpected failure (BACKSTAGE_CLI_DEBUG=1 prints its stack trace)",
+            "2:bad command line or input",
+            "3:the broker could not be reached or refused the request"
+        },
         subcommands = {EnqueueCommand.class, ScheduleCommand.class, InspectCommand.class, DeadLettersCommand.class})
 public final class BackstageCli implements Runnable {
     static final int BAD_INPUT = 2;
@@ -61,7 +68,9 @@ public final class BackstageCli implements Runnable {
     /** picocli's usage errors, in one line that names the fix and where the help is. */
     private static int badCommandLine(ParameterException e, String[] args) {
         CommandLine line = e.getCommandLine();
-        line.getErr().println("error: " + e.getMessage() + " (see: " + line.getCommandSpec().qualifiedName() + " --help)");
+        line.getErr()
+                .println("error: " + e.getMessage() + " (see: "
+                        + line.getCommandSpec().qualifiedName() + " --help)");
         return BAD_INPUT;
     }
 
@@ -70,8 +79,10 @@ public final class BackstageCli implements Runnable {
         // on stderr: the broker clients' log lines (Kafka's reconnect warnings, ...) are plain text on stderr at
         // error level, info with BACKSTAGE_CLI_DEBUG. No JSON: its output is read by people and by scripts that
         // parse stdout, which log lines never touch.
-        LogBackend.configure(new LogSettings(System.getenv("BACKSTAGE_CLI_DEBUG") != null ? "info" : "error",
-                Map.of(), LogFormat.TEXT), LogBackend.Target.STDERR);
+        LogBackend.configure(
+                new LogSettings(
+                        System.getenv("BACKSTAGE_CLI_DEBUG") != null ? "info" : "error", Map.of(), LogFormat.TEXT),
+                LogBackend.Target.STDERR);
         System.exit(execute(args));
     }
 }

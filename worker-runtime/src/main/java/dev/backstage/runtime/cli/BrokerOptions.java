@@ -1,14 +1,13 @@
 package dev.backstage.runtime.cli;
 
-import dev.backstage.runtime.spi.BrokerTls;
-import dev.backstage.runtime.spi.ConfigurationException;
-import dev.backstage.runtime.spi.BackstageException;
 import dev.backstage.runtime.api.CapabilityMissingException;
+import dev.backstage.runtime.spi.BackstageException;
+import dev.backstage.runtime.spi.BrokerTls;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderSettings;
-import dev.backstage.runtime.spi.Redaction;
 import dev.backstage.runtime.spi.Providers;
+import dev.backstage.runtime.spi.Redaction;
 import java.util.Map;
 import picocli.CommandLine.Option;
 
@@ -17,8 +16,11 @@ final class BrokerOptions {
     @Option(names = "--provider", description = "redis (default), rabbitmq or kafka; env BACKSTAGE_PROVIDER")
     String provider;
 
-    @Option(names = "--url", description = "broker URL; env BACKSTAGE_REDIS_URL / BACKSTAGE_RABBITMQ_URL / "
-            + "BACKSTAGE_KAFKA_BOOTSTRAP (defaults: redis://127.0.0.1:6379, amqp://guest:guest@127.0.0.1:5672, 127.0.0.1:9092)")
+    @Option(
+            names = "--url",
+            description =
+                    "broker URL; env BACKSTAGE_REDIS_URL / BACKSTAGE_RABBITMQ_URL / "
+                            + "BACKSTAGE_KAFKA_BOOTSTRAP (defaults: redis://127.0.0.1:6379, amqp://guest:guest@127.0.0.1:5672, 127.0.0.1:9092)")
     String url;
 
     @Option(names = "--prefix", description = "key prefix (default backstage)")
@@ -27,7 +29,9 @@ final class BrokerOptions {
     @Option(names = "--group", description = "consumer group (default backstage-workers)")
     String group;
 
-    @Option(names = "--tls-ca-file", description = "PEM CA bundle to trust for the broker's certificate (rediss://, amqps://, Kafka)")
+    @Option(
+            names = "--tls-ca-file",
+            description = "PEM CA bundle to trust for the broker's certificate (rediss://, amqps://, Kafka)")
     String tlsCaFile;
 
     @Option(names = "--tls-cert-file", description = "PEM client certificate to present (with --tls-key-file)")
@@ -36,9 +40,12 @@ final class BrokerOptions {
     @Option(names = "--tls-key-file", description = "PEM private key of --tls-cert-file")
     String tlsKeyFile;
 
-    @Option(names = "--redis-option", paramLabel = "KEY=VALUE", description = "a Redis provider option, e.g."
-            + " mode=cluster (a redis:// URL naming one node of a cluster), waitReplicas=1, waitTimeoutMs=2000;"
-            + " repeatable (kubectl backstage passes the topology's spec.redis)")
+    @Option(
+            names = "--redis-option",
+            paramLabel = "KEY=VALUE",
+            description = "a Redis provider option, e.g."
+                    + " mode=cluster (a redis:// URL naming one node of a cluster), waitReplicas=1, waitTimeoutMs=2000;"
+                    + " repeatable (kubectl backstage passes the topology's spec.redis)")
     Map<String, String> redisOptions;
 
     @Option(names = "--tls", description = "Kafka only: TLS with the JVM's default roots (the TLS file flags imply it)")
@@ -70,14 +77,14 @@ final class BrokerOptions {
         putIfSet(options, BrokerTls.OPT_KEY_FILE, tlsKeyFile);
         if (redisOptions != null && !redisOptions.isEmpty()) {
             if (!name.equals("redis")) {
-                throw new ConfigurationException("--redis-option is for --provider redis, not " + name
-                        + ": drop it");
+                throw new ConfigurationException("--redis-option is for --provider redis, not " + name + ": drop it");
             }
             options.putAll(redisOptions);
         }
         if (kafkaTls) {
             if (!name.equals("kafka")) {
-                throw new ConfigurationException("--tls is for Kafka; Redis and RabbitMQ take TLS from rediss:// or amqps://");
+                throw new ConfigurationException(
+                        "--tls is for Kafka; Redis and RabbitMQ take TLS from rediss:// or amqps://");
             }
             options.put("tls", "true");
         }
@@ -120,9 +127,12 @@ final class BrokerOptions {
     private static BrokerFailure failure(ProviderSettings settings, Exception e) {
         String where = settings.redactedUrl();
         String shown = Redaction.text(e.getMessage(), settings.url());
-        String message = shown != null && shown.contains(where) ? shown
+        String message = shown != null && shown.contains(where)
+                ? shown
                 : settings.provider() + " at " + where + ": " + Redaction.text(innermost(e), settings.url());
-        return new BrokerFailure(message.replaceAll("\\s*\\R\\s*", " ") + " (check --url / --provider and that the broker is running)", e);
+        return new BrokerFailure(
+                message.replaceAll("\\s*\\R\\s*", " ") + " (check --url / --provider and that the broker is running)",
+                e);
     }
 
     private static String innermost(Throwable e) {
@@ -130,7 +140,8 @@ final class BrokerOptions {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String text = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        String text =
+                root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
         return root == e || e.getMessage() == null ? text : e.getMessage() + ": " + text;
     }
 }

@@ -1,8 +1,8 @@
 package dev.backstage.runtime.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.backstage.runtime.spi.DeadLetterEntry;
 import dev.backstage.runtime.spi.BrokerNames;
+import dev.backstage.runtime.spi.DeadLetterEntry;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -13,7 +13,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code backstage dead-letters list|redrive --queue q}. */
-@Command(name = "dead-letters", description = "List or redrive dead-lettered jobs.",
+@Command(
+        name = "dead-letters",
+        description = "List or redrive dead-lettered jobs.",
         subcommands = {DeadLettersCommand.ListCommand.class, DeadLettersCommand.RedriveCommand.class})
 final class DeadLettersCommand implements Runnable {
     @Spec
@@ -21,7 +23,8 @@ final class DeadLettersCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(),
+        throw new ParameterException(
+                spec.commandLine(),
                 "dead-letters needs a subcommand: `dead-letters list --queue Q` or `dead-letters redrive --queue Q`");
     }
 
@@ -33,7 +36,10 @@ final class DeadLettersCommand implements Runnable {
         @Option(names = "--queue", defaultValue = "default", description = "queue (default: ${DEFAULT-VALUE})")
         String queue;
 
-        @Option(names = "--limit", defaultValue = "20", converter = PositiveIntConverter.class,
+        @Option(
+                names = "--limit",
+                defaultValue = "20",
+                converter = PositiveIntConverter.class,
                 description = "show at most this many (default: ${DEFAULT-VALUE})")
         int limit;
 
@@ -46,21 +52,25 @@ final class DeadLettersCommand implements Runnable {
             return broker.use(provider -> {
                 List<DeadLetterEntry> entries = provider.deadLetters().list(queue, limit);
                 if (json) {
-                    System.out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(entries));
+                    System.out.println(
+                            new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(entries));
                     return 0;
                 }
                 System.out.println(provider.deadLetters().count(queue) + " dead letters on " + queue
                         + (entries.size() < limit ? "" : " (showing " + limit + ")"));
                 for (DeadLetterEntry e : entries) {
-                    System.out.printf("%s  %s  deliveries=%s  error=%s%n    payload=%s%n", e.id(), e.taskName(),
-                            e.deliveryCount(), e.error(), e.payloadJson());
+                    System.out.printf(
+                            "%s  %s  deliveries=%s  error=%s%n    payload=%s%n",
+                            e.id(), e.taskName(), e.deliveryCount(), e.error(), e.payloadJson());
                 }
                 return 0;
             });
         }
     }
 
-    @Command(name = "redrive", description = "Move dead-lettered jobs back onto their queue (nothing lost if interrupted).")
+    @Command(
+            name = "redrive",
+            description = "Move dead-lettered jobs back onto their queue (nothing lost if interrupted).")
     static final class RedriveCommand implements Callable<Integer> {
         @Mixin
         BrokerOptions broker;
@@ -68,7 +78,10 @@ final class DeadLettersCommand implements Runnable {
         @Option(names = "--queue", defaultValue = "default", description = "queue (default: ${DEFAULT-VALUE})")
         String queue;
 
-        @Option(names = "--limit", defaultValue = "1000000", converter = PositiveIntConverter.class,
+        @Option(
+                names = "--limit",
+                defaultValue = "1000000",
+                converter = PositiveIntConverter.class,
                 description = "move at most this many (default: ${DEFAULT-VALUE})")
         int limit;
 

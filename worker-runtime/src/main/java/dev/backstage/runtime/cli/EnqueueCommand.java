@@ -21,29 +21,45 @@ class EnqueueCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "TASK", description = "task name")
     String task;
 
-    @Parameters(index = "1", paramLabel = "PAYLOAD", converter = JsonPayloadConverter.class,
+    @Parameters(
+            index = "1",
+            paramLabel = "PAYLOAD",
+            converter = JsonPayloadConverter.class,
             description = "the job's payload: exactly one JSON value, e.g. '{\"orderId\":\"o1\"}' (use '{}' for none)")
     String payload;
 
-    @Option(names = "--queue", defaultValue = EnqueueOptions.DEFAULT_QUEUE, description = "queue (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--queue",
+            defaultValue = EnqueueOptions.DEFAULT_QUEUE,
+            description = "queue (default: ${DEFAULT-VALUE})")
     String queue;
 
-    @Option(names = "--delay", converter = DurationConverter.class,
+    @Option(
+            names = "--delay",
+            converter = DurationConverter.class,
             description = "run after this delay, e.g. 500ms, 30s, 5m, 1h30m (needs the delays capability)")
     Duration delay;
 
     @Option(names = "--dedupe", description = "dedupe key (needs the dedupe capability)")
     String dedupe;
 
-    @Option(names = "--dedupe-ttl", defaultValue = "1h", converter = DurationConverter.class,
+    @Option(
+            names = "--dedupe-ttl",
+            defaultValue = "1h",
+            converter = DurationConverter.class,
             description = "how long the dedupe key is held (default: ${DEFAULT-VALUE})")
     Duration dedupeTtl;
 
-    @Option(names = "--attempts", converter = PositiveIntConverter.class,
+    @Option(
+            names = "--attempts",
+            converter = PositiveIntConverter.class,
             description = "deliveries before the job is dead-lettered (default: the task's own setting)")
     Integer attempts;
 
-    @Option(names = "--count", defaultValue = "1", converter = PositiveIntConverter.class,
+    @Option(
+            names = "--count",
+            defaultValue = "1",
+            converter = PositiveIntConverter.class,
             description = "enqueue this many copies (default: ${DEFAULT-VALUE})")
     int count;
 
@@ -79,7 +95,8 @@ class EnqueueCommand implements Callable<Integer> {
                     last = result.id();
                 }
                 if (each) {
-                    System.out.println(result.deduplicated() ? "skipped: dedupe key '" + dedupe + "' is taken" : result.id());
+                    System.out.println(
+                            result.deduplicated() ? "skipped: dedupe key '" + dedupe + "' is taken" : result.id());
                 }
             }
             if (!each) {

@@ -4,12 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.backstage.runtime.spi.BacklogReport;
+import dev.backstage.runtime.spi.BrokerNames;
 import dev.backstage.runtime.spi.DelayedBacklog;
 import dev.backstage.runtime.spi.QueueBacklog;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
-import dev.backstage.runtime.spi.BrokerNames;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,15 +39,20 @@ final class InspectCommand implements Callable<Integer> {
             queues.forEach(queue -> BrokerNames.requireQueue("--queue", queue));
         }
         return broker.use(provider -> {
-            List<String> names = queues == null || queues.isEmpty() ? provider.jobs().defaultQueues() : queues;
-            BacklogReport report = provider.backlogProbe().measure(names, broker.settings().consumerGroup());
+            List<String> names =
+                    queues == null || queues.isEmpty() ? provider.jobs().defaultQueues() : queues;
+            BacklogReport report =
+                    provider.backlogProbe().measure(names, broker.settings().consumerGroup());
             Optional<List<DelayedBacklog>> delayed = provider.delays().flatMap(d -> d.delayed(names));
             String delaysNote = provider.delays().isEmpty()
                     ? provider.name() + " holds no delayed jobs itself (its delays come from another backend, if any)"
-                    : delayed.isEmpty() ? "the " + provider.delays().get().backend() + " delays backend cannot count the "
-                            + "jobs it holds" : null;
+                    : delayed.isEmpty()
+                            ? "the " + provider.delays().get().backend() + " delays backend cannot count the "
+                                    + "jobs it holds"
+                            : null;
             if (json) {
-                ObjectMapper mapper = new ObjectMapper().findAndRegisterModules()
+                ObjectMapper mapper = new ObjectMapper()
+                        .findAndRegisterModules()
                         .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
                 ObjectNode out = mapper.valueToTree(report);
                 out.set("delayed", mapper.valueToTree(delayed.orElse(List.of())));
@@ -59,19 +64,29 @@ final class InspectCommand implements Callable<Integer> {
             }
             Map<String, DelayedBacklog> perQueue = new HashMap<>();
             delayed.orElse(List.of()).stream().filter(d -> d.queue() != null).forEach(d -> perQueue.put(d.queue(), d));
-            System.out.printf("%-24s %12s %10s %13s %12s %8s %-24s%n", "QUEUE", "UNDELIVERED", "IN FLIGHT",
-                    "DEAD LETTERS", "OLDEST", "DELAYED", "NEXT DUE");
+            System.out.printf(
+                    "%-24s %12s %10s %13s %12s %8s %-24s%n",
+                    "QUEUE", "UNDELIVERED", "IN FLIGHT", "DEAD LETTERS", "OLDEST", "DELAYED", "NEXT DUE");
             Instant now = Instant.now();
             for (QueueBacklog q : report.queues()) {
                 DelayedBacklog d = perQueue.get(q.queue());
-                System.out.printf("%-24s %12d %10s %13d %12s %8s %-24s%n", q.queue(), q.undelivered(),
-                        q.inFlight() < 0 ? "?" : Long.toString(q.inFlight()), q.deadLetters(), age(q.oldestAgeMs()),
-                        d == null ? "?" : Long.toString(d.count()), d == null ? "?" : due(d.nextDueAt(), now));
+                System.out.printf(
+                        "%-24s %12d %10s %13d %12s %8s %-24s%n",
+                        q.queue(),
+                        q.undelivered(),
+                        q.inFlight() < 0 ? "?" : Long.toString(q.inFlight()),
+                        q.deadLetters(),
+                        age(q.oldestAgeMs()),
+                        d == null ? "?" : Long.toString(d.count()),
+                        d == null ? "?" : due(d.nextDueAt(), now));
             }
-            report.queues().stream().filter(q -> q.note() != null)
+            report.queues().stream()
+                    .filter(q -> q.note() != null)
                     .forEach(q -> System.out.println("note (" + q.queue() + "): " + q.note()));
-            delayed.orElse(List.of()).stream().filter(d -> d.queue() == null).forEach(d -> System.out.println(
-                    "delayed (all queues): " + d.count() + (d.note() == null ? "" : "; " + d.note())));
+            delayed.orElse(List.of()).stream()
+                    .filter(d -> d.queue() == null)
+                    .forEach(d -> System.out.println(
+                            "delayed (all queues): " + d.count() + (d.note() == null ? "" : "; " + d.note())));
             if (delaysNote != null) {
                 System.out.println("delayed: " + delaysNote);
             }

@@ -16,7 +16,9 @@ import picocli.CommandLine.TypeConversionException;
  */
 final class JsonPayloadConverter implements ITypeConverter<String> {
     private static final ObjectReader ONE_VALUE = JsonMapper.builder()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build().readerFor(JsonNode.class);
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build()
+            .readerFor(JsonNode.class);
     private static final String EXAMPLE = "e.g. '{\"orderId\":\"o1\"}'";
 
     @Override

@@ -40,8 +40,12 @@ final class PayloadFile {
             throw new TypeConversionException("payload file " + path + " cannot be read: " + e.getMessage());
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
         } catch (MalformedInputException e) {
             int offset = firstMalformed(bytes);
             throw new TypeConversionException("payload file " + path + " is not valid UTF-8 (byte offset " + offset

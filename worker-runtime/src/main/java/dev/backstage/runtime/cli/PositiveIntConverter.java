@@ -11,7 +11,8 @@ final class PositiveIntConverter implements ITypeConverter<Integer> {
         try {
             value = Integer.parseInt(text.trim());
         } catch (NumberFormatException e) {
-            throw new TypeConversionException("'" + text + "' is not a whole number; give one from 1 to " + Integer.MAX_VALUE);
+            throw new TypeConversionException(
+                    "'" + text + "' is not a whole number; give one from 1 to " + Integer.MAX_VALUE);
         }
         if (value < 1) {
             throw new TypeConversionException(value + " is less than 1; give a number from 1 to " + Integer.MAX_VALUE);

@@ -38,25 +38,26 @@ public final class Durations {
      */
     public static Duration parse(String field, String value) {
         if (value == null || !WHOLE.matcher(value).matches()) {
-            throw new IllegalArgumentException(named(field) + "'" + value
-                    + "' is not a duration; write e.g. 500ms, 30s, 5m or 1h30m");
+            throw new IllegalArgumentException(
+                    named(field) + "'" + value + "' is not a duration; write e.g. 500ms, 30s, 5m or 1h30m");
         }
         Duration total = Duration.ZERO;
         Matcher part = PART.matcher(value);
         while (part.find()) {
             try {
                 long amount = Long.parseLong(part.group(1));
-                total = total.plus(switch (part.group(2)) {
-                    case "ms" -> Duration.ofMillis(amount);
-                    case "s" -> Duration.ofSeconds(amount);
-                    case "m" -> Duration.ofMinutes(amount);
-                    case "h" -> Duration.ofHours(amount);
-                    default -> throw new IllegalStateException("unit not in PATTERN: " + part.group(2));
-                });
+                total = total.plus(
+                        switch (part.group(2)) {
+                            case "ms" -> Duration.ofMillis(amount);
+                            case "s" -> Duration.ofSeconds(amount);
+                            case "m" -> Duration.ofMinutes(amount);
+                            case "h" -> Duration.ofHours(amount);
+                            default -> throw new IllegalStateException("unit not in PATTERN: " + part.group(2));
+                        });
                 total.toMillis(); // every consumer works in milliseconds: reject what they cannot hold
             } catch (NumberFormatException | ArithmeticException e) {
-                throw new IllegalArgumentException(named(field) + "'" + value
-                        + "' is too large; write e.g. 500ms, 30s, 5m or 1h30m");
+                throw new IllegalArgumentException(
+                        named(field) + "'" + value + "' is too large; write e.g. 500ms, 30s, 5m or 1h30m");
             }
         }
         return total;

@@ -14,7 +14,8 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = false)
-public record RuntimeConfig(Connection provider, Connection delays, Connection dedupe, WorkerSection worker, Server server) {
+public record RuntimeConfig(
+        Connection provider, Connection delays, Connection dedupe, WorkerSection worker, Server server) {
 
     /**
      * A broker connection.

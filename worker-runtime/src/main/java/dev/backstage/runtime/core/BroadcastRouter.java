@@ -32,8 +32,7 @@ final class BroadcastRouter implements TopicSink {
     }
 
     /** {@code processor} builds the settling sink for a topic-shaped handler. */
-    <T> void register(String task, BroadcastHandler<T> handler,
-            Function<TopicHandler<T>, TopicSink> processor) {
+    <T> void register(String task, BroadcastHandler<T> handler, Function<TopicHandler<T>, TopicSink> processor) {
         if (task == null || task.isBlank()) {
             throw new IllegalArgumentException("broadcast task name must not be blank");
         }
@@ -54,14 +53,19 @@ final class BroadcastRouter implements TopicSink {
     @Override
     public void accept(TopicDelivery delivery) {
         if (delivery.malformedReason().isPresent()) {
-            log.warn("broadcast message {} dropped: {}", delivery.messageId(), delivery.malformedReason().get());
+            log.warn(
+                    "broadcast message {} dropped: {}",
+                    delivery.messageId(),
+                    delivery.malformedReason().get());
             metrics.deadLettered();
             settleQuietly(delivery, "drop");
             return;
         }
         TopicSink sink = handlers.get(delivery.topic());
         if (sink == null) {
-            log.debug("broadcast message {} for task '{}' skipped: no handler on this worker", delivery.messageId(),
+            log.debug(
+                    "broadcast message {} for task '{}' skipped: no handler on this worker",
+                    delivery.messageId(),
                     delivery.topic());
             settleQuietly(delivery, "ack");
             return;

@@ -29,25 +29,39 @@ public final class CapabilitySet {
     private final Map<Capability, String> sources = new LinkedHashMap<>();
 
     public CapabilitySet(
-            Provider provider, DelaysCapability suppliedDelays, DedupeCapability suppliedDedupe,
+            Provider provider,
+            DelaysCapability suppliedDelays,
+            DedupeCapability suppliedDedupe,
             TopicsCapability suppliedTopics) {
         this(provider, suppliedDelays, suppliedDedupe, suppliedTopics, null);
     }
 
     public CapabilitySet(
-            Provider provider, DelaysCapability suppliedDelays, DedupeCapability suppliedDedupe,
-            TopicsCapability suppliedTopics, BroadcastCapability suppliedBroadcast) {
+            Provider provider,
+            DelaysCapability suppliedDelays,
+            DedupeCapability suppliedDedupe,
+            TopicsCapability suppliedTopics,
+            BroadcastCapability suppliedBroadcast) {
         this.provider = provider;
         this.delays = suppliedDelays != null ? Optional.of(suppliedDelays) : provider.delays();
         this.dedupe = suppliedDedupe != null ? Optional.of(suppliedDedupe) : provider.dedupe();
         this.topics = suppliedTopics != null ? Optional.of(suppliedTopics) : provider.topics();
         this.broadcast = suppliedBroadcast != null ? Optional.of(suppliedBroadcast) : provider.broadcast();
         sources.put(Capability.JOBS, provider.name());
-        sources.put(Capability.DELAYS, delays.map(d -> source(d.backend(), suppliedDelays != null)).orElse(null));
-        sources.put(Capability.DEDUPE, dedupe.map(d -> source(d.backend(), suppliedDedupe != null)).orElse(null));
-        sources.put(Capability.TOPICS, topics.map(t -> source(t.backend(), suppliedTopics != null)).orElse(null));
-        sources.put(Capability.BROADCAST,
-                broadcast.map(b -> source(b.backend(), suppliedBroadcast != null)).orElse(null));
+        sources.put(
+                Capability.DELAYS,
+                delays.map(d -> source(d.backend(), suppliedDelays != null)).orElse(null));
+        sources.put(
+                Capability.DEDUPE,
+                dedupe.map(d -> source(d.backend(), suppliedDedupe != null)).orElse(null));
+        sources.put(
+                Capability.TOPICS,
+                topics.map(t -> source(t.backend(), suppliedTopics != null)).orElse(null));
+        sources.put(
+                Capability.BROADCAST,
+                broadcast
+                        .map(b -> source(b.backend(), suppliedBroadcast != null))
+                        .orElse(null));
     }
 
     private static String source(String backend, boolean supplied) {
@@ -107,14 +121,18 @@ public final class CapabilitySet {
 
     private String hint(Capability capability) {
         return switch (capability) {
-            case DELAYS -> "supply one, e.g. Worker.builder().delays(RedisDelays.connect(\"redis://host:6379\"))"
-                    + " (or `delays: {name: redis, urlEnv: ...}` in runtime.yaml)";
-            case DEDUPE -> "supply one, e.g. Worker.builder().dedupe(RedisDedupe.connect(\"redis://host:6379\"))"
-                    + " (or `dedupe: {name: redis, urlEnv: ...}` in runtime.yaml)";
-            case TOPICS -> "use a provider with topics (redis, rabbitmq, kafka) or supply one with"
-                    + " Worker.builder().topics(...)";
-            case BROADCAST -> "use a provider with broadcast (redis, rabbitmq, kafka) or supply one with"
-                    + " Worker.builder().broadcast(...)";
+            case DELAYS ->
+                "supply one, e.g. Worker.builder().delays(RedisDelays.connect(\"redis://host:6379\"))"
+                        + " (or `delays: {name: redis, urlEnv: ...}` in runtime.yaml)";
+            case DEDUPE ->
+                "supply one, e.g. Worker.builder().dedupe(RedisDedupe.connect(\"redis://host:6379\"))"
+                        + " (or `dedupe: {name: redis, urlEnv: ...}` in runtime.yaml)";
+            case TOPICS ->
+                "use a provider with topics (redis, rabbitmq, kafka) or supply one with"
+                        + " Worker.builder().topics(...)";
+            case BROADCAST ->
+                "use a provider with broadcast (redis, rabbitmq, kafka) or supply one with"
+                        + " Worker.builder().broadcast(...)";
             case JOBS -> "every provider must supply jobs";
         };
     }
@@ -122,13 +140,14 @@ public final class CapabilitySet {
     /** The human-readable report logged at start-up. */
     public String report() {
         return sources.entrySet().stream()
-                .map(e -> String.format("  %-7s %s", e.getKey().label(),
-                        e.getValue() == null ? "MISSING" : "from " + e.getValue()))
+                .map(e -> String.format(
+                        "  %-7s %s", e.getKey().label(), e.getValue() == null ? "MISSING" : "from " + e.getValue()))
                 .collect(Collectors.joining("\n", "capabilities (provider " + provider.name() + "):\n", ""));
     }
 
     public Map<Capability, String> sources() {
-        return Map.copyOf(sources.entrySet().stream().filter(e -> e.getValue() != null)
+        return Map.copyOf(sources.entrySet().stream()
+                .filter(e -> e.getValue() != null)
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
     }
 }

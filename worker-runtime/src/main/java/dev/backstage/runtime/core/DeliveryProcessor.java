@@ -29,6 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class DeliveryProcessor implements DeliverySink {
     /** MDC keys set while a job runs (its handler and the runtime's lines about it). */
     public static final String MDC_TASK = "task";
+
     public static final String MDC_JOB_ID = "jobId";
     public static final String MDC_QUEUE = "queue";
 
@@ -41,14 +42,22 @@ public final class DeliveryProcessor implements DeliverySink {
     private final Set<RunBatch> batches = ConcurrentHashMap.newKeySet();
 
     public DeliveryProcessor(
-            TaskRegistry registry, RetryPolicy policy, PayloadCodec codec, JobProducer producer, InFlightGate gate,
-            ExecutorService handlers, ScheduledExecutorService watchdog, Executor timeoutSettlement,
-            WorkerMetrics metrics, UnknownTaskPolicy unknownTaskPolicy, Duration defaultHardTimeout) {
+            TaskRegistry registry,
+            RetryPolicy policy,
+            PayloadCodec codec,
+            JobProducer producer,
+            InFlightGate gate,
+            ExecutorService handlers,
+            ScheduledExecutorService watchdog,
+            Executor timeoutSettlement,
+            WorkerMetrics metrics,
+            UnknownTaskPolicy unknownTaskPolicy,
+            Duration defaultHardTimeout) {
         this.gate = gate;
         this.handlers = handlers;
         this.metrics = metrics;
-        this.outcomes = new JobOutcomes(registry, policy, codec, producer, metrics, unknownTaskPolicy,
-                defaultHardTimeout);
+        this.outcomes =
+                new JobOutcomes(registry, policy, codec, producer, metrics, unknownTaskPolicy, defaultHardTimeout);
         this.services = new SettlementServices(watchdog, timeoutSettlement, metrics);
     }
 

@@ -34,11 +34,16 @@ final class HandlerPool {
             thread.setDaemon(true);
             return thread;
         };
-        return new ForkJoinPool(concurrency, threads,
+        return new ForkJoinPool(
+                concurrency,
+                threads,
                 (thread, error) -> log.error("uncaught failure on {}", thread.getName(), error),
                 true, // FIFO: deliveries run in the order they were handed out
-                0, concurrency, 1,
+                0,
+                concurrency,
+                1,
                 pool -> true, // at the limit, a blocking handler just blocks (no extra thread, no exception)
-                60, TimeUnit.SECONDS);
+                60,
+                TimeUnit.SECONDS);
     }
 }

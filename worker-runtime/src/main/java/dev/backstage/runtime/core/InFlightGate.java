@@ -26,6 +26,7 @@ public final class InFlightGate implements FlowControl {
      * each waiter before it checks the count, reset when the last waiter leaves; both under the lock.
      */
     private volatile int wakeAtInFlight = -1;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private volatile boolean stopping;

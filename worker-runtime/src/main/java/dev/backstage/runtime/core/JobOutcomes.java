@@ -39,8 +39,14 @@ final class JobOutcomes implements OutcomePolicy<JobRun> {
     /** Binds a payload in the provider's one pass over its record, to the type registered for its task. */
     private final JsonTokens.Binder inlineBinder = this::bindInline;
 
-    JobOutcomes(TaskRegistry registry, RetryPolicy policy, PayloadCodec codec, JobProducer producer,
-            WorkerMetrics metrics, UnknownTaskPolicy unknownTaskPolicy, Duration defaultHardTimeout) {
+    JobOutcomes(
+            TaskRegistry registry,
+            RetryPolicy policy,
+            PayloadCodec codec,
+            JobProducer producer,
+            WorkerMetrics metrics,
+            UnknownTaskPolicy unknownTaskPolicy,
+            Duration defaultHardTimeout) {
         this.registry = registry;
         this.policy = policy;
         this.codec = codec;
@@ -100,7 +106,9 @@ final class JobOutcomes implements OutcomePolicy<JobRun> {
         RegisteredTask<?> task = registry.find(delivery.taskName()).orElse(null);
         if (task == null) {
             if (unknownTaskPolicy == UnknownTaskPolicy.LEAVE_PENDING) {
-                log.warn("no handler for task '{}' ({}): left pending for a worker that owns it", delivery.taskName(),
+                log.warn(
+                        "no handler for task '{}' ({}): left pending for a worker that owns it",
+                        delivery.taskName(),
                         delivery.deliveryId());
                 return Verdict.LEAVE;
             }
@@ -152,7 +160,10 @@ final class JobOutcomes implements OutcomePolicy<JobRun> {
             return null;
         }
         try {
-            producer.enqueue(next.taskName(), next.payload(), EnqueueOptions.onQueue(next.queue()).delay(next.delay()));
+            producer.enqueue(
+                    next.taskName(),
+                    next.payload(),
+                    EnqueueOptions.onQueue(next.queue()).delay(next.delay()));
             metrics.chained();
             return null;
         } catch (RuntimeException handOff) {
@@ -180,8 +191,13 @@ final class JobOutcomes implements OutcomePolicy<JobRun> {
     @Override
     public CompletionStage<Void> retry(JobRun run, Duration delay, String error) {
         Delivery delivery = run.delivery;
-        log.debug("task '{}' {} failed (delivery {}): {}; retry in {} ms", delivery.taskName(), delivery.deliveryId(),
-                delivery.deliveryCount(), error, delay.toMillis());
+        log.debug(
+                "task '{}' {} failed (delivery {}): {}; retry in {} ms",
+                delivery.taskName(),
+                delivery.deliveryId(),
+                delivery.deliveryCount(),
+                error,
+                delay.toMillis());
         metrics.retried();
         return delivery.retry(delay, error);
     }
@@ -189,8 +205,12 @@ final class JobOutcomes implements OutcomePolicy<JobRun> {
     @Override
     public CompletionStage<Void> giveUp(JobRun run, String error) {
         Delivery delivery = run.delivery;
-        log.warn("task '{}' {} dead-lettered after delivery {}: {}", delivery.taskName(), delivery.deliveryId(),
-                delivery.deliveryCount(), error);
+        log.warn(
+                "task '{}' {} dead-lettered after delivery {}: {}",
+                delivery.taskName(),
+                delivery.deliveryId(),
+                delivery.deliveryCount(),
+                error);
         metrics.deadLettered();
         return delivery.deadLetter(error);
     }

@@ -3,9 +3,9 @@ package dev.backstage.runtime.core;
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.EnqueueResult;
 import dev.backstage.runtime.api.Producer;
+import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.Provider;
 import java.time.Instant;
-import dev.backstage.runtime.spi.OutgoingJob;
 
 /**
  * Enqueue and schedule: dedupe first (when a key is given), then publish now or hand to the delays

@@ -17,6 +17,7 @@ final class JobRun {
     Payload payload;
     /** The payload as the provider bound it in its one pass over the record, or {@link JsonTokens#NOT_BOUND}. */
     Object bound = JsonTokens.NOT_BOUND;
+
     RegisteredTask<?> task;
     TaskOptions options = TaskOptions.defaults();
     /** What the handler returned. */

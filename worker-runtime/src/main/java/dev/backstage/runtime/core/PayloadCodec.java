@@ -29,9 +29,8 @@ public final class PayloadCodec {
     }
 
     public static PayloadCodec defaults() {
-        return new PayloadCodec(new ObjectMapper()
-                .findAndRegisterModules()
-                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
+        return new PayloadCodec(
+                new ObjectMapper().findAndRegisterModules().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
     }
 
     public ObjectMapper mapper() {
@@ -42,8 +41,10 @@ public final class PayloadCodec {
         try {
             return mapper.writeValueAsString(payload);
         } catch (JsonProcessingException e) {
-            throw new ConfigurationException("payload of type " + payload.getClass().getName()
-                    + " cannot be written as JSON: " + e.getOriginalMessage(), e);
+            throw new ConfigurationException(
+                    "payload of type " + payload.getClass().getName() + " cannot be written as JSON: "
+                            + e.getOriginalMessage(),
+                    e);
         }
     }
 
@@ -58,7 +59,9 @@ public final class PayloadCodec {
         String text = json == null ? "null" : json;
         try {
             if (type == JsonNode.class) {
-                return type.cast(mapper.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(text));
+                return type.cast(mapper.reader()
+                        .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                        .readTree(text));
             }
             return notNull(readerFor(type).readValue(text), type, json == null);
         } catch (JsonProcessingException e) {
@@ -87,7 +90,8 @@ public final class PayloadCodec {
         int length = utf8.remaining();
         try {
             if (type == JsonNode.class) {
-                return type.cast(mapper.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                return type.cast(mapper.reader()
+                        .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                         .readTree(new java.io.ByteArrayInputStream(array, offset, length)));
             }
             return notNull(readerFor(type).readValue(array, offset, length), type, false);
@@ -102,7 +106,8 @@ public final class PayloadCodec {
      *
      * @throws MalformedPayloadException with a reason fit for a dead-letter entry
      */
-    public <T> T decode(com.fasterxml.jackson.core.JsonParser tokens, Class<T> type, java.util.function.Supplier<String> text) {
+    public <T> T decode(
+            com.fasterxml.jackson.core.JsonParser tokens, Class<T> type, java.util.function.Supplier<String> text) {
         if (type == JsonNode.class) {
             return decode(text.get(), type); // null reads as a null node there
         }
@@ -150,7 +155,8 @@ public final class PayloadCodec {
     }
 
     private ObjectReader readerFor(Class<?> type) {
-        return readers.computeIfAbsent(type, t -> mapper.readerFor(t).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS));
+        return readers.computeIfAbsent(
+                type, t -> mapper.readerFor(t).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS));
     }
 
     /**
@@ -159,14 +165,16 @@ public final class PayloadCodec {
      * {@code Order} would only fail on a null one, delivery after delivery.
      */
     static boolean acceptsNull(Class<?> type) {
-        return type == Void.class || type == Object.class || type == java.util.Optional.class
+        return type == Void.class
+                || type == Object.class
+                || type == java.util.Optional.class
                 || JsonNode.class.isAssignableFrom(type);
     }
 
     private static <T> T notNull(T value, Class<T> type, boolean missing) {
         if (value == null && !acceptsNull(type)) {
-            throw new MalformedPayloadException((missing ? "payload is missing" : "payload is null")
-                    + ", and a " + type.getSimpleName() + " payload cannot be null");
+            throw new MalformedPayloadException((missing ? "payload is missing" : "payload is null") + ", and a "
+                    + type.getSimpleName() + " payload cannot be null");
         }
         return value;
     }

@@ -36,8 +36,8 @@ public record RetryPolicy(int maxDeliveries, Backoff defaultBackoff) {
         if (deliveryCount > max) {
             return new DeadLetter("gave up after " + deliveryCount + " deliveries (max " + max + " retries)");
         }
-        Backoff backoff = meta.backoff() != null ? meta.backoff()
-                : task.backoff() != null ? task.backoff() : defaultBackoff;
+        Backoff backoff =
+                meta.backoff() != null ? meta.backoff() : task.backoff() != null ? task.backoff() : defaultBackoff;
         return new Retry(Duration.ofMillis(backoff.delayFor(deliveryCount)));
     }
 

@@ -110,14 +110,20 @@ public final class Scheduler implements AutoCloseable {
     private synchronized List<CronTick.Outcome> runDue(Instant now) {
         List<CronTick.Outcome> outcomes = new ArrayList<>();
         for (Entry entry : entries.values()) {
-            TickDecision decision = TickPolicy.decide(entry.schedule, entry.handledThrough, now,
+            TickDecision decision = TickPolicy.decide(
+                    entry.schedule,
+                    entry.handledThrough,
+                    now,
                     entry.brokerTrouble ? TickPolicy.OUTAGE_CATCH_UP : TickPolicy.CATCH_UP);
             if (decision.fire().isEmpty()) {
                 if (decision.missed() > 0) {
-                    LOG.warn("schedule '{}': tick {} skipped, {}s past its starting deadline of {}s ({} missed)",
-                            entry.schedule.name(), decision.tooLate().orElse(null),
+                    LOG.warn(
+                            "schedule '{}': tick {} skipped, {}s past its starting deadline of {}s ({} missed)",
+                            entry.schedule.name(),
+                            decision.tooLate().orElse(null),
                             Duration.between(decision.handledThrough(), now).toSeconds(),
-                            entry.schedule.startingDeadline().toSeconds(), decision.missed());
+                            entry.schedule.startingDeadline().toSeconds(),
+                            decision.missed());
                 }
                 entry.missed += decision.missed();
                 entry.handledThrough = decision.handledThrough();
@@ -127,8 +133,8 @@ public final class Scheduler implements AutoCloseable {
             entry.retryAt = null;
             long calledAt = System.nanoTime();
             try {
-                CronTick.Outcome outcome = CronTick.fire(entry.schedule, tick, capabilities.dedupe(),
-                        capabilities.jobs(), clock);
+                CronTick.Outcome outcome =
+                        CronTick.fire(entry.schedule, tick, capabilities.dedupe(), capabilities.jobs(), clock);
                 // A call that took longer than a turn (a failover the client rode out) leaves ticks due behind it.
                 entry.brokerTrouble = System.nanoTime() - calledAt > MAX_SLEEP.toNanos()
                         || (entry.brokerTrouble && !caughtUp(entry.schedule, decision.handledThrough()));
@@ -155,7 +161,8 @@ public final class Scheduler implements AutoCloseable {
                 entry.retryAt = now.plus(RETRY_PAUSE);
                 LOG.warn("schedule '{}': {}", entry.schedule.name(), entry.lastError);
             } catch (RuntimeException e) {
-                // The claim itself failed (the dedupe backend is unreachable): try again next turn, within the deadline.
+                // The claim itself failed (the dedupe backend is unreachable): try again next turn, within the
+                // deadline.
                 entry.brokerTrouble = true;
                 entry.lastError = "claiming tick " + tick + " failed: " + e.getMessage();
                 entry.retryAt = now.plus(RETRY_PAUSE);
@@ -167,7 +174,9 @@ public final class Scheduler implements AutoCloseable {
 
     /** True when no tick after {@code handledThrough} is due yet on the real clock. */
     private boolean caughtUp(Schedule schedule, Instant handledThrough) {
-        return schedule.cron().next(handledThrough, schedule.zone()).map(next -> next.isAfter(clock.instant()))
+        return schedule.cron()
+                .next(handledThrough, schedule.zone())
+                .map(next -> next.isAfter(clock.instant()))
                 .orElse(true);
     }
 
@@ -177,7 +186,10 @@ public final class Scheduler implements AutoCloseable {
             return this;
         }
         running = true;
-        LOG.info("scheduler started with {} schedule(s), {}", entries.size(), capabilities.report().replace('\n', ' '));
+        LOG.info(
+                "scheduler started with {} schedule(s), {}",
+                entries.size(),
+                capabilities.report().replace('\n', ' '));
         loop = Executors.newSingleThreadExecutor(new NamedThreads("backstage-scheduler", true));
         loop.submit(this::loop);
         return this;
@@ -210,7 +222,10 @@ public final class Scheduler implements AutoCloseable {
     synchronized Instant nextWake(Instant now) {
         Instant wake = now.plus(MAX_SLEEP);
         for (Entry entry : entries.values()) {
-            Instant next = entry.schedule.cron().next(entry.handledThrough, entry.schedule.zone()).orElse(null);
+            Instant next = entry.schedule
+                    .cron()
+                    .next(entry.handledThrough, entry.schedule.zone())
+                    .orElse(null);
             if (next != null && entry.retryAt != null && entry.retryAt.isAfter(next)) {
                 next = entry.retryAt;
             }
@@ -285,7 +300,9 @@ public final class Scheduler implements AutoCloseable {
             }
             CapabilitySet capabilities = new CapabilitySet(provider, null, dedupe, null);
             if (!capabilities.present().contains(Capability.DEDUPE)) {
-                throw new CapabilityMissingException(provider.name(), Capability.DEDUPE,
+                throw new CapabilityMissingException(
+                        provider.name(),
+                        Capability.DEDUPE,
                         "a Scheduler claims every tick with a dedupe key so that any number of schedulers enqueue it"
                                 + " once; supply one, e.g. Scheduler.builder().dedupe(RedisDedupe.connect("
                                 + "\"redis://host:6379\"))");

@@ -64,8 +64,11 @@ final class SettlementMachine<S> {
             }
         } catch (Throwable unexpected) {
             // Only reachable if settlement itself throws; the broker keeps the delivery.
-            policy.log().error("settling {} failed; it stays with the broker for redelivery", policy.label(subject),
-                    unexpected);
+            policy.log()
+                    .error(
+                            "settling {} failed; it stays with the broker for redelivery",
+                            policy.label(subject),
+                            unexpected);
             if (claim() || !settling) {
                 abandonAndFinish();
             }
@@ -175,8 +178,11 @@ final class SettlementMachine<S> {
         try {
             stage = policy.ack(subject);
         } catch (RuntimeException e) {
-            policy.log().warn("ack of {} failed; it stays with the broker for redelivery: {}", policy.label(subject),
-                    describe(e));
+            policy.log()
+                    .warn(
+                            "ack of {} failed; it stays with the broker for redelivery: {}",
+                            policy.label(subject),
+                            describe(e));
             abandonAndFinish();
             return;
         }
@@ -199,16 +205,24 @@ final class SettlementMachine<S> {
         try {
             stage = action.get();
         } catch (RuntimeException e) {
-            policy.log().warn("{} of {} failed; it stays with the broker for redelivery: {}", what,
-                    policy.label(subject), describe(e));
+            policy.log()
+                    .warn(
+                            "{} of {} failed; it stays with the broker for redelivery: {}",
+                            what,
+                            policy.label(subject),
+                            describe(e));
             abandonAndFinish();
             return;
         }
         settling = true;
         stage.whenComplete((ok, error) -> {
             if (error != null) {
-                policy.log().warn("{} of {} failed; it stays with the broker for redelivery: {}", what,
-                        policy.label(subject), error.toString());
+                policy.log()
+                        .warn(
+                                "{} of {} failed; it stays with the broker for redelivery: {}",
+                                what,
+                                policy.label(subject),
+                                error.toString());
                 abandonAndFinish();
             } else {
                 finish();

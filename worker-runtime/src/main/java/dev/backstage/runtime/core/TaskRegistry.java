@@ -20,8 +20,8 @@ public final class TaskRegistry {
         if (name == null || name.isBlank()) {
             throw new ConfigurationException("task name must not be blank");
         }
-        RegisteredTask<T> task = new RegisteredTask<>(name, payloadType, handler,
-                options == null ? TaskOptions.defaults() : options);
+        RegisteredTask<T> task =
+                new RegisteredTask<>(name, payloadType, handler, options == null ? TaskOptions.defaults() : options);
         if (tasks.putIfAbsent(name, task) != null) {
             throw new DuplicateTaskException(name);
         }

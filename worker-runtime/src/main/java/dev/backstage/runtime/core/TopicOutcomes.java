@@ -31,8 +31,14 @@ final class TopicOutcomes<T> implements OutcomePolicy<TopicDelivery> {
     private final Duration hardTimeout;
     private final WorkerMetrics metrics;
 
-    TopicOutcomes(String kind, Class<T> payloadType, TopicHandler<T> handler, PayloadCodec codec, RetryPolicy policy,
-            Duration hardTimeout, WorkerMetrics metrics) {
+    TopicOutcomes(
+            String kind,
+            Class<T> payloadType,
+            TopicHandler<T> handler,
+            PayloadCodec codec,
+            RetryPolicy policy,
+            Duration hardTimeout,
+            WorkerMetrics metrics) {
         this.kind = kind;
         this.payloadType = payloadType;
         this.handler = handler;
@@ -98,7 +104,11 @@ final class TopicOutcomes<T> implements OutcomePolicy<TopicDelivery> {
 
     @Override
     public CompletionStage<Void> retry(TopicDelivery delivery, Duration delay, String error) {
-        log.debug("{} failed (delivery {}): {}; retry in {} ms", label(delivery), delivery.deliveryCount(), error,
+        log.debug(
+                "{} failed (delivery {}): {}; retry in {} ms",
+                label(delivery),
+                delivery.deliveryCount(),
+                error,
                 delay.toMillis());
         metrics.retried();
         return delivery.retry(delay, error);
@@ -106,8 +116,9 @@ final class TopicOutcomes<T> implements OutcomePolicy<TopicDelivery> {
 
     @Override
     public CompletionStage<Void> giveUp(TopicDelivery delivery, String error) {
-        return drop(delivery, "failed " + delivery.deliveryCount() + " times (max " + policy.maxDeliveries()
-                + " retries): " + error);
+        return drop(
+                delivery,
+                "failed " + delivery.deliveryCount() + " times (max " + policy.maxDeliveries() + " retries): " + error);
     }
 
     @Override

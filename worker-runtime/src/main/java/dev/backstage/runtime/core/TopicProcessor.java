@@ -23,9 +23,18 @@ final class TopicProcessor<T> implements TopicSink {
     private final SettlementServices services;
     private final Runnable release;
 
-    TopicProcessor(String kind, Class<T> payloadType, TopicHandler<T> handler, PayloadCodec codec, InFlightGate gate,
-            ExecutorService handlers, RetryPolicy policy, ScheduledExecutorService watchdog, Executor timeoutSettlement,
-            Duration hardTimeout, WorkerMetrics metrics) {
+    TopicProcessor(
+            String kind,
+            Class<T> payloadType,
+            TopicHandler<T> handler,
+            PayloadCodec codec,
+            InFlightGate gate,
+            ExecutorService handlers,
+            RetryPolicy policy,
+            ScheduledExecutorService watchdog,
+            Executor timeoutSettlement,
+            Duration hardTimeout,
+            WorkerMetrics metrics) {
         this.gate = gate;
         this.handlers = handlers;
         this.outcomes = new TopicOutcomes<>(kind, payloadType, handler, codec, policy, hardTimeout, metrics);

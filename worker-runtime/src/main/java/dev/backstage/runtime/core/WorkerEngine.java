@@ -34,7 +34,12 @@ import org.slf4j.LoggerFactory;
 public final class WorkerEngine {
     private static final Logger log = LoggerFactory.getLogger(WorkerEngine.class);
 
-    private enum State { NEW, RUNNING, STOPPING, STOPPED }
+    private enum State {
+        NEW,
+        RUNNING,
+        STOPPING,
+        STOPPED
+    }
 
     private final Provider provider;
     private final CapabilitySet capabilities;
@@ -59,8 +64,13 @@ public final class WorkerEngine {
     private volatile AutoCloseable promotion;
 
     public WorkerEngine(
-            Provider provider, CapabilitySet capabilities, WorkerSettings settings, TaskRegistry registry,
-            PayloadCodec codec, MeterRegistry meters, List<AutoCloseable> ownedResources) {
+            Provider provider,
+            CapabilitySet capabilities,
+            WorkerSettings settings,
+            TaskRegistry registry,
+            PayloadCodec codec,
+            MeterRegistry meters,
+            List<AutoCloseable> ownedResources) {
         this.provider = provider;
         this.capabilities = capabilities;
         this.settings = settings;
@@ -78,8 +88,18 @@ public final class WorkerEngine {
         this.timeoutSettlement = Executors.newCachedThreadPool(new NamedThreads("backstage-timeout-settle", true));
         this.retryPolicy = new RetryPolicy(settings.maxDeliveries(), settings.defaultBackoff());
         this.broadcasts = new BroadcastRouter(metrics);
-        this.processor = new DeliveryProcessor(registry, retryPolicy, codec, producer, gate, handlers, watchdog, timeoutSettlement, metrics,
-                settings.unknownTaskPolicy(), settings.defaultHardTimeout());
+        this.processor = new DeliveryProcessor(
+                registry,
+                retryPolicy,
+                codec,
+                producer,
+                gate,
+                handlers,
+                watchdog,
+                timeoutSettlement,
+                metrics,
+                settings.unknownTaskPolicy(),
+                settings.defaultHardTimeout());
     }
 
     public JobProducer producer() {
@@ -95,8 +115,9 @@ public final class WorkerEngine {
         if (task == null || task.isBlank()) {
             throw new IllegalArgumentException("broadcast task name must not be blank");
         }
-        return capabilities.broadcast().send(task, payload instanceof JobProducer.RawJson raw ? raw.json()
-                : codec.encode(payload));
+        return capabilities
+                .broadcast()
+                .send(task, payload instanceof JobProducer.RawJson raw ? raw.json() : codec.encode(payload));
     }
 
     public <T> void onBroadcast(String task, Class<T> type, BroadcastHandler<T> handler) {
@@ -104,8 +125,21 @@ public final class WorkerEngine {
             throw new IllegalStateException("onBroadcast before start()");
         }
         capabilities.broadcast(); // fails now, with the hint, if nothing supplies broadcast
-        broadcasts.register(task, handler, adapted -> new TopicProcessor<>("broadcast", type, adapted, codec, gate,
-                handlers, retryPolicy, watchdog, timeoutSettlement, settings.defaultHardTimeout(), metrics));
+        broadcasts.register(
+                task,
+                handler,
+                adapted -> new TopicProcessor<>(
+                        "broadcast",
+                        type,
+                        adapted,
+                        codec,
+                        gate,
+                        handlers,
+                        retryPolicy,
+                        watchdog,
+                        timeoutSettlement,
+                        settings.defaultHardTimeout(),
+                        metrics));
     }
 
     public CapabilitySet capabilities() {
@@ -180,12 +214,28 @@ public final class WorkerEngine {
             log.warn("no tasks registered: every delivery will be handled as an unknown task");
         }
         List<String> queues = settings.queues().isEmpty() ? capabilities.jobs().defaultQueues() : settings.queues();
-        log.info("worker {} starting: queues {}, concurrency {}, prefetch {}, maxDeliveries {}, tasks {}",
-                settings.consumerId(), queues, settings.concurrency(), settings.prefetch(),
-                settings.maxDeliveries(), registry.names());
-        promotion = capabilities.delaysIfPresent().map(d -> d.startPromotion(capabilities.jobs())).orElse(null);
-        jobConsumer = capabilities.jobs().consume(new ConsumerSettings(queues, settings.consumerId(),
-                settings.prefetch(), gate, capabilities.delaysIfPresent()), processor);
+        log.info(
+                "worker {} starting: queues {}, concurrency {}, prefetch {}, maxDeliveries {}, tasks {}",
+                settings.consumerId(),
+                queues,
+                settings.concurrency(),
+                settings.prefetch(),
+                settings.maxDeliveries(),
+                registry.names());
+        promotion = capabilities
+                .delaysIfPresent()
+                .map(d -> d.startPromotion(capabilities.jobs()))
+                .orElse(null);
+        jobConsumer = capabilities
+                .jobs()
+                .consume(
+                        new ConsumerSettings(
+                                queues,
+                                settings.consumerId(),
+                                settings.prefetch(),
+                                gate,
+                                capabilities.delaysIfPresent()),
+                        processor);
         for (PendingSubscription<?> s : subscriptions) {
             topicConsumers.add(s.open(this));
         }
@@ -224,8 +274,10 @@ public final class WorkerEngine {
             drained = false;
         }
         if (!drained) {
-            log.warn("shutdown grace of {} ms elapsed with {} deliveries in flight; they stay with the broker",
-                    settings.shutdownGrace().toMillis(), processor.running());
+            log.warn(
+                    "shutdown grace of {} ms elapsed with {} deliveries in flight; they stay with the broker",
+                    settings.shutdownGrace().toMillis(),
+                    processor.running());
             processor.abandonAll();
         }
         closeQuietly(jobConsumer, "job consumer");
@@ -242,8 +294,11 @@ public final class WorkerEngine {
             closeQuietly(resource, "supplied capability");
         }
         closeQuietly(provider, "provider");
-        log.info("worker {} stopped in {} ms (drained: {})", settings.consumerId(),
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), drained);
+        log.info(
+                "worker {} stopped in {} ms (drained: {})",
+                settings.consumerId(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                drained);
         state.set(State.STOPPED);
         stopped.countDown();
     }
@@ -269,8 +324,17 @@ public final class WorkerEngine {
 
     private record PendingSubscription<T>(Subscription subscription, Class<T> type, TopicHandler<T> handler) {
         TopicConsumer open(WorkerEngine engine) {
-            TopicProcessor<T> sink = new TopicProcessor<>("topic", type, handler, engine.codec, engine.gate,
-                    engine.handlers, engine.retryPolicy, engine.watchdog, engine.timeoutSettlement, engine.settings.defaultHardTimeout(),
+            TopicProcessor<T> sink = new TopicProcessor<>(
+                    "topic",
+                    type,
+                    handler,
+                    engine.codec,
+                    engine.gate,
+                    engine.handlers,
+                    engine.retryPolicy,
+                    engine.watchdog,
+                    engine.timeoutSettlement,
+                    engine.settings.defaultHardTimeout(),
                     engine.metrics);
             return engine.capabilities.topics().subscribe(subscription, engine.settings.consumerId(), sink);
         }

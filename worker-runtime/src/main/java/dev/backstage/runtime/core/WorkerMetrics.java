@@ -1,7 +1,6 @@
 package dev.backstage.runtime.core;
 
 import dev.backstage.runtime.api.WorkerTotals;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -35,13 +34,23 @@ public final class WorkerMetrics {
         counter(registry, "backstage_retries", "deliveries sent to retry", retries);
         counter(registry, "backstage_dead_letters", "deliveries dead-lettered", deadLetters);
         counter(registry, "backstage_chained", "next tasks enqueued by handlers", chained);
-        FunctionTimer.builder("backstage_handler_latency", this, m -> m.handlerRuns.sum(), m -> m.handlerNanos.sum(),
-                TimeUnit.NANOSECONDS).description("handler run time").register(registry);
-        Gauge.builder("backstage_in_flight", inFlight).description("deliveries being handled").register(registry);
+        FunctionTimer.builder(
+                        "backstage_handler_latency",
+                        this,
+                        m -> m.handlerRuns.sum(),
+                        m -> m.handlerNanos.sum(),
+                        TimeUnit.NANOSECONDS)
+                .description("handler run time")
+                .register(registry);
+        Gauge.builder("backstage_in_flight", inFlight)
+                .description("deliveries being handled")
+                .register(registry);
     }
 
     private static void counter(MeterRegistry registry, String name, String description, LongAdder adder) {
-        FunctionCounter.builder(name, adder, LongAdder::sum).description(description).register(registry);
+        FunctionCounter.builder(name, adder, LongAdder::sum)
+                .description(description)
+                .register(registry);
     }
 
     void delivered(int n) {

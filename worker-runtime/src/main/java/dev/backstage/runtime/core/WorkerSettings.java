@@ -7,8 +7,14 @@ import java.util.List;
 
 /** Immutable worker settings, validated by the builder. */
 public record WorkerSettings(
-        List<String> queues, String consumerId, int concurrency, int prefetch, int maxDeliveries,
-        Backoff defaultBackoff, Duration shutdownGrace, UnknownTaskPolicy unknownTaskPolicy,
+        List<String> queues,
+        String consumerId,
+        int concurrency,
+        int prefetch,
+        int maxDeliveries,
+        Backoff defaultBackoff,
+        Duration shutdownGrace,
+        UnknownTaskPolicy unknownTaskPolicy,
         Duration defaultHardTimeout) {
     public WorkerSettings {
         queues = List.copyOf(queues);

@@ -30,8 +30,8 @@ final class AssignedPartitions {
     private int inFlight;
 
     /** @param schedule when a fetched record is due to be handed out (a topic retry copy waits for its due time) */
-    AssignedPartitions(String name, Consumer<byte[], byte[]> consumer, int maxUncommittedPerPartition,
-            RecordSchedule schedule) {
+    AssignedPartitions(
+            String name, Consumer<byte[], byte[]> consumer, int maxUncommittedPerPartition, RecordSchedule schedule) {
         this.name = name;
         this.pauses = new PartitionPauses(consumer, maxUncommittedPerPartition);
         this.schedule = schedule;
@@ -52,8 +52,8 @@ final class AssignedPartitions {
      * settled beyond its commit position (they are skipped). A state still held for it is released.
      */
     void assign(TopicPartition partition, long[] presettled) {
-        PartitionState previous = partitions.put(partition,
-                new PartitionState(partition, new ContiguousOffsetTracker<>(presettled)));
+        PartitionState previous =
+                partitions.put(partition, new PartitionState(partition, new ContiguousOffsetTracker<>(presettled)));
         if (previous != null) {
             inFlight -= previous.inFlight;
             previous.release("reassigned");
@@ -161,8 +161,8 @@ final class AssignedPartitions {
     void apply(Settlement s) {
         PartitionState state = s.state();
         if (state.released) {
-            s.failCommitWait(state.partition + " was revoked before offset " + s.record().offset()
-                    + " settled; its next owner runs it again");
+            s.failCommitWait(state.partition + " was revoked before offset "
+                    + s.record().offset() + " settled; its next owner runs it again");
             return;
         }
         state.inFlight--;
@@ -172,8 +172,8 @@ final class AssignedPartitions {
             case ABANDONED -> {
                 // Stays unsettled: the commit cannot pass it, so it is redelivered after a restart or rebalance.
             }
-            case REDELIVER -> queue.redeliverAt(System.nanoTime() + s.after().toNanos(), state, s.record(),
-                    s.nextRedeliveries());
+            case REDELIVER ->
+                queue.redeliverAt(System.nanoTime() + s.after().toNanos(), state, s.record(), s.nextRedeliveries());
         }
     }
 

@@ -21,6 +21,7 @@ public final class CommitMetadata {
     static final String PREFIX = "bs1:";
     /** Stays under the broker's default 4096-byte metadata limit, with room for the prefix. */
     static final int MAX_CHARS = 4000;
+
     private static final int MAX_BITMAP_BYTES = (MAX_CHARS - PREFIX.length()) / 4 * 3;
 
     private CommitMetadata() {}
@@ -37,7 +38,8 @@ public final class CommitMetadata {
         for (long offset : settledBeyond) {
             long bit = offset - committed;
             if (bit < 0) {
-                throw new IllegalArgumentException("offset " + offset + " is below the committed position " + committed);
+                throw new IllegalArgumentException(
+                        "offset " + offset + " is below the committed position " + committed);
             }
             if (bit >= (long) bytes * 8) {
                 break; // past what fits: those will be redelivered

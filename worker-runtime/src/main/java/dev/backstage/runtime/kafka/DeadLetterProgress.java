@@ -49,8 +49,8 @@ final class DeadLetterProgress {
     private final Map<TopicPartition, Part> parts = new TreeMap<>(Comparator.comparingInt(TopicPartition::partition));
 
     /** The topic's progress as the broker holds it now; no partitions when the topic does not exist. */
-    static DeadLetterProgress read(KafkaOffsets offsets, String group, String topic) throws ExecutionException,
-            TimeoutException, InterruptedException {
+    static DeadLetterProgress read(KafkaOffsets offsets, String group, String topic)
+            throws ExecutionException, TimeoutException, InterruptedException {
         DeadLetterProgress progress = new DeadLetterProgress();
         List<TopicPartition> partitions = offsets.partitions(List.of(topic)).get(topic);
         if (partitions == null) {

@@ -17,13 +17,17 @@ import org.apache.kafka.common.TopicPartition;
 final class DeadLetterReads {
     /** Upper bound on how long one read runs; reads stop early once they reach the end. */
     static final Duration READ_LIMIT = Duration.ofSeconds(60);
+
     private static final Duration POLL = Duration.ofMillis(200);
 
     private DeadLetterReads() {}
 
     /** Every partition from its first unsettled record to its end, up to {@code limit} records per partition. */
-    static void allPartitions(KafkaConsumer<byte[], byte[]> consumer, DeadLetterProgress progress,
-            List<ConsumerRecord<byte[], byte[]>> into, int limit) {
+    static void allPartitions(
+            KafkaConsumer<byte[], byte[]> consumer,
+            DeadLetterProgress progress,
+            List<ConsumerRecord<byte[], byte[]>> into,
+            int limit) {
         Map<TopicPartition, DeadLetterProgress.Part> open = new HashMap<>();
         for (DeadLetterProgress.Part part : progress.partitions()) {
             if (part.unsettled() > 0) {
@@ -41,7 +45,9 @@ final class DeadLetterReads {
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
                 TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                 DeadLetterProgress.Part part = open.get(tp);
-                if (part == null || r.offset() >= part.end || progress.isSettled(tp, r.offset())
+                if (part == null
+                        || r.offset() >= part.end
+                        || progress.isSettled(tp, r.offset())
                         || taken.getOrDefault(tp, 0) >= limit) {
                     continue;
                 }
@@ -61,8 +67,13 @@ final class DeadLetterReads {
      * Unsettled records of one partition from {@code offset} (inclusive) in offset order, until {@code into} holds
      * {@code limit} records or the partition ends.
      */
-    static void onePartition(KafkaConsumer<byte[], byte[]> consumer, DeadLetterProgress progress,
-            DeadLetterProgress.Part part, long offset, List<ConsumerRecord<byte[], byte[]>> into, int limit) {
+    static void onePartition(
+            KafkaConsumer<byte[], byte[]> consumer,
+            DeadLetterProgress progress,
+            DeadLetterProgress.Part part,
+            long offset,
+            List<ConsumerRecord<byte[], byte[]>> into,
+            int limit) {
         long from = Math.max(offset, part.from);
         if (from >= part.end || into.size() >= limit) {
             return;

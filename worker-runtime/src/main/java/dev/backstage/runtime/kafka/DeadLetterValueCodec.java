@@ -14,11 +14,11 @@ public final class DeadLetterValueCodec {
     private final JsonFactory json = new JsonFactory();
     private final JobValueEncoder jobs = new JobValueEncoder();
 
-    public byte[] encodeDeadLetter(JobValue job, String jobId, String error, String originalId, int deliveryCount,
-            long deadLetteredAtMs) {
+    public byte[] encodeDeadLetter(
+            JobValue job, String jobId, String error, String originalId, int deliveryCount, long deadLetteredAtMs) {
         return jobs.write(g -> {
-            jobs.writeJobFields(g, job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta(), deliveryCount,
-                    jobId);
+            jobs.writeJobFields(
+                    g, job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta(), deliveryCount, jobId);
             g.writeStringField("error", error == null ? "" : error);
             g.writeStringField("originalId", originalId);
             g.writeNumberField("deadLetteredAt", deadLetteredAtMs);
@@ -52,8 +52,13 @@ public final class DeadLetterValueCodec {
             f.payloadJson = new String(bytes, f.payloadOffset, f.payloadLength, StandardCharsets.UTF_8);
         }
         JobValue job = f.taskName == null ? null : f.job();
-        return new DeadLetterValue(job, job == null ? (f.rawValue == null ? text(bytes) : f.rawValue) : null, f.error,
-                f.originalId, f.deliveryCountRaw, f.deadLetteredAt);
+        return new DeadLetterValue(
+                job,
+                job == null ? (f.rawValue == null ? text(bytes) : f.rawValue) : null,
+                f.error,
+                f.originalId,
+                f.deliveryCountRaw,
+                f.deadLetteredAt);
     }
 
     private static String text(byte[] value) {

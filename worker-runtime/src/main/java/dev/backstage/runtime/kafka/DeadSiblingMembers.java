@@ -38,11 +38,13 @@ final class DeadSiblingMembers {
         if (!instanceId.startsWith(mine + "-")) {
             return; // an explicit consumer id (e.g. the pod name): a restart keeps it, static membership does the rest
         }
-        Pattern sibling = Pattern.compile(Pattern.quote(host + "-") + "(\\d+)"
-                + Pattern.quote(instanceId.substring(mine.length())));
+        Pattern sibling = Pattern.compile(
+                Pattern.quote(host + "-") + "(\\d+)" + Pattern.quote(instanceId.substring(mine.length())));
         try {
-            ConsumerGroupDescription described = admin.describeConsumerGroups(List.of(group)).describedGroups()
-                    .get(group).get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            ConsumerGroupDescription described = admin.describeConsumerGroups(List.of(group))
+                    .describedGroups()
+                    .get(group)
+                    .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             List<MemberToRemove> dead = new ArrayList<>();
             for (MemberDescription member : described.members()) {
                 String other = member.groupInstanceId().orElse(null);
@@ -54,10 +56,14 @@ final class DeadSiblingMembers {
             if (dead.isEmpty()) {
                 return;
             }
-            admin.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions(dead)).all()
+            admin.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions(dead))
+                    .all()
                     .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            log.info("removed {} member(s) of group {} left by processes of this host that no longer run: {}",
-                    dead.size(), group, dead.stream().map(MemberToRemove::groupInstanceId).toList());
+            log.info(
+                    "removed {} member(s) of group {} left by processes of this host that no longer run: {}",
+                    dead.size(),
+                    group,
+                    dead.stream().map(MemberToRemove::groupInstanceId).toList());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException e) {
@@ -70,11 +76,14 @@ final class DeadSiblingMembers {
     }
 
     private static void warn(String group, Exception e) {
-        log.warn("could not remove dead members of group {} ({}); they leave when their session times out",
-                group, KafkaBrokerException.describe(e));
+        log.warn(
+                "could not remove dead members of group {} ({}); they leave when their session times out",
+                group,
+                KafkaBrokerException.describe(e));
     }
 
     private static boolean alive(long otherPid, long myPid) {
-        return otherPid == myPid || ProcessHandle.of(otherPid).map(ProcessHandle::isAlive).orElse(false);
+        return otherPid == myPid
+                || ProcessHandle.of(otherPid).map(ProcessHandle::isAlive).orElse(false);
     }
 }

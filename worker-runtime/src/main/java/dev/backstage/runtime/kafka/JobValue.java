@@ -16,7 +16,13 @@ public record JobValue(
 
     /** This job on its way to {@code queue}, keeping its delivery count and job id. */
     public OutgoingJob toOutgoing(String queue, long fallbackEnqueuedAtMs, String stableJobId) {
-        return new OutgoingJob(queue, taskName, payloadJson, enqueuedAtMs == null ? fallbackEnqueuedAtMs : enqueuedAtMs,
-                meta, deliveryCount, stableJobId);
+        return new OutgoingJob(
+                queue,
+                taskName,
+                payloadJson,
+                enqueuedAtMs == null ? fallbackEnqueuedAtMs : enqueuedAtMs,
+                meta,
+                deliveryCount,
+                stableJobId);
     }
 }

@@ -43,7 +43,9 @@ public final class JobValueDecoder {
          * {@link JsonTokens#NOT_BOUND} (also when the task name changed after the payload was bound).
          */
         public Object boundPayload() {
-            return fields.boundFor != null && fields.boundFor.equals(fields.taskName) ? fields.bound : JsonTokens.NOT_BOUND;
+            return fields.boundFor != null && fields.boundFor.equals(fields.taskName)
+                    ? fields.bound
+                    : JsonTokens.NOT_BOUND;
         }
 
         /** The payload's bytes within the record value (a read-only view, no copy); null when it carried none. */
@@ -76,8 +78,11 @@ public final class JobValueDecoder {
             JobValue j = job;
             if (j == null) {
                 if (payloadBytes != null && fields.payloadJson == null) {
-                    fields.payloadJson = new String(payloadBytes.array(), payloadBytes.arrayOffset() + payloadBytes.position(),
-                            payloadBytes.remaining(), StandardCharsets.UTF_8);
+                    fields.payloadJson = new String(
+                            payloadBytes.array(),
+                            payloadBytes.arrayOffset() + payloadBytes.position(),
+                            payloadBytes.remaining(),
+                            StandardCharsets.UTF_8);
                 }
                 j = fields.job();
                 job = j;

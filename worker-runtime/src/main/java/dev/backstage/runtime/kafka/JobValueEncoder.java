@@ -20,8 +20,8 @@ public final class JobValueEncoder {
 
     /** The value for {@code job}; {@code jobId} is written as given (callers assign one to new jobs). */
     public byte[] encode(OutgoingJob job, String jobId) {
-        return write(g -> writeJobFields(g, job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta(),
-                job.deliveryCount(), jobId));
+        return write(g -> writeJobFields(
+                g, job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta(), job.deliveryCount(), jobId));
     }
 
     /** True when {@code text} is exactly one JSON value (what {@code writeRawValue} may embed). */
@@ -37,13 +37,20 @@ public final class JobValueEncoder {
         }
     }
 
-    void writeJobFields(JsonGenerator g, String taskName, String payloadJson, Long enqueuedAtMs, JobMeta meta,
-            int deliveryCount, String jobId) throws IOException {
+    void writeJobFields(
+            JsonGenerator g,
+            String taskName,
+            String payloadJson,
+            Long enqueuedAtMs,
+            JobMeta meta,
+            int deliveryCount,
+            String jobId)
+            throws IOException {
         g.writeStringField("taskName", taskName);
         g.writeFieldName("payload");
         if (!isJson(payloadJson)) {
-            throw new IllegalArgumentException("payload of task '" + taskName + "' is not JSON text: "
-                    + abbreviate(payloadJson));
+            throw new IllegalArgumentException(
+                    "payload of task '" + taskName + "' is not JSON text: " + abbreviate(payloadJson));
         }
         g.writeRawValue(payloadJson);
         if (enqueuedAtMs != null) {

@@ -24,6 +24,7 @@ final class JobValueFields {
     TokenBuffer payloadTokens;
     /** The payload bound in the pass, for the task named {@link #boundFor} (null: not bound). */
     Object bound;
+
     String boundFor;
     int payloadOffset = -1;
     int payloadLength = -1;
@@ -41,7 +42,8 @@ final class JobValueFields {
     }
 
     JobValue job() {
-        return new JobValue(taskName, payloadJson == null ? "null" : payloadJson, enqueuedAt, meta, deliveryCount(), jobId);
+        return new JobValue(
+                taskName, payloadJson == null ? "null" : payloadJson, enqueuedAt, meta, deliveryCount(), jobId);
     }
 
     /** The binder failed part-way through a payload: the value is read again without it. */
@@ -89,7 +91,8 @@ final class JobValueFields {
     }
 
     /** The current value's bytes exactly as they appear in {@code value}: its range, and as text. */
-    private void rawPayload(JsonParser p, byte[] value, boolean keepTokens, JsonTokens.Binder binder) throws IOException {
+    private void rawPayload(JsonParser p, byte[] value, boolean keepTokens, JsonTokens.Binder binder)
+            throws IOException {
         int start = (int) p.currentTokenLocation().getByteOffset();
         Object boundNow = JsonTokens.NOT_BOUND;
         if (binder != null && taskName != null) {
@@ -141,14 +144,17 @@ final class JobValueFields {
                 Long n = longOrNull(p, t);
                 attempts = n == null ? null : (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, n));
             } else if (name.equalsIgnoreCase("timeout")) {
-                timeout = t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT ? longOrNull(p, t) : skip(p);
+                timeout = t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT
+                        ? longOrNull(p, t)
+                        : skip(p);
             } else if (name.equalsIgnoreCase("backoff")) {
                 backoff = backoff(p, t);
             } else {
                 p.skipChildren();
             }
         }
-        return attempts == null && timeout == null && backoff == null ? JobMeta.NONE
+        return attempts == null && timeout == null && backoff == null
+                ? JobMeta.NONE
                 : new JobMeta(attempts, backoff, timeout);
     }
 

@@ -52,7 +52,8 @@ final class KafkaBacklogProbe implements BacklogProbe {
                 topics.add(names.deadLetterTopic(queue));
             }
             Map<String, List<TopicPartition>> partitions = offsets.partitions(topics);
-            List<TopicPartition> all = partitions.values().stream().flatMap(List::stream).toList();
+            List<TopicPartition> all =
+                    partitions.values().stream().flatMap(List::stream).toList();
             Map<TopicPartition, Long> end = offsets.endOffsets(all);
             Map<TopicPartition, Long> start = offsets.startOffsets(all);
             Map<TopicPartition, OffsetAndMetadata> committed = offsets.committed(consumerGroup);
@@ -63,41 +64,52 @@ final class KafkaBacklogProbe implements BacklogProbe {
             }
             return new BacklogReport(Instant.now(), result);
         } catch (ExecutionException | TimeoutException e) {
-            throw new BacklogUnavailableException("BrokerUnreachable",
-                    "could not read Kafka offsets: " + KafkaBrokerException.describe(e), e);
+            throw new BacklogUnavailableException(
+                    "BrokerUnreachable", "could not read Kafka offsets: " + KafkaBrokerException.describe(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BacklogUnavailableException("Interrupted", "interrupted while reading Kafka offsets", e);
         } catch (RuntimeException e) {
-            throw new BacklogUnavailableException("BrokerError",
-                    "could not read Kafka offsets: " + KafkaBrokerException.describe(e), e);
+            throw new BacklogUnavailableException(
+                    "BrokerError", "could not read Kafka offsets: " + KafkaBrokerException.describe(e), e);
         }
     }
 
-    private QueueBacklog queueBacklog(String queue, Map<String, List<TopicPartition>> partitions,
-            Map<TopicPartition, Long> end, Map<TopicPartition, Long> start, Map<TopicPartition, OffsetAndMetadata> committed,
+    private QueueBacklog queueBacklog(
+            String queue,
+            Map<String, List<TopicPartition>> partitions,
+            Map<TopicPartition, Long> end,
+            Map<TopicPartition, Long> start,
+            Map<TopicPartition, OffsetAndMetadata> committed,
             Map<TopicPartition, OffsetAndMetadata> redriven) {
         String topic = names.jobTopic(queue);
         List<TopicPartition> parts = partitions.get(topic);
         long deadLetters = deadLetters(partitions.get(names.deadLetterTopic(queue)), end, start, redriven);
         if (parts == null) {
-            return new QueueBacklog(queue, 0, 0, deadLetters, null, List.of(), "topic " + topic + " does not exist yet");
+            return new QueueBacklog(
+                    queue, 0, 0, deadLetters, null, List.of(), "topic " + topic + " does not exist yet");
         }
         List<QueueBacklog.PartitionBacklog> perPartition = new ArrayList<>();
         long total = 0;
-        for (TopicPartition tp : parts.stream().sorted(Comparator.comparingInt(TopicPartition::partition)).toList()) {
+        for (TopicPartition tp : parts.stream()
+                .sorted(Comparator.comparingInt(TopicPartition::partition))
+                .toList()) {
             long endOffset = end.getOrDefault(tp, 0L);
             OffsetAndMetadata om = committed.get(tp);
             long lag = om != null ? endOffset - om.offset() : endOffset - start.getOrDefault(tp, 0L);
             lag = Math.max(0, lag);
-            perPartition.add(new QueueBacklog.PartitionBacklog(tp.partition(), endOffset, om == null ? -1 : om.offset(), lag));
+            perPartition.add(
+                    new QueueBacklog.PartitionBacklog(tp.partition(), endOffset, om == null ? -1 : om.offset(), lag));
             total += lag;
         }
         return new QueueBacklog(queue, total, 0, deadLetters, null, perPartition, NOTE);
     }
 
     /** Records in the dead-letter topic not yet moved back by a redrive. */
-    static long deadLetters(List<TopicPartition> parts, Map<TopicPartition, Long> end, Map<TopicPartition, Long> start,
+    static long deadLetters(
+            List<TopicPartition> parts,
+            Map<TopicPartition, Long> end,
+            Map<TopicPartition, Long> start,
             Map<TopicPartition, OffsetAndMetadata> redriven) {
         if (parts == null) {
             return 0;

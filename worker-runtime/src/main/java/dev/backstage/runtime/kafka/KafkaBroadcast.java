@@ -1,8 +1,8 @@
 package dev.backstage.runtime.kafka;
 
-import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.core.NamedThreads;
 import dev.backstage.runtime.spi.BroadcastCapability;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicDelivery;
@@ -70,11 +70,12 @@ final class KafkaBroadcast implements BroadcastCapability {
     @Override
     public String send(String taskName, String payloadJson) {
         ensureTopic();
-        byte[] value = encoder.encode(new OutgoingJob(QUEUE_FIELD, taskName, payloadJson, System.currentTimeMillis(),
-                JobMeta.NONE, 1, null), null);
+        byte[] value = encoder.encode(
+                new OutgoingJob(QUEUE_FIELD, taskName, payloadJson, System.currentTimeMillis(), JobMeta.NONE, 1, null),
+                null);
         try {
-            RecordMetadata md = clients.send(topic(), value).get(KafkaClients.ADMIN_TIMEOUT.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            RecordMetadata md =
+                    clients.send(topic(), value).get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return md.topic() + ":" + md.partition() + ":" + md.offset();
         } catch (ExecutionException e) {
             throw new KafkaBrokerException("broadcast to " + topic() + " failed", e);
@@ -89,8 +90,8 @@ final class KafkaBroadcast implements BroadcastCapability {
     @Override
     public TopicConsumer listen(String consumerId, TopicSink sink) {
         ensureTopic();
-        KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(null, "backstage-broadcast-" + consumerId,
-                "latest", 100);
+        KafkaConsumer<byte[], byte[]> consumer =
+                clients.newConsumer(null, "backstage-broadcast-" + consumerId, "latest", 100);
         try {
             List<TopicPartition> partitions = partitions(consumer);
             consumer.assign(partitions);
@@ -109,13 +110,16 @@ final class KafkaBroadcast implements BroadcastCapability {
         long deadline = System.nanoTime() + KafkaClients.ADMIN_TIMEOUT.toNanos();
         while (true) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic(), KafkaClients.ADMIN_TIMEOUT).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+                    .map(p -> new TopicPartition(p.topic(), p.partition()))
+                    .toList();
             if (!partitions.isEmpty()) {
                 return partitions;
             }
             if (System.nanoTime() > deadline) {
-                throw new KafkaBrokerException("topic " + topic() + " lists no partitions after "
-                        + KafkaClients.ADMIN_TIMEOUT.toSeconds() + " s", null);
+                throw new KafkaBrokerException(
+                        "topic " + topic() + " lists no partitions after " + KafkaClients.ADMIN_TIMEOUT.toSeconds()
+                                + " s",
+                        null);
             }
             try {
                 Thread.sleep(100);
@@ -172,8 +176,10 @@ final class KafkaBroadcast implements BroadcastCapability {
         }
 
         void retryLater(Message message, Duration delay) {
-            retries.schedule(() -> sink.accept(new Message(this, message.record, message.decoded,
-                    message.redeliveries + 1)), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+            retries.schedule(
+                    () -> sink.accept(new Message(this, message.record, message.decoded, message.redeliveries + 1)),
+                    Math.max(0, delay.toMillis()),
+                    TimeUnit.MILLISECONDS);
         }
 
         @Override
@@ -200,7 +206,10 @@ final class KafkaBroadcast implements BroadcastCapability {
         private final JobValueDecoder.Decoded decoded;
         private final int redeliveries;
 
-        Message(Listener listener, ConsumerRecord<byte[], byte[]> record, JobValueDecoder.Decoded decoded,
+        Message(
+                Listener listener,
+                ConsumerRecord<byte[], byte[]> record,
+                JobValueDecoder.Decoded decoded,
                 int redeliveries) {
             this.listener = listener;
             this.record = record;
@@ -224,7 +233,8 @@ final class KafkaBroadcast implements BroadcastCapability {
 
         @Override
         public String payloadJson() {
-            return job().map(j -> j.payloadJson() == null ? "null" : j.payloadJson()).orElse(null);
+            return job().map(j -> j.payloadJson() == null ? "null" : j.payloadJson())
+                    .orElse(null);
         }
 
         @Override
@@ -239,7 +249,8 @@ final class KafkaBroadcast implements BroadcastCapability {
 
         @Override
         public Optional<String> malformedReason() {
-            return decoded instanceof JobValueDecoder.Malformed malformed ? Optional.of(malformed.reason())
+            return decoded instanceof JobValueDecoder.Malformed malformed
+                    ? Optional.of(malformed.reason())
                     : Optional.empty();
         }
 

@@ -17,18 +17,21 @@ public final class KafkaBrokerException extends BackstageException {
     private static String plain(Throwable failure) {
         Throwable root = failure;
         while ((root instanceof java.util.concurrent.ExecutionException
-                || root instanceof java.util.concurrent.CompletionException) && root.getCause() != null) {
+                        || root instanceof java.util.concurrent.CompletionException)
+                && root.getCause() != null) {
             root = root.getCause();
         }
         String message = root.getMessage();
-        String text = message == null || message.isBlank() ? root.getClass().getSimpleName()
+        String text = message == null || message.isBlank()
+                ? root.getClass().getSimpleName()
                 : root.getClass().getSimpleName() + ": " + message;
         // A TLS failure's words are in the handshake exception under kafka-clients' "SSL handshake failed".
         Throwable under = root.getCause();
         while (under != null && under.getCause() != null && under.getCause() != under) {
             under = under.getCause();
         }
-        return under == null || under.getMessage() == null || text.contains(under.getMessage()) ? text
+        return under == null || under.getMessage() == null || text.contains(under.getMessage())
+                ? text
                 : text + " (" + under.getMessage() + ")";
     }
 }

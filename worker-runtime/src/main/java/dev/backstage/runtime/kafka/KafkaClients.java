@@ -96,6 +96,7 @@ final class KafkaClients implements AutoCloseable {
      * this long after its last heartbeat. The broker's allowed range is 6 s – 30 min by default.
      */
     static final int SESSION_TIMEOUT_MS = 10_000;
+
     static final int HEARTBEAT_INTERVAL_MS = 1_000;
     /** How often a consumer refreshes topic metadata, so it follows partition changes promptly. */
     static final int CONSUMER_METADATA_MAX_AGE_MS = 10_000;
@@ -106,7 +107,8 @@ final class KafkaClients implements AutoCloseable {
      *
      * @param groupId null for a group-less consumer (reading with assign/seek only)
      */
-    KafkaConsumer<byte[], byte[]> newConsumer(String groupId, String clientId, String autoOffsetReset, int maxPollRecords) {
+    KafkaConsumer<byte[], byte[]> newConsumer(
+            String groupId, String clientId, String autoOffsetReset, int maxPollRecords) {
         return newConsumer(groupId, clientId, autoOffsetReset, maxPollRecords, false);
     }
 
@@ -115,12 +117,13 @@ final class KafkaClients implements AutoCloseable {
      * (derived from the consumer id, i.e. the pod name), so a restarted pod takes its partitions back at once
      * instead of waiting for the dead incarnation's session to expire, and a brief restart moves nothing.
      */
-    KafkaConsumer<byte[], byte[]> newConsumer(String groupId, String clientId, String autoOffsetReset, int maxPollRecords,
-            boolean staticMember) {
+    KafkaConsumer<byte[], byte[]> newConsumer(
+            String groupId, String clientId, String autoOffsetReset, int maxPollRecords, boolean staticMember) {
         Map<String, Object> config = common();
         if (groupId != null) {
             config.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
-            config.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+            config.putIfAbsent(
+                    ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
                     List.of(CooperativeStickyAssignor.class.getName()));
             config.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
             config.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
@@ -148,13 +151,15 @@ final class KafkaClients implements AutoCloseable {
     CompletableFuture<RecordMetadata> send(String topic, byte[] value, Headers headers) {
         CompletableFuture<RecordMetadata> done = new CompletableFuture<>();
         try {
-            producer().send(new ProducerRecord<byte[], byte[]>(topic, null, null, value, headers), (metadata, error) -> {
-                if (error != null) {
-                    done.completeExceptionally(new KafkaBrokerException("produce to " + topic + " failed", error));
-                } else {
-                    done.complete(metadata);
-                }
-            });
+            producer()
+                    .send(new ProducerRecord<byte[], byte[]>(topic, null, null, value, headers), (metadata, error) -> {
+                        if (error != null) {
+                            done.completeExceptionally(
+                                    new KafkaBrokerException("produce to " + topic + " failed", error));
+                        } else {
+                            done.complete(metadata);
+                        }
+                    });
         } catch (RuntimeException e) {
             done.completeExceptionally(new KafkaBrokerException("produce to " + topic + " failed", e));
         }
@@ -172,14 +177,21 @@ final class KafkaClients implements AutoCloseable {
         }
         try {
             admin().createTopics(List.of(newTopic(topic, partitions, replicationFactor)))
-                    .all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            log.info("created topic {} ({} partitions, replication factor {}{})", topic, partitions, replicationFactor,
+                    .all()
+                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            log.info(
+                    "created topic {} ({} partitions, replication factor {}{})",
+                    topic,
+                    partitions,
+                    replicationFactor,
                     settings.minInsyncReplicas() > 0 ? ", min ISR " + settings.minInsyncReplicas() : "");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof InvalidReplicationFactorException) {
-                throw new KafkaBrokerException("could not create topic " + topic + ": " + e.getCause().getMessage()
-                        + "; set the provider option replicationFactor (and minInsyncReplicas) to at most the number"
-                        + " of brokers, e.g. 1 for a single-broker development cluster", e);
+                throw new KafkaBrokerException(
+                        "could not create topic " + topic + ": " + e.getCause().getMessage()
+                                + "; set the provider option replicationFactor (and minInsyncReplicas) to at most the number"
+                                + " of brokers, e.g. 1 for a single-broker development cluster",
+                        e);
             }
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw new KafkaBrokerException("could not create topic " + topic, e);
@@ -204,9 +216,11 @@ final class KafkaClients implements AutoCloseable {
             admin().describeTopics(List.of(topic)).allTopicNames().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
-                throw new KafkaBrokerException("Kafka topic " + topic + " does not exist, and this worker does not"
-                        + " create topics (provider option createTopics=false: its BackstageTopology owns them); wait"
-                        + " until the topology is Ready, or add the queue to the topology", e.getCause());
+                throw new KafkaBrokerException(
+                        "Kafka topic " + topic + " does not exist, and this worker does not"
+                                + " create topics (provider option createTopics=false: its BackstageTopology owns them); wait"
+                                + " until the topology is Ready, or add the queue to the topology",
+                        e.getCause());
             }
             throw new KafkaBrokerException("could not check that topic " + topic + " exists", e);
         } catch (TimeoutException e) {

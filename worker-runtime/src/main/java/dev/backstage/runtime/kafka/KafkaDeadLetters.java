@@ -52,14 +52,17 @@ final class KafkaDeadLetters implements DeadLetterQueue {
         this.names = clients.settings().names();
     }
 
-    private DeadLetterProgress progress(String topic) throws ExecutionException, TimeoutException,
-            InterruptedException {
+    private DeadLetterProgress progress(String topic)
+            throws ExecutionException, TimeoutException, InterruptedException {
         return DeadLetterProgress.read(new KafkaOffsets(clients.admin()), names.redriveGroup(), topic);
     }
 
     /** A group-less consumer: reading commits nothing and moves no one's position. */
     private KafkaConsumer<byte[], byte[]> reader(int maxPoll) {
-        return clients.newConsumer(null, "backstage-dead-letters-list-" + UUID.randomUUID(), "earliest",
+        return clients.newConsumer(
+                null,
+                "backstage-dead-letters-list-" + UUID.randomUUID(),
+                "earliest",
                 Math.max(1, Math.min(maxPoll, 500)));
     }
 
@@ -75,7 +78,8 @@ final class KafkaDeadLetters implements DeadLetterQueue {
                 DeadLetterReads.allPartitions(consumer, progress(topic), records, limit);
             }
             records.sort(Comparator.<ConsumerRecord<byte[], byte[]>>comparingLong(ConsumerRecord::timestamp)
-                    .thenComparingInt(ConsumerRecord::partition).thenComparingLong(ConsumerRecord::offset));
+                    .thenComparingInt(ConsumerRecord::partition)
+                    .thenComparingLong(ConsumerRecord::offset));
             return entries(queue, records.subList(0, Math.min(limit, records.size())));
         });
     }
@@ -140,10 +144,12 @@ final class KafkaDeadLetters implements DeadLetterQueue {
             if (redrive) {
                 String workTopic = names.jobTopic(queue);
                 clients.ensureJobTopic(workTopic);
-                jobs.send(workTopic, jobValueFor(queue, found.get(0))).get(KafkaClients.ADMIN_TIMEOUT.toMillis(),
-                        TimeUnit.MILLISECONDS);
+                jobs.send(workTopic, jobValueFor(queue, found.get(0)))
+                        .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             }
-            clients.admin().alterConsumerGroupOffsets(names.redriveGroup(), Map.of(entry.tp(), commit)).all()
+            clients.admin()
+                    .alterConsumerGroupOffsets(names.redriveGroup(), Map.of(entry.tp(), commit))
+                    .all()
                     .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             deleteRedriven(topic);
             log.info("{} dead-letter entry {}", redrive ? "redrove" : "deleted", id);
@@ -158,7 +164,8 @@ final class KafkaDeadLetters implements DeadLetterQueue {
             int middle = last < 0 ? -1 : id.lastIndexOf(':', last - 1);
             if (middle > 0 && id.substring(0, middle).equals(topic)) {
                 try {
-                    return new EntryId(new TopicPartition(topic, Integer.parseInt(id.substring(middle + 1, last))),
+                    return new EntryId(
+                            new TopicPartition(topic, Integer.parseInt(id.substring(middle + 1, last))),
                             Long.parseLong(id.substring(last + 1)));
                 } catch (NumberFormatException e) {
                     // falls through to the message below
@@ -196,9 +203,16 @@ final class KafkaDeadLetters implements DeadLetterQueue {
         DeadLetterValue v = jobs.deadLetterValues().decodeDeadLetter(r.value());
         String id = r.topic() + ":" + r.partition() + ":" + r.offset();
         JobValue job = v.job();
-        return new DeadLetterEntry(id, queue, job == null ? null : job.taskName(),
-                job == null ? v.rawValue() : job.payloadJson(), v.error(), v.deliveryCount(), v.deadLetteredAtMs(),
-                v.originalId(), job == null ? null : job.enqueuedAtMs());
+        return new DeadLetterEntry(
+                id,
+                queue,
+                job == null ? null : job.taskName(),
+                job == null ? v.rawValue() : job.payloadJson(),
+                v.error(),
+                v.deliveryCount(),
+                v.deadLetteredAtMs(),
+                v.originalId(),
+                job == null ? null : job.enqueuedAtMs());
     }
 
     @Override
@@ -225,8 +239,11 @@ final class KafkaDeadLetters implements DeadLetterQueue {
             }
             clients.ensureJobTopic(workTopic);
             long moved = 0;
-            try (KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(names.redriveGroup(),
-                    "backstage-dead-letters-redrive-" + UUID.randomUUID(), "earliest", Math.min(limit, 500))) {
+            try (KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(
+                    names.redriveGroup(),
+                    "backstage-dead-letters-redrive-" + UUID.randomUUID(),
+                    "earliest",
+                    Math.min(limit, 500))) {
                 List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
                 DeadLetterReads.allPartitions(consumer, progress, batch, limit);
                 batch.sort(Comparator.<ConsumerRecord<byte[], byte[]>>comparingInt(ConsumerRecord::partition)
@@ -235,8 +252,8 @@ final class KafkaDeadLetters implements DeadLetterQueue {
                     if (moved >= limit) {
                         break;
                     }
-                    jobs.send(workTopic, jobValueFor(queue, r)).get(KafkaClients.ADMIN_TIMEOUT.toMillis(),
-                            TimeUnit.MILLISECONDS);
+                    jobs.send(workTopic, jobValueFor(queue, r))
+                            .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                     // Past this record and any entries settled one by one right after it; later markers kept.
                     consumer.commitSync(Map.of(tp, progress.settle(tp, r.offset())), OffsetCommitter.COMMIT_TIMEOUT);
@@ -262,10 +279,17 @@ final class KafkaDeadLetters implements DeadLetterQueue {
             return v.rawValue() == null ? new byte[0] : v.rawValue().getBytes(StandardCharsets.UTF_8);
         }
         // docs/wire-format.md: a value without jobId is known by its first delivery's id (originalId).
-        String jobId = job.jobId() != null ? job.jobId()
+        String jobId = job.jobId() != null
+                ? job.jobId()
                 : v.originalId() != null ? v.originalId() : r.topic() + ":" + r.partition() + ":" + r.offset();
-        OutgoingJob fresh = new OutgoingJob(queue, job.taskName(), job.payloadJson(),
-                job.enqueuedAtMs() == null ? r.timestamp() : job.enqueuedAtMs(), job.meta(), 1, jobId);
+        OutgoingJob fresh = new OutgoingJob(
+                queue,
+                job.taskName(),
+                job.payloadJson(),
+                job.enqueuedAtMs() == null ? r.timestamp() : job.enqueuedAtMs(),
+                job.meta(),
+                1,
+                jobId);
         return jobs.encoder().encode(fresh, jobId);
     }
 
@@ -281,12 +305,16 @@ final class KafkaDeadLetters implements DeadLetterQueue {
                 }
             });
             if (!delete.isEmpty()) {
-                clients.admin().deleteRecords(delete).all()
+                clients.admin()
+                        .deleteRecords(delete)
+                        .all()
                         .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             }
         } catch (ExecutionException | TimeoutException e) {
-            log.warn("could not delete redriven records from {} (they stay hidden behind the redrive offset): {}",
-                    topic, KafkaBrokerException.describe(e));
+            log.warn(
+                    "could not delete redriven records from {} (they stay hidden behind the redrive offset): {}",
+                    topic,
+                    KafkaBrokerException.describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -57,8 +57,11 @@ final class KafkaDeclarer implements TopologyDeclarer {
         }
         for (String topic : request.topics()) {
             var sizing = request.sizingOf(topic);
-            int partitions = sizing.filter(t -> t.partitions() > 0).map(t -> t.partitions()).orElse(s.partitions());
-            short rf = sizing.filter(t -> t.replicationFactor() > 0).map(t -> t.replicationFactor())
+            int partitions = sizing.filter(t -> t.partitions() > 0)
+                    .map(t -> t.partitions())
+                    .orElse(s.partitions());
+            short rf = sizing.filter(t -> t.replicationFactor() > 0)
+                    .map(t -> t.replicationFactor())
                     .orElse(s.replicationFactor());
             out.put(names.topicTopic(topic), new Wanted(partitions, rf));
         }
@@ -75,7 +78,8 @@ final class KafkaDeclarer implements TopologyDeclarer {
                 create.put(topic, clients.newTopic(topic, w.partitions(), w.replicationFactor()));
             }
         });
-        Map<String, KafkaFuture<Void>> created = create.isEmpty() ? Map.of()
+        Map<String, KafkaFuture<Void>> created = create.isEmpty()
+                ? Map.of()
                 : clients.admin().createTopics(create.values()).values();
         List<DeclaredObject> out = new ArrayList<>();
         for (var e : wanted.entrySet()) {
@@ -94,8 +98,12 @@ final class KafkaDeclarer implements TopologyDeclarer {
         try {
             future.get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             short minIsr = clients.settings().minInsyncReplicas();
-            return new DeclaredObject(KIND, topic, State.CREATED, w.partitions() + " partitions, replication factor "
-                    + w.replicationFactor() + (minIsr > 0 ? ", min.insync.replicas " + minIsr : ""));
+            return new DeclaredObject(
+                    KIND,
+                    topic,
+                    State.CREATED,
+                    w.partitions() + " partitions, replication factor " + w.replicationFactor()
+                            + (minIsr > 0 ? ", min.insync.replicas " + minIsr : ""));
         } catch (ExecutionException e) {
             if (e.getCause() instanceof TopicExistsException) {
                 return DeclaredObject.of(KIND, topic, State.EXISTED); // created concurrently by someone else
@@ -115,12 +123,18 @@ final class KafkaDeclarer implements TopologyDeclarer {
         List<String> details = new ArrayList<>();
         if (have < w.partitions()) {
             try {
-                clients.admin().createPartitions(Map.of(topic, NewPartitions.increaseTo(w.partitions()))).all()
+                clients.admin()
+                        .createPartitions(Map.of(topic, NewPartitions.increaseTo(w.partitions())))
+                        .all()
                         .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                 details.add("partitions increased from " + have + " to " + w.partitions());
             } catch (ExecutionException | TimeoutException e) {
-                return new DeclaredObject(KIND, topic, State.FAILED, "could not increase partitions from " + have
-                        + " to " + w.partitions() + ": " + KafkaBrokerException.describe(e));
+                return new DeclaredObject(
+                        KIND,
+                        topic,
+                        State.FAILED,
+                        "could not increase partitions from " + have + " to " + w.partitions() + ": "
+                                + KafkaBrokerException.describe(e));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return new DeclaredObject(KIND, topic, State.FAILED, "interrupted");
@@ -142,8 +156,14 @@ final class KafkaDeclarer implements TopologyDeclarer {
         List<DeclaredObject> out = new ArrayList<>();
         for (var e : wanted.entrySet()) {
             TopicDescription d = existing.get(e.getKey());
-            out.add(d == null ? DeclaredObject.of(KIND, e.getKey(), State.MISSING)
-                    : new DeclaredObject(KIND, e.getKey(), State.EXISTED, d.partitions().size() + " partitions"));
+            out.add(
+                    d == null
+                            ? DeclaredObject.of(KIND, e.getKey(), State.MISSING)
+                            : new DeclaredObject(
+                                    KIND,
+                                    e.getKey(),
+                                    State.EXISTED,
+                                    d.partitions().size() + " partitions"));
         }
         return out;
     }
@@ -158,7 +178,8 @@ final class KafkaDeclarer implements TopologyDeclarer {
         Set<String> existing = new LinkedHashSet<>(describe(wanted.keySet()).keySet());
         List<String> groupTopics = groupTopicsOf(request.topics());
         existing.addAll(groupTopics);
-        Map<String, KafkaFuture<Void>> deleted = existing.isEmpty() ? Map.of()
+        Map<String, KafkaFuture<Void>> deleted = existing.isEmpty()
+                ? Map.of()
                 : clients.admin().deleteTopics(existing).topicNameValues();
         List<DeclaredObject> out = new ArrayList<>();
         Set<String> all = new LinkedHashSet<>(wanted.keySet());
@@ -174,9 +195,10 @@ final class KafkaDeclarer implements TopologyDeclarer {
                 f.get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                 out.add(DeclaredObject.of(KIND, topic, State.DELETED));
             } catch (ExecutionException e) {
-                out.add(e.getCause() instanceof UnknownTopicOrPartitionException
-                        ? DeclaredObject.of(KIND, topic, State.MISSING)
-                        : new DeclaredObject(KIND, topic, State.FAILED, KafkaBrokerException.describe(e)));
+                out.add(
+                        e.getCause() instanceof UnknownTopicOrPartitionException
+                                ? DeclaredObject.of(KIND, topic, State.MISSING)
+                                : new DeclaredObject(KIND, topic, State.FAILED, KafkaBrokerException.describe(e)));
             } catch (TimeoutException e) {
                 out.add(new DeclaredObject(KIND, topic, State.FAILED, "timed out after " + KafkaClients.ADMIN_TIMEOUT));
             } catch (InterruptedException e) {
@@ -194,15 +216,20 @@ final class KafkaDeclarer implements TopologyDeclarer {
         }
         Set<String> listed;
         try {
-            listed = clients.admin().listTopics().names().get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            listed = clients.admin()
+                    .listTopics()
+                    .names()
+                    .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             throw new KafkaBrokerException("could not list topics", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaBrokerException("interrupted while listing topics", e);
         }
-        return listed.stream().filter(t -> topics.stream().anyMatch(topic -> names.isGroupTopicOf(t, topic)))
-                .sorted().toList();
+        return listed.stream()
+                .filter(t -> topics.stream().anyMatch(topic -> names.isGroupTopicOf(t, topic)))
+                .sorted()
+                .toList();
     }
 
     /** Descriptions of the topics that exist; throws when the broker cannot be asked at all. */
@@ -211,7 +238,8 @@ final class KafkaDeclarer implements TopologyDeclarer {
         if (topics.isEmpty()) {
             return out;
         }
-        Map<String, KafkaFuture<TopicDescription>> futures = clients.admin().describeTopics(topics).topicNameValues();
+        Map<String, KafkaFuture<TopicDescription>> futures =
+                clients.admin().describeTopics(topics).topicNameValues();
         for (var e : futures.entrySet()) {
             try {
                 out.put(e.getKey(), e.getValue().get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));

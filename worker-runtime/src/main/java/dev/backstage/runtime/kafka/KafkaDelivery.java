@@ -34,8 +34,12 @@ final class KafkaDelivery implements Delivery {
     private final Optional<DelaysCapability> delays;
     private volatile JobValueDecoder.Decoded decoded;
 
-    KafkaDelivery(String queue, ConsumerRecord<byte[], byte[]> record,
-            SettlementTicket ticket, KafkaJobs jobs, Optional<DelaysCapability> delays) {
+    KafkaDelivery(
+            String queue,
+            ConsumerRecord<byte[], byte[]> record,
+            SettlementTicket ticket,
+            KafkaJobs jobs,
+            Optional<DelaysCapability> delays) {
         this.queue = queue;
         this.record = record;
         this.ticket = ticket;
@@ -169,8 +173,8 @@ final class KafkaDelivery implements Delivery {
                     .whenComplete((ok, failure) -> redeliverOn(failure));
         }
         try {
-            DelaysCapability store = delays.orElseThrow(() -> new CapabilityMissingException("kafka", Capability.DELAYS,
-                    KafkaJobs.DELAYS_HINT));
+            DelaysCapability store = delays.orElseThrow(
+                    () -> new CapabilityMissingException("kafka", Capability.DELAYS, KafkaJobs.DELAYS_HINT));
             store.schedule(copy, Instant.now().plus(delay));
         } catch (RuntimeException e) {
             ticket.redeliverLater();

@@ -77,11 +77,12 @@ final class KafkaJobs implements JobsCapability {
         try {
             send(topic, value).get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof KafkaBrokerException k ? k
+            throw e.getCause() instanceof KafkaBrokerException k
+                    ? k
                     : new KafkaBrokerException("publish to " + topic + " failed", e);
         } catch (TimeoutException e) {
-            throw new KafkaBrokerException("publish to " + topic + " was not acknowledged within "
-                    + KafkaClients.ADMIN_TIMEOUT, e);
+            throw new KafkaBrokerException(
+                    "publish to " + topic + " was not acknowledged within " + KafkaClients.ADMIN_TIMEOUT, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaBrokerException("interrupted while publishing to " + topic, e);
@@ -104,15 +105,23 @@ final class KafkaJobs implements JobsCapability {
             queueOfTopic.put(topic, queue);
         }
         KafkaSettings kafka = clients.settings();
-        DeadSiblingMembers.removeDead(clients.admin(), kafka.consumerGroup(), settings.consumerId() + "-jobs",
-                hostName(), ProcessHandle.current().pid());
-        KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(kafka.consumerGroup(),
-                settings.consumerId() + "-jobs", "earliest", Math.max(1, settings.prefetch()), true);
+        DeadSiblingMembers.removeDead(
+                clients.admin(),
+                kafka.consumerGroup(),
+                settings.consumerId() + "-jobs",
+                hostName(),
+                ProcessHandle.current().pid());
+        KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(
+                kafka.consumerGroup(),
+                settings.consumerId() + "-jobs",
+                "earliest",
+                Math.max(1, settings.prefetch()),
+                true);
         RecordSink toCore = new RecordSink() {
             @Override
             public void accept(ConsumerRecord<byte[], byte[]> record, SettlementTicket ticket) {
-                sink.accept(new KafkaDelivery(queueOfTopic.get(record.topic()), record, ticket, KafkaJobs.this,
-                        settings.delays()));
+                sink.accept(new KafkaDelivery(
+                        queueOfTopic.get(record.topic()), record, ticket, KafkaJobs.this, settings.delays()));
             }
 
             @Override
@@ -120,14 +129,24 @@ final class KafkaJobs implements JobsCapability {
                 List<KafkaDelivery> deliveries = new ArrayList<>(records.size());
                 for (int i = 0; i < records.size(); i++) {
                     ConsumerRecord<byte[], byte[]> record = records.get(i);
-                    deliveries.add(new KafkaDelivery(queueOfTopic.get(record.topic()), record, tickets.get(i),
-                            KafkaJobs.this, settings.delays()));
+                    deliveries.add(new KafkaDelivery(
+                            queueOfTopic.get(record.topic()),
+                            record,
+                            tickets.get(i),
+                            KafkaJobs.this,
+                            settings.delays()));
                 }
                 sink.acceptAll(deliveries); // one hand-off per turn of the poll loop
             }
         };
-        KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-jobs-" + settings.consumerId(), consumer, topics,
-                Room.of(settings.flow()), 0, toCore, kafka);
+        KafkaPollLoop loop = new KafkaPollLoop(
+                "backstage-kafka-jobs-" + settings.consumerId(),
+                consumer,
+                topics,
+                Room.of(settings.flow()),
+                0,
+                toCore,
+                kafka);
         loop.start();
         return new JobConsumer() {
             @Override

@@ -56,8 +56,11 @@ public record KafkaNames(String prefix) {
             return false;
         }
         String rest = kafkaTopic.substring(head.length());
-        String group = rest.endsWith(RETRY_SUFFIX) ? rest.substring(0, rest.length() - RETRY_SUFFIX.length())
-                : rest.endsWith(DEAD_LETTER_SUFFIX) ? rest.substring(0, rest.length() - DEAD_LETTER_SUFFIX.length()) : null;
+        String group = rest.endsWith(RETRY_SUFFIX)
+                ? rest.substring(0, rest.length() - RETRY_SUFFIX.length())
+                : rest.endsWith(DEAD_LETTER_SUFFIX)
+                        ? rest.substring(0, rest.length() - DEAD_LETTER_SUFFIX.length())
+                        : null;
         return group != null && (group.startsWith("sub.") || group.startsWith("grp.")) && group.length() > 4;
     }
 
@@ -84,7 +87,9 @@ public record KafkaNames(String prefix) {
     /** The queue name of a job topic, or null when {@code topic} is not one of this prefix's job topics. */
     public String queueOf(String topic) {
         String head = prefix + ".";
-        if (!topic.startsWith(head) || topic.endsWith(DEAD_LETTER_SUFFIX) || topic.startsWith(prefix + ".topic.")
+        if (!topic.startsWith(head)
+                || topic.endsWith(DEAD_LETTER_SUFFIX)
+                || topic.startsWith(prefix + ".topic.")
                 || topic.equals(broadcastTopic())) {
             return null;
         }

@@ -30,13 +30,14 @@ final class KafkaOffsets {
     }
 
     /** Partitions per topic; topics that do not exist are absent from the result. */
-    Map<String, List<TopicPartition>> partitions(Collection<String> topics) throws ExecutionException, TimeoutException,
-            InterruptedException {
+    Map<String, List<TopicPartition>> partitions(Collection<String> topics)
+            throws ExecutionException, TimeoutException, InterruptedException {
         Map<String, List<TopicPartition>> out = new HashMap<>();
         if (topics.isEmpty()) {
             return out;
         }
-        Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics).topicNameValues();
+        Map<String, KafkaFuture<TopicDescription>> futures =
+                admin.describeTopics(topics).topicNameValues();
         for (var e : futures.entrySet()) {
             try {
                 TopicDescription d = e.getValue().get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -53,13 +54,13 @@ final class KafkaOffsets {
         return out;
     }
 
-    Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) throws ExecutionException,
-            TimeoutException, InterruptedException {
+    Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions)
+            throws ExecutionException, TimeoutException, InterruptedException {
         return offsets(partitions, OffsetSpec.latest());
     }
 
-    Map<TopicPartition, Long> startOffsets(Collection<TopicPartition> partitions) throws ExecutionException,
-            TimeoutException, InterruptedException {
+    Map<TopicPartition, Long> startOffsets(Collection<TopicPartition> partitions)
+            throws ExecutionException, TimeoutException, InterruptedException {
         return offsets(partitions, OffsetSpec.earliest());
     }
 
@@ -71,16 +72,17 @@ final class KafkaOffsets {
         }
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
         partitions.forEach(tp -> request.put(tp, spec));
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> result = admin.listOffsets(request).all()
-                .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> result =
+                admin.listOffsets(request).all().get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         result.forEach((tp, info) -> out.put(tp, info.offset()));
         return out;
     }
 
     /** The group's committed offsets; partitions it never committed are absent. */
-    Map<TopicPartition, OffsetAndMetadata> committed(String group) throws ExecutionException, TimeoutException,
-            InterruptedException {
-        Map<TopicPartition, OffsetAndMetadata> raw = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+    Map<TopicPartition, OffsetAndMetadata> committed(String group)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        Map<TopicPartition, OffsetAndMetadata> raw = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
                 .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
         raw.forEach((tp, om) -> {

@@ -48,6 +48,7 @@ final class KafkaPollLoop implements AutoCloseable {
     static final Duration MAX_POLL_GAP = Duration.ofMillis(500);
     /** Pause before a record whose settlement failed on our side is handed out again. */
     static final Duration REDELIVERY_PAUSE = Duration.ofSeconds(1);
+
     private static final Duration ERROR_BACKOFF = Duration.ofSeconds(1);
     /** Turns failing in a row (one second apart) before the loop gives up and reports itself dead. */
     static final int MAX_FAILED_TURNS = 30;
@@ -75,8 +76,14 @@ final class KafkaPollLoop implements AutoCloseable {
     private volatile String failure;
 
     /** A loop that hands every record out at once, from where the consumer's reset policy says (jobs). */
-    KafkaPollLoop(String name, Consumer<byte[], byte[]> consumer, List<String> topics, Room room, int ownLimit,
-            RecordSink sink, KafkaSettings settings) {
+    KafkaPollLoop(
+            String name,
+            Consumer<byte[], byte[]> consumer,
+            List<String> topics,
+            Room room,
+            int ownLimit,
+            RecordSink sink,
+            KafkaSettings settings) {
         this(name, consumer, topics, room, ownLimit, sink, settings, RecordSchedule.NOW, Set.of());
     }
 
@@ -86,8 +93,16 @@ final class KafkaPollLoop implements AutoCloseable {
      * @param schedule     when a fetched record is due (a topic retry copy waits for its due time)
      * @param fromEarliest topics whose partitions start at the beginning when the group has no offset there
      */
-    KafkaPollLoop(String name, Consumer<byte[], byte[]> consumer, List<String> topics, Room room, int ownLimit,
-            RecordSink sink, KafkaSettings settings, RecordSchedule schedule, Set<String> fromEarliest) {
+    KafkaPollLoop(
+            String name,
+            Consumer<byte[], byte[]> consumer,
+            List<String> topics,
+            Room room,
+            int ownLimit,
+            RecordSink sink,
+            KafkaSettings settings,
+            RecordSchedule schedule,
+            Set<String> fromEarliest) {
         this.name = name;
         this.consumer = consumer;
         this.topics = List.copyOf(topics);
@@ -99,8 +114,8 @@ final class KafkaPollLoop implements AutoCloseable {
         this.inbox = new SettlementInbox(thread);
         this.partitions = new AssignedPartitions(name, consumer, settings.maxUncommittedPerPartition(), schedule);
         this.committer = new OffsetCommitter(name, consumer);
-        this.rebalance = new RebalanceListener(name, consumer, partitions, inbox, committer, settings.revokeWait(),
-                IDLE_WAIT, fromEarliest);
+        this.rebalance = new RebalanceListener(
+                name, consumer, partitions, inbox, committer, settings.revokeWait(), IDLE_WAIT, fromEarliest);
     }
 
     /** A room of {@code limit} records in flight, counted by this loop itself (poll thread only). */
@@ -162,7 +177,10 @@ final class KafkaPollLoop implements AutoCloseable {
             return;
         }
         try {
-            thread.join(settings.revokeWait().plus(OffsetCommitter.COMMIT_TIMEOUT).plusSeconds(10).toMillis());
+            thread.join(settings.revokeWait()
+                    .plus(OffsetCommitter.COMMIT_TIMEOUT)
+                    .plusSeconds(10)
+                    .toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -182,8 +200,12 @@ final class KafkaPollLoop implements AutoCloseable {
     }
 
     private void run() {
-        log.info("{}: consuming {} (commit every {} ms, revoke wait {} ms)", name, topics,
-                settings.commitInterval().toMillis(), settings.revokeWait().toMillis());
+        log.info(
+                "{}: consuming {} (commit every {} ms, revoke wait {} ms)",
+                name,
+                topics,
+                settings.commitInterval().toMillis(),
+                settings.revokeWait().toMillis());
         boolean leave = true;
         try {
             consumer.subscribe(topics, rebalance);
@@ -200,16 +222,23 @@ final class KafkaPollLoop implements AutoCloseable {
                     // Another process joined with this consumer's group.instance.id (the same pod name): it owns
                     // the partitions now. Leaving would take them from it.
                     leave = false;
-                    fail("fenced: another consumer joined the group with the same instance id (consumer ids must be"
-                            + " unique within a group; on Kubernetes they are the pod names): " + e.getMessage(), e);
+                    fail(
+                            "fenced: another consumer joined the group with the same instance id (consumer ids must be"
+                                    + " unique within a group; on Kubernetes they are the pod names): "
+                                    + e.getMessage(),
+                            e);
                     break;
                 } catch (RuntimeException e) {
                     if (++failedTurns >= MAX_FAILED_TURNS) {
                         fail(failedTurns + " poll loop turns failed in a row, the last with " + e, e);
                         break;
                     }
-                    log.warn("{}: poll loop turn failed ({} in a row), retrying in {} ms: {}", name, failedTurns,
-                            ERROR_BACKOFF.toMillis(), e.toString());
+                    log.warn(
+                            "{}: poll loop turn failed ({} in a row), retrying in {} ms: {}",
+                            name,
+                            failedTurns,
+                            ERROR_BACKOFF.toMillis(),
+                            e.toString());
                     pause(ERROR_BACKOFF);
                 }
             }
@@ -226,9 +255,11 @@ final class KafkaPollLoop implements AutoCloseable {
             try {
                 // Static members stay in the group on a plain close (so a restart keeps its partitions); a
                 // worker that stops on purpose leaves, so its partitions move to the others at once.
-                consumer.close(CloseOptions.groupMembershipOperation(leave
-                        ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
-                        : CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP).withTimeout(LEAVE_TIMEOUT));
+                consumer.close(CloseOptions.groupMembershipOperation(
+                                leave
+                                        ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
+                                        : CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                        .withTimeout(LEAVE_TIMEOUT));
             } catch (RuntimeException e) {
                 log.warn("{}: closing the consumer failed: {}", name, e.toString());
             }
@@ -241,7 +272,10 @@ final class KafkaPollLoop implements AutoCloseable {
 
     private void fail(String reason, Throwable cause) {
         failure = name + ": " + reason;
-        log.error("{}: {}; this consumer takes no more records and the worker reports itself unhealthy", name, reason,
+        log.error(
+                "{}: {}; this consumer takes no more records and the worker reports itself unhealthy",
+                name,
+                reason,
                 cause);
     }
 
@@ -302,9 +336,15 @@ final class KafkaPollLoop implements AutoCloseable {
         try {
             sink.acceptAll(records, tickets);
         } catch (RuntimeException e) {
-            log.warn("{}: handing out {} records ({}-{}@{} first) failed, retrying in {} ms: {}", name, records.size(),
-                    records.get(0).topic(), records.get(0).partition(), records.get(0).offset(),
-                    REDELIVERY_PAUSE.toMillis(), e.toString());
+            log.warn(
+                    "{}: handing out {} records ({}-{}@{} first) failed, retrying in {} ms: {}",
+                    name,
+                    records.size(),
+                    records.get(0).topic(),
+                    records.get(0).partition(),
+                    records.get(0).offset(),
+                    REDELIVERY_PAUSE.toMillis(),
+                    e.toString());
             tickets.forEach(SettlementTicket::redeliverLater); // ignored for tickets the sink already used
         }
     }

@@ -97,7 +97,11 @@ public final class KafkaProvider implements Provider {
     @Override
     public ProviderHealth health() {
         try {
-            int nodes = clients.admin().describeCluster().nodes().get(2, TimeUnit.SECONDS).size();
+            int nodes = clients.admin()
+                    .describeCluster()
+                    .nodes()
+                    .get(2, TimeUnit.SECONDS)
+                    .size();
             return nodes > 0 ? ProviderHealth.ok() : ProviderHealth.down("the cluster reports no brokers");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -29,8 +29,8 @@ import org.apache.kafka.common.config.SslConfigs;
 public record KafkaSecurity(boolean tlsEnabled, BrokerTls tls, String mechanism, String username, String password) {
     public static final String OPT_TLS = "tls";
     public static final String OPT_SASL_MECHANISM = "saslMechanism";
-    public static final Set<String> OPTIONS = Set.of(OPT_TLS, OPT_SASL_MECHANISM, BrokerTls.OPT_CA_FILE,
-            BrokerTls.OPT_CERT_FILE, BrokerTls.OPT_KEY_FILE);
+    public static final Set<String> OPTIONS =
+            Set.of(OPT_TLS, OPT_SASL_MECHANISM, BrokerTls.OPT_CA_FILE, BrokerTls.OPT_CERT_FILE, BrokerTls.OPT_KEY_FILE);
     public static final KafkaSecurity NONE = new KafkaSecurity(false, null, null, null, null);
     private static final Set<String> MECHANISMS = Set.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN");
 
@@ -46,7 +46,8 @@ public record KafkaSecurity(boolean tlsEnabled, BrokerTls tls, String mechanism,
         BrokerTls tls = BrokerTls.from(options).orElse(null);
         String tlsOption = options.getOrDefault(OPT_TLS, "");
         if (!tlsOption.isEmpty() && !tlsOption.equals("true") && !tlsOption.equals("false")) {
-            throw new ConfigurationException("Kafka option " + OPT_TLS + " must be true or false, got '" + tlsOption + "'");
+            throw new ConfigurationException(
+                    "Kafka option " + OPT_TLS + " must be true or false, got '" + tlsOption + "'");
         }
         boolean tlsEnabled = tls != null || tlsOption.equals("true");
         String mechanism = options.getOrDefault(OPT_SASL_MECHANISM, "SCRAM-SHA-512");
@@ -77,14 +78,17 @@ public record KafkaSecurity(boolean tlsEnabled, BrokerTls tls, String mechanism,
         if (!tlsEnabled && !sasl) {
             return config;
         }
-        config.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG,
+        config.put(
+                CommonClientConfigs.SECURITY_PROTOCOL_CONFIG,
                 tlsEnabled ? (sasl ? "SASL_SSL" : "SSL") : "SASL_PLAINTEXT");
         if (sasl) {
             config.put(SaslConfigs.SASL_MECHANISM, mechanism);
-            String module = mechanism.equals("PLAIN") ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+            String module = mechanism.equals("PLAIN")
+                    ? "org.apache.kafka.common.security.plain.PlainLoginModule"
                     : "org.apache.kafka.common.security.scram.ScramLoginModule";
-            config.put(SaslConfigs.SASL_JAAS_CONFIG, module + " required username=\"" + quote(username)
-                    + "\" password=\"" + quote(password) + "\";");
+            config.put(
+                    SaslConfigs.SASL_JAAS_CONFIG,
+                    module + " required username=\"" + quote(username) + "\" password=\"" + quote(password) + "\";");
         }
         if (tls != null) {
             config.put(SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG, "https");
@@ -121,7 +125,7 @@ public record KafkaSecurity(boolean tlsEnabled, BrokerTls tls, String mechanism,
 
     @Override
     public String toString() {
-        return "KafkaSecurity[tls=" + tlsEnabled + ", sasl=" + (username == null ? "none" : mechanism + " as " + username)
-                + "]";
+        return "KafkaSecurity[tls=" + tlsEnabled + ", sasl="
+                + (username == null ? "none" : mechanism + " as " + username) + "]";
     }
 }

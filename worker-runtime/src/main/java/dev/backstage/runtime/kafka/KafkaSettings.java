@@ -38,9 +38,19 @@ import java.util.TreeSet;
  *                           the provider's partition count instead of the owner's.
  */
 public record KafkaSettings(
-        String bootstrapServers, String prefix, String consumerGroup, int partitions, short replicationFactor,
-        short minInsyncReplicas, Duration revokeWait, Duration commitInterval, int maxUncommittedPerPartition, int topicMaxInFlight,
-        Map<String, String> clientProperties, KafkaSecurity security, boolean createTopics) {
+        String bootstrapServers,
+        String prefix,
+        String consumerGroup,
+        int partitions,
+        short replicationFactor,
+        short minInsyncReplicas,
+        Duration revokeWait,
+        Duration commitInterval,
+        int maxUncommittedPerPartition,
+        int topicMaxInFlight,
+        Map<String, String> clientProperties,
+        KafkaSecurity security,
+        boolean createTopics) {
 
     public static final String OPT_PARTITIONS = "partitions";
     public static final String OPT_REPLICATION_FACTOR = "replicationFactor";
@@ -51,8 +61,15 @@ public record KafkaSettings(
     public static final String OPT_TOPIC_MAX_IN_FLIGHT = "topicMaxInFlight";
     public static final String OPT_CREATE_TOPICS = "createTopics";
     public static final String CLIENT_PREFIX = "client.";
-    private static final Set<String> KNOWN = Set.of(OPT_PARTITIONS, OPT_REPLICATION_FACTOR, OPT_MIN_INSYNC_REPLICAS, OPT_REVOKE_WAIT_MS,
-            OPT_COMMIT_INTERVAL_MS, OPT_MAX_UNCOMMITTED, OPT_TOPIC_MAX_IN_FLIGHT, OPT_CREATE_TOPICS);
+    private static final Set<String> KNOWN = Set.of(
+            OPT_PARTITIONS,
+            OPT_REPLICATION_FACTOR,
+            OPT_MIN_INSYNC_REPLICAS,
+            OPT_REVOKE_WAIT_MS,
+            OPT_COMMIT_INTERVAL_MS,
+            OPT_MAX_UNCOMMITTED,
+            OPT_TOPIC_MAX_IN_FLIGHT,
+            OPT_CREATE_TOPICS);
 
     public KafkaSettings {
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -61,13 +78,19 @@ public record KafkaSettings(
             throw new ConfigurationException("Kafka bootstrap servers must not be empty (host:port[,host:port])");
         }
         prefix = prefix == null || prefix.isBlank() ? ProviderSettings.DEFAULT_PREFIX : prefix;
-        consumerGroup = consumerGroup == null || consumerGroup.isBlank() ? ProviderSettings.DEFAULT_GROUP : consumerGroup;
+        consumerGroup =
+                consumerGroup == null || consumerGroup.isBlank() ? ProviderSettings.DEFAULT_GROUP : consumerGroup;
         require(partitions >= 1, "partitions must be >= 1, got " + partitions);
         require(replicationFactor >= 1, "replicationFactor must be >= 1, got " + replicationFactor);
-        require(minInsyncReplicas >= 0, "minInsyncReplicas must be >= 0 (0: the broker's default), got " + minInsyncReplicas);
-        require(minInsyncReplicas <= replicationFactor, "minInsyncReplicas " + minInsyncReplicas
-                + " is more than replicationFactor " + replicationFactor + ": no produce could ever succeed; set"
-                + " minInsyncReplicas to at most the replication factor (2 with 3 replicas, 1 on a single broker)");
+        require(
+                minInsyncReplicas >= 0,
+                "minInsyncReplicas must be >= 0 (0: the broker's default), got " + minInsyncReplicas);
+        require(
+                minInsyncReplicas <= replicationFactor,
+                "minInsyncReplicas " + minInsyncReplicas
+                        + " is more than replicationFactor " + replicationFactor
+                        + ": no produce could ever succeed; set"
+                        + " minInsyncReplicas to at most the replication factor (2 with 3 replicas, 1 on a single broker)");
         Objects.requireNonNull(revokeWait, "revokeWait");
         Objects.requireNonNull(commitInterval, "commitInterval");
         require(!revokeWait.isNegative(), "revokeWaitMs must not be negative");
@@ -84,8 +107,20 @@ public record KafkaSettings(
      * default to that.
      */
     public static KafkaSettings of(String bootstrapServers) {
-        return new KafkaSettings(bootstrapServers, null, null, 1, (short) 1, (short) 0, Duration.ofSeconds(10),
-                Duration.ofMillis(100), 10_000, 32, Map.of(), null, true);
+        return new KafkaSettings(
+                bootstrapServers,
+                null,
+                null,
+                1,
+                (short) 1,
+                (short) 0,
+                Duration.ofSeconds(10),
+                Duration.ofMillis(100),
+                10_000,
+                32,
+                Map.of(),
+                null,
+                true);
     }
 
     /**
@@ -106,47 +141,113 @@ public record KafkaSettings(
             }
         }
         if (!unknown.isEmpty()) {
-            throw new ConfigurationException("unknown Kafka provider option(s) " + unknown + "; known: "
-                    + new TreeSet<>(KNOWN) + ", " + new TreeSet<>(KafkaSecurity.OPTIONS) + " and client.<kafka client property>");
+            throw new ConfigurationException(
+                    "unknown Kafka provider option(s) " + unknown + "; known: " + new TreeSet<>(KNOWN) + ", "
+                            + new TreeSet<>(KafkaSecurity.OPTIONS) + " and client.<kafka client property>");
         }
         KafkaSettings defaults = of(settings.url());
-        return new KafkaSettings(settings.url(), settings.prefix(), settings.consumerGroup(),
+        return new KafkaSettings(
+                settings.url(),
+                settings.prefix(),
+                settings.consumerGroup(),
                 intOption(options, OPT_PARTITIONS, defaults.partitions()),
                 (short) intOption(options, OPT_REPLICATION_FACTOR, defaults.replicationFactor()),
                 (short) intOption(options, OPT_MIN_INSYNC_REPLICAS, defaults.minInsyncReplicas()),
-                Duration.ofMillis(intOption(options, OPT_REVOKE_WAIT_MS, (int) defaults.revokeWait().toMillis())),
-                Duration.ofMillis(intOption(options, OPT_COMMIT_INTERVAL_MS, (int) defaults.commitInterval().toMillis())),
+                Duration.ofMillis(intOption(
+                        options, OPT_REVOKE_WAIT_MS, (int) defaults.revokeWait().toMillis())),
+                Duration.ofMillis(intOption(options, OPT_COMMIT_INTERVAL_MS, (int)
+                        defaults.commitInterval().toMillis())),
                 intOption(options, OPT_MAX_UNCOMMITTED, defaults.maxUncommittedPerPartition()),
                 intOption(options, OPT_TOPIC_MAX_IN_FLIGHT, defaults.topicMaxInFlight()),
-                client, KafkaSecurity.from(settings.url(), options), booleanOption(options, OPT_CREATE_TOPICS, true));
+                client,
+                KafkaSecurity.from(settings.url(), options),
+                booleanOption(options, OPT_CREATE_TOPICS, true));
     }
 
     public KafkaSettings withPrefix(String value) {
-        return new KafkaSettings(bootstrapServers, value, consumerGroup, partitions, replicationFactor, minInsyncReplicas, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
+        return new KafkaSettings(
+                bootstrapServers,
+                value,
+                consumerGroup,
+                partitions,
+                replicationFactor,
+                minInsyncReplicas,
+                revokeWait,
+                commitInterval,
+                maxUncommittedPerPartition,
+                topicMaxInFlight,
+                clientProperties,
+                security,
+                createTopics);
     }
 
     public KafkaSettings withGroup(String value) {
-        return new KafkaSettings(bootstrapServers, prefix, value, partitions, replicationFactor, minInsyncReplicas, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
+        return new KafkaSettings(
+                bootstrapServers,
+                prefix,
+                value,
+                partitions,
+                replicationFactor,
+                minInsyncReplicas,
+                revokeWait,
+                commitInterval,
+                maxUncommittedPerPartition,
+                topicMaxInFlight,
+                clientProperties,
+                security,
+                createTopics);
     }
 
     public KafkaSettings withPartitions(int value) {
-        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, value, replicationFactor, minInsyncReplicas, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
+        return new KafkaSettings(
+                bootstrapServers,
+                prefix,
+                consumerGroup,
+                value,
+                replicationFactor,
+                minInsyncReplicas,
+                revokeWait,
+                commitInterval,
+                maxUncommittedPerPartition,
+                topicMaxInFlight,
+                clientProperties,
+                security,
+                createTopics);
     }
 
     public KafkaSettings withReplicationFactor(short value) {
-        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, value,
-                (short) Math.min(minInsyncReplicas, value), revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
+        return new KafkaSettings(
+                bootstrapServers,
+                prefix,
+                consumerGroup,
+                partitions,
+                value,
+                (short) Math.min(minInsyncReplicas, value),
+                revokeWait,
+                commitInterval,
+                maxUncommittedPerPartition,
+                topicMaxInFlight,
+                clientProperties,
+                security,
+                createTopics);
     }
 
     /** Replication factor and {@code min.insync.replicas} of the topics the provider creates, e.g. 3 and 2. */
     public KafkaSettings withReplication(int replicationFactor, int minInsyncReplicas) {
-        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, (short) replicationFactor,
-                (short) minInsyncReplicas, revokeWait, commitInterval, maxUncommittedPerPartition, topicMaxInFlight,
-                clientProperties, security, createTopics);
+        return new KafkaSettings(
+                bootstrapServers,
+                prefix,
+                consumerGroup,
+                partitions,
+                (short) replicationFactor,
+                (short) minInsyncReplicas,
+                revokeWait,
+                commitInterval,
+                maxUncommittedPerPartition,
+                topicMaxInFlight,
+                clientProperties,
+                security,
+                createTopics);
     }
 
     /** Topic configs for the topics the provider creates: {@code min.insync.replicas} when set. */
@@ -155,33 +256,105 @@ public record KafkaSettings(
     }
 
     public KafkaSettings withRevokeWait(Duration value) {
-        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, minInsyncReplicas, value,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
+        return new KafkaSettings(
+                bootstrapServers,
+                prefix,
+                consumerGroup,
+                partitions,
+                replicationFactor,
+                minInsyncReplicas,
+                value,
+                commitInterval,
+                maxUncommittedPerPartition,
+                topicMaxInFlight,
+                clientProperties,
+                security,
+                createTopics);
     }
 
     public KafkaSettings withCommitInterval(Duration value) {
-        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, minInsyncReplicas, revokeWait,
-                value, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, createTopics);
+        return new KafkaSettings(
+                bootstrapServers,
+                prefix,
+                consumerGroup,
+                partitions,
+                replicationFactor,
+                minInsyncReplicas,
+                revokeWait,
+                value,
+                maxUncommittedPerPartition,
+                topicMaxInFlight,
+                clientProperties,
+                security,
+                createTopics);
     }
 
     public KafkaSettings withMaxUncommittedPerPartition(int value) {
-        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, minInsyncReplicas, revokeWait,
-                commitInterval, value, topicMaxInFlight, clientProperties, security, createTopics);
+        return new KafkaSettings(
+                bootstrapServers,
+                prefix,
+                consumerGroup,
+                partitions,
+                replicationFactor,
+                minInsyncReplicas,
+                revokeWait,
+                commitInterval,
+                value,
+                topicMaxInFlight,
+                clientProperties,
+                security,
+                createTopics);
     }
 
     public KafkaSettings withClientProperties(Map<String, String> value) {
-        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, minInsyncReplicas, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, value, security, createTopics);
+        return new KafkaSettings(
+                bootstrapServers,
+                prefix,
+                consumerGroup,
+                partitions,
+                replicationFactor,
+                minInsyncReplicas,
+                revokeWait,
+                commitInterval,
+                maxUncommittedPerPartition,
+                topicMaxInFlight,
+                value,
+                security,
+                createTopics);
     }
 
     public KafkaSettings withSecurity(KafkaSecurity value) {
-        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, minInsyncReplicas, revokeWait,
-                commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, value, createTopics);
+        return new KafkaSettings(
+                bootstrapServers,
+                prefix,
+                consumerGroup,
+                partitions,
+                replicationFactor,
+                minInsyncReplicas,
+                revokeWait,
+                commitInterval,
+                maxUncommittedPerPartition,
+                topicMaxInFlight,
+                clientProperties,
+                value,
+                createTopics);
     }
 
     public KafkaSettings withCreateTopics(boolean value) {
-        return new KafkaSettings(bootstrapServers, prefix, consumerGroup, partitions, replicationFactor, minInsyncReplicas,
-                revokeWait, commitInterval, maxUncommittedPerPartition, topicMaxInFlight, clientProperties, security, value);
+        return new KafkaSettings(
+                bootstrapServers,
+                prefix,
+                consumerGroup,
+                partitions,
+                replicationFactor,
+                minInsyncReplicas,
+                revokeWait,
+                commitInterval,
+                maxUncommittedPerPartition,
+                topicMaxInFlight,
+                clientProperties,
+                security,
+                value);
     }
 
     public KafkaNames names() {
@@ -196,7 +369,8 @@ public record KafkaSettings(
         try {
             return Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
-            throw new ConfigurationException("Kafka provider option " + key + " must be an integer, got '" + value + "'");
+            throw new ConfigurationException(
+                    "Kafka provider option " + key + " must be an integer, got '" + value + "'");
         }
     }
 
@@ -208,8 +382,9 @@ public record KafkaSettings(
         return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
             case "true" -> true;
             case "false" -> false;
-            default -> throw new ConfigurationException("Kafka provider option " + key + " must be true or false, got '"
-                    + value + "'");
+            default ->
+                throw new ConfigurationException(
+                        "Kafka provider option " + key + " must be true or false, got '" + value + "'");
         };
     }
 

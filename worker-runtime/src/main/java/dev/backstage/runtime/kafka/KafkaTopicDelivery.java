@@ -25,8 +25,8 @@ final class KafkaTopicDelivery implements TopicDelivery {
     private final TopicRetries retries;
     private final TopicMessageValue value;
 
-    KafkaTopicDelivery(String topic, ConsumerRecord<byte[], byte[]> record, SettlementTicket ticket,
-            TopicRetries retries) {
+    KafkaTopicDelivery(
+            String topic, ConsumerRecord<byte[], byte[]> record, SettlementTicket ticket, TopicRetries retries) {
         this.topic = topic;
         this.record = record;
         this.ticket = ticket;

@@ -58,8 +58,8 @@ final class KafkaTopics implements TopicsCapability {
         clients.ensureJobTopic(kafkaTopic);
         byte[] value = new TopicMessageValue(payloadJson, System.currentTimeMillis(), 1).encode();
         try {
-            RecordMetadata md = clients.send(kafkaTopic, value)
-                    .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            RecordMetadata md =
+                    clients.send(kafkaTopic, value).get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return md.topic() + ":" + md.partition() + ":" + md.offset();
         } catch (ExecutionException e) {
             throw new KafkaBrokerException("publish to " + kafkaTopic + " failed", e);
@@ -75,25 +75,40 @@ final class KafkaTopics implements TopicsCapability {
     public TopicConsumer subscribe(Subscription subscription, String consumerId, TopicSink sink) {
         String kafkaTopic = names.topicTopic(subscription.topic());
         clients.ensureJobTopic(kafkaTopic);
-        String group = subscription.isFanOut() ? names.fanOutGroup(consumerId) : names.sharedGroup(subscription.group());
+        String group =
+                subscription.isFanOut() ? names.fanOutGroup(consumerId) : names.sharedGroup(subscription.group());
         TopicRetries retries = new TopicRetries(clients, subscription.topic(), group);
         KafkaSettings settings = clients.settings();
         // One consumer per subscription: name it after the topic and the kind of group, so two subscriptions of
         // one process to the same topic get distinct client ids and thread names.
         String label = subscription.topic() + "-" + (subscription.isFanOut() ? "sub" : "grp." + subscription.group())
                 + "-" + consumerId;
-        KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(group, "backstage-topic-" + label,
-                subscription.start() == StartPosition.EARLIEST ? "earliest" : "latest", settings.topicMaxInFlight(), true);
-        RecordSink toCore = (record, ticket) -> sink.accept(new KafkaTopicDelivery(subscription.topic(),
-                record, ticket, retries));
-        KafkaPollLoop loop = new KafkaPollLoop("backstage-kafka-topic-" + label, consumer,
-                List.of(kafkaTopic, retries.retryTopic()), null, settings.topicMaxInFlight(), toCore, settings, retries,
+        KafkaConsumer<byte[], byte[]> consumer = clients.newConsumer(
+                group,
+                "backstage-topic-" + label,
+                subscription.start() == StartPosition.EARLIEST ? "earliest" : "latest",
+                settings.topicMaxInFlight(),
+                true);
+        RecordSink toCore =
+                (record, ticket) -> sink.accept(new KafkaTopicDelivery(subscription.topic(), record, ticket, retries));
+        KafkaPollLoop loop = new KafkaPollLoop(
+                "backstage-kafka-topic-" + label,
+                consumer,
+                List.of(kafkaTopic, retries.retryTopic()),
+                null,
+                settings.topicMaxInFlight(),
+                toCore,
+                settings,
+                retries,
                 Set.of(retries.retryTopic()));
         loop.start();
         try {
             if (!loop.awaitFirstAssignment(ASSIGNMENT_WAIT)) {
-                log.warn("subscription to {} (group {}) got no partitions within {} s; it keeps trying, but a"
-                        + " 'latest' start may miss messages published meanwhile", kafkaTopic, group,
+                log.warn(
+                        "subscription to {} (group {}) got no partitions within {} s; it keeps trying, but a"
+                                + " 'latest' start may miss messages published meanwhile",
+                        kafkaTopic,
+                        group,
                         ASSIGNMENT_WAIT.toSeconds());
             }
         } catch (InterruptedException e) {

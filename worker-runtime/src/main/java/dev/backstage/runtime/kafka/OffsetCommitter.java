@@ -67,14 +67,19 @@ final class OffsetCommitter {
         }
     }
 
-    private void committed(Map<TopicPartition, OffsetAndMetadata> offsets, Map<TopicPartition, PartitionState> owners,
+    private void committed(
+            Map<TopicPartition, OffsetAndMetadata> offsets,
+            Map<TopicPartition, PartitionState> owners,
             Exception error) {
         if (error != null) {
             if (error instanceof RebalanceInProgressException) {
                 // Expected while a cooperative rebalance runs: the group refuses commits until it settles.
                 log.info("{}: commit of {} deferred: the group is rebalancing", name, describe(offsets));
             } else {
-                log.warn("{}: commit of {} failed; it is retried with the next commit: {}", name, describe(offsets),
+                log.warn(
+                        "{}: commit of {} failed; it is retried with the next commit: {}",
+                        name,
+                        describe(offsets),
                         error.toString());
             }
             for (var e : offsets.entrySet()) {
@@ -95,7 +100,8 @@ final class OffsetCommitter {
 
     private static String describe(Map<TopicPartition, OffsetAndMetadata> offsets) {
         StringBuilder out = new StringBuilder();
-        offsets.forEach((tp, om) -> out.append(out.length() == 0 ? "" : ", ").append(tp).append('@').append(om.offset()));
+        offsets.forEach((tp, om) ->
+                out.append(out.length() == 0 ? "" : ", ").append(tp).append('@').append(om.offset()));
         return out.toString();
     }
 }

@@ -14,6 +14,7 @@ final class PartitionState {
     final ContiguousOffsetTracker<CompletableFuture<Void>> tracker;
     /** Handed to the sink and not yet settled, abandoned or put back for redelivery. */
     int inFlight;
+
     long requestedOffset = -1;
     String requestedMetadata = "";
     long confirmedOffset = -1;

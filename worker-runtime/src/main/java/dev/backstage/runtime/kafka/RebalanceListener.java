@@ -42,8 +42,14 @@ final class RebalanceListener implements ConsumerRebalanceListener {
     private final CountDownLatch firstAssignment = new CountDownLatch(1);
     private boolean closing;
 
-    RebalanceListener(String name, Consumer<byte[], byte[]> consumer, AssignedPartitions partitions,
-            SettlementInbox inbox, OffsetCommitter committer, Duration revokeWait, Duration waitStep,
+    RebalanceListener(
+            String name,
+            Consumer<byte[], byte[]> consumer,
+            AssignedPartitions partitions,
+            SettlementInbox inbox,
+            OffsetCommitter committer,
+            Duration revokeWait,
+            Duration waitStep,
             Set<String> fromEarliest) {
         this.name = name;
         this.consumer = consumer;
@@ -72,8 +78,12 @@ final class RebalanceListener implements ConsumerRebalanceListener {
             try {
                 committed = consumer.committed(new HashSet<>(assigned), OffsetCommitter.COMMIT_TIMEOUT);
             } catch (KafkaException e) {
-                log.warn("{}: could not read committed offsets of {}; records settled after the last commit"
-                        + " may run again: {}", name, assigned, e.toString());
+                log.warn(
+                        "{}: could not read committed offsets of {}; records settled after the last commit"
+                                + " may run again: {}",
+                        name,
+                        assigned,
+                        e.toString());
             }
             int skipped = 0;
             List<TopicPartition> fromStart = new ArrayList<>();
@@ -86,7 +96,10 @@ final class RebalanceListener implements ConsumerRebalanceListener {
                 skipped += presettled.length;
                 partitions.assign(tp, presettled);
             }
-            log.info("{}: assigned {}{}", name, assigned,
+            log.info(
+                    "{}: assigned {}{}",
+                    name,
+                    assigned,
                     skipped == 0 ? "" : " (" + skipped + " records settled by the previous owner will be skipped)");
             if (!fromStart.isEmpty()) {
                 consumer.seekToBeginning(fromStart);
@@ -108,8 +121,13 @@ final class RebalanceListener implements ConsumerRebalanceListener {
         committer.commit(true, states);
         partitions.release(states, "revoked");
         if (waiting > 0) {
-            log.warn("{}: revoked {} with {} records still running after {} ms; they were not committed and"
-                    + " their next owner runs them again", name, revoked, waiting, revokeWait.toMillis());
+            log.warn(
+                    "{}: revoked {} with {} records still running after {} ms; they were not committed and"
+                            + " their next owner runs them again",
+                    name,
+                    revoked,
+                    waiting,
+                    revokeWait.toMillis());
         } else {
             log.info("{}: revoked {} after committing settled records", name, revoked);
         }

@@ -9,7 +9,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * {@link SettlementTicket} is itself the message, so reporting a record allocates nothing.
  */
 interface Settlement {
-    enum Kind { SETTLED, ABANDONED, REDELIVER }
+    enum Kind {
+        SETTLED,
+        ABANDONED,
+        REDELIVER
+    }
 
     Kind kind();
 

@@ -55,7 +55,8 @@ final class SettlementInbox {
     void failLeftovers(String name) {
         Settlement s;
         while ((s = settlements.poll()) != null) {
-            s.failCommitWait(name + " closed before " + s.state().partition + "@" + s.record().offset() + " was committed");
+            s.failCommitWait(name + " closed before " + s.state().partition + "@"
+                    + s.record().offset() + " was committed");
         }
     }
 }

@@ -25,7 +25,8 @@ final class SettlementTicket implements Settlement {
     private Kind kind;
     private CompletableFuture<Void> untilCommitted;
 
-    SettlementTicket(KafkaPollLoop loop, PartitionState state, ConsumerRecord<byte[], byte[]> record, int redeliveries) {
+    SettlementTicket(
+            KafkaPollLoop loop, PartitionState state, ConsumerRecord<byte[], byte[]> record, int redeliveries) {
         this.loop = loop;
         this.state = state;
         this.record = record;

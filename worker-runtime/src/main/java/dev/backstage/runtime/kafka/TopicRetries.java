@@ -51,7 +51,8 @@ final class TopicRetries implements RecordSchedule {
             }
         }
         // The subscription's own topics (no topology declares them): created here whatever createTopics says.
-        clients.ensureTopic(retryTopic, clients.settings().partitions(), clients.settings().replicationFactor());
+        clients.ensureTopic(
+                retryTopic, clients.settings().partitions(), clients.settings().replicationFactor());
         clients.ensureTopic(deadLetterTopic, 1, clients.settings().replicationFactor());
     }
 
@@ -64,17 +65,18 @@ final class TopicRetries implements RecordSchedule {
     }
 
     /** A retry copy of {@code record} due {@code delay} from now; completes once every in-sync replica has it. */
-    CompletableFuture<RecordMetadata> retry(ConsumerRecord<byte[], byte[]> record, int nextDeliveryCount,
-            Duration delay, String error) {
+    CompletableFuture<RecordMetadata> retry(
+            ConsumerRecord<byte[], byte[]> record, int nextDeliveryCount, Duration delay, String error) {
         long dueAt = System.currentTimeMillis() + Math.max(0, delay.toMillis());
-        return clients.send(retryTopic, record.value(),
-                TopicRetryHeaders.copyOf(record, nextDeliveryCount, dueAt, error));
+        return clients.send(
+                retryTopic, record.value(), TopicRetryHeaders.copyOf(record, nextDeliveryCount, dueAt, error));
     }
 
     /** A dead-letter copy of {@code record} with the reason; completes once every in-sync replica has it. */
-    CompletableFuture<RecordMetadata> deadLetter(ConsumerRecord<byte[], byte[]> record, int deliveryCount,
-            String reason) {
-        return clients.send(deadLetterTopic, record.value(), TopicRetryHeaders.copyOf(record, deliveryCount, 0, reason));
+    CompletableFuture<RecordMetadata> deadLetter(
+            ConsumerRecord<byte[], byte[]> record, int deliveryCount, String reason) {
+        return clients.send(
+                deadLetterTopic, record.value(), TopicRetryHeaders.copyOf(record, deliveryCount, 0, reason));
     }
 
     /**
@@ -95,22 +97,36 @@ final class TopicRetries implements RecordSchedule {
             for (TopicPartition tp : all) {
                 long endOffset = end.getOrDefault(tp, 0L);
                 OffsetAndMetadata om = committed.get(tp);
-                boolean drained = tp.topic().equals(retryTopic) ? endOffset == 0 || om != null && om.offset() >= endOffset
+                boolean drained = tp.topic().equals(retryTopic)
+                        ? endOffset == 0 || om != null && om.offset() >= endOffset
                         : endOffset == 0;
                 if (!drained) {
-                    log.info("keeping {} and {}: {} still holds records for group {}", retryTopic, deadLetterTopic, tp,
+                    log.info(
+                            "keeping {} and {}: {} still holds records for group {}",
+                            retryTopic,
+                            deadLetterTopic,
+                            tp,
                             groupId);
                     return;
                 }
             }
-            clients.admin().deleteTopics(parts.keySet()).all().get(KafkaClients.ADMIN_TIMEOUT.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            clients.admin()
+                    .deleteTopics(parts.keySet())
+                    .all()
+                    .get(KafkaClients.ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             parts.keySet().forEach(clients::forget);
-            log.info("deleted {} and {}: fan-out group {} closed with nothing pending", retryTopic, deadLetterTopic,
+            log.info(
+                    "deleted {} and {}: fan-out group {} closed with nothing pending",
+                    retryTopic,
+                    deadLetterTopic,
                     groupId);
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            log.warn("could not delete {} and {} of closed fan-out group {}; they stay: {}", retryTopic,
-                    deadLetterTopic, groupId, e.toString());
+            log.warn(
+                    "could not delete {} and {} of closed fan-out group {}; they stay: {}",
+                    retryTopic,
+                    deadLetterTopic,
+                    groupId,
+                    e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

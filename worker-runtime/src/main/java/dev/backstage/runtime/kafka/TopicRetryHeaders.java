@@ -80,7 +80,9 @@ final class TopicRetryHeaders {
 
     private static String text(ConsumerRecord<byte[], byte[]> record, String key) {
         Header h = record.headers().lastHeader(key);
-        return h == null || h.value() == null ? null : StandardCharsets.UTF_8.decode(ByteBuffer.wrap(h.value())).toString();
+        return h == null || h.value() == null
+                ? null
+                : StandardCharsets.UTF_8.decode(ByteBuffer.wrap(h.value())).toString();
     }
 
     private static long parse(String text, long fallback) {

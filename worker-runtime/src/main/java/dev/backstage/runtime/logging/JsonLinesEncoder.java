@@ -56,7 +56,8 @@ public final class JsonLinesEncoder extends EncoderBase<ILoggingEvent> {
             }
             IThrowableProxy thrown = event.getThrowableProxy();
             if (thrown != null) {
-                json.writeStringField("exception", ThrowableProxyUtil.asString(thrown).stripTrailing());
+                json.writeStringField(
+                        "exception", ThrowableProxyUtil.asString(thrown).stripTrailing());
             }
             json.writeEndObject();
         } catch (IOException e) {

@@ -22,7 +22,10 @@ public final class LogBackend {
             "%d{yyyy-MM-dd'T'HH:mm:ss.SSSX,UTC} %-5level [%thread] %logger%replace( [%mdc]){' \\[\\]', ''} - %msg%n";
 
     /** Where the lines go: stdout for the long-running mains (a container's log), stderr for the CLI. */
-    public enum Target { STDOUT, STDERR }
+    public enum Target {
+        STDOUT,
+        STDERR
+    }
 
     private LogBackend() {}
 
@@ -82,7 +85,7 @@ public final class LogBackend {
         context.getLogger(LogSettings.PROJECT_LOGGER).setLevel(Level.toLevel(settings.level()));
         context.getLogger("uncaught").setLevel(Level.toLevel(settings.level()));
         settings.loggers().forEach((name, level) -> context.getLogger(name).setLevel(Level.toLevel(level)));
-        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> LoggerFactory.getLogger("uncaught")
-                .error("uncaught exception in thread {}", thread.getName(), e));
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) ->
+                LoggerFactory.getLogger("uncaught").error("uncaught exception in thread {}", thread.getName(), e));
     }
 }

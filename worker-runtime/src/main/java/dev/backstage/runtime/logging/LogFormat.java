@@ -6,7 +6,8 @@ import java.util.stream.Collectors;
 
 /** How a main writes its log: {@code text} (one readable line per event) or {@code json} (one JSON object per line). */
 public enum LogFormat {
-    TEXT, JSON;
+    TEXT,
+    JSON;
 
     /** {@code text} or {@code json}, any case; anything else is an {@link IllegalArgumentException} naming both. */
     public static LogFormat parse(String variable, String value) {

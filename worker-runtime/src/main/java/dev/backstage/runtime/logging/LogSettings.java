@@ -36,9 +36,11 @@ public record LogSettings(String level, Map<String, String> loggers, LogFormat f
     public static final String PROJECT_LOGGER = "dev.backstage";
     /** The levels, most verbose first; {@code off} silences. */
     public static final List<String> LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
+
     public static final LogSettings DEFAULTS = new LogSettings("info", Map.of(), LogFormat.TEXT);
 
-    private static final Pattern LOGGER_NAME = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
+    private static final Pattern LOGGER_NAME =
+            Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
 
     public LogSettings {
         level = level(LEVEL_ENV, level);
@@ -90,7 +92,13 @@ public record LogSettings(String level, Map<String, String> loggers, LogFormat f
         Map<String, String> env = new LinkedHashMap<>();
         env.put(LEVEL_ENV, level);
         if (!loggers.isEmpty()) {
-            env.put(LOGGERS_ENV, String.join(",", loggers.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()));
+            env.put(
+                    LOGGERS_ENV,
+                    String.join(
+                            ",",
+                            loggers.entrySet().stream()
+                                    .map(e -> e.getKey() + "=" + e.getValue())
+                                    .toList()));
         }
         env.put(FORMAT_ENV, format.id());
         if (libraryLevel != null) {
@@ -102,8 +110,8 @@ public record LogSettings(String level, Map<String, String> loggers, LogFormat f
     private static String level(String variable, String value) {
         String wanted = Objects.requireNonNull(value, variable).trim().toLowerCase(Locale.ROOT);
         if (!LEVELS.contains(wanted)) {
-            throw new IllegalArgumentException(variable + " must be one of " + String.join(", ", LEVELS)
-                    + ", got '" + value + "'");
+            throw new IllegalArgumentException(
+                    variable + " must be one of " + String.join(", ", LEVELS) + ", got '" + value + "'");
         }
         return wanted;
     }

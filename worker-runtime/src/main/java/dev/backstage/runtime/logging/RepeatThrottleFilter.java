@@ -17,7 +17,8 @@ import org.slf4j.Marker;
  * and so does everything from other loggers (the project's own lines included).
  */
 final class RepeatThrottleFilter extends TurboFilter {
-    static final List<String> THROTTLED = List.of("org.apache.kafka", "kafka", "com.rabbitmq", "io.lettuce", "io.netty");
+    static final List<String> THROTTLED =
+            List.of("org.apache.kafka", "kafka", "com.rabbitmq", "io.lettuce", "io.netty");
     static final long WINDOW_MS = 30_000;
     /** Past this many patterns the map is cleared: the throttle must not grow without bound. */
     private static final int MAX_KEYS = 10_000;
@@ -35,8 +36,12 @@ final class RepeatThrottleFilter extends TurboFilter {
 
     @Override
     public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {
-        if (logger == null || level == null || level.isGreaterOrEqual(Level.ERROR) || format == null
-                || !logger.isEnabledFor(level) || !throttled(logger.getName())) {
+        if (logger == null
+                || level == null
+                || level.isGreaterOrEqual(Level.ERROR)
+                || format == null
+                || !logger.isEnabledFor(level)
+                || !throttled(logger.getName())) {
             return FilterReply.NEUTRAL;
         }
         if (lastPassed.size() > MAX_KEYS) {

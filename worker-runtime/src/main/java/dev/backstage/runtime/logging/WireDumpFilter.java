@@ -15,8 +15,12 @@ import org.slf4j.Marker;
  */
 final class WireDumpFilter extends TurboFilter {
     /** Logger name prefixes whose TRACE and DEBUG events may carry credentials. */
-    static final List<String> WIRE_LOGGERS = List.of("io.lettuce.core.protocol", "io.lettuce.core.RedisChannelHandler",
-            "io.lettuce.core.AbstractRedisClient", "io.lettuce.core.ConnectionBuilder", "io.netty.handler.logging");
+    static final List<String> WIRE_LOGGERS = List.of(
+            "io.lettuce.core.protocol",
+            "io.lettuce.core.RedisChannelHandler",
+            "io.lettuce.core.AbstractRedisClient",
+            "io.lettuce.core.ConnectionBuilder",
+            "io.netty.handler.logging");
 
     @Override
     public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {

@@ -25,22 +25,32 @@ public final class HealthServer implements AutoCloseable {
      * @param failure why the worker stopped working for good, empty while it works
      * @param running true while the worker runs (false before start and once a shutdown began)
      */
-    public HealthServer(int port, Supplier<Optional<String>> failure, BooleanSupplier running,
-            Supplier<ProviderHealth> broker, PrometheusMeterRegistry registry) throws IOException {
-        server = new ProbeServer(port, "backstage-health-http",
-                () -> failure.get().map(reason -> Check.failing("worker failed: " + reason)).orElse(Check.ok()),
-                () -> {
-                    Optional<String> failed = failure.get();
-                    if (failed.isPresent()) {
-                        return Check.failing("worker failed: " + failed.get());
-                    }
-                    if (!running.getAsBoolean()) {
-                        return Check.failing("worker not running");
-                    }
-                    ProviderHealth health = broker.get();
-                    return health.up() ? Check.ok() : Check.failing("broker down: " + health.detail());
-                },
-                registry::scrape).start();
+    public HealthServer(
+            int port,
+            Supplier<Optional<String>> failure,
+            BooleanSupplier running,
+            Supplier<ProviderHealth> broker,
+            PrometheusMeterRegistry registry)
+            throws IOException {
+        server = new ProbeServer(
+                        port,
+                        "backstage-health-http",
+                        () -> failure.get()
+                                .map(reason -> Check.failing("worker failed: " + reason))
+                                .orElse(Check.ok()),
+                        () -> {
+                            Optional<String> failed = failure.get();
+                            if (failed.isPresent()) {
+                                return Check.failing("worker failed: " + failed.get());
+                            }
+                            if (!running.getAsBoolean()) {
+                                return Check.failing("worker not running");
+                            }
+                            ProviderHealth health = broker.get();
+                            return health.up() ? Check.ok() : Check.failing("broker down: " + health.detail());
+                        },
+                        registry::scrape)
+                .start();
     }
 
     public int port() {

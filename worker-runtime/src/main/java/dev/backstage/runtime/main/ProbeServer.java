@@ -29,8 +29,9 @@ public final class ProbeServer implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService executor;
 
-    public ProbeServer(int port, String threadName, Supplier<Check> liveness, Supplier<Check> readiness,
-            Supplier<String> metrics) throws IOException {
+    public ProbeServer(
+            int port, String threadName, Supplier<Check> liveness, Supplier<Check> readiness, Supplier<String> metrics)
+            throws IOException {
         server = HttpServer.create(new InetSocketAddress(port), 16);
         // Two threads: a slow scrape must not block a probe.
         executor = Executors.newFixedThreadPool(2, r -> {
@@ -41,7 +42,8 @@ public final class ProbeServer implements AutoCloseable {
         server.setExecutor(executor);
         server.createContext("/healthz", ex -> answer(ex, liveness.get()));
         server.createContext("/readyz", ex -> answer(ex, readiness.get()));
-        server.createContext("/metrics", ex -> respond(ex, 200, metrics.get(), "text/plain; version=0.0.4; charset=utf-8"));
+        server.createContext(
+                "/metrics", ex -> respond(ex, 200, metrics.get(), "text/plain; version=0.0.4; charset=utf-8"));
     }
 
     public ProbeServer start() {

@@ -35,7 +35,9 @@ public final class RuntimeMain {
         if (override != null && !override.isBlank()) {
             return Integer.parseInt(override.trim());
         }
-        return config.server() != null && config.server().port() != null ? config.server().port() : 8080;
+        return config.server() != null && config.server().port() != null
+                ? config.server().port()
+                : 8080;
     }
 
     public static void main(String[] args) throws Exception {
@@ -62,9 +64,12 @@ public final class RuntimeMain {
         Worker worker = built.worker();
         AtomicReference<String> startFailure = new AtomicReference<>();
         int status;
-        try (HealthServer health = new HealthServer(port,
+        try (HealthServer health = new HealthServer(
+                port,
                 () -> startFailure.get() != null ? Optional.of(startFailure.get()) : worker.failure(),
-                worker::isRunning, built.provider()::health, registry)) {
+                worker::isRunning,
+                built.provider()::health,
+                registry)) {
             log.info("health and metrics on :{} (/healthz, /readyz, /metrics)", health.port());
             // SIGTERM (and SIGINT) start the graceful shutdown here instead of the JVM's own exit, so a clean
             // drain ends with status 0 rather than 143.

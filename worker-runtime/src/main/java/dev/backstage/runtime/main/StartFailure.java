@@ -27,7 +27,8 @@ final class StartFailure {
             }
             line = e.getClass().getSimpleName() + ": " + line;
         }
-        for (RuntimeConfig.Connection c : new RuntimeConfig.Connection[] {config.provider(), config.delays(), config.dedupe()}) {
+        for (RuntimeConfig.Connection c :
+                new RuntimeConfig.Connection[] {config.provider(), config.delays(), config.dedupe()}) {
             if (c != null && c.url() != null) {
                 line = Redaction.text(line, c.url());
             }

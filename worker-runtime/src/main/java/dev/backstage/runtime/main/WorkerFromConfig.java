@@ -37,16 +37,19 @@ public final class WorkerFromConfig {
             throw new ConfigurationException("runtime config: `provider` is required (name and urlEnv)");
         }
         RuntimeConfig.WorkerSection w = config.worker() == null
-                ? new RuntimeConfig.WorkerSection(null, null, null, null, null, null, null, null, null) : config.worker();
+                ? new RuntimeConfig.WorkerSection(null, null, null, null, null, null, null, null, null)
+                : config.worker();
         checkNames(w);
         Provider provider = Providers.create(settings(config.provider(), "provider", "BACKSTAGE_PROVIDER_URL"));
         Worker.Builder builder = Worker.builder().provider(provider).meterRegistry(meters);
         try {
             if (config.delays() != null) {
-                builder.delays((DelaysCapability) supplied(config.delays(), "delays", "BACKSTAGE_DELAYS_URL", Capable.DELAYS));
+                builder.delays(
+                        (DelaysCapability) supplied(config.delays(), "delays", "BACKSTAGE_DELAYS_URL", Capable.DELAYS));
             }
             if (config.dedupe() != null) {
-                builder.dedupe((DedupeCapability) supplied(config.dedupe(), "dedupe", "BACKSTAGE_DEDUPE_URL", Capable.DEDUPE));
+                builder.dedupe(
+                        (DedupeCapability) supplied(config.dedupe(), "dedupe", "BACKSTAGE_DEDUPE_URL", Capable.DEDUPE));
             }
             if (w.queues() != null && !w.queues().isEmpty()) {
                 builder.queues(w.queues());
@@ -87,7 +90,8 @@ public final class WorkerFromConfig {
             binder.install(module);
             names.add(module.getClass().getName());
         }
-        for (RuntimeConfig.TopicSubscription s : w.topics() == null ? List.<RuntimeConfig.TopicSubscription>of() : w.topics()) {
+        for (RuntimeConfig.TopicSubscription s :
+                w.topics() == null ? List.<RuntimeConfig.TopicSubscription>of() : w.topics()) {
             binder.subscribe(s);
         }
         return new Built(worker, provider, names);
@@ -101,9 +105,13 @@ public final class WorkerFromConfig {
         }
         List<RuntimeConfig.TopicSubscription> topics = w.topics() == null ? List.of() : w.topics();
         for (int i = 0; i < topics.size(); i++) {
-            BrokerNames.requireQueue("runtime config: worker.topics[" + i + "].topic", topics.get(i).topic());
+            BrokerNames.requireQueue(
+                    "runtime config: worker.topics[" + i + "].topic",
+                    topics.get(i).topic());
             if (topics.get(i).group() != null) {
-                BrokerNames.requireGroup("runtime config: worker.topics[" + i + "].group", topics.get(i).group());
+                BrokerNames.requireGroup(
+                        "runtime config: worker.topics[" + i + "].group",
+                        topics.get(i).group());
             }
         }
     }
@@ -114,7 +122,8 @@ public final class WorkerFromConfig {
 
     private ProviderSettings settings(RuntimeConfig.Connection c, String role, String defaultEnv) {
         if (c.name() == null) {
-            throw new ConfigurationException("runtime config: `" + role + ".name` is required (redis, rabbitmq or kafka)");
+            throw new ConfigurationException(
+                    "runtime config: `" + role + ".name` is required (redis, rabbitmq or kafka)");
         }
         String url = c.url();
         if (url == null) {
@@ -128,24 +137,31 @@ public final class WorkerFromConfig {
         return new ProviderSettings(c.name(), url, c.prefix(), c.consumerGroup(), c.options());
     }
 
-    private enum Capable { DELAYS, DEDUPE }
+    private enum Capable {
+        DELAYS,
+        DEDUPE
+    }
 
     private Object supplied(RuntimeConfig.Connection c, String role, String defaultEnv, Capable which) {
         Provider backend = Providers.create(settings(c, role, defaultEnv));
-        Object capability = which == Capable.DELAYS ? backend.delays().orElse(null) : backend.dedupe().orElse(null);
+        Object capability = which == Capable.DELAYS
+                ? backend.delays().orElse(null)
+                : backend.dedupe().orElse(null);
         if (capability == null) {
             backend.close();
-            throw new ConfigurationException("runtime config: backend '" + c.name() + "' cannot supply " + role
-                    + "; use redis");
+            throw new ConfigurationException(
+                    "runtime config: backend '" + c.name() + "' cannot supply " + role + "; use redis");
         }
-        return which == Capable.DELAYS ? new OwnedDelays((DelaysCapability) capability, backend)
+        return which == Capable.DELAYS
+                ? new OwnedDelays((DelaysCapability) capability, backend)
                 : new OwnedDedupe((DedupeCapability) capability, backend);
     }
 
     static Backoff backoff(RuntimeConfig.BackoffSection b) {
         Backoff.Type type = Backoff.Type.fromWire(b.type() == null ? "exponential" : b.type());
         if (type == null) {
-            throw new ConfigurationException("runtime config: worker.backoff.type must be fixed or exponential, got " + b.type());
+            throw new ConfigurationException(
+                    "runtime config: worker.backoff.type must be fixed or exponential, got " + b.type());
         }
         return new Backoff(type, b.delayMs() == null ? 1000 : b.delayMs(), b.maxDelayMs() == null ? 0 : b.maxDelayMs());
     }
@@ -154,8 +170,9 @@ public final class WorkerFromConfig {
         return switch (value) {
             case "dead-letter" -> UnknownTaskPolicy.DEAD_LETTER;
             case "leave-pending" -> UnknownTaskPolicy.LEAVE_PENDING;
-            default -> throw new ConfigurationException(
-                    "runtime config: worker.unknownTask must be dead-letter or leave-pending, got " + value);
+            default ->
+                throw new ConfigurationException(
+                        "runtime config: worker.unknownTask must be dead-letter or leave-pending, got " + value);
         };
     }
 

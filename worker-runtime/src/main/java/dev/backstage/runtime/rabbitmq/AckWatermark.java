@@ -57,19 +57,23 @@ final class AckWatermark {
     private volatile long lastDelivered;
     /** Owed tags within the prefix not yet handed to a flusher. */
     private int owedInPrefix;
+
     private long flushedAtTick;
     private long flushes;
     /** Every tag up to {@code base} is settled. */
     private long base;
+
     private long baseAtTick;
     /** Bit i stands for tag {@code offset + i}; {@code offset <= base + 1}. */
     private long offset;
+
     private BitSet settled = new BitSet();
     private BitSet owed = new BitSet();
     /** The highest owed tag within the settled prefix not yet handed to a flusher; 0: none. */
     private long owedUpTo;
     /** Owed tags above the prefix. */
     private int blocked;
+
     private boolean flushing;
     private boolean draining;
 

@@ -42,8 +42,8 @@ final class BrokerAdmin {
         try {
             channel = connection.createChannel();
         } catch (IOException | AlreadyClosedException e) {
-            throw new BrokerUnavailableException("RabbitMQ is unreachable: cannot " + what + ": "
-                    + RabbitMqConnections.describe(e), e);
+            throw new BrokerUnavailableException(
+                    "RabbitMQ is unreachable: cannot " + what + ": " + RabbitMqConnections.describe(e), e);
         }
         try {
             return call.apply(channel);
@@ -73,7 +73,9 @@ final class BrokerAdmin {
     /** Ready messages in the queue, or empty when it does not exist. */
     OptionalLong ready(String name) {
         try {
-            return call("check queue " + name, ch -> OptionalLong.of(ch.queueDeclarePassive(name).getMessageCount()));
+            return call(
+                    "check queue " + name,
+                    ch -> OptionalLong.of(ch.queueDeclarePassive(name).getMessageCount()));
         } catch (BrokerCallException e) {
             if (e.replyCode() == NOT_FOUND) {
                 return OptionalLong.empty();

@@ -20,7 +20,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,13 +70,14 @@ final class ConfirmingPublisher implements AutoCloseable {
     }
 
     /** Publishes and returns a future that completes once the broker confirmed the message. */
-    CompletableFuture<Void> publish(String exchange, String routingKey, boolean mandatory,
-            AMQP.BasicProperties properties, byte[] body) {
+    CompletableFuture<Void> publish(
+            String exchange, String routingKey, boolean mandatory, AMQP.BasicProperties properties, byte[] body) {
         String target = exchange.isEmpty() ? "queue " + routingKey : "exchange " + exchange + " (" + routingKey + ")";
         Pending entry = new Pending(target);
         synchronized (lock) {
             if (closed) {
-                return failed(new BrokerUnavailableException("rabbitmq provider is closed: cannot publish to " + target));
+                return failed(
+                        new BrokerUnavailableException("rabbitmq provider is closed: cannot publish to " + target));
             }
             if (!connection.isOpen()) {
                 return failed(new BrokerUnavailableException("RabbitMQ is unreachable (publishing connection "
@@ -92,19 +92,19 @@ final class ConfirmingPublisher implements AutoCloseable {
                 ch.basicPublish(exchange, routingKey, mandatory, props, body);
             } catch (IOException | AlreadyClosedException e) {
                 pending.values().remove(entry);
-                return failed(new BrokerUnavailableException("publishing to " + target + " failed: "
-                        + RabbitMqConnections.describe(e), e));
+                return failed(new BrokerUnavailableException(
+                        "publishing to " + target + " failed: " + RabbitMqConnections.describe(e), e));
             }
             final long key = seq;
-            entry.timeout = completions.schedule(() -> timedOut(key, entry), confirmTimeout.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            entry.timeout =
+                    completions.schedule(() -> timedOut(key, entry), confirmTimeout.toMillis(), TimeUnit.MILLISECONDS);
         }
         return entry.future;
     }
 
     /** Publishes and waits for the confirm; throws the failure as is. */
-    void publishAndWait(String exchange, String routingKey, boolean mandatory, AMQP.BasicProperties properties,
-            byte[] body) {
+    void publishAndWait(
+            String exchange, String routingKey, boolean mandatory, AMQP.BasicProperties properties, byte[] body) {
         await(publish(exchange, routingKey, mandatory, properties, body));
     }
 
@@ -144,16 +144,16 @@ final class ConfirmingPublisher implements AutoCloseable {
                 settle(ch, seq, multiple, "the broker refused the message (basic.nack)");
             }
         });
-        ch.addReturnListener((ReturnListener) (code, text, exchange, routingKey, props, body) -> returned(ch, code,
-                text, props));
+        ch.addReturnListener(
+                (ReturnListener) (code, text, exchange, routingKey, props, body) -> returned(ch, code, text, props));
         ch.addShutdownListener(cause -> channelClosed(ch, cause));
         channel = ch;
         return ch;
     }
 
     private static AMQP.BasicProperties withSeq(AMQP.BasicProperties properties, long seq) {
-        Map<String, Object> headers = properties.getHeaders() == null ? new HashMap<>()
-                : new HashMap<>(properties.getHeaders());
+        Map<String, Object> headers =
+                properties.getHeaders() == null ? new HashMap<>() : new HashMap<>(properties.getHeaders());
         headers.put(PUBLISH_SEQ_HEADER, seq);
         return properties.builder().headers(headers).build();
     }
@@ -193,11 +193,15 @@ final class ConfirmingPublisher implements AutoCloseable {
         for (Pending entry : done) {
             entry.timeout.cancel(false);
             if (nackReason != null) {
-                complete(entry, new PublishNotConfirmedException("publish to " + entry.target + " not confirmed: "
-                        + nackReason));
+                complete(
+                        entry,
+                        new PublishNotConfirmedException(
+                                "publish to " + entry.target + " not confirmed: " + nackReason));
             } else if (entry.returned != null) {
-                complete(entry, new PublishNotConfirmedException("publish to " + entry.target
-                        + " was returned as unroutable (" + entry.returned + "): does the queue exist?"));
+                complete(
+                        entry,
+                        new PublishNotConfirmedException("publish to " + entry.target + " was returned as unroutable ("
+                                + entry.returned + "): does the queue exist?"));
             } else {
                 complete(entry, null);
             }
@@ -211,8 +215,8 @@ final class ConfirmingPublisher implements AutoCloseable {
             }
             pending.remove(seq);
         }
-        entry.future.completeExceptionally(new PublishNotConfirmedException("publish to " + entry.target
-                + " not confirmed within " + confirmTimeout.toMillis() + " ms"));
+        entry.future.completeExceptionally(new PublishNotConfirmedException(
+                "publish to " + entry.target + " not confirmed within " + confirmTimeout.toMillis() + " ms"));
     }
 
     /**
@@ -227,14 +231,17 @@ final class ConfirmingPublisher implements AutoCloseable {
             pending.clear();
             if (ch == channel && !cause.isHardError() && !cause.isInitiatedByApplication()) {
                 channel = null;
-                log.warn("rabbitmq publishing channel closed by the broker ({}); the next publish opens a new one",
+                log.warn(
+                        "rabbitmq publishing channel closed by the broker ({}); the next publish opens a new one",
                         cause.getMessage());
             }
         }
         for (Pending entry : lost) {
             entry.timeout.cancel(false);
-            complete(entry, new PublishNotConfirmedException("channel closed before the broker confirmed the "
-                    + "publish to " + entry.target + ": " + cause.getMessage()));
+            complete(
+                    entry,
+                    new PublishNotConfirmedException("channel closed before the broker confirmed the " + "publish to "
+                            + entry.target + ": " + cause.getMessage()));
         }
     }
 

@@ -25,8 +25,8 @@ public enum DelayMode {
         try {
             return valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ConfigurationException("rabbitmq option delayedExchange='" + value
-                    + "' is not one of auto, plugin, fallback, supplied");
+            throw new ConfigurationException(
+                    "rabbitmq option delayedExchange='" + value + "' is not one of auto, plugin, fallback, supplied");
         }
     }
 

@@ -48,7 +48,8 @@ final class DelayedExchangeDelays implements RabbitMqDelays {
             return;
         }
         jobs.declarations().ensureJobQueue(queue);
-        admin.call("bind " + names.workQueue(queue) + " to " + names.delayedExchange(),
+        admin.call(
+                "bind " + names.workQueue(queue) + " to " + names.delayedExchange(),
                 ch -> ch.queueBind(names.workQueue(queue), names.delayedExchange(), queue));
         bound.add(queue);
     }
@@ -61,13 +62,18 @@ final class DelayedExchangeDelays implements RabbitMqDelays {
                 return jobs.publishAsync(job);
             }
             if (delayMs > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("delay of " + delayMs + " ms exceeds what x-delay carries ("
-                        + Integer.MAX_VALUE + " ms)");
+                throw new IllegalArgumentException(
+                        "delay of " + delayMs + " ms exceeds what x-delay carries (" + Integer.MAX_VALUE + " ms)");
             }
             ensureBinding(job.queue());
             byte[] body = jobs.codec().encode(job, job.jobId());
-            return jobs.publisher().publish(names.delayedExchange(), job.queue(), false,
-                    RabbitMqJobs.properties(job.jobId(), Map.of("x-delay", (int) delayMs)), body);
+            return jobs.publisher()
+                    .publish(
+                            names.delayedExchange(),
+                            job.queue(),
+                            false,
+                            RabbitMqJobs.properties(job.jobId(), Map.of("x-delay", (int) delayMs)),
+                            body);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -76,10 +82,18 @@ final class DelayedExchangeDelays implements RabbitMqDelays {
     @Override
     public List<DeclaredObject> declare(List<String> queues) {
         boolean existed = admin.exchangeExists(names.delayedExchange());
-        admin.call("declare " + names.delayedExchange(), ch -> ch.exchangeDeclare(names.delayedExchange(),
-                DelayedExchangeDetector.EXCHANGE_TYPE, true, false, Map.of("x-delayed-type", "direct")));
+        admin.call(
+                "declare " + names.delayedExchange(),
+                ch -> ch.exchangeDeclare(
+                        names.delayedExchange(),
+                        DelayedExchangeDetector.EXCHANGE_TYPE,
+                        true,
+                        false,
+                        Map.of("x-delayed-type", "direct")));
         List<DeclaredObject> result = new ArrayList<>();
-        result.add(DeclaredObject.of("exchange", names.delayedExchange(),
+        result.add(DeclaredObject.of(
+                "exchange",
+                names.delayedExchange(),
                 existed ? DeclaredObject.State.EXISTED : DeclaredObject.State.CREATED));
         for (String queue : queues) {
             bound.remove(queue);
@@ -90,8 +104,11 @@ final class DelayedExchangeDelays implements RabbitMqDelays {
 
     @Override
     public List<DeclaredObject> inspect(List<String> queues) {
-        return List.of(DeclaredObject.of("exchange", names.delayedExchange(),
-                admin.exchangeExists(names.delayedExchange()) ? DeclaredObject.State.EXISTED
+        return List.of(DeclaredObject.of(
+                "exchange",
+                names.delayedExchange(),
+                admin.exchangeExists(names.delayedExchange())
+                        ? DeclaredObject.State.EXISTED
                         : DeclaredObject.State.MISSING));
     }
 

@@ -30,8 +30,11 @@ final class DelayedExchangeDetector {
     boolean detect(String exchange) {
         Connection probe = connections.openThrowaway("delayed-exchange-probe");
         try {
-            new BrokerAdmin(probe).call("declare the delayed-message exchange " + exchange,
-                    ch -> ch.exchangeDeclare(exchange, EXCHANGE_TYPE, true, false, Map.of("x-delayed-type", "direct")));
+            new BrokerAdmin(probe)
+                    .call(
+                            "declare the delayed-message exchange " + exchange,
+                            ch -> ch.exchangeDeclare(
+                                    exchange, EXCHANGE_TYPE, true, false, Map.of("x-delayed-type", "direct")));
             log.info("rabbitmq: delayed-message exchange plugin present ({} declared)", exchange);
             return true;
         } catch (BrokerAdmin.BrokerCallException e) {

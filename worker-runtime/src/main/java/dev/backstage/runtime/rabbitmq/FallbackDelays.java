@@ -91,7 +91,11 @@ final class FallbackDelays implements RabbitMqDelays {
         // A level that exists is used as it is: one declared by an earlier version, or as another queue type,
         // would refuse these arguments (406) and close the channel.
         if (!admin.queueExists(names.delayLevel(level))) {
-            ch.queueDeclare(names.delayLevel(level), true, false, false,
+            ch.queueDeclare(
+                    names.delayLevel(level),
+                    true,
+                    false,
+                    false,
                     jobs.declarations().arguments().delayLevel(args));
         }
         ch.queueBind(names.delayLevel(level), names.delayLevel(level), ladder.bindingPattern(level, true));
@@ -130,8 +134,13 @@ final class FallbackDelays implements RabbitMqDelays {
 
     private void bindDeliver(String queue) {
         String workQueue = names.workQueue(queue);
-        admin.call("bind " + workQueue + " to " + names.delayDeliverExchange(), ch -> ch.queueBind(workQueue,
-                names.delayDeliverExchange(), "", Map.of("x-match", "all", DESTINATION_HEADER, workQueue)));
+        admin.call(
+                "bind " + workQueue + " to " + names.delayDeliverExchange(),
+                ch -> ch.queueBind(
+                        workQueue,
+                        names.delayDeliverExchange(),
+                        "",
+                        Map.of("x-match", "all", DESTINATION_HEADER, workQueue)));
     }
 
     /**
@@ -145,8 +154,12 @@ final class FallbackDelays implements RabbitMqDelays {
         for (int level = 0; level < ladder.levels(); level++) {
             total += admin.ready(names.delayLevel(level)).orElse(0);
         }
-        return Optional.of(List.of(new DelayedBacklog(null, total, null, "the delay ladder (" + names.prefix()
-                + ".delay-level.*) is shared by all queues: one total, no split per queue and no due time")));
+        return Optional.of(List.of(new DelayedBacklog(
+                null,
+                total,
+                null,
+                "the delay ladder (" + names.prefix()
+                        + ".delay-level.*) is shared by all queues: one total, no split per queue and no due time")));
     }
 
     @Override
@@ -159,9 +172,14 @@ final class FallbackDelays implements RabbitMqDelays {
             }
             ensureRoute(job.queue());
             byte[] body = jobs.codec().encode(job, job.jobId());
-            return jobs.publisher().publish(names.delayLevel(route.entryLevel()), route.routingKey(), true,
-                    RabbitMqJobs.properties(job.jobId(), Map.of(DESTINATION_HEADER, names.workQueue(job.queue()))),
-                    body);
+            return jobs.publisher()
+                    .publish(
+                            names.delayLevel(route.entryLevel()),
+                            route.routingKey(),
+                            true,
+                            RabbitMqJobs.properties(
+                                    job.jobId(), Map.of(DESTINATION_HEADER, names.workQueue(job.queue()))),
+                            body);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -183,7 +201,8 @@ final class FallbackDelays implements RabbitMqDelays {
     @Override
     public List<DeclaredObject> inspect(List<String> queues) {
         List<String> missing = ladderMissing();
-        return List.of(ladderObject(missing.isEmpty() ? DeclaredObject.State.EXISTED : DeclaredObject.State.MISSING,
+        return List.of(ladderObject(
+                missing.isEmpty() ? DeclaredObject.State.EXISTED : DeclaredObject.State.MISSING,
                 missing.isEmpty() ? null : "missing: " + String.join(", ", missing)));
     }
 
@@ -205,7 +224,10 @@ final class FallbackDelays implements RabbitMqDelays {
     private DeclaredObject ladderObject(DeclaredObject.State state, String detail) {
         String summary = ladder.levels() + " levels of " + ladder.resolution().toMillis() + " ms × 2^n, up to "
                 + ladder.maxDelay();
-        return new DeclaredObject("delay-ladder", names.prefix() + ".delay-level.*", state,
+        return new DeclaredObject(
+                "delay-ladder",
+                names.prefix() + ".delay-level.*",
+                state,
                 detail == null ? summary : summary + "; " + detail);
     }
 }

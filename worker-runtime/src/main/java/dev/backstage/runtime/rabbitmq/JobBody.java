@@ -19,8 +19,18 @@ import dev.backstage.runtime.spi.JobMeta;
  *                        not UTF-8, so a redrive restores them)
  */
 record JobBody(
-        ObjectNode fields, String text, String queue, String taskName, String payloadJson, long enqueuedAtMs,
-        JobMeta meta, int deliveryCount, String jobId, String originalId, String malformedReason, byte[] raw) {
+        ObjectNode fields,
+        String text,
+        String queue,
+        String taskName,
+        String payloadJson,
+        long enqueuedAtMs,
+        JobMeta meta,
+        int deliveryCount,
+        String jobId,
+        String originalId,
+        String malformedReason,
+        byte[] raw) {
 
     boolean malformed() {
         return malformedReason != null;
@@ -31,7 +41,9 @@ record JobBody(
         if (fields == null || !fields.hasNonNull(field)) {
             return null;
         }
-        return fields.get(field).isValueNode() ? fields.get(field).asText() : fields.get(field).toString();
+        return fields.get(field).isValueNode()
+                ? fields.get(field).asText()
+                : fields.get(field).toString();
     }
 
     /** A numeric field ({@code deadLetteredAt}, …), or null. */

@@ -27,6 +27,7 @@ import java.util.Map;
 final class JobBodyCodec {
     /** Fields a dead-letter body adds to the original body; a redrive removes them again. */
     static final String ERROR = "error";
+
     static final String ORIGINAL_ID = "originalId";
     static final String DEAD_LETTERED_AT = "deadLetteredAt";
     /** Holds the original text of a body that was not a JSON object, so a redrive can restore it. */
@@ -82,8 +83,19 @@ final class JobBodyCodec {
         try {
             object = RawJsonObject.parse(mapper, text, "payload");
         } catch (RawJsonObject.NotAnObjectException e) {
-            return new JobBody(null, text, null, "", null, 0, JobMeta.NONE, 1, null, null,
-                    e.getMessage() + " (body: " + RawJsonObject.abbreviate(text) + ")", bytes);
+            return new JobBody(
+                    null,
+                    text,
+                    null,
+                    "",
+                    null,
+                    0,
+                    JobMeta.NONE,
+                    1,
+                    null,
+                    null,
+                    e.getMessage() + " (body: " + RawJsonObject.abbreviate(text) + ")",
+                    bytes);
         }
         ObjectNode fields = object.fields();
         JsonNode taskName = fields.get("taskName");
@@ -137,8 +149,8 @@ final class JobBodyCodec {
      * and {@code jobId} (docs/wire-format.md). A body that was not a JSON object is kept as text in
      * {@code rawBody}.
      */
-    byte[] deadLetter(JobBody original, String error, String originalId, int deliveryCount, String jobId,
-            long deadLetteredAtMs) {
+    byte[] deadLetter(
+            JobBody original, String error, String originalId, int deliveryCount, String jobId, long deadLetteredAtMs) {
         ObjectNode body = original.fields() != null ? original.fields().deepCopy() : mapper.createObjectNode();
         if (original.fields() == null) {
             if (original.raw() != null && !isUtf8(original.raw())) {
@@ -165,7 +177,8 @@ final class JobBodyCodec {
             return deadLettered.text().getBytes(StandardCharsets.UTF_8);
         }
         if (fields.hasNonNull(RAW_BODY_BASE64) && !fields.has("taskName")) {
-            return java.util.Base64.getDecoder().decode(fields.get(RAW_BODY_BASE64).asText());
+            return java.util.Base64.getDecoder()
+                    .decode(fields.get(RAW_BODY_BASE64).asText());
         }
         if (fields.hasNonNull(RAW_BODY) && !fields.has("taskName")) {
             return fields.get(RAW_BODY).asText().getBytes(StandardCharsets.UTF_8);
@@ -183,7 +196,9 @@ final class JobBodyCodec {
 
     static boolean isUtf8(byte[] bytes) {
         try {
-            StandardCharsets.UTF_8.newDecoder().onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+            StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
                     .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
                     .decode(java.nio.ByteBuffer.wrap(bytes));
             return true;

@@ -2,6 +2,7 @@ package dev.backstage.runtime.rabbitmq;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.backstage.runtime.spi.ConnectionFailure;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -15,7 +16,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
-import dev.backstage.runtime.spi.ConnectionFailure;
 
 /**
  * The little of the RabbitMQ management HTTP API the backlog probe needs: one queue's ready and unacked
@@ -38,8 +38,8 @@ final class ManagementApi {
      *                  the broker keeps no message statistics for it (no traffic yet, or {@code rates_mode = none})
      * @param acked     messages consumers acknowledged ({@code message_stats.ack}); null as for {@code published}
      */
-    record QueueStats(Long ready, Long unacked, Long total, Long headMessageTimestampSeconds, Long published,
-            Long acked) {
+    record QueueStats(
+            Long ready, Long unacked, Long total, Long headMessageTimestampSeconds, Long published, Long acked) {
         boolean complete() {
             return ready != null && unacked != null;
         }
@@ -66,10 +66,12 @@ final class ManagementApi {
      * so the figures keep coming while any one node is down (every node reports every queue of the cluster).
      */
     ManagementApi(List<URI> configured, String amqpUser, String amqpPassword, SSLContext tls, ObjectMapper mapper) {
-        this.endpoints = configured.stream().map(uri -> endpoint(uri, amqpUser, amqpPassword)).toList();
+        this.endpoints = configured.stream()
+                .map(uri -> endpoint(uri, amqpUser, amqpPassword))
+                .toList();
         // HTTP/1.1: the broker's web server does not take the h2c upgrade the JDK client tries by default.
-        HttpClient.Builder http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(2));
+        HttpClient.Builder http =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2));
         if (tls != null) {
             http.sslContext(tls);
         }
@@ -87,9 +89,13 @@ final class ManagementApi {
         }
         URI base = URI.create(configured.getScheme() + "://" + configured.getHost()
                 + (configured.getPort() > 0 ? ":" + configured.getPort() : "")
-                + (configured.getRawPath() == null ? "" : configured.getRawPath().replaceAll("/+$", "")));
-        return new Endpoint(base, "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
-                .getBytes(StandardCharsets.UTF_8)));
+                + (configured.getRawPath() == null
+                        ? ""
+                        : configured.getRawPath().replaceAll("/+$", "")));
+        return new Endpoint(
+                base,
+                "Basic "
+                        + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
     }
 
     /** The API root without credentials (the node that answered last), for messages. */
@@ -117,14 +123,20 @@ final class ManagementApi {
     private Optional<QueueStats> queue(Endpoint endpoint, String vhost, String name) throws UnavailableException {
         URI base = endpoint.base();
         URI uri = URI.create(base + "/api/queues/" + encode(vhost) + "/" + encode(name));
-        HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5))
-                .header("Authorization", endpoint.authorization()).header("Accept", "application/json").GET().build();
+        HttpRequest request = HttpRequest.newBuilder(uri)
+                .timeout(Duration.ofSeconds(5))
+                .header("Authorization", endpoint.authorization())
+                .header("Accept", "application/json")
+                .GET()
+                .build();
         HttpResponse<String> response;
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
-            throw new UnavailableException(ConnectionFailure.label(e) + "management API at " + base + " unreachable: "
-                    + RabbitMqConnections.describe(e), e);
+            throw new UnavailableException(
+                    ConnectionFailure.label(e) + "management API at " + base + " unreachable: "
+                            + RabbitMqConnections.describe(e),
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new UnavailableException("interrupted while calling the management API", e);
@@ -133,9 +145,12 @@ final class ManagementApi {
             return Optional.empty();
         }
         if (response.statusCode() != 200) {
-            throw new UnavailableException((response.statusCode() == 401 ? ConnectionFailure.AUTHENTICATION_FAILED.reason()
-                    + ": " : "") + "management API at " + base + " answered HTTP " + response.statusCode()
-                    + (response.statusCode() == 401 ? " (credentials refused, or the user lacks the management tag)" : ""),
+            throw new UnavailableException(
+                    (response.statusCode() == 401 ? ConnectionFailure.AUTHENTICATION_FAILED.reason() + ": " : "")
+                            + "management API at " + base + " answered HTTP " + response.statusCode()
+                            + (response.statusCode() == 401
+                                    ? " (credentials refused, or the user lacks the management tag)"
+                                    : ""),
                     null);
         }
         try {
@@ -146,8 +161,13 @@ final class ManagementApi {
             boolean counting = events != null && events.isObject();
             Long published = counting ? orZero(number(events, "publish")) : null;
             Long acked = counting ? orZero(number(events, "ack")) : null;
-            return Optional.of(new QueueStats(number(queue, "messages_ready"), number(queue, "messages_unacknowledged"),
-                    number(queue, "messages"), number(queue, "head_message_timestamp"), published, acked));
+            return Optional.of(new QueueStats(
+                    number(queue, "messages_ready"),
+                    number(queue, "messages_unacknowledged"),
+                    number(queue, "messages"),
+                    number(queue, "head_message_timestamp"),
+                    published,
+                    acked));
         } catch (IOException e) {
             throw new UnavailableException("management API at " + base + " answered something that is not JSON", e);
         }

@@ -76,16 +76,28 @@ final class RabbitMqBacklogProbe implements BacklogProbe {
                 }
             }
             if (!live.counted()) {
-                throw new BacklogUnavailableException("BrokerUnreachable", "cannot measure RabbitMQ backlog: "
-                        + live.problem().getMessage() + "; and " + managementProblem, live.problem());
+                throw new BacklogUnavailableException(
+                        "BrokerUnreachable",
+                        "cannot measure RabbitMQ backlog: " + live.problem().getMessage() + "; and "
+                                + managementProblem,
+                        live.problem());
             }
-            result.add(new QueueBacklog(queue, live.ready().getAsLong(), -1, live.deadLetters(), null, List.of(),
+            result.add(new QueueBacklog(
+                    queue,
+                    live.ready().getAsLong(),
+                    -1,
+                    live.deadLetters(),
+                    null,
+                    List.of(),
                     managementProblem + ": only ready messages are counted (in flight unknown); " + ENABLE_HINT));
         }
         if (!missing.isEmpty()) {
-            throw new BacklogUnavailableException(QUEUE_NOT_FOUND, "RabbitMQ has no queue " + String.join(", ", missing)
-                    + " (vhost " + vhost + "): check the queue names and the key prefix, or declare the queues "
-                    + "(the topology does); no backlog is reported for a queue that does not exist", null);
+            throw new BacklogUnavailableException(
+                    QUEUE_NOT_FOUND,
+                    "RabbitMQ has no queue " + String.join(", ", missing)
+                            + " (vhost " + vhost + "): check the queue names and the key prefix, or declare the queues "
+                            + "(the topology does); no backlog is reported for a queue that does not exist",
+                    null);
         }
         return new BacklogReport(Instant.now(), result);
     }
@@ -103,7 +115,9 @@ final class RabbitMqBacklogProbe implements BacklogProbe {
     private Live live(String queue) {
         try {
             OptionalLong ready = admin.ready(names.workQueue(queue));
-            long deadLetters = ready.isEmpty() ? 0 : admin.ready(names.deadLetterQueue(queue)).orElse(0);
+            long deadLetters = ready.isEmpty()
+                    ? 0
+                    : admin.ready(names.deadLetterQueue(queue)).orElse(0);
             return new Live(ready, deadLetters, null);
         } catch (BrokerUnavailableException | BrokerAdmin.BrokerCallException e) {
             return new Live(OptionalLong.empty(), 0, e);
@@ -116,22 +130,34 @@ final class RabbitMqBacklogProbe implements BacklogProbe {
         Optional<ManagementApi.QueueStats> work = api.queue(vhost, names.workQueue(queue));
         Optional<ManagementApi.QueueStats> dead = api.queue(vhost, names.deadLetterQueue(queue));
         Long snapshotDead = dead.map(ManagementApi.QueueStats::total).orElse(null);
-        long deadLetters = (!live.counted() || live.deadLetters() == 0) && snapshotDead != null ? snapshotDead
+        long deadLetters = (!live.counted() || live.deadLetters() == 0) && snapshotDead != null
+                ? snapshotDead
                 : live.deadLetters();
         if (!live.counted() && (work.isEmpty() || !work.get().complete())) {
             if (work.isEmpty()) {
                 return Optional.empty();
             }
-            throw new BacklogUnavailableException("BrokerUnreachable", "cannot measure RabbitMQ backlog: "
-                    + live.problem().getMessage() + "; and the management API has no statistics for "
-                    + names.workQueue(queue) + " yet", live.problem());
+            throw new BacklogUnavailableException(
+                    "BrokerUnreachable",
+                    "cannot measure RabbitMQ backlog: "
+                            + live.problem().getMessage() + "; and the management API has no statistics for "
+                            + names.workQueue(queue) + " yet",
+                    live.problem());
         }
         long liveReady = live.counted() ? live.ready().getAsLong() : 0;
         if (work.isEmpty() || !work.get().complete()) {
             // Not listed yet (created a moment ago) or listed without figures (statistics not collected yet).
-            return Optional.of(new QueueBacklog(queue, liveReady, -1, deadLetters, null, List.of(), "the management "
-                    + "API has no statistics for " + names.workQueue(queue) + " yet: only ready messages are counted "
-                    + "(in flight unknown)"));
+            return Optional.of(new QueueBacklog(
+                    queue,
+                    liveReady,
+                    -1,
+                    deadLetters,
+                    null,
+                    List.of(),
+                    "the management "
+                            + "API has no statistics for " + names.workQueue(queue)
+                            + " yet: only ready messages are counted "
+                            + "(in flight unknown)"));
         }
         ManagementApi.QueueStats stats = work.get();
         Long oldestAgeMs = null;
@@ -139,16 +165,25 @@ final class RabbitMqBacklogProbe implements BacklogProbe {
             // AMQP timestamps have whole seconds; good enough to tell a fresh backlog from a stale one.
             oldestAgeMs = Math.max(0, System.currentTimeMillis() - stats.headMessageTimestampSeconds() * 1000);
         }
-        String source = !live.counted() ? "ready and unacked from the management API (AMQP cannot count now: "
-                + live.problem().getMessage() + ")"
-                : liveReady > stats.ready() ? "ready from AMQP (the management snapshot, " + stats.ready()
-                        + " ready, lags), unacked from the management API"
-                : "ready and unacked from the management API";
+        String source = !live.counted()
+                ? "ready and unacked from the management API (AMQP cannot count now: "
+                        + live.problem().getMessage() + ")"
+                : liveReady > stats.ready()
+                        ? "ready from AMQP (the management snapshot, " + stats.ready()
+                                + " ready, lags), unacked from the management API"
+                        : "ready and unacked from the management API";
         String counters = stats.published() != null
                 ? "; arrivals and completions from its publish and ack counters"
                 : "; no publish/ack counters yet (the broker keeps message statistics from the first message on)";
-        return Optional.of(new QueueBacklog(queue, Math.max(liveReady, stats.ready()), stats.unacked(), deadLetters,
-                oldestAgeMs, List.of(), source + " (refreshed by the broker every few seconds)" + counters,
-                stats.published(), stats.acked()));
+        return Optional.of(new QueueBacklog(
+                queue,
+                Math.max(liveReady, stats.ready()),
+                stats.unacked(),
+                deadLetters,
+                oldestAgeMs,
+                List.of(),
+                source + " (refreshed by the broker every few seconds)" + counters,
+                stats.published(),
+                stats.acked()));
     }
 }

@@ -2,8 +2,8 @@ package dev.backstage.runtime.rabbitmq;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.Connection;
-import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.BroadcastCapability;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.TopicConsumer;
 import dev.backstage.runtime.spi.TopicSink;
@@ -34,8 +34,13 @@ final class RabbitMqBroadcast implements BroadcastCapability {
     private final ScheduledExecutorService supervisor;
     private volatile boolean exchangeDeclared;
 
-    RabbitMqBroadcast(RabbitMqSettings settings, ObjectMapper mapper, ConfirmingPublisher publisher, BrokerAdmin admin,
-            Supplier<Connection> consumingConnection, ScheduledExecutorService supervisor) {
+    RabbitMqBroadcast(
+            RabbitMqSettings settings,
+            ObjectMapper mapper,
+            ConfirmingPublisher publisher,
+            BrokerAdmin admin,
+            Supplier<Connection> consumingConnection,
+            ScheduledExecutorService supervisor) {
         this.settings = settings;
         this.names = settings.names();
         this.codec = new JobBodyCodec(mapper);
@@ -53,30 +58,35 @@ final class RabbitMqBroadcast implements BroadcastCapability {
     @Override
     public String send(String taskName, String payloadJson) {
         if (!exchangeDeclared) {
-            admin.call("declare " + names.broadcastExchange(),
+            admin.call(
+                    "declare " + names.broadcastExchange(),
                     ch -> ch.exchangeDeclare(names.broadcastExchange(), "fanout", true, false, null));
             exchangeDeclared = true;
         }
         String messageId = UUID.randomUUID().toString();
         byte[] body = body(taskName, payloadJson, System.currentTimeMillis(), 1);
-        publisher.publishAndWait(names.broadcastExchange(), taskName, false, RabbitMqTopics.properties(messageId), body);
+        publisher.publishAndWait(
+                names.broadcastExchange(), taskName, false, RabbitMqTopics.properties(messageId), body);
         return messageId;
     }
 
     private byte[] body(String taskName, String payloadJson, long sentAtMs, int deliveryCount) {
-        return codec.encode(new OutgoingJob(QUEUE_FIELD, taskName, payloadJson, sentAtMs, JobMeta.NONE, deliveryCount,
-                null), null);
+        return codec.encode(
+                new OutgoingJob(QUEUE_FIELD, taskName, payloadJson, sentAtMs, JobMeta.NONE, deliveryCount, null), null);
     }
 
     @Override
     public TopicConsumer listen(String consumerId, TopicSink sink) {
-        String queue = names.broadcastQueue(consumerId, UUID.randomUUID().toString().substring(0, 8));
+        String queue =
+                names.broadcastQueue(consumerId, UUID.randomUUID().toString().substring(0, 8));
         RabbitMqTopicConsumer.BodyFormat format = new RabbitMqTopicConsumer.BodyFormat() {
             @Override
             public RabbitMqTopicConsumer.Received decode(byte[] bytes) {
                 JobBody job = codec.decode(bytes);
-                return new RabbitMqTopicConsumer.Received(job.taskName(), new TopicBody(job.payloadJson(),
-                        job.enqueuedAtMs(), job.deliveryCount(), job.malformedReason()));
+                return new RabbitMqTopicConsumer.Received(
+                        job.taskName(),
+                        new TopicBody(
+                                job.payloadJson(), job.enqueuedAtMs(), job.deliveryCount(), job.malformedReason()));
             }
 
             @Override
@@ -84,13 +94,23 @@ final class RabbitMqBroadcast implements BroadcastCapability {
                 return body(delivery.topic(), delivery.payloadJson(), delivery.publishedAtMs(), deliveryCount);
             }
         };
-        RabbitMqTopicConsumer consumer = new RabbitMqTopicConsumer(publisher, format, "broadcast", consumerId
-                + "-broadcast", queue, ch -> {
+        RabbitMqTopicConsumer consumer = new RabbitMqTopicConsumer(
+                publisher,
+                format,
+                "broadcast",
+                consumerId + "-broadcast",
+                queue,
+                ch -> {
                     ch.exchangeDeclare(names.broadcastExchange(), "fanout", true, false, null);
                     ch.queueDeclare(queue, false, true, true, null);
                     ch.queueBind(queue, names.broadcastExchange(), "");
                     return queue;
-                }, sink, consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval(),
+                },
+                sink,
+                consumingConnection.get(),
+                supervisor,
+                settings.topicPrefetch(),
+                settings.recoveryInterval(),
                 null);
         consumer.start();
         return consumer;

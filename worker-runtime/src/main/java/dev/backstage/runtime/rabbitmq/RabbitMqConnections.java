@@ -60,7 +60,8 @@ final class RabbitMqConnections implements AutoCloseable {
         factory.setNetworkRecoveryInterval(settings.recoveryInterval().toMillis());
         factory.setRequestedHeartbeat(10); // notice a dead peer within ~20 s even when idle
         factory.setConnectionTimeout(5_000);
-        factory.setChannelRpcTimeout((int) Math.max(10_000, settings.confirmTimeout().toMillis()));
+        factory.setChannelRpcTimeout(
+                (int) Math.max(10_000, settings.confirmTimeout().toMillis()));
         factory.setThreadFactory(new NamedThreads("backstage-rabbitmq-io", true));
         RecoveryFailures failures = new RecoveryFailures();
         factory.setExceptionHandler(failures);
@@ -90,20 +91,24 @@ final class RabbitMqConnections implements AutoCloseable {
         }
     }
 
-    private static Tracked connect(ConnectionFactory factory, RabbitMqSettings settings, String role,
-            RecoveryFailures failures) {
+    private static Tracked connect(
+            ConnectionFactory factory, RabbitMqSettings settings, String role, RecoveryFailures failures) {
         String name = settings.connectionName() + "/" + role;
         try {
-            Connection connection = settings.addresses().isEmpty() ? factory.newConnection(name)
+            Connection connection = settings.addresses().isEmpty()
+                    ? factory.newConnection(name)
                     : factory.newConnection(settings.addresses(), name);
-            Tracked tracked = new Tracked(role, connection, settings.recoveryInterval().toMillis(), failures);
+            Tracked tracked =
+                    new Tracked(role, connection, settings.recoveryInterval().toMillis(), failures);
             connection.addShutdownListener(tracked::lost);
             ((RecoverableConnection) connection).addRecoveryListener(tracked);
             log.info("rabbitmq connection '{}' open to {}", name, settings.redactedTarget());
             return tracked;
         } catch (IOException | TimeoutException e) {
-            throw new BrokerUnavailableException(ConnectionFailure.label(e) + "cannot connect to RabbitMQ at "
-                    + settings.redactedTarget() + " (" + role + " connection): " + describe(e), e);
+            throw new BrokerUnavailableException(
+                    ConnectionFailure.label(e) + "cannot connect to RabbitMQ at " + settings.redactedTarget() + " ("
+                            + role + " connection): " + describe(e),
+                    e);
         }
     }
 
@@ -123,11 +128,14 @@ final class RabbitMqConnections implements AutoCloseable {
         });
         try {
             String name = settings.connectionName() + "/" + role;
-            return settings.addresses().isEmpty() ? throwaway.newConnection(name)
+            return settings.addresses().isEmpty()
+                    ? throwaway.newConnection(name)
                     : throwaway.newConnection(settings.addresses(), name);
         } catch (IOException | TimeoutException e) {
-            throw new BrokerUnavailableException(ConnectionFailure.label(e) + "cannot connect to RabbitMQ at "
-                    + settings.redactedTarget() + " (" + role + " connection): " + describe(e), e);
+            throw new BrokerUnavailableException(
+                    ConnectionFailure.label(e) + "cannot connect to RabbitMQ at " + settings.redactedTarget() + " ("
+                            + role + " connection): " + describe(e),
+                    e);
         }
     }
 
@@ -211,8 +219,11 @@ final class RabbitMqConnections implements AutoCloseable {
                 return;
             }
             lastLoss = cause.getMessage();
-            log.warn("rabbitmq {} connection lost ({}); automatic recovery retries every {} ms", role,
-                    lastLoss, recoveryIntervalMs);
+            log.warn(
+                    "rabbitmq {} connection lost ({}); automatic recovery retries every {} ms",
+                    role,
+                    lastLoss,
+                    recoveryIntervalMs);
         }
 
         @Override

@@ -40,6 +40,7 @@ final class RabbitMqDeadLetters implements DeadLetterQueue {
     static final int BATCH = 100;
     /** How deep a later page or a single-entry action reads into the dead-letter queue at most. */
     static final int SCAN_LIMIT = 10_000;
+
     private final RabbitMqNames names;
     private final BrokerAdmin admin;
     private final RabbitMqJobs jobs;
@@ -152,11 +153,19 @@ final class RabbitMqDeadLetters implements DeadLetterQueue {
                         continue;
                     }
                     if (redrive) {
-                        String jobId = body.jobId() != null ? body.jobId()
-                                : body.originalId() != null ? body.originalId() : UUID.randomUUID().toString();
+                        String jobId = body.jobId() != null
+                                ? body.jobId()
+                                : body.originalId() != null
+                                        ? body.originalId()
+                                        : UUID.randomUUID().toString();
                         // Confirmed before the dead letter is acked: a failure leaves it dead-lettered, never lost.
-                        ConfirmingPublisher.await(jobs.publisher().publish("", names.workQueue(queue), true,
-                                RabbitMqJobs.properties(jobId, Map.of()), jobs.codec().redriven(body, jobId)));
+                        ConfirmingPublisher.await(jobs.publisher()
+                                .publish(
+                                        "",
+                                        names.workQueue(queue),
+                                        true,
+                                        RabbitMqJobs.properties(jobId, Map.of()),
+                                        jobs.codec().redriven(body, jobId)));
                     }
                     ch.basicAck(tag, false);
                     return true;
@@ -170,8 +179,9 @@ final class RabbitMqDeadLetters implements DeadLetterQueue {
     }
 
     private static String idOf(JobBody body, int position) {
-        return body.jobId() != null ? body.jobId() : body.originalId() != null ? body.originalId()
-                : "position-" + position;
+        return body.jobId() != null
+                ? body.jobId()
+                : body.originalId() != null ? body.originalId() : "position-" + position;
     }
 
     private static void putBack(Channel ch, long lastTag) throws IOException {
@@ -183,9 +193,16 @@ final class RabbitMqDeadLetters implements DeadLetterQueue {
     private DeadLetterEntry entry(String queue, JobBody body, int position) {
         String id = idOf(body, position);
         Long deliveryCount = body.number("deliveryCount");
-        return new DeadLetterEntry(id, queue, body.taskName().isEmpty() ? null : body.taskName(), body.payloadJson(),
-                body.text(JobBodyCodec.ERROR), deliveryCount == null ? null : deliveryCount.intValue(),
-                body.number(JobBodyCodec.DEAD_LETTERED_AT), body.originalId(), body.number("enqueuedAt"));
+        return new DeadLetterEntry(
+                id,
+                queue,
+                body.taskName().isEmpty() ? null : body.taskName(),
+                body.payloadJson(),
+                body.text(JobBodyCodec.ERROR),
+                deliveryCount == null ? null : deliveryCount.intValue(),
+                body.number(JobBodyCodec.DEAD_LETTERED_AT),
+                body.originalId(),
+                body.number("enqueuedAt"));
     }
 
     @Override
@@ -211,11 +228,19 @@ final class RabbitMqDeadLetters implements DeadLetterQueue {
                         break;
                     }
                     JobBody deadLetter = jobs.codec().decode(response.getBody());
-                    String jobId = deadLetter.jobId() != null ? deadLetter.jobId()
-                            : deadLetter.originalId() != null ? deadLetter.originalId() : UUID.randomUUID().toString();
+                    String jobId = deadLetter.jobId() != null
+                            ? deadLetter.jobId()
+                            : deadLetter.originalId() != null
+                                    ? deadLetter.originalId()
+                                    : UUID.randomUUID().toString();
                     tags.add(response.getEnvelope().getDeliveryTag());
-                    confirms.add(jobs.publisher().publish("", names.workQueue(queue), true,
-                            RabbitMqJobs.properties(jobId, Map.of()), jobs.codec().redriven(deadLetter, jobId)));
+                    confirms.add(jobs.publisher()
+                            .publish(
+                                    "",
+                                    names.workQueue(queue),
+                                    true,
+                                    RabbitMqJobs.properties(jobId, Map.of()),
+                                    jobs.codec().redriven(deadLetter, jobId)));
                 }
                 if (tags.isEmpty()) {
                     break;
@@ -232,8 +257,9 @@ final class RabbitMqDeadLetters implements DeadLetterQueue {
                     }
                 }
                 if (failure != null) {
-                    throw new BackstageException("redrive of " + dlq + " stopped after " + moved + " job(s): "
-                            + failure.getMessage(), failure);
+                    throw new BackstageException(
+                            "redrive of " + dlq + " stopped after " + moved + " job(s): " + failure.getMessage(),
+                            failure);
                 }
             }
             return moved;

@@ -26,8 +26,8 @@ final class RabbitMqDeclarer implements TopologyDeclarer {
     private final Optional<RabbitMqDelays> delays;
     private final QueueArguments arguments;
 
-    RabbitMqDeclarer(RabbitMqNames names, BrokerAdmin admin, Optional<RabbitMqDelays> delays,
-            QueueArguments arguments) {
+    RabbitMqDeclarer(
+            RabbitMqNames names, BrokerAdmin admin, Optional<RabbitMqDelays> delays, QueueArguments arguments) {
         this.names = names;
         this.admin = admin;
         this.delays = delays;
@@ -40,8 +40,8 @@ final class RabbitMqDeclarer implements TopologyDeclarer {
         for (String queue : queues(request)) {
             // The dead-letter queue first: a quorum work queue names it as its delivery limit's target.
             String deadLetters = names.deadLetterQueue(queue);
-            DeclaredObject deadLetterQueue = request.deadLetter()
-                    ? declareQueue(deadLetters, arguments.deadLetterQueue()) : null;
+            DeclaredObject deadLetterQueue =
+                    request.deadLetter() ? declareQueue(deadLetters, arguments.deadLetterQueue()) : null;
             result.add(declareQueue(names.workQueue(queue), arguments.workQueue(deadLetters)));
             if (deadLetterQueue != null) {
                 result.add(deadLetterQueue);
@@ -57,8 +57,8 @@ final class RabbitMqDeclarer implements TopologyDeclarer {
 
     private DeclaredObject declareQueue(String name, java.util.Map<String, Object> queueArguments) {
         try {
-            return DeclaredObject.of("queue", name, admin.ensureQueue(name, queueArguments) ? State.CREATED
-                    : State.EXISTED);
+            return DeclaredObject.of(
+                    "queue", name, admin.ensureQueue(name, queueArguments) ? State.CREATED : State.EXISTED);
         } catch (BrokerAdmin.BrokerCallException e) {
             return new DeclaredObject("queue", name, State.FAILED, e.getMessage());
         }
@@ -68,11 +68,13 @@ final class RabbitMqDeclarer implements TopologyDeclarer {
     public List<DeclaredObject> inspect(TopologyRequest request) {
         List<DeclaredObject> result = new ArrayList<>();
         for (String queueName : queueNames(request)) {
-            result.add(DeclaredObject.of("queue", queueName, admin.queueExists(queueName) ? State.EXISTED
-                    : State.MISSING));
+            result.add(DeclaredObject.of(
+                    "queue", queueName, admin.queueExists(queueName) ? State.EXISTED : State.MISSING));
         }
         if (!request.topics().isEmpty()) {
-            result.add(DeclaredObject.of("exchange", names.topicsExchange(),
+            result.add(DeclaredObject.of(
+                    "exchange",
+                    names.topicsExchange(),
                     admin.exchangeExists(names.topicsExchange()) ? State.EXISTED : State.MISSING));
         }
         delays.ifPresent(d -> result.addAll(d.inspect(queues(request))));

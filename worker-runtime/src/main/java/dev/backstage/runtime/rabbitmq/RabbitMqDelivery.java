@@ -26,8 +26,15 @@ final class RabbitMqDelivery implements Delivery {
     private final String messageId;
 
     /** @param messageId the message's AMQP {@code message-id} as the producer set it, or null */
-    RabbitMqDelivery(RabbitMqJobConsumer consumer, String queue, JobBody body, long deliveryTag, boolean redelivered,
-            String consumerTag, long epoch, String messageId) {
+    RabbitMqDelivery(
+            RabbitMqJobConsumer consumer,
+            String queue,
+            JobBody body,
+            long deliveryTag,
+            boolean redelivered,
+            String consumerTag,
+            long epoch,
+            String messageId) {
         this.messageId = messageId == null || messageId.isBlank() ? null : messageId;
         this.consumer = consumer;
         this.queue = queue;

@@ -55,8 +55,13 @@ final class RabbitMqJobConsumer implements JobConsumer {
     private final ScheduledExecutorService supervisor;
     private volatile boolean fetching = true;
 
-    RabbitMqJobConsumer(ConsumerSettings settings, DeliverySink sink, RabbitMqJobs jobs, Connection connection,
-            ScheduledExecutorService supervisor, Duration supervisionInterval) {
+    RabbitMqJobConsumer(
+            ConsumerSettings settings,
+            DeliverySink sink,
+            RabbitMqJobs jobs,
+            Connection connection,
+            ScheduledExecutorService supervisor,
+            Duration supervisionInterval) {
         this.settings = settings;
         this.sink = sink;
         this.jobs = jobs;
@@ -74,16 +79,23 @@ final class RabbitMqJobConsumer implements JobConsumer {
                 return jobs.names().workQueue(queue);
             }));
         }
-        this.channel = new SupervisedChannel("rabbitmq jobs consumer " + settings.consumerId(), connection, prefetch,
-                subscriptions, this::onDelivery, supervisor, supervisionInterval);
+        this.channel = new SupervisedChannel(
+                "rabbitmq jobs consumer " + settings.consumerId(),
+                connection,
+                prefetch,
+                subscriptions,
+                this::onDelivery,
+                supervisor,
+                supervisionInterval);
     }
 
     void start() {
         channel.start();
     }
 
-    private void onDelivery(long epoch, String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
-            byte[] body) throws IOException {
+    private void onDelivery(
+            long epoch, String consumerTag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
+            throws IOException {
         if (!fetching) {
             // Stopping: hand it straight back so another worker takes it now rather than at our close.
             channel.requeue(epoch, envelope.getDeliveryTag());
@@ -91,8 +103,15 @@ final class RabbitMqJobConsumer implements JobConsumer {
         }
         String queue = queueByConsumerTag.get(consumerTag);
         JobBody decoded = jobs.codec().decode(body);
-        sink.accept(new RabbitMqDelivery(this, queue, decoded, envelope.getDeliveryTag(), envelope.isRedeliver(),
-                consumerTag, epoch, properties == null ? null : properties.getMessageId()));
+        sink.accept(new RabbitMqDelivery(
+                this,
+                queue,
+                decoded,
+                envelope.getDeliveryTag(),
+                envelope.isRedeliver(),
+                consumerTag,
+                epoch,
+                properties == null ? null : properties.getMessageId()));
     }
 
     CompletableFuture<Void> ack(long epoch, long deliveryTag) {
@@ -100,9 +119,11 @@ final class RabbitMqJobConsumer implements JobConsumer {
             channel.ack(epoch, deliveryTag);
             return CompletableFuture.completedFuture(null);
         } catch (IOException | AlreadyClosedException | BackstageException e) {
-            return CompletableFuture.failedFuture(e instanceof BackstageException ? e
-                    : new StaleDeliveryException("ack of delivery " + deliveryTag + " failed: "
-                            + RabbitMqConnections.describe(e)));
+            return CompletableFuture.failedFuture(
+                    e instanceof BackstageException
+                            ? e
+                            : new StaleDeliveryException(
+                                    "ack of delivery " + deliveryTag + " failed: " + RabbitMqConnections.describe(e)));
         }
     }
 
@@ -126,8 +147,10 @@ final class RabbitMqJobConsumer implements JobConsumer {
         } catch (StaleDeliveryException e) {
             log.debug("requeue of {} skipped: {}", deliveryTag, e.getMessage());
         } catch (IOException | AlreadyClosedException e) {
-            log.warn("requeue of delivery {} failed; the broker redelivers it when the channel closes: {}",
-                    deliveryTag, RabbitMqConnections.describe(e));
+            log.warn(
+                    "requeue of delivery {} failed; the broker redelivers it when the channel closes: {}",
+                    deliveryTag,
+                    RabbitMqConnections.describe(e));
         }
     }
 
@@ -135,8 +158,14 @@ final class RabbitMqJobConsumer implements JobConsumer {
         CompletableFuture<Void> copied;
         try {
             channel.checkCurrent(delivery.epoch(), delivery.deliveryTag());
-            OutgoingJob copy = new OutgoingJob(delivery.queue(), delivery.taskName(), delivery.payloadJson(),
-                    delivery.enqueuedAtMs(), delivery.meta(), delivery.deliveryCount() + 1, delivery.jobId());
+            OutgoingJob copy = new OutgoingJob(
+                    delivery.queue(),
+                    delivery.taskName(),
+                    delivery.payloadJson(),
+                    delivery.enqueuedAtMs(),
+                    delivery.meta(),
+                    delivery.deliveryCount() + 1,
+                    delivery.jobId());
             copied = publishCopy(copy, delay);
         } catch (RuntimeException e) {
             copied = CompletableFuture.failedFuture(e);
@@ -164,10 +193,19 @@ final class RabbitMqJobConsumer implements JobConsumer {
         try {
             channel.checkCurrent(delivery.epoch(), delivery.deliveryTag());
             jobs.declarations().ensureJobQueue(delivery.queue());
-            byte[] body = jobs.codec().deadLetter(delivery.body(), error, delivery.deliveryId(),
-                    delivery.deliveryCount(), delivery.jobId(), System.currentTimeMillis());
-            published = jobs.publishBody(delivery.queue(), jobs.names().deadLetterQueue(delivery.queue()),
-                    RabbitMqJobs.properties(delivery.jobId(), Map.of()), body);
+            byte[] body = jobs.codec()
+                    .deadLetter(
+                            delivery.body(),
+                            error,
+                            delivery.deliveryId(),
+                            delivery.deliveryCount(),
+                            delivery.jobId(),
+                            System.currentTimeMillis());
+            published = jobs.publishBody(
+                    delivery.queue(),
+                    jobs.names().deadLetterQueue(delivery.queue()),
+                    RabbitMqJobs.properties(delivery.jobId(), Map.of()),
+                    body);
         } catch (RuntimeException e) {
             published = CompletableFuture.failedFuture(e);
         }

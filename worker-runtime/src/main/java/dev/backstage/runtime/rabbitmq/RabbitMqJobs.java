@@ -31,8 +31,12 @@ final class RabbitMqJobs implements JobsCapability {
     private final Supplier<com.rabbitmq.client.Connection> consumingConnection;
     private final java.util.concurrent.ScheduledExecutorService supervisor;
 
-    RabbitMqJobs(RabbitMqSettings settings, JobBodyCodec codec, ConfirmingPublisher publisher,
-            QueueDeclarations declarations, Supplier<com.rabbitmq.client.Connection> consumingConnection,
+    RabbitMqJobs(
+            RabbitMqSettings settings,
+            JobBodyCodec codec,
+            ConfirmingPublisher publisher,
+            QueueDeclarations declarations,
+            Supplier<com.rabbitmq.client.Connection> consumingConnection,
             java.util.concurrent.ScheduledExecutorService supervisor) {
         this.settings = settings;
         this.names = settings.names();
@@ -56,8 +60,14 @@ final class RabbitMqJobs implements JobsCapability {
         if (job.jobId() != null) {
             return job;
         }
-        return new OutgoingJob(job.queue(), job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta(),
-                job.deliveryCount(), UUID.randomUUID().toString());
+        return new OutgoingJob(
+                job.queue(),
+                job.taskName(),
+                job.payloadJson(),
+                job.enqueuedAtMs(),
+                job.meta(),
+                job.deliveryCount(),
+                UUID.randomUUID().toString());
     }
 
     /** Publishes {@code job} (which must carry its job id) to its work queue; completes on the confirm. */
@@ -75,7 +85,8 @@ final class RabbitMqJobs implements JobsCapability {
     /** Publishes a ready-made body to a job queue or its dead-letter queue; completes on the confirm. */
     CompletableFuture<Void> publishBody(String queue, String brokerQueue, AMQP.BasicProperties props, byte[] body) {
         return publisher.publish("", brokerQueue, true, props, body).whenComplete((ok, error) -> {
-            if (error instanceof PublishNotConfirmedException && error.getMessage().contains("unroutable")) {
+            if (error instanceof PublishNotConfirmedException
+                    && error.getMessage().contains("unroutable")) {
                 declarations.forget(queue); // the queue vanished: declare it again on the next publish
             }
         });
@@ -94,8 +105,8 @@ final class RabbitMqJobs implements JobsCapability {
 
     @Override
     public JobConsumer consume(ConsumerSettings consumerSettings, DeliverySink sink) {
-        RabbitMqJobConsumer consumer = new RabbitMqJobConsumer(consumerSettings, sink, this, consumingConnection.get(),
-                supervisor, settings.recoveryInterval());
+        RabbitMqJobConsumer consumer = new RabbitMqJobConsumer(
+                consumerSettings, sink, this, consumingConnection.get(), supervisor, settings.recoveryInterval());
         consumer.start();
         return consumer;
     }

@@ -63,11 +63,11 @@ public final class RabbitMqProvider implements Provider {
 
     public static RabbitMqProvider connect(RabbitMqSettings settings) {
         RabbitMqConnections connections = RabbitMqConnections.open(settings);
-        ScheduledThreadPoolExecutor confirms = new ScheduledThreadPoolExecutor(1,
-                new NamedThreads("backstage-rabbitmq-confirms", true));
+        ScheduledThreadPoolExecutor confirms =
+                new ScheduledThreadPoolExecutor(1, new NamedThreads("backstage-rabbitmq-confirms", true));
         confirms.setRemoveOnCancelPolicy(true); // every confirmed publish cancels its timeout: drop it at once
-        ScheduledExecutorService supervisor = Executors.newSingleThreadScheduledExecutor(
-                new NamedThreads("backstage-rabbitmq-supervisor", true));
+        ScheduledExecutorService supervisor =
+                Executors.newSingleThreadScheduledExecutor(new NamedThreads("backstage-rabbitmq-supervisor", true));
         try {
             return new RabbitMqProvider(settings, connections, confirms, supervisor);
         } catch (RuntimeException e) {
@@ -78,8 +78,11 @@ public final class RabbitMqProvider implements Provider {
         }
     }
 
-    private RabbitMqProvider(RabbitMqSettings settings, RabbitMqConnections connections,
-            ScheduledExecutorService confirms, ScheduledExecutorService supervisor) {
+    private RabbitMqProvider(
+            RabbitMqSettings settings,
+            RabbitMqConnections connections,
+            ScheduledExecutorService confirms,
+            ScheduledExecutorService supervisor) {
         this.settings = settings;
         this.connections = connections;
         this.confirms = confirms;
@@ -88,23 +91,41 @@ public final class RabbitMqProvider implements Provider {
         RabbitMqNames names = settings.names();
         BrokerAdmin admin = new BrokerAdmin(connections.publishing());
         this.publisher = new ConfirmingPublisher(connections.publishing(), settings.confirmTimeout(), confirms);
-        this.jobs = new RabbitMqJobs(settings, new JobBodyCodec(mapper), publisher, new QueueDeclarations(names, admin, settings.queueArguments()),
-                connections::consuming, supervisor);
+        this.jobs = new RabbitMqJobs(
+                settings,
+                new JobBodyCodec(mapper),
+                publisher,
+                new QueueDeclarations(names, admin, settings.queueArguments()),
+                connections::consuming,
+                supervisor);
         this.delays = resolveDelays(settings, names, admin, connections, jobs);
         this.topics = new RabbitMqTopics(settings, mapper, publisher, admin, connections::consuming, supervisor);
         this.broadcast = new RabbitMqBroadcast(settings, mapper, publisher, admin, connections::consuming, supervisor);
         this.declarer = new RabbitMqDeclarer(names, admin, delays, settings.queueArguments());
-        this.backlogProbe = new RabbitMqBacklogProbe(names, admin, settings.managementUrl().map(first ->
-                new ManagementApi(settings.managementUrls(), connections.username(), connections.password(),
-                        settings.secure() ? settings.tls().sslContext() : null, mapper)),
+        this.backlogProbe = new RabbitMqBacklogProbe(
+                names,
+                admin,
+                settings.managementUrl()
+                        .map(first -> new ManagementApi(
+                                settings.managementUrls(),
+                                connections.username(),
+                                connections.password(),
+                                settings.secure() ? settings.tls().sslContext() : null,
+                                mapper)),
                 connections.virtualHost());
         this.deadLetters = new RabbitMqDeadLetters(names, admin, jobs);
-        log.info("rabbitmq provider ready: prefix '{}', delays {}", settings.prefix(),
+        log.info(
+                "rabbitmq provider ready: prefix '{}', delays {}",
+                settings.prefix(),
                 delays.map(DelaysCapability::backend).orElse("supplied elsewhere (delayedExchange=supplied)"));
     }
 
-    private static Optional<RabbitMqDelays> resolveDelays(RabbitMqSettings settings, RabbitMqNames names,
-            BrokerAdmin admin, RabbitMqConnections connections, RabbitMqJobs jobs) {
+    private static Optional<RabbitMqDelays> resolveDelays(
+            RabbitMqSettings settings,
+            RabbitMqNames names,
+            BrokerAdmin admin,
+            RabbitMqConnections connections,
+            RabbitMqJobs jobs) {
         DelayMode mode = settings.delayMode();
         if (mode == DelayMode.SUPPLIED) {
             return Optional.empty();

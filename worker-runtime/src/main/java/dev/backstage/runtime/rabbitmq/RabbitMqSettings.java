@@ -2,9 +2,9 @@ package dev.backstage.runtime.rabbitmq;
 
 import dev.backstage.runtime.spi.BrokerTls;
 import dev.backstage.runtime.spi.BrokerUrl;
-import dev.backstage.runtime.spi.Redaction;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.ProviderSettings;
+import dev.backstage.runtime.spi.Redaction;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -44,9 +44,17 @@ import java.util.TreeSet;
  * @param tls TLS material for amqps:// (and the management API over https), null for amqp://
  */
 public record RabbitMqSettings(
-        String url, String prefix, DelayMode delayMode, List<URI> managementUrls, Duration confirmTimeout,
-        Duration recoveryInterval, int topicPrefetch, String connectionName, BrokerTls tls,
-        QueueArguments queueArguments, List<com.rabbitmq.client.Address> addresses) {
+        String url,
+        String prefix,
+        DelayMode delayMode,
+        List<URI> managementUrls,
+        Duration confirmTimeout,
+        Duration recoveryInterval,
+        int topicPrefetch,
+        String connectionName,
+        BrokerTls tls,
+        QueueArguments queueArguments,
+        List<com.rabbitmq.client.Address> addresses) {
 
     public static final String OPTION_DELAYED_EXCHANGE = "delayedExchange";
     public static final String OPTION_MANAGEMENT_URL = "managementUrl";
@@ -59,9 +67,19 @@ public record RabbitMqSettings(
     public static final String OPTION_ADDRESSES = "addresses";
     static final int DEFAULT_DELIVERY_LIMIT = 20;
 
-    private static final Set<String> KNOWN_OPTIONS = Set.of(OPTION_DELAYED_EXCHANGE, OPTION_MANAGEMENT_URL,
-            OPTION_CONFIRM_TIMEOUT_MS, OPTION_RECOVERY_INTERVAL_MS, OPTION_TOPIC_PREFETCH, OPTION_CONNECTION_NAME,
-            OPTION_QUEUE_TYPE, OPTION_DELIVERY_LIMIT, OPTION_ADDRESSES, BrokerTls.OPT_CA_FILE, BrokerTls.OPT_CERT_FILE, BrokerTls.OPT_KEY_FILE);
+    private static final Set<String> KNOWN_OPTIONS = Set.of(
+            OPTION_DELAYED_EXCHANGE,
+            OPTION_MANAGEMENT_URL,
+            OPTION_CONFIRM_TIMEOUT_MS,
+            OPTION_RECOVERY_INTERVAL_MS,
+            OPTION_TOPIC_PREFETCH,
+            OPTION_CONNECTION_NAME,
+            OPTION_QUEUE_TYPE,
+            OPTION_DELIVERY_LIMIT,
+            OPTION_ADDRESSES,
+            BrokerTls.OPT_CA_FILE,
+            BrokerTls.OPT_CERT_FILE,
+            BrokerTls.OPT_KEY_FILE);
 
     public RabbitMqSettings {
         if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
@@ -82,23 +100,25 @@ public record RabbitMqSettings(
         Set<String> unknown = new TreeSet<>(options.keySet());
         unknown.removeAll(KNOWN_OPTIONS);
         if (!unknown.isEmpty()) {
-            throw new ConfigurationException("unknown rabbitmq option(s) " + unknown + "; known options: "
-                    + new TreeSet<>(KNOWN_OPTIONS));
+            throw new ConfigurationException(
+                    "unknown rabbitmq option(s) " + unknown + "; known options: " + new TreeSet<>(KNOWN_OPTIONS));
         }
         URI amqp = parseAmqpUrl(settings.url());
         return new RabbitMqSettings(
                 settings.url(),
                 settings.prefix(),
                 DelayMode.parse(settings.option(OPTION_DELAYED_EXCHANGE, "auto")),
-                managementUrls(settings.option(OPTION_MANAGEMENT_URL, null), amqp,
+                managementUrls(
+                        settings.option(OPTION_MANAGEMENT_URL, null),
+                        amqp,
                         addresses(settings.option(OPTION_ADDRESSES, null))),
                 Duration.ofMillis(positiveLong(settings, OPTION_CONFIRM_TIMEOUT_MS, 10_000)),
                 Duration.ofMillis(positiveLong(settings, OPTION_RECOVERY_INTERVAL_MS, 1_000)),
                 (int) positiveLong(settings, OPTION_TOPIC_PREFETCH, 16),
                 settings.option(OPTION_CONNECTION_NAME, "backstage"),
                 tls(amqp, BrokerTls.from(options).orElse(null)),
-                new QueueArguments(QueueType.parse(settings.option(OPTION_QUEUE_TYPE, "classic")),
-                        (int) positiveLong(settings, OPTION_DELIVERY_LIMIT, DEFAULT_DELIVERY_LIMIT)),
+                new QueueArguments(QueueType.parse(settings.option(OPTION_QUEUE_TYPE, "classic")), (int)
+                        positiveLong(settings, OPTION_DELIVERY_LIMIT, DEFAULT_DELIVERY_LIMIT)),
                 addresses(settings.option(OPTION_ADDRESSES, null)));
     }
 
@@ -134,7 +154,8 @@ public record RabbitMqSettings(
     private static BrokerTls tls(URI amqp, BrokerTls configured) {
         boolean secure = "amqps".equalsIgnoreCase(amqp.getScheme());
         if (!secure && configured != null) {
-            throw new ConfigurationException("TLS files are set but the rabbitmq URL is amqp://; use amqps://host:5671");
+            throw new ConfigurationException(
+                    "TLS files are set but the rabbitmq URL is amqp://; use amqps://host:5671");
         }
         return secure && configured == null ? new BrokerTls(null, null, null) : configured;
     }
@@ -154,8 +175,13 @@ public record RabbitMqSettings(
 
     /** Where the provider connects, for messages: the redacted URL, and the cluster's nodes when given. */
     public String redactedTarget() {
-        return addresses.isEmpty() ? redactedUrl() : redactedUrl() + " (nodes " + addresses.stream()
-                .map(a -> a.getHost() + ":" + a.getPort()).collect(java.util.stream.Collectors.joining(",")) + ")";
+        return addresses.isEmpty()
+                ? redactedUrl()
+                : redactedUrl() + " (nodes "
+                        + addresses.stream()
+                                .map(a -> a.getHost() + ":" + a.getPort())
+                                .collect(java.util.stream.Collectors.joining(","))
+                        + ")";
     }
 
     /**
@@ -167,13 +193,13 @@ public record RabbitMqSettings(
         try {
             URI uri = new URI(url);
             if (uri.getHost() == null || uri.getPort() == 0) {
-                throw new ConfigurationException("the rabbitmq URL has no readable host; write e.g. "
-                        + BrokerUrl.RABBITMQ.example());
+                throw new ConfigurationException(
+                        "the rabbitmq URL has no readable host; write e.g. " + BrokerUrl.RABBITMQ.example());
             }
             return uri;
         } catch (URISyntaxException e) {
-            throw new ConfigurationException("the rabbitmq URL is not a valid URI; write e.g. "
-                    + BrokerUrl.RABBITMQ.example());
+            throw new ConfigurationException(
+                    "the rabbitmq URL is not a valid URI; write e.g. " + BrokerUrl.RABBITMQ.example());
         }
     }
 
@@ -214,7 +240,8 @@ public record RabbitMqSettings(
         if (hosts.isEmpty()) {
             hosts.add(amqp.getHost() == null ? "127.0.0.1" : amqp.getHost());
         }
-        return hosts.stream().map(host -> URI.create(secure ? "https://" + host + ":15671" : "http://" + host + ":15672"))
+        return hosts.stream()
+                .map(host -> URI.create(secure ? "https://" + host + ":15671" : "http://" + host + ":15672"))
                 .toList();
     }
 

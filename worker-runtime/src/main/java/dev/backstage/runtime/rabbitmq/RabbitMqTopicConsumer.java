@@ -50,9 +50,18 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
      *                    name)
      * @param deadLetters where a drop keeps a copy with the reason, or null when a drop only acks
      */
-    RabbitMqTopicConsumer(ConfirmingPublisher publisher, BodyFormat format, String label, String consumerTag,
-            String queue, SupervisedChannel.QueueSetup setup, TopicSink sink, Connection connection,
-            ScheduledExecutorService supervisor, int prefetch, Duration supervisionInterval,
+    RabbitMqTopicConsumer(
+            ConfirmingPublisher publisher,
+            BodyFormat format,
+            String label,
+            String consumerTag,
+            String queue,
+            SupervisedChannel.QueueSetup setup,
+            TopicSink sink,
+            Connection connection,
+            ScheduledExecutorService supervisor,
+            int prefetch,
+            Duration supervisionInterval,
             TopicDeadLetters deadLetters) {
         this.publisher = publisher;
         this.format = format;
@@ -61,22 +70,37 @@ final class RabbitMqTopicConsumer implements TopicConsumer {
         this.queue = queue;
         this.deadLetters = deadLetters;
         SupervisedChannel.Subscription consume = new SupervisedChannel.Subscription(label, consumerTag, setup);
-        this.channel = new SupervisedChannel("rabbitmq consumer (" + label + ")", connection, prefetch,
-                List.of(consume), this::onDelivery, supervisor, supervisionInterval);
+        this.channel = new SupervisedChannel(
+                "rabbitmq consumer (" + label + ")",
+                connection,
+                prefetch,
+                List.of(consume),
+                this::onDelivery,
+                supervisor,
+                supervisionInterval);
     }
 
     void start() {
         channel.start();
     }
 
-    private void onDelivery(long epoch, String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
-            byte[] bytes) throws IOException {
+    private void onDelivery(
+            long epoch, String consumerTag, Envelope envelope, AMQP.BasicProperties properties, byte[] bytes)
+            throws IOException {
         Received received = format.decode(bytes);
         long tag = envelope.getDeliveryTag();
         // A message that cannot be read reaches the core too, which drops it with the reason.
         String messageId = properties.getMessageId() != null ? properties.getMessageId() : String.valueOf(tag);
-        sink.accept(new RabbitMqTopicDelivery(this, received.topic(), messageId, received.body(),
-                envelope.isRedeliver(), tag, epoch, properties, bytes));
+        sink.accept(new RabbitMqTopicDelivery(
+                this,
+                received.topic(),
+                messageId,
+                received.body(),
+                envelope.isRedeliver(),
+                tag,
+                epoch,
+                properties,
+                bytes));
     }
 
     CompletableFuture<Void> ack(long epoch, long tag) {

@@ -20,8 +20,16 @@ final class RabbitMqTopicDelivery implements TopicDelivery {
     private final AMQP.BasicProperties properties;
     private final byte[] bytes;
 
-    RabbitMqTopicDelivery(RabbitMqTopicConsumer consumer, String topic, String messageId, TopicBody body,
-            boolean redelivered, long tag, long epoch, AMQP.BasicProperties properties, byte[] bytes) {
+    RabbitMqTopicDelivery(
+            RabbitMqTopicConsumer consumer,
+            String topic,
+            String messageId,
+            TopicBody body,
+            boolean redelivered,
+            long tag,
+            long epoch,
+            AMQP.BasicProperties properties,
+            byte[] bytes) {
         this.consumer = consumer;
         this.topic = topic;
         this.messageId = messageId;

@@ -46,8 +46,13 @@ final class RabbitMqTopics implements TopicsCapability {
     private final ScheduledExecutorService supervisor;
     private volatile boolean exchangeDeclared;
 
-    RabbitMqTopics(RabbitMqSettings settings, ObjectMapper mapper, ConfirmingPublisher publisher, BrokerAdmin admin,
-            Supplier<Connection> consumingConnection, ScheduledExecutorService supervisor) {
+    RabbitMqTopics(
+            RabbitMqSettings settings,
+            ObjectMapper mapper,
+            ConfirmingPublisher publisher,
+            BrokerAdmin admin,
+            Supplier<Connection> consumingConnection,
+            ScheduledExecutorService supervisor) {
         this.settings = settings;
         this.names = settings.names();
         this.mapper = mapper;
@@ -81,7 +86,10 @@ final class RabbitMqTopics implements TopicsCapability {
         }
         boolean fanOut = subscription.isFanOut();
         String queue = fanOut
-                ? names.topicFanOutQueue(subscription.topic(), consumerId, UUID.randomUUID().toString().substring(0, 8))
+                ? names.topicFanOutQueue(
+                        subscription.topic(),
+                        consumerId,
+                        UUID.randomUUID().toString().substring(0, 8))
                 : names.topicGroupQueue(subscription.topic(), subscription.group());
         String label = (fanOut ? "fan-out" : "group " + subscription.group()) + " on topic " + subscription.topic();
         String tag = consumerId + "-topic-" + subscription.topic() + (fanOut ? "" : "-" + subscription.group());
@@ -96,24 +104,42 @@ final class RabbitMqTopics implements TopicsCapability {
                 return TopicBody.encode(mapper, delivery.payloadJson(), delivery.publishedAtMs(), deliveryCount);
             }
         };
-        TopicDeadLetters deadLetters = new TopicDeadLetters(publisher, admin, names.topicDeadLetterQueue(
-                subscription.topic(), subscription.group(), consumerId), settings.queueArguments().deadLetterQueue());
-        RabbitMqTopicConsumer consumer = new RabbitMqTopicConsumer(publisher, format, label, tag, queue, ch -> {
-            ch.exchangeDeclare(names.topicsExchange(), "topic", true, false, null);
-            // Fan-out: exclusive + auto-delete, gone with the connection, so always classic (a quorum queue can be
-            // neither); a group queue outlives its members, and is of the provider's queue type.
-            if (fanOut) {
-                ch.queueDeclare(queue, false, true, true, null);
-            } else {
-                if (settings.queueArguments().quorum()) {
-                    // The group queue names it as its delivery limit's target; classic groups create it on first use.
-                    admin.ensureQueue(deadLetters.queue(), settings.queueArguments().deadLetterQueue());
-                }
-                admin.ensureQueue(queue, settings.queueArguments().workQueue(deadLetters.queue()));
-            }
-            ch.queueBind(queue, names.topicsExchange(), subscription.topic());
-            return queue;
-        }, sink, consumingConnection.get(), supervisor, settings.topicPrefetch(), settings.recoveryInterval(),
+        TopicDeadLetters deadLetters = new TopicDeadLetters(
+                publisher,
+                admin,
+                names.topicDeadLetterQueue(subscription.topic(), subscription.group(), consumerId),
+                settings.queueArguments().deadLetterQueue());
+        RabbitMqTopicConsumer consumer = new RabbitMqTopicConsumer(
+                publisher,
+                format,
+                label,
+                tag,
+                queue,
+                ch -> {
+                    ch.exchangeDeclare(names.topicsExchange(), "topic", true, false, null);
+                    // Fan-out: exclusive + auto-delete, gone with the connection, so always classic (a quorum queue can
+                    // be
+                    // neither); a group queue outlives its members, and is of the provider's queue type.
+                    if (fanOut) {
+                        ch.queueDeclare(queue, false, true, true, null);
+                    } else {
+                        if (settings.queueArguments().quorum()) {
+                            // The group queue names it as its delivery limit's target; classic groups create it on
+                            // first use.
+                            admin.ensureQueue(
+                                    deadLetters.queue(),
+                                    settings.queueArguments().deadLetterQueue());
+                        }
+                        admin.ensureQueue(queue, settings.queueArguments().workQueue(deadLetters.queue()));
+                    }
+                    ch.queueBind(queue, names.topicsExchange(), subscription.topic());
+                    return queue;
+                },
+                sink,
+                consumingConnection.get(),
+                supervisor,
+                settings.topicPrefetch(),
+                settings.recoveryInterval(),
                 deadLetters);
         consumer.start();
         return consumer;
@@ -121,7 +147,8 @@ final class RabbitMqTopics implements TopicsCapability {
 
     void ensureExchange() {
         if (!exchangeDeclared) {
-            admin.call("declare " + names.topicsExchange(),
+            admin.call(
+                    "declare " + names.topicsExchange(),
                     ch -> ch.exchangeDeclare(names.topicsExchange(), "topic", true, false, null));
             exchangeDeclared = true;
         }
@@ -130,8 +157,8 @@ final class RabbitMqTopics implements TopicsCapability {
     /** Topic and group names become routing keys and queue names: AMQP wildcards would change their meaning. */
     private static void validate(String name) {
         if (name == null || !name.matches("[A-Za-z0-9_.\\-]+")) {
-            throw new ConfigurationException("topic/group name '" + name
-                    + "' may only contain letters, digits, '_', '.' and '-'");
+            throw new ConfigurationException(
+                    "topic/group name '" + name + "' may only contain letters, digits, '_', '.' and '-'");
         }
     }
 

@@ -34,8 +34,7 @@ record RawJsonObject(ObjectNode fields, String rawField) {
                 throw new NotAnObjectException("body is empty");
             }
             if (first != JsonToken.START_OBJECT) {
-                throw new NotAnObjectException("body is JSON but not an object (starts with " + first.asString()
-                        + ")");
+                throw new NotAnObjectException("body is JSON but not an object (starts with " + first.asString() + ")");
             }
             ObjectNode fields = mapper.createObjectNode();
             String raw = null;
@@ -79,8 +78,8 @@ record RawJsonObject(ObjectNode fields, String rawField) {
                 throw new IllegalArgumentException("payload JSON has trailing content: " + abbreviate(json));
             }
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("payload is not valid JSON (" + e.getOriginalMessage() + "): "
-                    + abbreviate(json), e);
+            throw new IllegalArgumentException(
+                    "payload is not valid JSON (" + e.getOriginalMessage() + "): " + abbreviate(json), e);
         } catch (IOException e) {
             throw new UncheckedIOException("reading an in-memory string failed", e);
         }

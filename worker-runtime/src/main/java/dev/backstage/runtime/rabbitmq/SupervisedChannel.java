@@ -87,8 +87,14 @@ final class SupervisedChannel implements AutoCloseable {
     private volatile boolean stopped;
     private ScheduledFuture<?> supervision;
 
-    SupervisedChannel(String name, Connection connection, int prefetch, List<Subscription> subscriptions,
-            DeliveryHandler handler, ScheduledExecutorService supervisor, Duration interval) {
+    SupervisedChannel(
+            String name,
+            Connection connection,
+            int prefetch,
+            List<Subscription> subscriptions,
+            DeliveryHandler handler,
+            ScheduledExecutorService supervisor,
+            Duration interval) {
         this.name = name;
         this.connection = connection;
         this.prefetch = prefetch;
@@ -106,8 +112,8 @@ final class SupervisedChannel implements AutoCloseable {
             close();
             throw new BrokerUnavailableException(name + ": cannot subscribe: " + RabbitMqConnections.describe(e), e);
         }
-        supervision = supervisor.scheduleWithFixedDelay(this::supervise, interval.toMillis(), interval.toMillis(),
-                TimeUnit.MILLISECONDS);
+        supervision = supervisor.scheduleWithFixedDelay(
+                this::supervise, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     long epoch() {
@@ -124,13 +130,18 @@ final class SupervisedChannel implements AutoCloseable {
                 flush(current, current.acks().stuck());
             }
         } catch (IOException | RuntimeException e) {
-            log.debug("{}: writing acks held behind an unsettled delivery failed: {}", name,
+            log.debug(
+                    "{}: writing acks held behind an unsettled delivery failed: {}",
+                    name,
                     RabbitMqConnections.describe(e));
         }
         try {
             ensureSubscribed();
         } catch (IOException | RuntimeException e) {
-            log.warn("{}: resubscribing failed, next attempt in {} ms: {}", name, interval.toMillis(),
+            log.warn(
+                    "{}: resubscribing failed, next attempt in {} ms: {}",
+                    name,
+                    interval.toMillis(),
                     RabbitMqConnections.describe(e));
         }
     }
@@ -148,9 +159,14 @@ final class SupervisedChannel implements AutoCloseable {
                 return; // reopened by amqp-client's recovery shortly
             }
             Epoch current = epoch.get();
-            if (current.acks() == null && subscriptions.stream().anyMatch(s -> !s.active)
-                    && !epoch.compareAndSet(current, new Epoch(current.number(), ch,
-                            new AckWatermark(lastTagBefore(ch), prefetch / 2, Math.min(32, prefetch / 8))))) {
+            if (current.acks() == null
+                    && subscriptions.stream().anyMatch(s -> !s.active)
+                    && !epoch.compareAndSet(
+                            current,
+                            new Epoch(
+                                    current.number(),
+                                    ch,
+                                    new AckWatermark(lastTagBefore(ch), prefetch / 2, Math.min(32, prefetch / 8))))) {
                 return; // closed meanwhile: the next round subscribes in the new epoch
             }
             for (Subscription subscription : subscriptions) {
@@ -211,8 +227,10 @@ final class SupervisedChannel implements AutoCloseable {
             return;
         }
         if (cause.isHardError()) {
-            log.warn("{}: connection lost; unacked deliveries go back to the queue and consuming resumes after "
-                    + "recovery", name);
+            log.warn(
+                    "{}: connection lost; unacked deliveries go back to the queue and consuming resumes after "
+                            + "recovery",
+                    name);
         } else {
             reopen = true;
             log.warn("{}: channel closed by the broker ({}); reopening", name, cause.getMessage());
@@ -235,8 +253,12 @@ final class SupervisedChannel implements AutoCloseable {
             public void handleCancel(String tag) {
                 subscription.active = false;
                 if (!stopped) {
-                    log.warn("{}: the broker cancelled the consumer of {} (queue deleted?); it is declared again "
-                            + "within {} ms", name, subscription.queue, interval.toMillis());
+                    log.warn(
+                            "{}: the broker cancelled the consumer of {} (queue deleted?); it is declared again "
+                                    + "within {} ms",
+                            name,
+                            subscription.queue,
+                            interval.toMillis());
                 }
             }
 
@@ -299,10 +321,13 @@ final class SupervisedChannel implements AutoCloseable {
     private Epoch live(long deliveryEpoch, long deliveryTag) {
         Epoch current = epoch.get();
         Channel ch = current.channel();
-        if (deliveryEpoch != current.number() || current.acks() == null || current.acks().before(deliveryTag)
-                || ch == null || !ch.isOpen()) {
-            throw new StaleDeliveryException(name + ": the channel that carried delivery " + deliveryTag
-                    + " closed; the broker redelivers it");
+        if (deliveryEpoch != current.number()
+                || current.acks() == null
+                || current.acks().before(deliveryTag)
+                || ch == null
+                || !ch.isOpen()) {
+            throw new StaleDeliveryException(
+                    name + ": the channel that carried delivery " + deliveryTag + " closed; the broker redelivers it");
         }
         return current;
     }
@@ -317,8 +342,11 @@ final class SupervisedChannel implements AutoCloseable {
                     try {
                         ch.basicCancel(subscription.consumerTag);
                     } catch (IOException | AlreadyClosedException e) {
-                        log.warn("{}: cancelling the consumer of {} failed (closing the channel stops it): {}", name,
-                                subscription.queue, RabbitMqConnections.describe(e));
+                        log.warn(
+                                "{}: cancelling the consumer of {} failed (closing the channel stops it): {}",
+                                name,
+                                subscription.queue,
+                                RabbitMqConnections.describe(e));
                     }
                 }
                 subscription.active = false;
@@ -342,7 +370,9 @@ final class SupervisedChannel implements AutoCloseable {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } catch (IOException | RuntimeException e) {
-                    log.warn("{}: writing the last acks failed; the broker redelivers those messages: {}", name,
+                    log.warn(
+                            "{}: writing the last acks failed; the broker redelivers those messages: {}",
+                            name,
                             RabbitMqConnections.describe(e));
                 }
             }

@@ -34,9 +34,11 @@ record TopicBody(String payloadJson, long publishedAtMs, int deliveryCount, Stri
             RawJsonObject object = RawJsonObject.parse(mapper, text, "payload");
             JsonNode publishedAt = object.fields().get("publishedAt");
             JsonNode count = object.fields().get("deliveryCount");
-            return new TopicBody(object.rawField(),
+            return new TopicBody(
+                    object.rawField(),
                     publishedAt != null && publishedAt.canConvertToLong() ? publishedAt.asLong() : 0,
-                    count != null && count.canConvertToInt() ? Math.max(1, count.asInt()) : 1, null);
+                    count != null && count.canConvertToInt() ? Math.max(1, count.asInt()) : 1,
+                    null);
         } catch (RawJsonObject.NotAnObjectException e) {
             return new TopicBody(null, 0, 1, e.getMessage() + " (body: " + RawJsonObject.abbreviate(text) + ")");
         }

@@ -51,10 +51,16 @@ final class TopicDeadLetters {
         headers.put(DEAD_LETTERED_AT, System.currentTimeMillis());
         headers.put(TOPIC, String.valueOf(delivery.topic()));
         // Persistent, and without the original's per-message TTL: a dead letter waits for a person.
-        AMQP.BasicProperties properties = delivery.properties().builder().deliveryMode(2).expiration(null)
-                .messageId(delivery.messageId()).headers(headers).build();
+        AMQP.BasicProperties properties = delivery.properties()
+                .builder()
+                .deliveryMode(2)
+                .expiration(null)
+                .messageId(delivery.messageId())
+                .headers(headers)
+                .build();
         return publisher.publish("", queue, true, properties, delivery.bytes()).whenComplete((ok, error) -> {
-            if (error instanceof PublishNotConfirmedException && String.valueOf(error.getMessage()).contains("unroutable")) {
+            if (error instanceof PublishNotConfirmedException
+                    && String.valueOf(error.getMessage()).contains("unroutable")) {
                 declared = false; // the queue was deleted meanwhile: declare it again on the next dead letter
             }
         });

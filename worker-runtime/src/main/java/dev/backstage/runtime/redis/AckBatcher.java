@@ -124,14 +124,18 @@ final class AckBatcher implements AutoCloseable {
         try {
             var acked = provider.async().xack(stream, group, ids);
             done = (deleteOnAck ? acked.thenCompose(n -> provider.async().xdel(stream, ids)) : acked)
-                    .thenCompose(n -> provider.awaitReplicasAsync(stream)).toCompletableFuture();
+                    .thenCompose(n -> provider.awaitReplicasAsync(stream))
+                    .toCompletableFuture();
         } catch (RuntimeException e) {
             done = CompletableFuture.failedFuture(e);
         }
         done.whenComplete((n, error) -> {
             if (error == null) {
                 if (previous != null) {
-                    log.info("ack of {} entries on {} went through on attempt {}", batch.size(), stream,
+                    log.info(
+                            "ack of {} entries on {} went through on attempt {}",
+                            batch.size(),
+                            stream,
                             previous.attempt() + 1);
                 }
                 batch.forEach(ack -> ack.done().complete(null));
@@ -149,15 +153,24 @@ final class AckBatcher implements AutoCloseable {
         if (inWindow && retrying.get() + batch.size() <= MAX_RETRYING) {
             long backoffMs = Math.min(5_000, 100L << Math.min(attempt - 1, 6));
             if (previous == null) {
-                log.warn("ack of {} entries on {} failed: {}; retrying for up to {} s", batch.size(), stream,
-                        error.toString(), RETRY_WINDOW.toSeconds());
+                log.warn(
+                        "ack of {} entries on {} failed: {}; retrying for up to {} s",
+                        batch.size(),
+                        stream,
+                        error.toString(),
+                        RETRY_WINDOW.toSeconds());
             }
             retrying.addAndGet(batch.size());
             retries.add(new Retry(stream, batch, firstFailed, attempt, now + TimeUnit.MILLISECONDS.toNanos(backoffMs)));
             return;
         }
-        log.warn("ack of {} entries on {} given up after {} attempts: {}; they stay pending and run again after the"
-                + " idle threshold", batch.size(), stream, attempt, error.toString());
+        log.warn(
+                "ack of {} entries on {} given up after {} attempts: {}; they stay pending and run again after the"
+                        + " idle threshold",
+                batch.size(),
+                stream,
+                attempt,
+                error.toString());
         batch.forEach(ack -> ack.done().completeExceptionally(error));
     }
 
@@ -177,7 +190,8 @@ final class AckBatcher implements AutoCloseable {
         flush();
         retryDue(true);
         try {
-            CompletableFuture.allOf(outstanding.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+            CompletableFuture.allOf(outstanding.toArray(CompletableFuture[]::new))
+                    .get(5, TimeUnit.SECONDS);
         } catch (Exception e) {
             log.warn("final ack flush did not complete: {}; those entries stay pending", e.toString());
         }

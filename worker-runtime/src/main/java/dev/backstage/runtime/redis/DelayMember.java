@@ -47,15 +47,23 @@ final class DelayMember {
     static OutgoingJob decode(String member, RedisKeys keys) {
         try {
             JsonNode node = JSON.readTree(member);
-            String queue = node.hasNonNull("streamKey") ? keys.queueOf(node.get("streamKey").asText()) : null;
+            String queue = node.hasNonNull("streamKey")
+                    ? keys.queueOf(node.get("streamKey").asText())
+                    : null;
             if (queue == null) {
                 queue = node.path("priority").asText("default");
             }
-            JobMeta meta = new JobMeta(node.hasNonNull("attempts") ? node.get("attempts").asInt() : null,
+            JobMeta meta = new JobMeta(
+                    node.hasNonNull("attempts") ? node.get("attempts").asInt() : null,
                     JobEntryCodec.parseBackoff(node.path("backoff").asText(null)),
                     node.hasNonNull("timeout") ? node.get("timeout").asLong() : null);
-            return new OutgoingJob(queue, node.path("taskName").asText(""), node.path("payload").asText("null"),
-                    node.path("enqueuedAt").asLong(0), meta, node.path("deliveryCount").asInt(1),
+            return new OutgoingJob(
+                    queue,
+                    node.path("taskName").asText(""),
+                    node.path("payload").asText("null"),
+                    node.path("enqueuedAt").asLong(0),
+                    meta,
+                    node.path("deliveryCount").asInt(1),
                     node.hasNonNull("jobId") ? node.get("jobId").asText() : null);
         } catch (Exception e) {
             return null;

@@ -62,15 +62,18 @@ final class JobEntryCodec {
             if (type == null) {
                 return null;
             }
-            return new Backoff(type, Math.max(0, node.path("delay").asLong(0)), node.path("maxDelay").asLong(0));
+            return new Backoff(
+                    type,
+                    Math.max(0, node.path("delay").asLong(0)),
+                    node.path("maxDelay").asLong(0));
         } catch (Exception e) {
             return null;
         }
     }
 
     static JobMeta meta(Map<String, String> body) {
-        return new JobMeta(parseInt(body.get("attempts")), parseBackoff(body.get("backoff")),
-                parseLong(body.get("timeout")));
+        return new JobMeta(
+                parseInt(body.get("attempts")), parseBackoff(body.get("backoff")), parseLong(body.get("timeout")));
     }
 
     static long enqueuedAt(Map<String, String> body) {

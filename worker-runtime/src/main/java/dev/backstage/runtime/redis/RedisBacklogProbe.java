@@ -61,8 +61,10 @@ final class RedisBacklogProbe implements BacklogProbe {
             throw new BacklogUnavailableException("BrokerError", "redis refused a command: " + e.getMessage(), e);
         } catch (RuntimeException e) {
             // Connection refused, timed out, or closed: the broker cannot be read now.
-            throw new BacklogUnavailableException("BrokerUnreachable",
-                    "redis at " + provider.settings().redactedUri() + " unreachable: " + e.getMessage(), e);
+            throw new BacklogUnavailableException(
+                    "BrokerUnreachable",
+                    "redis at " + provider.settings().redactedUri() + " unreachable: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -96,17 +98,28 @@ final class RedisBacklogProbe implements BacklogProbe {
         long deadLetters = await(replies.deadLetters);
         long now = System.currentTimeMillis();
         if (await(replies.exists) == 0) {
-            return new QueueBacklog(queue, 0, 0, deadLetters, null, List.of(), "stream " + stream + " does not exist yet",
-                    0L, null);
+            return new QueueBacklog(
+                    queue, 0, 0, deadLetters, null, List.of(), "stream " + stream + " does not exist yet", 0L, null);
         }
-        Long enqueued = StreamInfo.asLong(StreamInfo.toMap(await(replies.streamInfo)).get("entries-added"));
+        Long enqueued =
+                StreamInfo.asLong(StreamInfo.toMap(await(replies.streamInfo)).get("entries-added"));
         Map<String, Object> info = StreamInfo.groups(await(replies.groups)).stream()
-                .filter(g -> group.equals(g.get("name"))).findFirst().orElse(null);
+                .filter(g -> group.equals(g.get("name")))
+                .findFirst()
+                .orElse(null);
         if (info == null) {
             long length = provider.sync().xlen(stream);
             Long oldest = oldestEntryAge(stream, "-", now);
-            return new QueueBacklog(queue, length, 0, deadLetters, oldest, List.of(),
-                    "group " + group + " missing: the whole stream counts as undelivered", enqueued, null);
+            return new QueueBacklog(
+                    queue,
+                    length,
+                    0,
+                    deadLetters,
+                    oldest,
+                    List.of(),
+                    "group " + group + " missing: the whole stream counts as undelivered",
+                    enqueued,
+                    null);
         }
         long pending = StreamInfo.asLong(info.get("pending"));
         String lastDelivered = String.valueOf(info.get("last-delivered-id"));
@@ -118,17 +131,18 @@ final class RedisBacklogProbe implements BacklogProbe {
         Long completed = entriesRead == null ? null : Math.max(0, entriesRead - pending);
         String note = null;
         if (lag == null) {
-            List<StreamMessage<String, String>> unread = provider.sync().xrange(stream,
-                    Range.create(lastDelivered, "+"), Limit.from(COUNT_CAP + 1));
+            List<StreamMessage<String, String>> unread =
+                    provider.sync().xrange(stream, Range.create(lastDelivered, "+"), Limit.from(COUNT_CAP + 1));
             lag = unread.stream().filter(m -> !m.getId().equals(lastDelivered)).count();
-            note = "redis reported no lag (entries deleted in the unread range): counted entries after "
-                    + lastDelivered + (lag > COUNT_CAP ? " (capped at " + COUNT_CAP + ")" : "");
+            note = "redis reported no lag (entries deleted in the unread range): counted entries after " + lastDelivered
+                    + (lag > COUNT_CAP ? " (capped at " + COUNT_CAP + ")" : "");
         }
         Long oldest = null;
         if (pending > 0) {
             PendingMessages summary = provider.sync().xpending(stream, group);
             if (summary.getMessageIds() != null && summary.getMessageIds().getLower() != null) {
-                oldest = now - StreamInfo.idMillis(summary.getMessageIds().getLower().getValue());
+                oldest = now
+                        - StreamInfo.idMillis(summary.getMessageIds().getLower().getValue());
             }
         }
         if (lag > 0) {
@@ -141,8 +155,10 @@ final class RedisBacklogProbe implements BacklogProbe {
     }
 
     private Long oldestEntryAge(String stream, String from, long now) {
-        List<StreamMessage<String, String>> first = provider.sync().xrange(stream,
-                Range.create(from, "+"), Limit.from(1));
-        return first.isEmpty() ? null : Math.max(0, now - StreamInfo.idMillis(first.get(0).getId()));
+        List<StreamMessage<String, String>> first =
+                provider.sync().xrange(stream, Range.create(from, "+"), Limit.from(1));
+        return first.isEmpty()
+                ? null
+                : Math.max(0, now - StreamInfo.idMillis(first.get(0).getId()));
     }
 }

@@ -60,9 +60,16 @@ final class RedisBroadcast implements BroadcastCapability {
 
     @Override
     public String send(String taskName, String payloadJson) {
-        return provider.sync().xadd(provider.keys().broadcast(),
-                XAddArgs.Builder.maxlen(MAX_LENGTH).approximateTrimming(), "taskName", taskName,
-                "payload", payloadJson, "enqueuedAt", Long.toString(System.currentTimeMillis()));
+        return provider.sync()
+                .xadd(
+                        provider.keys().broadcast(),
+                        XAddArgs.Builder.maxlen(MAX_LENGTH).approximateTrimming(),
+                        "taskName",
+                        taskName,
+                        "payload",
+                        payloadJson,
+                        "enqueuedAt",
+                        Long.toString(System.currentTimeMillis()));
     }
 
     @Override
@@ -70,17 +77,27 @@ final class RedisBroadcast implements BroadcastCapability {
         String stream = provider.keys().broadcast();
         String group = GROUP_PREFIX + consumerId;
         if (!SEED_PREFIX.equals(provider.keys().prefix())) {
-            log.info("broadcasts use stream {}: seed master listeners (TS 1.1.2, Go 1.0.3) read only {}:broadcast",
-                    stream, SEED_PREFIX);
+            log.info(
+                    "broadcasts use stream {}: seed master listeners (TS 1.1.2, Go 1.0.3) read only {}:broadcast",
+                    stream,
+                    SEED_PREFIX);
         }
-        Runnable join = () -> provider.sync().eval(RedisScripts.BROADCAST_JOIN, ScriptOutputType.STATUS,
-                new String[] {stream}, group, consumerId);
+        Runnable join = () -> provider.sync()
+                .eval(RedisScripts.BROADCAST_JOIN, ScriptOutputType.STATUS, new String[] {stream}, group, consumerId);
         join.run();
         Cleanup cleanup = new Cleanup(group);
-        return new RedisGroupReader(provider, "broadcast", stream, Consumer.from(group, consumerId), sink,
-                new RedisGroupReader.Shape(body -> body.get("taskName"), "enqueuedAt", RedisBroadcast::malformed,
-                        "null"),
-                join, new RedisGroupReader.Housekeeping(cleanupInterval, cleanup::pass), null).start();
+        return new RedisGroupReader(
+                        provider,
+                        "broadcast",
+                        stream,
+                        Consumer.from(group, consumerId),
+                        sink,
+                        new RedisGroupReader.Shape(
+                                body -> body.get("taskName"), "enqueuedAt", RedisBroadcast::malformed, "null"),
+                        join,
+                        new RedisGroupReader.Housekeeping(cleanupInterval, cleanup::pass),
+                        null)
+                .start();
     }
 
     /**
@@ -99,16 +116,23 @@ final class RedisBroadcast implements BroadcastCapability {
         /** Destroys other workers' stale broadcast groups; returns their names. */
         @SuppressWarnings("unchecked")
         List<String> pass() {
-            List<String> args = new java.util.ArrayList<>(List.of(ownGroup, Long.toString(staleAfter.toMillis()),
-                    GROUP_PREFIX));
+            List<String> args =
+                    new java.util.ArrayList<>(List.of(ownGroup, Long.toString(staleAfter.toMillis()), GROUP_PREFIX));
             args.addAll(unread);
-            List<Object> result = provider.sync().eval(RedisScripts.BROADCAST_CLEANUP, ScriptOutputType.MULTI,
-                    new String[] {provider.keys().broadcast()}, args.toArray(String[]::new));
+            List<Object> result = provider.sync()
+                    .eval(
+                            RedisScripts.BROADCAST_CLEANUP,
+                            ScriptOutputType.MULTI,
+                            new String[] {provider.keys().broadcast()},
+                            args.toArray(String[]::new));
             List<String> destroyed = (List<String>) result.get(0);
             unread = List.copyOf((List<String>) result.get(1));
             if (!destroyed.isEmpty()) {
-                log.info("destroyed {} stale broadcast group(s) of workers gone for {} s or more: {}",
-                        destroyed.size(), staleAfter.toSeconds(), destroyed);
+                log.info(
+                        "destroyed {} stale broadcast group(s) of workers gone for {} s or more: {}",
+                        destroyed.size(),
+                        staleAfter.toSeconds(),
+                        destroyed);
             }
             return destroyed;
         }

@@ -34,7 +34,8 @@ final class RedisClientResources {
     private static final EventLoopGroupProvider EVENT_LOOPS =
             new ProcessWide(new DefaultEventLoopGroupProvider(DefaultClientResources.DEFAULT_IO_THREADS));
     private static final EventExecutorGroup COMPUTATION = new DefaultEventExecutorGroup(
-            DefaultClientResources.DEFAULT_COMPUTATION_THREADS, new DefaultThreadFactory("lettuce-eventExecutorLoop", true));
+            DefaultClientResources.DEFAULT_COMPUTATION_THREADS,
+            new DefaultThreadFactory("lettuce-eventExecutorLoop", true));
     private static final Timer TIMER = new HashedWheelTimer(new DefaultThreadFactory("lettuce-timer", true));
 
     private RedisClientResources() {}

@@ -49,10 +49,17 @@ final class RedisConsumer implements JobConsumer {
         for (String queue : settings.queues()) {
             queueByStream.put(provider.keys().stream(queue), queue);
         }
-        this.settler = new RedisSettler(provider, settings.consumerId(), this::fetching, this::dispatch, this::released);
-        this.reclaimer = new RedisReclaimer(this, settler, provider, settings.consumerId(),
-                List.copyOf(queueByStream.keySet()), Math.max(settings.prefetch(), settings.flow().capacity()));
-        this.fetcher = new NamedThreads("backstage-redis-fetch-" + settings.consumerId(), true).newThread(this::fetchLoop);
+        this.settler =
+                new RedisSettler(provider, settings.consumerId(), this::fetching, this::dispatch, this::released);
+        this.reclaimer = new RedisReclaimer(
+                this,
+                settler,
+                provider,
+                settings.consumerId(),
+                List.copyOf(queueByStream.keySet()),
+                Math.max(settings.prefetch(), settings.flow().capacity()));
+        this.fetcher =
+                new NamedThreads("backstage-redis-fetch-" + settings.consumerId(), true).newThread(this::fetchLoop);
     }
 
     void start() {
@@ -65,8 +72,11 @@ final class RedisConsumer implements JobConsumer {
     void ensureGroups() {
         for (String stream : queueByStream.keySet()) {
             try {
-                provider.sync().xgroupCreate(StreamOffset.from(stream, "0"), redis.consumerGroup(),
-                        XGroupCreateArgs.Builder.mkstream());
+                provider.sync()
+                        .xgroupCreate(
+                                StreamOffset.from(stream, "0"),
+                                redis.consumerGroup(),
+                                XGroupCreateArgs.Builder.mkstream());
             } catch (RedisCommandExecutionException e) {
                 if (!String.valueOf(e.getMessage()).startsWith("BUSYGROUP")) {
                     throw e;
@@ -182,8 +192,13 @@ final class RedisConsumer implements JobConsumer {
             return null;
         }
         settler.track(stream, message.getId());
-        return new RedisDelivery(settler, stream, queueByStream.get(stream), message.getId(),
-                body == null ? Map.of() : body, deliveryCount);
+        return new RedisDelivery(
+                settler,
+                stream,
+                queueByStream.get(stream),
+                message.getId(),
+                body == null ? Map.of() : body,
+                deliveryCount);
     }
 
     /** The settler no longer holds {@code id}: if it was recovered, the reclaimer's allowance has room again. */

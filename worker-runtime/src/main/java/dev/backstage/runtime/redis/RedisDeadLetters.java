@@ -19,7 +19,8 @@ import java.util.Set;
  * script, entry by entry: an interrupted redrive leaves every entry either moved or still dead-lettered.
  */
 final class RedisDeadLetters implements DeadLetterQueue {
-    private static final Set<String> DEAD_LETTER_FIELDS = Set.of("originalId", "deliveryCount", "deadLetteredAt", "error");
+    private static final Set<String> DEAD_LETTER_FIELDS =
+            Set.of("originalId", "deliveryCount", "deadLetteredAt", "error");
 
     private final RedisProvider provider;
 
@@ -37,12 +38,19 @@ final class RedisDeadLetters implements DeadLetterQueue {
         List<DeadLetterEntry> out = new ArrayList<>();
         // XRANGE with an exclusive start "(id": the page after the last entry the reader saw.
         String from = afterId == null ? "-" : "(" + afterId;
-        for (StreamMessage<String, String> m : provider.sync().xrange(provider.keys().deadLetter(queue),
-                Range.create(from, "+"), Limit.from(limit))) {
+        for (StreamMessage<String, String> m :
+                provider.sync().xrange(provider.keys().deadLetter(queue), Range.create(from, "+"), Limit.from(limit))) {
             Map<String, String> b = m.getBody();
-            out.add(new DeadLetterEntry(m.getId(), queue, b.get("taskName"), b.get("payload"), b.get("error"),
-                    JobEntryCodec.parseInt(b.get("deliveryCount")), JobEntryCodec.parseLong(b.get("deadLetteredAt")),
-                    b.get("originalId"), JobEntryCodec.parseLong(b.get("enqueuedAt"))));
+            out.add(new DeadLetterEntry(
+                    m.getId(),
+                    queue,
+                    b.get("taskName"),
+                    b.get("payload"),
+                    b.get("error"),
+                    JobEntryCodec.parseInt(b.get("deliveryCount")),
+                    JobEntryCodec.parseLong(b.get("deadLetteredAt")),
+                    b.get("originalId"),
+                    JobEntryCodec.parseLong(b.get("enqueuedAt"))));
         }
         return out;
     }
@@ -58,27 +66,31 @@ final class RedisDeadLetters implements DeadLetterQueue {
         String stream = provider.keys().stream(queue);
         long moved = 0;
         while (moved < limit) {
-            List<StreamMessage<String, String>> batch = provider.sync().xrange(dlq, Range.create("-", "+"),
-                    Limit.from(Math.min(100, limit - moved)));
+            List<StreamMessage<String, String>> batch =
+                    provider.sync().xrange(dlq, Range.create("-", "+"), Limit.from(Math.min(100, limit - moved)));
             if (batch.isEmpty()) {
                 break;
             }
             // The batch's moves are pipelined (one round trip per batch, not per job); each is its own atomic script.
             List<io.lettuce.core.RedisFuture<String>> moves = new ArrayList<>(batch.size());
             for (StreamMessage<String, String> entry : batch) {
-                moves.add(provider.async().eval(RedisScripts.REDRIVE, ScriptOutputType.VALUE, new String[] {dlq, stream},
-                        redriveArgs(entry)));
+                moves.add(provider.async()
+                        .eval(
+                                RedisScripts.REDRIVE,
+                                ScriptOutputType.VALUE,
+                                new String[] {dlq, stream},
+                                redriveArgs(entry)));
             }
             for (io.lettuce.core.RedisFuture<String> move : moves) {
                 try {
                     move.get(30, java.util.concurrent.TimeUnit.SECONDS);
                 } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                    throw new dev.backstage.runtime.spi.BackstageException("redrive of " + dlq + " stopped after "
-                            + moved + " job(s): " + e.getMessage(), e);
+                    throw new dev.backstage.runtime.spi.BackstageException(
+                            "redrive of " + dlq + " stopped after " + moved + " job(s): " + e.getMessage(), e);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new dev.backstage.runtime.spi.BackstageException("redrive of " + dlq + " interrupted after "
-                            + moved + " job(s)", e);
+                    throw new dev.backstage.runtime.spi.BackstageException(
+                            "redrive of " + dlq + " interrupted after " + moved + " job(s)", e);
                 }
                 moved++;
             }
@@ -98,8 +110,12 @@ final class RedisDeadLetters implements DeadLetterQueue {
         if (found.isEmpty()) {
             return false;
         }
-        provider.sync().eval(RedisScripts.REDRIVE, ScriptOutputType.VALUE,
-                new String[] {dlq, provider.keys().stream(queue)}, redriveArgs(found.get(0)));
+        provider.sync()
+                .eval(
+                        RedisScripts.REDRIVE,
+                        ScriptOutputType.VALUE,
+                        new String[] {dlq, provider.keys().stream(queue)},
+                        redriveArgs(found.get(0)));
         return true;
     }
 

@@ -32,7 +32,9 @@ final class RedisDeclarer implements TopologyDeclarer {
             String stream = provider.keys().stream(queue.name());
             boolean streamExisted = exists(stream);
             out.add(DeclaredObject.of("stream", stream, streamExisted ? State.EXISTED : State.CREATED));
-            out.add(DeclaredObject.of("consumer-group", stream + " " + request.consumerGroup(),
+            out.add(DeclaredObject.of(
+                    "consumer-group",
+                    stream + " " + request.consumerGroup(),
                     createGroup(stream, request.consumerGroup()) ? State.CREATED : State.EXISTED));
             if (request.deadLetter()) {
                 out.add(ensureStream("dead-letter-stream", provider.keys().deadLetter(queue.name())));
@@ -51,7 +53,9 @@ final class RedisDeclarer implements TopologyDeclarer {
             String stream = provider.keys().stream(queue.name());
             boolean exists = exists(stream);
             out.add(DeclaredObject.of("stream", stream, exists ? State.EXISTED : State.MISSING));
-            out.add(DeclaredObject.of("consumer-group", stream + " " + request.consumerGroup(),
+            out.add(DeclaredObject.of(
+                    "consumer-group",
+                    stream + " " + request.consumerGroup(),
                     exists && groupExists(stream, request.consumerGroup()) ? State.EXISTED : State.MISSING));
             if (request.deadLetter()) {
                 String dlq = provider.keys().deadLetter(queue.name());
@@ -128,7 +132,8 @@ final class RedisDeclarer implements TopologyDeclarer {
     }
 
     private boolean groupExists(String stream, String group) {
-        return StreamInfo.groups(provider.sync().xinfoGroups(stream)).stream().anyMatch(g -> group.equals(g.get("name")));
+        return StreamInfo.groups(provider.sync().xinfoGroups(stream)).stream()
+                .anyMatch(g -> group.equals(g.get("name")));
     }
 
     private DeclaredObject ensureStream(String kind, String key) {
@@ -136,8 +141,11 @@ final class RedisDeclarer implements TopologyDeclarer {
             return DeclaredObject.of(kind, key, State.EXISTED);
         }
         // XADD … MAXLEN 0 creates the key and trims the marker in one command (lettuce rejects maxlen 0 itself).
-        provider.sync().eval("return redis.call('XADD', KEYS[1], 'MAXLEN', '0', '*', 'declared', '1')",
-                io.lettuce.core.ScriptOutputType.VALUE, key);
+        provider.sync()
+                .eval(
+                        "return redis.call('XADD', KEYS[1], 'MAXLEN', '0', '*', 'declared', '1')",
+                        io.lettuce.core.ScriptOutputType.VALUE,
+                        key);
         return DeclaredObject.of(kind, key, State.CREATED);
     }
 }

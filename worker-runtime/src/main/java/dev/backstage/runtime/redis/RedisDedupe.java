@@ -36,7 +36,12 @@ public final class RedisDedupe implements DedupeCapability, AutoCloseable {
     @Override
     public boolean tryClaim(String key, Duration ttl) {
         long millis = Math.max(1, ttl.toMillis());
-        return "OK".equals(provider.sync().set(provider.keys().dedupe(key), "1", SetArgs.Builder.nx().px(millis)));
+        return "OK"
+                .equals(provider.sync()
+                        .set(
+                                provider.keys().dedupe(key),
+                                "1",
+                                SetArgs.Builder.nx().px(millis)));
     }
 
     @Override
@@ -55,8 +60,9 @@ public final class RedisDedupe implements DedupeCapability, AutoCloseable {
     }
 
     private boolean sameRedis(RedisProvider other) {
-        return other == provider || (other.settings().uri().equals(provider.settings().uri())
-                && other.keys().equals(provider.keys()));
+        return other == provider
+                || (other.settings().uri().equals(provider.settings().uri())
+                        && other.keys().equals(provider.keys()));
     }
 
     @Override

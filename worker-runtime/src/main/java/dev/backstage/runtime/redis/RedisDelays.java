@@ -4,6 +4,7 @@ import dev.backstage.runtime.core.NamedThreads;
 import dev.backstage.runtime.spi.DelayedBacklog;
 import dev.backstage.runtime.spi.DelaysCapability;
 import dev.backstage.runtime.spi.JobsCapability;
+import dev.backstage.runtime.spi.Liveness;
 import dev.backstage.runtime.spi.OutgoingJob;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScoredValue;
@@ -16,11 +17,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
-import dev.backstage.runtime.spi.Liveness;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,8 +88,13 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
                 String set = provider.keys().scheduled(queue);
                 long count = provider.sync().zcard(set);
                 List<ScoredValue<String>> first = provider.sync().zrangeWithScores(set, 0, 0);
-                result.add(new DelayedBacklog(queue, count,
-                        first.isEmpty() ? null : Instant.ofEpochMilli((long) first.get(0).getScore()), null));
+                result.add(new DelayedBacklog(
+                        queue,
+                        count,
+                        first.isEmpty()
+                                ? null
+                                : Instant.ofEpochMilli((long) first.get(0).getScore()),
+                        null));
             }
             return Optional.of(result);
         }
@@ -97,7 +102,8 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
         for (String queue : queues) {
             byQueue.put(queue, new long[] {0, Long.MAX_VALUE});
         }
-        ScoredValueScanCursor<String> cursor = provider.sync().zscan(provider.keys().scheduled(), ScanArgs.Builder.limit(500));
+        ScoredValueScanCursor<String> cursor =
+                provider.sync().zscan(provider.keys().scheduled(), ScanArgs.Builder.limit(500));
         while (true) {
             for (ScoredValue<String> member : cursor.getValues()) {
                 OutgoingJob job = DelayMember.decode(member.getValue(), provider.keys());
@@ -115,8 +121,8 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
         List<DelayedBacklog> result = new ArrayList<>();
         for (String queue : queues) {
             long[] figures = byQueue.get(queue);
-            result.add(new DelayedBacklog(queue, figures[0],
-                    figures[0] == 0 ? null : Instant.ofEpochMilli(figures[1]), null));
+            result.add(new DelayedBacklog(
+                    queue, figures[0], figures[0] == 0 ? null : Instant.ofEpochMilli(figures[1]), null));
         }
         return Optional.of(result);
     }
@@ -124,22 +130,26 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
     @Override
     public AutoCloseable startPromotion(JobsCapability target) {
         boolean sameRedis = target instanceof RedisJobs jobs && jobs.provider() == provider;
-        ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(
-                new NamedThreads("backstage-redis-promoter", true));
+        ScheduledExecutorService loop =
+                Executors.newSingleThreadScheduledExecutor(new NamedThreads("backstage-redis-promoter", true));
         long every = provider.settings().promotionInterval().toMillis();
         Runnable tick = sameRedis ? this::promoteOntoStreams : () -> promoteInto(target);
         AtomicReference<String> failure = new AtomicReference<>();
-        loop.scheduleWithFixedDelay(() -> {
-            try {
-                tick.run();
-            } catch (RuntimeException e) {
-                log.warn("delayed-job promotion failed: {}; next try in {} ms", e.toString(), every);
-            } catch (Error e) {
-                failure.set("redis delayed-job promoter stopped: " + e);
-                log.error("delayed-job promotion failed; the promoter stops", e);
-                throw e;
-            }
-        }, 0, every, TimeUnit.MILLISECONDS);
+        loop.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        tick.run();
+                    } catch (RuntimeException e) {
+                        log.warn("delayed-job promotion failed: {}; next try in {} ms", e.toString(), every);
+                    } catch (Error e) {
+                        failure.set("redis delayed-job promoter stopped: " + e);
+                        log.error("delayed-job promotion failed; the promoter stops", e);
+                        throw e;
+                    }
+                },
+                0,
+                every,
+                TimeUnit.MILLISECONDS);
         return new Promotion(loop, failure);
     }
 
@@ -186,14 +196,21 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
     private long promoteOntoStreams(String set) {
         long total = 0;
         while (true) {
-            List<Long> result = provider.sync().eval(RedisScripts.PROMOTE, ScriptOutputType.MULTI,
-                    new String[] {set}, Long.toString(System.currentTimeMillis()),
-                    provider.keys().prefix(), Integer.toString(provider.settings().promotionBatch()));
+            List<Long> result = provider.sync()
+                    .eval(
+                            RedisScripts.PROMOTE,
+                            ScriptOutputType.MULTI,
+                            new String[] {set},
+                            Long.toString(System.currentTimeMillis()),
+                            provider.keys().prefix(),
+                            Integer.toString(provider.settings().promotionBatch()));
             long promoted = result.get(0);
             long skipped = result.get(1);
             if (skipped > 0) {
-                log.warn("{} delayed members in {} cannot be promoted (not valid job JSON); they stay in place",
-                        skipped, set);
+                log.warn(
+                        "{} delayed members in {} cannot be promoted (not valid job JSON); they stay in place",
+                        skipped,
+                        set);
             }
             total += promoted;
             if (promoted + skipped < provider.settings().promotionBatch() || promoted == 0) {
@@ -213,10 +230,14 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
 
     private long promoteInto(JobsCapability target, String scheduled, String claimed) {
         long now = System.currentTimeMillis();
-        List<String> members = provider.sync().eval(RedisScripts.CLAIM_DUE, ScriptOutputType.MULTI,
-                new String[] {scheduled, claimed}, Long.toString(now),
-                Integer.toString(provider.settings().promotionBatch()),
-                Long.toString(now - ABANDONED_CLAIM_AGE.toMillis()));
+        List<String> members = provider.sync()
+                .eval(
+                        RedisScripts.CLAIM_DUE,
+                        ScriptOutputType.MULTI,
+                        new String[] {scheduled, claimed},
+                        Long.toString(now),
+                        Integer.toString(provider.settings().promotionBatch()),
+                        Long.toString(now - ABANDONED_CLAIM_AGE.toMillis()));
         long published = 0;
         for (String member : members) {
             OutgoingJob job = DelayMember.decode(member, provider.keys());
@@ -230,8 +251,11 @@ public final class RedisDelays implements DelaysCapability, AutoCloseable {
                 target.publish(job); // a broker failure throws: the claim stays and is retried after 30 s
             } catch (IllegalArgumentException rejected) {
                 // The jobs provider refuses this job itself (e.g. a payload that is not JSON): retrying cannot help.
-                log.error("delayed job rejected by {}; moved to {}:invalid: {}", target.getClass().getSimpleName(),
-                        scheduled, rejected.getMessage());
+                log.error(
+                        "delayed job rejected by {}; moved to {}:invalid: {}",
+                        target.getClass().getSimpleName(),
+                        scheduled,
+                        rejected.getMessage());
                 provider.sync().zadd(scheduled + ":invalid", now, member);
                 provider.sync().zrem(claimed, member);
                 continue;

@@ -22,8 +22,8 @@ final class RedisDelivery implements Delivery {
     private final int deliveryCount;
     private final JobMeta meta;
 
-    RedisDelivery(RedisSettler settler, String stream, String queue, String id, Map<String, String> body,
-            int deliveryCount) {
+    RedisDelivery(
+            RedisSettler settler, String stream, String queue, String id, Map<String, String> body, int deliveryCount) {
         this.settler = settler;
         this.stream = stream;
         this.queue = queue;

@@ -27,8 +27,10 @@ final class RedisEndpoints {
             }
             return out;
         } catch (IllegalArgumentException e) {
-            throw new ConfigurationException("the Redis URL cannot be read (" + e.getMessage()
-                    + "); write it as redis://[user:password@]host:port[/db]", e);
+            throw new ConfigurationException(
+                    "the Redis URL cannot be read (" + e.getMessage()
+                            + "); write it as redis://[user:password@]host:port[/db]",
+                    e);
         }
     }
 

@@ -46,8 +46,11 @@ final class RedisGroupReader implements TopicConsumer {
      * @param malformed       why an entry cannot be handed to a handler, or empty
      * @param missingPayload  the payload JSON of an entry without one, or null to treat it as malformed
      */
-    record Shape(Function<Map<String, String>, String> topicOf, String timeField,
-            Function<Map<String, String>, Optional<String>> malformed, String missingPayload) {}
+    record Shape(
+            Function<Map<String, String>, String> topicOf,
+            String timeField,
+            Function<Map<String, String>, Optional<String>> malformed,
+            String missingPayload) {}
 
     /** Runs on the reader's thread: before the first read, then every {@code interval} (e.g. group cleanup). */
     record Housekeeping(Duration interval, Runnable task) {}
@@ -73,8 +76,16 @@ final class RedisGroupReader implements TopicConsumer {
      * @param deadLetterStream where a drop keeps a copy with the reason ({@link RedisKeys#topicDeadLetter}), or
      *                         null when a drop only acks
      */
-    RedisGroupReader(RedisProvider provider, String label, String stream, Consumer<String> me, TopicSink sink,
-            Shape shape, Runnable onNoGroup, Housekeeping housekeeping, String deadLetterStream) {
+    RedisGroupReader(
+            RedisProvider provider,
+            String label,
+            String stream,
+            Consumer<String> me,
+            TopicSink sink,
+            Shape shape,
+            Runnable onNoGroup,
+            Housekeeping housekeeping,
+            String deadLetterStream) {
         this.provider = provider;
         this.label = label;
         this.stream = stream;
@@ -122,13 +133,18 @@ final class RedisGroupReader implements TopicConsumer {
         try (RedisLink connection = provider.dedicatedConnection()) {
             while (running) {
                 if (housekeeping != null && System.nanoTime() - nextHousekeeping >= 0) {
-                    nextHousekeeping = System.nanoTime() + housekeeping.interval().toNanos();
+                    nextHousekeeping =
+                            System.nanoTime() + housekeeping.interval().toNanos();
                     runQuietly(housekeeping.task(), "housekeeping");
                 }
                 try {
-                    List<StreamMessage<String, String>> messages = connection.sync().xreadgroup(me,
-                            XReadArgs.Builder.count(10).block(provider.settings().blockTimeout()),
-                            StreamOffset.lastConsumed(stream));
+                    List<StreamMessage<String, String>> messages = connection
+                            .sync()
+                            .xreadgroup(
+                                    me,
+                                    XReadArgs.Builder.count(10)
+                                            .block(provider.settings().blockTimeout()),
+                                    StreamOffset.lastConsumed(stream));
                     messages.forEach(m -> dispatch(m, 1));
                 } catch (RuntimeException e) {
                     if (!running) {
@@ -164,17 +180,20 @@ final class RedisGroupReader implements TopicConsumer {
     }
 
     private void retryLater(Message message, long delayMs) {
-        retries.schedule(() -> {
-            try {
-                List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
-                        XClaimArgs.Builder.minIdleTime(delayMs), message.id);
-                if (!claimed.isEmpty() && claimed.get(0).getBody() != null) {
-                    dispatch(claimed.get(0), message.deliveryCount + 1);
-                }
-            } catch (RuntimeException e) {
-                log.warn("retrying {} message {} failed: {}", label, message.id, e.toString());
-            }
-        }, delayMs, TimeUnit.MILLISECONDS);
+        retries.schedule(
+                () -> {
+                    try {
+                        List<StreamMessage<String, String>> claimed =
+                                provider.sync().xclaim(stream, me, XClaimArgs.Builder.minIdleTime(delayMs), message.id);
+                        if (!claimed.isEmpty() && claimed.get(0).getBody() != null) {
+                            dispatch(claimed.get(0), message.deliveryCount + 1);
+                        }
+                    } catch (RuntimeException e) {
+                        log.warn("retrying {} message {} failed: {}", label, message.id, e.toString());
+                    }
+                },
+                delayMs,
+                TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -257,7 +276,8 @@ final class RedisGroupReader implements TopicConsumer {
                 return ack();
             }
             reclaimer.settled(id);
-            // The job dead-letter's fields (docs/wire-format.md) on the entry's own fields, plus the topic and the group.
+            // The job dead-letter's fields (docs/wire-format.md) on the entry's own fields, plus the topic and the
+            // group.
             List<String> args = new ArrayList<>(List.of(me.getGroup(), id, "0")); // never XDEL: other groups read it
             Map<String, String> fields = new LinkedHashMap<>(body == null ? Map.of() : body);
             fields.put("topic", String.valueOf(topic()));
@@ -270,8 +290,13 @@ final class RedisGroupReader implements TopicConsumer {
                 args.add(k);
                 args.add(v);
             });
-            return provider.async().<String>eval(RedisScripts.DEAD_LETTER, ScriptOutputType.VALUE,
-                    new String[] {deadLetterStream, stream}, args.toArray(String[]::new)).thenApply(dlId -> null);
+            return provider.async()
+                    .<String>eval(
+                            RedisScripts.DEAD_LETTER,
+                            ScriptOutputType.VALUE,
+                            new String[] {deadLetterStream, stream},
+                            args.toArray(String[]::new))
+                    .thenApply(dlId -> null);
         }
 
         @Override

@@ -27,8 +27,8 @@ final class RedisJobs implements JobsCapability {
     @Override
     public String publish(OutgoingJob job) {
         String stream = provider.keys().stream(job.queue());
-        String id = provider.sync().xadd(stream,
-                JobEntryCodec.fields(job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta()));
+        String id = provider.sync()
+                .xadd(stream, JobEntryCodec.fields(job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta()));
         provider.awaitReplicas(stream);
         return id;
     }

@@ -112,7 +112,8 @@ public record RedisKeys(String prefix, boolean queueTags) {
         if (queueTags) {
             String head = "{" + prefix + ":";
             return streamKey.startsWith(head) && streamKey.endsWith("}")
-                    ? streamKey.substring(head.length(), streamKey.length() - 1) : null;
+                    ? streamKey.substring(head.length(), streamKey.length() - 1)
+                    : null;
         }
         String head = prefix + ":";
         return streamKey.startsWith(head) ? streamKey.substring(head.length()) : null;

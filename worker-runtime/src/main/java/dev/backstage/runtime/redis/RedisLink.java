@@ -23,8 +23,11 @@ final class RedisLink implements AutoCloseable {
     private final RedisClusterAsyncCommands<String, String> async;
     private final StatefulRedisClusterConnection<String, String> cluster;
 
-    private RedisLink(StatefulConnection<String, String> connection, RedisClusterCommands<String, String> sync,
-            RedisClusterAsyncCommands<String, String> async, StatefulRedisClusterConnection<String, String> cluster) {
+    private RedisLink(
+            StatefulConnection<String, String> connection,
+            RedisClusterCommands<String, String> sync,
+            RedisClusterAsyncCommands<String, String> async,
+            StatefulRedisClusterConnection<String, String> cluster) {
         this.connection = connection;
         this.sync = sync;
         this.async = async;
@@ -72,7 +75,8 @@ final class RedisLink implements AutoCloseable {
             return 0; // no primary known for the slot right now (a failover): the caller reports the write unsafe
         }
         // By host and port: lettuce keys the connections it routes writes over that way (by node id is another).
-        return cluster.getConnection(owner.getUri().getHost(), owner.getUri().getPort()).sync()
+        return cluster.getConnection(owner.getUri().getHost(), owner.getUri().getPort())
+                .sync()
                 .waitForReplication(wait.replicas(), ms);
     }
 
@@ -86,7 +90,8 @@ final class RedisLink implements AutoCloseable {
         if (owner == null) {
             return CompletableFuture.completedFuture(0L);
         }
-        return cluster.getConnectionAsync(owner.getUri().getHost(), owner.getUri().getPort())
+        return cluster.getConnectionAsync(
+                        owner.getUri().getHost(), owner.getUri().getPort())
                 .thenCompose(node -> node.async().waitForReplication(wait.replicas(), ms));
     }
 

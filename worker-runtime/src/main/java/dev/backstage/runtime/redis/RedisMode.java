@@ -17,7 +17,9 @@ import java.util.Locale;
  * </ul>
  */
 public enum RedisMode {
-    STANDALONE, CLUSTER, SENTINEL;
+    STANDALONE,
+    CLUSTER,
+    SENTINEL;
 
     /** The mode a URL's scheme says; null when the scheme is none of Redis's. */
     static RedisMode ofScheme(String uri) {
@@ -38,7 +40,8 @@ public enum RedisMode {
         try {
             return valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ConfigurationException("redis option mode is standalone, cluster or sentinel, got '" + value + "'");
+            throw new ConfigurationException(
+                    "redis option mode is standalone, cluster or sentinel, got '" + value + "'");
         }
     }
 
@@ -49,8 +52,9 @@ public enum RedisMode {
     static RedisMode resolve(String uri, RedisMode option) {
         RedisMode scheme = ofScheme(uri);
         if (scheme == null) {
-            throw new ConfigurationException("a Redis URL starts with redis:// or rediss:// (one node), redis+cluster:// "
-                    + "(Redis Cluster) or redis-sentinel:// (Sentinel), e.g. redis://127.0.0.1:6379");
+            throw new ConfigurationException(
+                    "a Redis URL starts with redis:// or rediss:// (one node), redis+cluster:// "
+                            + "(Redis Cluster) or redis-sentinel:// (Sentinel), e.g. redis://127.0.0.1:6379");
         }
         RedisMode mode = option == null ? scheme : option;
         if (option != null && scheme != STANDALONE && option != scheme) {
@@ -62,11 +66,12 @@ public enum RedisMode {
                     + "redis-sentinel://host:26379,host:26380#mymaster");
         }
         if (mode == CLUSTER && RedisEndpoints.database(uri) != 0) {
-            throw new ConfigurationException("Redis Cluster has only database 0: drop /" + RedisEndpoints.database(uri)
-                    + " from the URL");
+            throw new ConfigurationException(
+                    "Redis Cluster has only database 0: drop /" + RedisEndpoints.database(uri) + " from the URL");
         }
         if (mode == SENTINEL && !uri.contains("#")) {
-            throw new ConfigurationException("a Sentinel URL names the master after '#': redis-sentinel://host:26379#mymaster");
+            throw new ConfigurationException(
+                    "a Sentinel URL names the master after '#': redis-sentinel://host:26379#mymaster");
         }
         if (mode == STANDALONE && RedisEndpoints.hosts(uri).size() > 1) {
             throw new ConfigurationException("a redis:// URL names one node; for several cluster nodes use "

@@ -2,6 +2,7 @@ package dev.backstage.runtime.redis;
 
 import dev.backstage.runtime.spi.BacklogProbe;
 import dev.backstage.runtime.spi.BroadcastCapability;
+import dev.backstage.runtime.spi.ConnectionFailure;
 import dev.backstage.runtime.spi.DeadLetterQueue;
 import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.DelaysCapability;
@@ -10,7 +11,6 @@ import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.ProviderHealth;
 import dev.backstage.runtime.spi.TopicsCapability;
 import dev.backstage.runtime.spi.TopologyDeclarer;
-import dev.backstage.runtime.spi.ConnectionFailure;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
@@ -190,8 +190,8 @@ public final class RedisProvider implements Provider {
             }
             return ProviderHealth.down("redis at " + settings.redactedUri() + " did not answer PING within 2 s");
         } catch (Exception e) {
-            return ProviderHealth.down(ConnectionFailure.label(e) + "redis at " + settings.redactedUri() + " unreachable: "
-                    + cause(e));
+            return ProviderHealth.down(
+                    ConnectionFailure.label(e) + "redis at " + settings.redactedUri() + " unreachable: " + cause(e));
         }
     }
 
@@ -199,7 +199,8 @@ public final class RedisProvider implements Provider {
     static String cause(Throwable e) {
         Throwable root = e;
         while ((root instanceof java.util.concurrent.ExecutionException
-                || root instanceof java.util.concurrent.CompletionException) && root.getCause() != null) {
+                        || root instanceof java.util.concurrent.CompletionException)
+                && root.getCause() != null) {
             root = root.getCause();
         }
         String message = root.getMessage();
@@ -207,7 +208,8 @@ public final class RedisProvider implements Provider {
         Throwable under = root.getCause();
         String detail = message == null || message.isBlank() ? name : name + ": " + message;
         return under != null && under.getMessage() != null && !detail.contains(under.getMessage())
-                ? detail + " (" + under.getClass().getSimpleName() + ": " + under.getMessage() + ")" : detail;
+                ? detail + " (" + under.getClass().getSimpleName() + ": " + under.getMessage() + ")"
+                : detail;
     }
 
     @Override

@@ -58,8 +58,13 @@ final class RedisReclaimer implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private volatile String failure;
 
-    RedisReclaimer(RedisConsumer consumer, RedisSettler settler, RedisProvider provider, String consumerId,
-            List<String> streams, int allowance) {
+    RedisReclaimer(
+            RedisConsumer consumer,
+            RedisSettler settler,
+            RedisProvider provider,
+            String consumerId,
+            List<String> streams,
+            int allowance) {
         this.consumer = consumer;
         this.settler = settler;
         this.provider = provider;
@@ -75,7 +80,11 @@ final class RedisReclaimer implements AutoCloseable {
     void start() {
         heartbeat();
         loadOwnLeftovers();
-        long beat = Math.max(100, Math.min(redis.reclaimInterval().toMillis(), redis.deadWorkerTimeout().toMillis() / 3));
+        long beat = Math.max(
+                100,
+                Math.min(
+                        redis.reclaimInterval().toMillis(),
+                        redis.deadWorkerTimeout().toMillis() / 3));
         timer.scheduleWithFixedDelay(() -> guarded("heartbeat", this::heartbeat), beat, beat, TimeUnit.MILLISECONDS);
         long tick = redis.reclaimInterval().toMillis();
         timer.scheduleWithFixedDelay(() -> guarded("reclaim pass", this::tick), 0, tick, TimeUnit.MILLISECONDS);
@@ -100,7 +109,11 @@ final class RedisReclaimer implements AutoCloseable {
         try {
             pass.run();
         } catch (RuntimeException e) {
-            log.warn("{} failed: {}; next in {} ms", what, e.toString(), redis.reclaimInterval().toMillis());
+            log.warn(
+                    "{} failed: {}; next in {} ms",
+                    what,
+                    e.toString(),
+                    redis.reclaimInterval().toMillis());
         } catch (Error e) {
             failure = "redis reclaimer of " + consumerId + " stopped: " + e;
             log.error("{} failed; the reclaimer stops", what, e);
@@ -124,8 +137,11 @@ final class RedisReclaimer implements AutoCloseable {
     }
 
     private void heartbeat() {
-        provider.sync().hset(provider.keys().workers(redis.consumerGroup()), consumerId,
-                Long.toString(System.currentTimeMillis()));
+        provider.sync()
+                .hset(
+                        provider.keys().workers(redis.consumerGroup()),
+                        consumerId,
+                        Long.toString(System.currentTimeMillis()));
     }
 
     /** What the previous incarnation under this name left pending: nothing of ours runs yet, so all of it. */
@@ -134,8 +150,8 @@ final class RedisReclaimer implements AutoCloseable {
             for (String stream : streams) {
                 String from = "-";
                 while (ownLeftovers.size() < OWN_LEFTOVERS_MAX) {
-                    List<PendingMessage> rows = provider.sync().xpending(stream, me, Range.create(from, "+"),
-                            Limit.from(1_000));
+                    List<PendingMessage> rows =
+                            provider.sync().xpending(stream, me, Range.create(from, "+"), Limit.from(1_000));
                     for (PendingMessage row : rows) {
                         ownLeftovers.add(new Leftover(stream, row.getId(), row.getRedeliveryCount()));
                     }
@@ -146,11 +162,15 @@ final class RedisReclaimer implements AutoCloseable {
                 }
             }
         } catch (RuntimeException e) {
-            log.warn("could not list the entries left pending under {}: {}; the idle reclaim takes them after {} ms",
-                    consumerId, e.toString(), redis.idleTimeout().toMillis());
+            log.warn(
+                    "could not list the entries left pending under {}: {}; the idle reclaim takes them after {} ms",
+                    consumerId,
+                    e.toString(),
+                    redis.idleTimeout().toMillis());
         }
         if (!ownLeftovers.isEmpty()) {
-            log.info("{} entries were left pending under this consumer name by its previous run; taking them now",
+            log.info(
+                    "{} entries were left pending under this consumer name by its previous run; taking them now",
                     ownLeftovers.size());
         }
     }
@@ -172,7 +192,8 @@ final class RedisReclaimer implements AutoCloseable {
     private void reclaimFromDeadWorkers() {
         String registry = provider.keys().workers(redis.consumerGroup());
         long deadline = System.currentTimeMillis() - redis.deadWorkerTimeout().toMillis();
-        for (Map.Entry<String, String> worker : provider.sync().hgetall(registry).entrySet()) {
+        for (Map.Entry<String, String> worker :
+                provider.sync().hgetall(registry).entrySet()) {
             Long lastBeat = JobEntryCodec.parseLong(worker.getValue());
             if (worker.getKey().equals(consumerId) || lastBeat == null || lastBeat > deadline) {
                 continue;
@@ -183,14 +204,23 @@ final class RedisReclaimer implements AutoCloseable {
                 if (!consumer.fetching() || room <= 0) {
                     return;
                 }
-                List<PendingMessage> rows = provider.sync().xpending(stream, Consumer.from(redis.consumerGroup(),
-                        worker.getKey()), Range.create("-", "+"), Limit.from(room));
+                List<PendingMessage> rows = provider.sync()
+                        .xpending(
+                                stream,
+                                Consumer.from(redis.consumerGroup(), worker.getKey()),
+                                Range.create("-", "+"),
+                                Limit.from(room));
                 if (rows.size() == room) {
                     cleared = false; // more than we have room for: the next pass takes the rest
                 }
                 for (PendingMessage row : rows) {
-                    if (!claim(stream, row.getId(), 1_000, row.getRedeliveryCount() + 1, "from dead worker "
-                            + worker.getKey() + " (no heartbeat for " + (System.currentTimeMillis() - lastBeat) + " ms)")) {
+                    if (!claim(
+                            stream,
+                            row.getId(),
+                            1_000,
+                            row.getRedeliveryCount() + 1,
+                            "from dead worker " + worker.getKey() + " (no heartbeat for "
+                                    + (System.currentTimeMillis() - lastBeat) + " ms)")) {
                         cleared = false;
                     }
                 }
@@ -205,9 +235,12 @@ final class RedisReclaimer implements AutoCloseable {
     private void reclaimIdle(String stream) {
         long idleMs = redis.idleTimeout().toMillis();
         int room = room();
-        List<PendingMessage> rows = provider.sync().xpending(stream,
-                XPendingArgs.Builder.xpending(redis.consumerGroup(), Range.create("-", "+"), Limit.from(Math.max(10, room)))
-                        .idle(idleMs));
+        List<PendingMessage> rows = provider.sync()
+                .xpending(
+                        stream,
+                        XPendingArgs.Builder.xpending(
+                                        redis.consumerGroup(), Range.create("-", "+"), Limit.from(Math.max(10, room)))
+                                .idle(idleMs));
         for (PendingMessage row : rows) {
             if (room() <= 0 || !consumer.fetching()) {
                 return;
@@ -215,15 +248,19 @@ final class RedisReclaimer implements AutoCloseable {
             if (settler.holds(row.getId())) {
                 continue;
             }
-            claim(stream, row.getId(), idleMs, row.getRedeliveryCount() + 1, "from " + row.getConsumer() + " after "
-                    + row.getMsSinceLastDelivery() + " ms idle");
+            claim(
+                    stream,
+                    row.getId(),
+                    idleMs,
+                    row.getRedeliveryCount() + 1,
+                    "from " + row.getConsumer() + " after " + row.getMsSinceLastDelivery() + " ms idle");
         }
     }
 
     /** XCLAIM one entry and hand it to the core as a recovered delivery; false when it was not ours to take. */
     private boolean claim(String stream, String id, long minIdleMs, long deliveryCount, String why) {
-        List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
-                XClaimArgs.Builder.minIdleTime(minIdleMs), id);
+        List<StreamMessage<String, String>> claimed =
+                provider.sync().xclaim(stream, me, XClaimArgs.Builder.minIdleTime(minIdleMs), id);
         if (claimed.isEmpty()) {
             return false;
         }
@@ -242,9 +279,10 @@ final class RedisReclaimer implements AutoCloseable {
     private void refreshLongRunning() {
         Map<String, List<String>> byStream = new LinkedHashMap<>();
         settler.longRunning(redis.idleTimeout().toMillis() / 2)
-                .forEach((id, stream) -> byStream.computeIfAbsent(stream, s -> new ArrayList<>()).add(id));
-        byStream.forEach((stream, ids) -> provider.sync().xclaim(stream, me,
-                XClaimArgs.Builder.minIdleTime(0).justid(), ids.toArray(String[]::new)));
+                .forEach((id, stream) ->
+                        byStream.computeIfAbsent(stream, s -> new ArrayList<>()).add(id));
+        byStream.forEach((stream, ids) -> provider.sync()
+                .xclaim(stream, me, XClaimArgs.Builder.minIdleTime(0).justid(), ids.toArray(String[]::new)));
     }
 
     @Override

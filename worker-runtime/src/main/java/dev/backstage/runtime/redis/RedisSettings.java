@@ -2,9 +2,9 @@ package dev.backstage.runtime.redis;
 
 import dev.backstage.runtime.spi.BrokerTls;
 import dev.backstage.runtime.spi.BrokerUrl;
-import dev.backstage.runtime.spi.Redaction;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.ProviderSettings;
+import dev.backstage.runtime.spi.Redaction;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -29,14 +29,38 @@ import java.util.Set;
  *                           waitReplicas, waitTimeoutMs; {@link ReplicaWait})
  */
 public record RedisSettings(
-        String uri, String prefix, String consumerGroup, Duration idleTimeout, Duration reclaimInterval,
-        Duration blockTimeout, boolean deleteOnAck, int ackBatchSize, Duration ackFlushInterval,
-        Duration promotionInterval, int promotionBatch, Duration deadWorkerTimeout, BrokerTls tls, RedisMode mode,
+        String uri,
+        String prefix,
+        String consumerGroup,
+        Duration idleTimeout,
+        Duration reclaimInterval,
+        Duration blockTimeout,
+        boolean deleteOnAck,
+        int ackBatchSize,
+        Duration ackFlushInterval,
+        Duration promotionInterval,
+        int promotionBatch,
+        Duration deadWorkerTimeout,
+        BrokerTls tls,
+        RedisMode mode,
         ReplicaWait replicaWait) {
 
-    private static final Set<String> OPTIONS = Set.of("idleTimeoutMs", "reclaimIntervalMs", "blockTimeoutMs",
-            "deleteOnAck", "ackBatchSize", "ackFlushIntervalMs", "promotionIntervalMs", "promotionBatch", "deadWorkerTimeoutMs", "mode", "waitReplicas", "waitTimeoutMs",
-            BrokerTls.OPT_CA_FILE, BrokerTls.OPT_CERT_FILE, BrokerTls.OPT_KEY_FILE);
+    private static final Set<String> OPTIONS = Set.of(
+            "idleTimeoutMs",
+            "reclaimIntervalMs",
+            "blockTimeoutMs",
+            "deleteOnAck",
+            "ackBatchSize",
+            "ackFlushIntervalMs",
+            "promotionIntervalMs",
+            "promotionBatch",
+            "deadWorkerTimeoutMs",
+            "mode",
+            "waitReplicas",
+            "waitTimeoutMs",
+            BrokerTls.OPT_CA_FILE,
+            BrokerTls.OPT_CERT_FILE,
+            BrokerTls.OPT_KEY_FILE);
 
     public RedisSettings {
         mode = RedisMode.resolve(uri, mode);
@@ -46,13 +70,15 @@ public record RedisSettings(
         // Strict parsing for every mode; a Sentinel URL's '#master' is lettuce's syntax, checked by RedisMode.
         int hash = uri.indexOf('#');
         String checked = mode == RedisMode.SENTINEL && hash >= 0 ? uri.substring(0, hash) : uri;
-        BrokerUrl parsed = BrokerUrl.parse(checked,
-                RedisMode.ofScheme(uri) == RedisMode.STANDALONE ? BrokerUrl.REDIS : BrokerUrl.REDIS_NODES);
+        BrokerUrl parsed = BrokerUrl.parse(
+                checked, RedisMode.ofScheme(uri) == RedisMode.STANDALONE ? BrokerUrl.REDIS : BrokerUrl.REDIS_NODES);
         if (!parsed.path().isEmpty() && !parsed.path().matches("(/[0-9]{0,2})?(\\?.*)?")) {
-            throw new ConfigurationException("the redis URL's path must be a database number, e.g. redis://host:6379/0");
+            throw new ConfigurationException(
+                    "the redis URL's path must be a database number, e.g. redis://host:6379/0");
         }
         if (tls != null && !parsed.scheme().startsWith("rediss")) {
-            throw new ConfigurationException("TLS files are set but the Redis URL is not rediss://; use rediss://host:port");
+            throw new ConfigurationException(
+                    "TLS files are set but the Redis URL is not rediss://; use rediss://host:port");
         }
         positive(idleTimeout, "idleTimeout");
         positive(reclaimInterval, "reclaimInterval");
@@ -72,9 +98,22 @@ public record RedisSettings(
     }
 
     public static RedisSettings of(String uri) {
-        return new RedisSettings(uri, ProviderSettings.DEFAULT_PREFIX, ProviderSettings.DEFAULT_GROUP,
-                Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofSeconds(1), false, 100,
-                Duration.ofMillis(50), Duration.ofMillis(100), 500, Duration.ofSeconds(10), null, null, ReplicaWait.OFF);
+        return new RedisSettings(
+                uri,
+                ProviderSettings.DEFAULT_PREFIX,
+                ProviderSettings.DEFAULT_GROUP,
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(1),
+                false,
+                100,
+                Duration.ofMillis(50),
+                Duration.ofMillis(100),
+                500,
+                Duration.ofSeconds(10),
+                null,
+                null,
+                ReplicaWait.OFF);
     }
 
     public static RedisSettings from(ProviderSettings settings) {
@@ -85,13 +124,20 @@ public record RedisSettings(
         }
         Map<String, String> o = settings.options();
         RedisSettings d = of(settings.url());
-        return new RedisSettings(settings.url(), settings.prefix(), settings.consumerGroup(),
-                ms(o, "idleTimeoutMs", d.idleTimeout), ms(o, "reclaimIntervalMs", d.reclaimInterval),
-                ms(o, "blockTimeoutMs", d.blockTimeout), Boolean.parseBoolean(o.getOrDefault("deleteOnAck", "false")),
-                Integer.parseInt(o.getOrDefault("ackBatchSize", "100")), ms(o, "ackFlushIntervalMs", d.ackFlushInterval),
+        return new RedisSettings(
+                settings.url(),
+                settings.prefix(),
+                settings.consumerGroup(),
+                ms(o, "idleTimeoutMs", d.idleTimeout),
+                ms(o, "reclaimIntervalMs", d.reclaimInterval),
+                ms(o, "blockTimeoutMs", d.blockTimeout),
+                Boolean.parseBoolean(o.getOrDefault("deleteOnAck", "false")),
+                Integer.parseInt(o.getOrDefault("ackBatchSize", "100")),
+                ms(o, "ackFlushIntervalMs", d.ackFlushInterval),
                 ms(o, "promotionIntervalMs", d.promotionInterval),
                 Integer.parseInt(o.getOrDefault("promotionBatch", "500")),
-                ms(o, "deadWorkerTimeoutMs", d.deadWorkerTimeout), BrokerTls.from(o).orElse(null),
+                ms(o, "deadWorkerTimeoutMs", d.deadWorkerTimeout),
+                BrokerTls.from(o).orElse(null),
                 o.containsKey("mode") ? RedisMode.parse(o.get("mode")) : null,
                 new ReplicaWait(integer(o, "waitReplicas", 0), ms(o, "waitTimeoutMs", Duration.ofSeconds(1))));
     }
@@ -115,54 +161,192 @@ public record RedisSettings(
     }
 
     public RedisSettings withPrefix(String value) {
-        return new RedisSettings(uri, value, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
+        return new RedisSettings(
+                uri,
+                value,
+                consumerGroup,
+                idleTimeout,
+                reclaimInterval,
+                blockTimeout,
+                deleteOnAck,
+                ackBatchSize,
+                ackFlushInterval,
+                promotionInterval,
+                promotionBatch,
+                deadWorkerTimeout,
+                tls,
+                mode,
+                replicaWait);
     }
 
     public RedisSettings withGroup(String value) {
-        return new RedisSettings(uri, prefix, value, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
+        return new RedisSettings(
+                uri,
+                prefix,
+                value,
+                idleTimeout,
+                reclaimInterval,
+                blockTimeout,
+                deleteOnAck,
+                ackBatchSize,
+                ackFlushInterval,
+                promotionInterval,
+                promotionBatch,
+                deadWorkerTimeout,
+                tls,
+                mode,
+                replicaWait);
     }
 
     public RedisSettings withIdleTimeout(Duration value) {
-        return new RedisSettings(uri, prefix, consumerGroup, value, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
+        return new RedisSettings(
+                uri,
+                prefix,
+                consumerGroup,
+                value,
+                reclaimInterval,
+                blockTimeout,
+                deleteOnAck,
+                ackBatchSize,
+                ackFlushInterval,
+                promotionInterval,
+                promotionBatch,
+                deadWorkerTimeout,
+                tls,
+                mode,
+                replicaWait);
     }
 
     public RedisSettings withReclaimInterval(Duration value) {
-        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, value, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
+        return new RedisSettings(
+                uri,
+                prefix,
+                consumerGroup,
+                idleTimeout,
+                value,
+                blockTimeout,
+                deleteOnAck,
+                ackBatchSize,
+                ackFlushInterval,
+                promotionInterval,
+                promotionBatch,
+                deadWorkerTimeout,
+                tls,
+                mode,
+                replicaWait);
     }
 
     public RedisSettings withDeleteOnAck(boolean value) {
-        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, value,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
+        return new RedisSettings(
+                uri,
+                prefix,
+                consumerGroup,
+                idleTimeout,
+                reclaimInterval,
+                blockTimeout,
+                value,
+                ackBatchSize,
+                ackFlushInterval,
+                promotionInterval,
+                promotionBatch,
+                deadWorkerTimeout,
+                tls,
+                mode,
+                replicaWait);
     }
 
     public RedisSettings withAckBatching(int batchSize, Duration flushInterval) {
-        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                batchSize, flushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode, replicaWait);
+        return new RedisSettings(
+                uri,
+                prefix,
+                consumerGroup,
+                idleTimeout,
+                reclaimInterval,
+                blockTimeout,
+                deleteOnAck,
+                batchSize,
+                flushInterval,
+                promotionInterval,
+                promotionBatch,
+                deadWorkerTimeout,
+                tls,
+                mode,
+                replicaWait);
     }
 
     public RedisSettings withTls(BrokerTls value) {
-        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, value, mode, replicaWait);
+        return new RedisSettings(
+                uri,
+                prefix,
+                consumerGroup,
+                idleTimeout,
+                reclaimInterval,
+                blockTimeout,
+                deleteOnAck,
+                ackBatchSize,
+                ackFlushInterval,
+                promotionInterval,
+                promotionBatch,
+                deadWorkerTimeout,
+                value,
+                mode,
+                replicaWait);
     }
 
     public RedisSettings withDeadWorkerTimeout(Duration value) {
-        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, value, tls, mode, replicaWait);
+        return new RedisSettings(
+                uri,
+                prefix,
+                consumerGroup,
+                idleTimeout,
+                reclaimInterval,
+                blockTimeout,
+                deleteOnAck,
+                ackBatchSize,
+                ackFlushInterval,
+                promotionInterval,
+                promotionBatch,
+                value,
+                tls,
+                mode,
+                replicaWait);
     }
 
     public RedisSettings withMode(RedisMode value) {
-        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, value,
+        return new RedisSettings(
+                uri,
+                prefix,
+                consumerGroup,
+                idleTimeout,
+                reclaimInterval,
+                blockTimeout,
+                deleteOnAck,
+                ackBatchSize,
+                ackFlushInterval,
+                promotionInterval,
+                promotionBatch,
+                deadWorkerTimeout,
+                tls,
+                value,
                 replicaWait);
     }
 
     public RedisSettings withReplicaWait(int replicas, Duration timeout) {
-        return new RedisSettings(uri, prefix, consumerGroup, idleTimeout, reclaimInterval, blockTimeout, deleteOnAck,
-                ackBatchSize, ackFlushInterval, promotionInterval, promotionBatch, deadWorkerTimeout, tls, mode,
+        return new RedisSettings(
+                uri,
+                prefix,
+                consumerGroup,
+                idleTimeout,
+                reclaimInterval,
+                blockTimeout,
+                deleteOnAck,
+                ackBatchSize,
+                ackFlushInterval,
+                promotionInterval,
+                promotionBatch,
+                deadWorkerTimeout,
+                tls,
+                mode,
                 new ReplicaWait(replicas, timeout));
     }
 

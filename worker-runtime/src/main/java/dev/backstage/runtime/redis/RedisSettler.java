@@ -55,8 +55,12 @@ final class RedisSettler implements AutoCloseable {
      * @param redeliver hands an entry claimed back for a retry to the consumer, with its delivery count
      * @param released  told each entry this worker stops holding (settled or abandoned)
      */
-    RedisSettler(RedisProvider provider, String consumerId, BooleanSupplier fetching,
-            ObjIntConsumer<StreamMessage<String, String>> redeliver, java.util.function.Consumer<String> released) {
+    RedisSettler(
+            RedisProvider provider,
+            String consumerId,
+            BooleanSupplier fetching,
+            ObjIntConsumer<StreamMessage<String, String>> redeliver,
+            java.util.function.Consumer<String> released) {
         this.provider = provider;
         this.redis = provider.settings();
         this.me = Consumer.from(redis.consumerGroup(), consumerId);
@@ -128,8 +132,10 @@ final class RedisSettler implements AutoCloseable {
         String id = delivery.deliveryId();
         awaitingRetry.put(id, Boolean.TRUE);
         release(id);
-        CompletionStage<Void> recorded = error == null ? CompletableFuture.completedFuture(null)
-                : provider.async().set(provider.keys().error(delivery.stream(), id), error, SetArgs.Builder.ex(ERROR_TTL_SECONDS))
+        CompletionStage<Void> recorded = error == null
+                ? CompletableFuture.completedFuture(null)
+                : provider.async()
+                        .set(provider.keys().error(delivery.stream(), id), error, SetArgs.Builder.ex(ERROR_TTL_SECONDS))
                         .thenCompose(ok -> provider.awaitReplicasAsync(delivery.stream()));
         timers.schedule(() -> claimBack(delivery, delay), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
         return recorded;
@@ -141,8 +147,8 @@ final class RedisSettler implements AutoCloseable {
             if (!fetching.getAsBoolean()) {
                 return; // stopping: the entry stays pending for another worker
             }
-            List<StreamMessage<String, String>> claimed = provider.sync().xclaim(delivery.stream(), me,
-                    XClaimArgs.Builder.minIdleTime(delay.toMillis()), id);
+            List<StreamMessage<String, String>> claimed =
+                    provider.sync().xclaim(delivery.stream(), me, XClaimArgs.Builder.minIdleTime(delay.toMillis()), id);
             if (claimed.isEmpty()) {
                 log.debug("retry of {} not claimed back: another consumer took it or it is gone", id);
                 return;
@@ -154,8 +160,10 @@ final class RedisSettler implements AutoCloseable {
             }
             redeliver.accept(message, delivery.deliveryCount() + 1);
         } catch (RuntimeException e) {
-            log.warn("claiming back {} for retry failed: {}; the reclaimer will pick it up after the idle threshold",
-                    id, e.toString());
+            log.warn(
+                    "claiming back {} for retry failed: {}; the reclaimer will pick it up after the idle threshold",
+                    id,
+                    e.toString());
         } finally {
             awaitingRetry.remove(id);
         }
@@ -169,7 +177,9 @@ final class RedisSettler implements AutoCloseable {
         args.add(redis.deleteOnAck() ? "1" : "0");
         Map<String, String> fields = new LinkedHashMap<>(delivery.body());
         fields.putIfAbsent("taskName", "");
-        fields.put("originalId", id); // with a redriven entry's own jobId field (copied above), a redrive restores the job id
+        fields.put(
+                "originalId",
+                id); // with a redriven entry's own jobId field (copied above), a redrive restores the job id
         fields.put("deliveryCount", Integer.toString(delivery.deliveryCount()));
         fields.put("deadLetteredAt", Long.toString(System.currentTimeMillis()));
         fields.put("error", error == null ? "" : error);
@@ -177,10 +187,16 @@ final class RedisSettler implements AutoCloseable {
             args.add(k);
             args.add(v);
         });
-        String queue = delivery.queue() != null ? delivery.queue() : provider.keys().queueOf(delivery.stream());
-        String[] keys = {provider.keys().deadLetter(queue), delivery.stream(), provider.keys().error(delivery.stream(), id)};
-        return provider.async().<String>eval(RedisScripts.DEAD_LETTER, ScriptOutputType.VALUE, keys,
-                args.toArray(String[]::new)).thenCompose(dlId -> provider.awaitReplicasAsync(delivery.stream()))
+        String queue =
+                delivery.queue() != null ? delivery.queue() : provider.keys().queueOf(delivery.stream());
+        String[] keys = {
+            provider.keys().deadLetter(queue),
+            delivery.stream(),
+            provider.keys().error(delivery.stream(), id)
+        };
+        return provider.async()
+                .<String>eval(RedisScripts.DEAD_LETTER, ScriptOutputType.VALUE, keys, args.toArray(String[]::new))
+                .thenCompose(dlId -> provider.awaitReplicasAsync(delivery.stream()))
                 .thenApply(done -> {
                     release(id);
                     return (Void) null;

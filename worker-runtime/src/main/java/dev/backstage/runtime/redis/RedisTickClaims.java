@@ -28,8 +28,12 @@ final class RedisTickClaims implements ClaimingPublisher {
         for (Object field : JobEntryCodec.fields(job.taskName(), job.payloadJson(), job.enqueuedAtMs(), job.meta())) {
             args.add(field.toString());
         }
-        List<Object> reply = provider.sync().eval(RedisScripts.CLAIM_AND_ADD, ScriptOutputType.MULTI,
-                new String[] {provider.keys().tickClaim(job.queue(), key), stream}, args.toArray(String[]::new));
+        List<Object> reply = provider.sync()
+                .eval(
+                        RedisScripts.CLAIM_AND_ADD,
+                        ScriptOutputType.MULTI,
+                        new String[] {provider.keys().tickClaim(job.queue(), key), stream},
+                        args.toArray(String[]::new));
         provider.awaitReplicas(stream); // the claim and the job, or the claim a retry found
         boolean claimed = ((Number) reply.get(0)).longValue() == 1;
         String value = reply.get(1).toString();

@@ -45,7 +45,10 @@ final class RedisTopicReclaimer implements AutoCloseable {
     private final ScheduledExecutorService timer;
 
     /** {@code dispatch} hands a taken entry to the core with its delivery count (1 for a first delivery). */
-    RedisTopicReclaimer(RedisProvider provider, String stream, Consumer<String> me,
+    RedisTopicReclaimer(
+            RedisProvider provider,
+            String stream,
+            Consumer<String> me,
             ObjIntConsumer<StreamMessage<String, String>> dispatch) {
         this.provider = provider;
         this.stream = stream;
@@ -60,8 +63,13 @@ final class RedisTopicReclaimer implements AutoCloseable {
         try {
             takeOwnLeftovers();
         } catch (RuntimeException e) {
-            log.warn("could not take the topic entries left pending under {} in {}: {}; another member takes them after"
-                    + " {} ms", me.getName(), me.getGroup(), e.toString(), provider.settings().idleTimeout().toMillis());
+            log.warn(
+                    "could not take the topic entries left pending under {} in {}: {}; another member takes them after"
+                            + " {} ms",
+                    me.getName(),
+                    me.getGroup(),
+                    e.toString(),
+                    provider.settings().idleTimeout().toMillis());
         }
         long tick = provider.settings().reclaimInterval().toMillis();
         timer.scheduleWithFixedDelay(this::pass, tick, tick, TimeUnit.MILLISECONDS);
@@ -81,7 +89,8 @@ final class RedisTopicReclaimer implements AutoCloseable {
         String from = "-";
         int taken = 0;
         while (true) {
-            List<PendingMessage> rows = provider.sync().xpending(stream, me, Range.create(from, "+"), Limit.from(BATCH));
+            List<PendingMessage> rows =
+                    provider.sync().xpending(stream, me, Range.create(from, "+"), Limit.from(BATCH));
             for (PendingMessage row : rows) {
                 taken += claim(row, 0) ? 1 : 0;
             }
@@ -91,8 +100,11 @@ final class RedisTopicReclaimer implements AutoCloseable {
             from = "(" + rows.get(rows.size() - 1).getId();
         }
         if (taken > 0) {
-            log.info("{} topic entries of {} were left pending under {} by its previous run; delivered again", taken,
-                    stream, me.getName());
+            log.info(
+                    "{} topic entries of {} were left pending under {} by its previous run; delivered again",
+                    taken,
+                    stream,
+                    me.getName());
         }
     }
 
@@ -106,8 +118,11 @@ final class RedisTopicReclaimer implements AutoCloseable {
     }
 
     private void refreshRunning() {
-        long threshold = System.currentTimeMillis() - provider.settings().idleTimeout().toMillis() / 2;
-        String[] ids = running.entrySet().stream().filter(e -> e.getValue() <= threshold).map(Map.Entry::getKey)
+        long threshold =
+                System.currentTimeMillis() - provider.settings().idleTimeout().toMillis() / 2;
+        String[] ids = running.entrySet().stream()
+                .filter(e -> e.getValue() <= threshold)
+                .map(Map.Entry::getKey)
                 .toArray(String[]::new);
         if (ids.length > 0) {
             provider.sync().xclaim(stream, me, XClaimArgs.Builder.minIdleTime(0).justid(), ids);
@@ -120,19 +135,26 @@ final class RedisTopicReclaimer implements AutoCloseable {
 
     private void reclaimIdle() {
         long idleMs = provider.settings().idleTimeout().toMillis();
-        List<PendingMessage> rows = provider.sync().xpending(stream,
-                XPendingArgs.Builder.xpending(me.getGroup(), Range.create("-", "+"), Limit.from(BATCH)).idle(idleMs));
+        List<PendingMessage> rows = provider.sync()
+                .xpending(
+                        stream,
+                        XPendingArgs.Builder.xpending(me.getGroup(), Range.create("-", "+"), Limit.from(BATCH))
+                                .idle(idleMs));
         for (PendingMessage row : rows) {
             if (!row.getConsumer().equals(me.getName()) && claim(row, idleMs)) {
-                log.info("took topic entry {} of {} from {} after {} ms idle", row.getId(), stream, row.getConsumer(),
+                log.info(
+                        "took topic entry {} of {} from {} after {} ms idle",
+                        row.getId(),
+                        stream,
+                        row.getConsumer(),
                         row.getMsSinceLastDelivery());
             }
         }
     }
 
     private boolean claim(PendingMessage row, long minIdleMs) {
-        List<StreamMessage<String, String>> claimed = provider.sync().xclaim(stream, me,
-                XClaimArgs.Builder.minIdleTime(minIdleMs), row.getId());
+        List<StreamMessage<String, String>> claimed =
+                provider.sync().xclaim(stream, me, XClaimArgs.Builder.minIdleTime(minIdleMs), row.getId());
         if (claimed.isEmpty()) {
             return false; // taken by another member meanwhile
         }

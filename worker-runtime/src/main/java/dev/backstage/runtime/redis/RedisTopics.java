@@ -36,8 +36,14 @@ final class RedisTopics implements TopicsCapability {
 
     @Override
     public String publish(String topic, String payloadJson) {
-        return provider.sync().xadd(provider.keys().topic(topic), XAddArgs.Builder.maxlen(10_000).approximateTrimming(),
-                "payload", payloadJson, "publishedAt", Long.toString(System.currentTimeMillis()));
+        return provider.sync()
+                .xadd(
+                        provider.keys().topic(topic),
+                        XAddArgs.Builder.maxlen(10_000).approximateTrimming(),
+                        "payload",
+                        payloadJson,
+                        "publishedAt",
+                        Long.toString(System.currentTimeMillis()));
     }
 
     @Override
@@ -45,16 +51,28 @@ final class RedisTopics implements TopicsCapability {
         String stream = provider.keys().topic(subscription.topic());
         String group = subscription.isFanOut() ? "sub:" + consumerId : "grp:" + subscription.group();
         try {
-            provider.sync().xgroupCreate(StreamOffset.from(stream,
-                    subscription.start() == StartPosition.EARLIEST ? "0" : "$"), group, XGroupCreateArgs.Builder.mkstream());
+            provider.sync()
+                    .xgroupCreate(
+                            StreamOffset.from(stream, subscription.start() == StartPosition.EARLIEST ? "0" : "$"),
+                            group,
+                            XGroupCreateArgs.Builder.mkstream());
         } catch (RedisCommandExecutionException e) {
             if (!String.valueOf(e.getMessage()).startsWith("BUSYGROUP")) {
                 throw e;
             }
         }
-        RedisGroupReader.Shape shape = new RedisGroupReader.Shape(body -> subscription.topic(), "publishedAt",
-                body -> Optional.empty(), null);
-        return new RedisGroupReader(provider, "topic-" + subscription.topic(), stream, Consumer.from(group, consumerId),
-                sink, shape, null, null, provider.keys().topicDeadLetter(subscription.topic(), group)).start();
+        RedisGroupReader.Shape shape =
+                new RedisGroupReader.Shape(body -> subscription.topic(), "publishedAt", body -> Optional.empty(), null);
+        return new RedisGroupReader(
+                        provider,
+                        "topic-" + subscription.topic(),
+                        stream,
+                        Consumer.from(group, consumerId),
+                        sink,
+                        shape,
+                        null,
+                        null,
+                        provider.keys().topicDeadLetter(subscription.topic(), group))
+                .start();
     }
 }

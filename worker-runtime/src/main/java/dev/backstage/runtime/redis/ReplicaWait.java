@@ -20,11 +20,12 @@ public record ReplicaWait(int replicas, Duration timeout) {
 
     public ReplicaWait {
         if (replicas < 0) {
-            throw new ConfigurationException("redis option waitReplicas must be >= 0 (0 = do not wait), got " + replicas);
+            throw new ConfigurationException(
+                    "redis option waitReplicas must be >= 0 (0 = do not wait), got " + replicas);
         }
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new ConfigurationException("redis option waitTimeoutMs must be > 0 (WAIT 0 would block forever), got "
-                    + timeout);
+            throw new ConfigurationException(
+                    "redis option waitTimeoutMs must be > 0 (WAIT 0 would block forever), got " + timeout);
         }
     }
 

@@ -2,11 +2,11 @@ package dev.backstage.runtime.redis;
 
 import dev.backstage.runtime.spi.BrokerTls;
 import dev.backstage.runtime.spi.ConfigurationException;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslOptions;
-import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -52,6 +52,7 @@ final class SharedRedisConnection {
     private final CompletableFuture<Void> connected = new CompletableFuture<>();
     /** Guarded by {@link #REGISTRY}. */
     private int users;
+
     private ClientResources resources;
     private AbstractRedisClient client;
     private RedisLink connection;
@@ -108,7 +109,8 @@ final class SharedRedisConnection {
 
     /** A fresh connection for a blocking loop, from the shared client; the caller closes it. */
     RedisLink dedicatedConnection() {
-        return client instanceof RedisClusterClient cluster ? RedisLink.of(cluster.connect())
+        return client instanceof RedisClusterClient cluster
+                ? RedisLink.of(cluster.connect())
                 : RedisLink.of(((RedisClient) client).connect());
     }
 
@@ -194,7 +196,8 @@ final class SharedRedisConnection {
      * replica takes the writes as soon as the cluster agrees on it.
      */
     private static ClusterClientOptions clusterOptions(SslOptions ssl) {
-        ClusterClientOptions.Builder options = ClusterClientOptions.builder().autoReconnect(true)
+        ClusterClientOptions.Builder options = ClusterClientOptions.builder()
+                .autoReconnect(true)
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(TOPOLOGY_REFRESH)
                         .enableAllAdaptiveRefreshTriggers()
@@ -235,10 +238,12 @@ final class SharedRedisConnection {
                 }
                 sha.update((byte) 0);
             }
-            return key.append('\n').append(HexFormat.of().formatHex(sha.digest())).toString();
+            return key.append('\n')
+                    .append(HexFormat.of().formatHex(sha.digest()))
+                    .toString();
         } catch (IOException e) {
-            throw new ConfigurationException("TLS file cannot be read: " + e.getMessage() + "; mount it or fix the path",
-                    e);
+            throw new ConfigurationException(
+                    "TLS file cannot be read: " + e.getMessage() + "; mount it or fix the path", e);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

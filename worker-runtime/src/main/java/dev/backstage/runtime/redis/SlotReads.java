@@ -36,7 +36,8 @@ final class SlotReads {
     static List<StreamOffset<String>[]> offsetsBySlot(Collection<String> streams) {
         Map<Integer, List<StreamOffset<String>>> groups = new LinkedHashMap<>();
         for (String stream : streams) {
-            groups.computeIfAbsent(SlotHash.getSlot(stream), slot -> new ArrayList<>()).add(StreamOffset.lastConsumed(stream));
+            groups.computeIfAbsent(SlotHash.getSlot(stream), slot -> new ArrayList<>())
+                    .add(StreamOffset.lastConsumed(stream));
         }
         List<StreamOffset<String>[]> out = new ArrayList<>();
         groups.values().forEach(offsets -> out.add(offsets.toArray(StreamOffset[]::new)));
@@ -45,7 +46,9 @@ final class SlotReads {
 
     List<StreamMessage<String, String>> read(RedisLink connection, Consumer<String> me, int perStream) {
         if (bySlot.size() == 1) {
-            return connection.sync().xreadgroup(me, XReadArgs.Builder.count(perStream).block(block), bySlot.get(0));
+            return connection
+                    .sync()
+                    .xreadgroup(me, XReadArgs.Builder.count(perStream).block(block), bySlot.get(0));
         }
         List<StreamMessage<String, String>> out = new ArrayList<>();
         for (StreamOffset<String>[] offsets : bySlot) {
@@ -55,6 +58,8 @@ final class SlotReads {
             return out;
         }
         turn = (turn + 1) % bySlot.size();
-        return connection.sync().xreadgroup(me, XReadArgs.Builder.count(perStream).block(block), bySlot.get(turn));
+        return connection
+                .sync()
+                .xreadgroup(me, XReadArgs.Builder.count(perStream).block(block), bySlot.get(turn));
     }
 }

@@ -9,7 +9,9 @@ public final class BacklogUnavailableException extends RuntimeException {
 
     public BacklogUnavailableException(String reason, String message, Throwable cause) {
         super(message, cause);
-        this.reason = cause == null ? reason : ConnectionFailure.of(cause).map(ConnectionFailure::reason).orElse(reason);
+        this.reason = cause == null
+                ? reason
+                : ConnectionFailure.of(cause).map(ConnectionFailure::reason).orElse(reason);
     }
 
     public String reason() {

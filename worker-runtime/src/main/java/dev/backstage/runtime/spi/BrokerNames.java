@@ -41,29 +41,32 @@ public final class BrokerNames {
     public static final String RESERVED_TEXT = "broadcast, scheduled, topics, delayed, redrive, dead-letter";
     /** A queue or topic name may not end with these ... */
     public static final String RESERVED_SUFFIX_DEAD_LETTER = ".dead-letter";
+
     public static final String RESERVED_SUFFIX_RETRY = ".retry";
     /** ... nor start with these. */
     public static final String RESERVED_PREFIX_TOPIC = "topic.";
+
     public static final String RESERVED_PREFIX_BROADCAST = "broadcast.";
     /** What to change, after "is not a valid key prefix: ". */
-    public static final String PREFIX_RULE = "use 1-40 letters, digits, '_' or '-', starting with a letter or digit"
-            + " (no '.' or ':'), e.g. orders";
+    public static final String PREFIX_RULE =
+            "use 1-40 letters, digits, '_' or '-', starting with a letter or digit" + " (no '.' or ':'), e.g. orders";
     /** What to change, after "is not a valid name: " (queues and topics). */
-    public static final String QUEUE_RULE = "use 1-100 letters, digits, '_', '.' or '-', starting with a letter or"
-            + " digit, e.g. emails";
+    public static final String QUEUE_RULE =
+            "use 1-100 letters, digits, '_', '.' or '-', starting with a letter or" + " digit, e.g. emails";
     /** What to change, after "is not a valid consumer group: ". */
-    public static final String GROUP_RULE = "use 1-100 letters, digits, '_', '.' or '-', starting with a letter or"
-            + " digit, e.g. backstage-workers";
+    public static final String GROUP_RULE =
+            "use 1-100 letters, digits, '_', '.' or '-', starting with a letter or" + " digit, e.g. backstage-workers";
     /** What to change, after "is not a valid task name: ". */
     public static final String TASK_RULE = "use 1-200 letters, digits, '_', '.', '-', ':' or '/', starting with a"
             + " letter or digit, e.g. sendEmail";
     /** What to change, after "is not a valid schedule name: ". */
-    public static final String SCHEDULE_RULE = "use 1-100 letters, digits, '_', '.' or '-', starting with a letter or"
-            + " digit, e.g. nightly-report";
+    public static final String SCHEDULE_RULE =
+            "use 1-100 letters, digits, '_', '.' or '-', starting with a letter or" + " digit, e.g. nightly-report";
     /** Why a reserved queue or topic name is refused, after "is ". */
     public static final String RESERVED_RULE = "reserved for the provider's own objects (" + RESERVED_TEXT
             + ", names ending in " + RESERVED_SUFFIX_DEAD_LETTER + " or " + RESERVED_SUFFIX_RETRY + ", starting with "
             + RESERVED_PREFIX_TOPIC + " or " + RESERVED_PREFIX_BROADCAST + "); choose another";
+
     private static final Set<String> RESERVED = Set.of(RESERVED_TEXT.split(", "));
     private static final Pattern PREFIX = Pattern.compile(PREFIX_PATTERN);
     private static final Pattern QUEUE = Pattern.compile(QUEUE_PATTERN);
@@ -85,8 +88,11 @@ public final class BrokerNames {
         if (value == null || !QUEUE.matcher(value).matches()) {
             return Optional.of(field + " " + shown(value) + " is not a valid name: " + QUEUE_RULE);
         }
-        if (RESERVED.contains(value) || value.endsWith(RESERVED_SUFFIX_DEAD_LETTER) || value.endsWith(RESERVED_SUFFIX_RETRY)
-                || value.startsWith(RESERVED_PREFIX_TOPIC) || value.startsWith(RESERVED_PREFIX_BROADCAST)) {
+        if (RESERVED.contains(value)
+                || value.endsWith(RESERVED_SUFFIX_DEAD_LETTER)
+                || value.endsWith(RESERVED_SUFFIX_RETRY)
+                || value.startsWith(RESERVED_PREFIX_TOPIC)
+                || value.startsWith(RESERVED_PREFIX_BROADCAST)) {
             return Optional.of(field + " '" + value + "' is " + RESERVED_RULE);
         }
         return Optional.empty();

@@ -36,13 +36,13 @@ public record BrokerTls(Path caFile, Path certFile, Path keyFile) {
 
     public BrokerTls {
         if ((certFile == null) != (keyFile == null)) {
-            throw new ConfigurationException("TLS client certificate: set both " + OPT_CERT_FILE + " and " + OPT_KEY_FILE
-                    + ", or neither");
+            throw new ConfigurationException(
+                    "TLS client certificate: set both " + OPT_CERT_FILE + " and " + OPT_KEY_FILE + ", or neither");
         }
         for (Path file : new Path[] {caFile, certFile, keyFile}) {
             if (file != null && !Files.isReadable(file)) {
-                throw new ConfigurationException("TLS file " + file + " does not exist or is not readable; mount it or"
-                        + " fix the path");
+                throw new ConfigurationException(
+                        "TLS file " + file + " does not exist or is not readable; mount it or" + " fix the path");
             }
         }
     }
@@ -110,8 +110,9 @@ public record BrokerTls(Path caFile, Path certFile, Path keyFile) {
             return PemKeyPair.read(certFile, keyFile);
         } catch (IOException | GeneralSecurityException e) {
             // The message names the files, never their contents.
-            throw new ConfigurationException("TLS client certificate " + certFile + " / key " + keyFile
-                    + " is not usable: " + e.getMessage(), e);
+            throw new ConfigurationException(
+                    "TLS client certificate " + certFile + " / key " + keyFile + " is not usable: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -120,7 +121,8 @@ public record BrokerTls(Path caFile, Path certFile, Path keyFile) {
         try {
             SSLContext context = SSLContext.getInstance("TLS");
             KeyManagerFactory keys = keyManagers();
-            context.init(keys == null ? null : keys.getKeyManagers(), trustManagers().getTrustManagers(), null);
+            context.init(
+                    keys == null ? null : keys.getKeyManagers(), trustManagers().getTrustManagers(), null);
             return context;
         } catch (GeneralSecurityException e) {
             throw new ConfigurationException("TLS context cannot be built: " + e.getMessage(), e);

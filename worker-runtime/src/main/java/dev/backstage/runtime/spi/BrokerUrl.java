@@ -34,17 +34,33 @@ public record BrokerUrl(String scheme, String username, String password, List<St
     private static final Pattern HOST = Pattern.compile("[A-Za-z0-9._-]+|\\[[0-9A-Fa-f:.]+\\]");
 
     /** What a provider accepts. */
-    public record Rules(String provider, Set<String> schemes, boolean schemeOptional, boolean manyHosts,
-            int defaultPort, String example) {}
+    public record Rules(
+            String provider,
+            Set<String> schemes,
+            boolean schemeOptional,
+            boolean manyHosts,
+            int defaultPort,
+            String example) {}
 
-    public static final Rules REDIS = new Rules("redis", Set.of("redis", "rediss"), false, false, 6379,
-            "redis://:password@127.0.0.1:6379/0");
+    public static final Rules REDIS =
+            new Rules("redis", Set.of("redis", "rediss"), false, false, 6379, "redis://:password@127.0.0.1:6379/0");
     /** Redis Cluster seed nodes or Sentinels: several hosts (the Sentinel master name after '#' is cut off first). */
-    public static final Rules REDIS_NODES = new Rules("redis", Set.of("redis+cluster", "rediss+cluster",
-            "redis-sentinel", "rediss-sentinel"), false, true, 6379, "redis+cluster://:password@10.0.0.1:7000,10.0.0.2:7000");
-    public static final Rules RABBITMQ = new Rules("rabbitmq", Set.of("amqp", "amqps"), false, false, -1,
-            "amqp://user:password@127.0.0.1:5672/vhost");
-    public static final Rules KAFKA = new Rules("kafka", Set.of("kafka"), true, true, 9092,
+    public static final Rules REDIS_NODES = new Rules(
+            "redis",
+            Set.of("redis+cluster", "rediss+cluster", "redis-sentinel", "rediss-sentinel"),
+            false,
+            true,
+            6379,
+            "redis+cluster://:password@10.0.0.1:7000,10.0.0.2:7000");
+
+    public static final Rules RABBITMQ = new Rules(
+            "rabbitmq", Set.of("amqp", "amqps"), false, false, -1, "amqp://user:password@127.0.0.1:5672/vhost");
+    public static final Rules KAFKA = new Rules(
+            "kafka",
+            Set.of("kafka"),
+            true,
+            true,
+            9092,
             "kafka://user:password@broker-1:9092,broker-2:9092 (or broker-1:9092 without credentials)");
 
     @Override
@@ -60,7 +76,8 @@ public record BrokerUrl(String scheme, String username, String password, List<St
         for (int i = 0; i < raw.length(); i++) {
             char c = raw.charAt(i);
             if (Character.isWhitespace(c) || Character.isISOControl(c) || c > 0x7e) {
-                throw fail(rules, "contains a space, a control or a non-ASCII character; remove it or percent-encode it");
+                throw fail(
+                        rules, "contains a space, a control or a non-ASCII character; remove it or percent-encode it");
             }
         }
         var scheme = SCHEME.matcher(raw);
@@ -69,8 +86,12 @@ public record BrokerUrl(String scheme, String username, String password, List<St
         if (scheme.find()) {
             schemeName = scheme.group(1).toLowerCase(Locale.ROOT);
             if (!rules.schemes().contains(schemeName)) {
-                throw fail(rules, "must start with " + String.join(":// or ", rules.schemes().stream().sorted().toList())
-                        + "://");
+                throw fail(
+                        rules,
+                        "must start with "
+                                + String.join(
+                                        ":// or ",
+                                        rules.schemes().stream().sorted().toList()) + "://");
             }
             rest = raw.substring(scheme.end());
         } else if (rules.schemeOptional() && !raw.contains("@") && !raw.contains("://")) {
@@ -79,16 +100,21 @@ public record BrokerUrl(String scheme, String username, String password, List<St
         } else if (rules.schemeOptional() && raw.contains("@")) {
             throw fail(rules, "has credentials but no kafka:// scheme; write it as kafka://user:password@host:port");
         } else {
-            throw fail(rules, "must start with " + String.join(":// or ", rules.schemes().stream().sorted().toList())
-                    + "://");
+            throw fail(
+                    rules,
+                    "must start with "
+                            + String.join(
+                                    ":// or ", rules.schemes().stream().sorted().toList()) + "://");
         }
         int end = firstOf(rest, "/?#");
         String authority = rest.substring(0, end);
         String tail = rest.substring(end);
         int at = authority.lastIndexOf('@');
         if (authority.indexOf('@') != at || tail.contains("@")) {
-            throw fail(rules, "has an unencoded '@', '/', '?' or '#' in the user name or password; write them as "
-                    + "%40, %2F, %3F and %23");
+            throw fail(
+                    rules,
+                    "has an unencoded '@', '/', '?' or '#' in the user name or password; write them as "
+                            + "%40, %2F, %3F and %23");
         }
         if (tail.contains("#")) {
             throw fail(rules, "has a '#' fragment; remove it (or write '#' in a password as %23)");
@@ -118,8 +144,10 @@ public record BrokerUrl(String scheme, String username, String password, List<St
             int colon = part.startsWith("[") ? part.indexOf(':', part.indexOf(']')) : part.lastIndexOf(':');
             String host = colon < 0 ? part : part.substring(0, colon);
             if (!HOST.matcher(host).matches()) {
-                throw fail(rules, "has an empty or invalid host name (letters, digits, '.', '-', '_', or [IPv6]); "
-                        + "write e.g. " + rules.example());
+                throw fail(
+                        rules,
+                        "has an empty or invalid host name (letters, digits, '.', '-', '_', or [IPv6]); "
+                                + "write e.g. " + rules.example());
             }
             int port = colon < 0 ? defaultPort(rules, scheme) : port(rules, part.substring(colon + 1));
             hosts.add(host + ":" + port);
@@ -133,8 +161,10 @@ public record BrokerUrl(String scheme, String username, String password, List<St
 
     private static int port(Rules rules, String text) {
         if (!text.matches("[0-9]{1,5}") || Integer.parseInt(text) < 1 || Integer.parseInt(text) > 65535) {
-            throw fail(rules, "has a port that is not a number from 1 to 65535 (an unencoded ':' or '@' in the "
-                    + "password also does this: write them as %3A and %40)");
+            throw fail(
+                    rules,
+                    "has a port that is not a number from 1 to 65535 (an unencoded ':' or '@' in the "
+                            + "password also does this: write them as %3A and %40)");
         }
         return Integer.parseInt(text);
     }
@@ -147,18 +177,24 @@ public record BrokerUrl(String scheme, String username, String password, List<St
                 bytes.write(c);
                 continue;
             }
-            if (i + 2 >= part.length() || Character.digit(part.charAt(i + 1), 16) < 0
+            if (i + 2 >= part.length()
+                    || Character.digit(part.charAt(i + 1), 16) < 0
                     || Character.digit(part.charAt(i + 2), 16) < 0) {
-                throw fail(rules, "has a '%' in the user name or password that does not start a %XX escape; "
-                        + "write '%' as %25");
+                throw fail(
+                        rules,
+                        "has a '%' in the user name or password that does not start a %XX escape; "
+                                + "write '%' as %25");
             }
             bytes.write(Character.digit(part.charAt(i + 1), 16) * 16 + Character.digit(part.charAt(i + 2), 16));
             i += 2;
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw fail(rules, "has a user name or password whose %XX escapes are not UTF-8");
         }
@@ -174,7 +210,7 @@ public record BrokerUrl(String scheme, String username, String password, List<St
     }
 
     private static ConfigurationException fail(Rules rules, String problem) {
-        return new ConfigurationException("the " + rules.provider() + " URL " + problem + " (the URL is not shown: it "
-                + "may hold a password)");
+        return new ConfigurationException(
+                "the " + rules.provider() + " URL " + problem + " (the URL is not shown: it " + "may hold a password)");
     }
 }

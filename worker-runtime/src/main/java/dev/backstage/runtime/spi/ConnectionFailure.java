@@ -38,7 +38,8 @@ public enum ConnectionFailure {
     public static Optional<ConnectionFailure> of(Throwable failure) {
         StringBuilder text = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof CertificateExpiredException || t instanceof java.security.cert.CertificateNotYetValidException
+            if (t instanceof CertificateExpiredException
+                    || t instanceof java.security.cert.CertificateNotYetValidException
                     || (t instanceof CertPathValidatorException v
                             && (v.getReason() == CertPathValidatorException.BasicReason.EXPIRED
                                     || v.getReason() == CertPathValidatorException.BasicReason.NOT_YET_VALID))) {
@@ -58,24 +59,33 @@ public enum ConnectionFailure {
                 return Optional.of(failure); // a message this class already labelled
             }
         }
-        if (text.contains("certificateexpired") || text.contains("validity check failed")
-                || text.contains("certificate expired") || text.contains("certificate_expired")) {
+        if (text.contains("certificateexpired")
+                || text.contains("validity check failed")
+                || text.contains("certificate expired")
+                || text.contains("certificate_expired")) {
             return Optional.of(TLS_CERTIFICATE_EXPIRED);
         }
         if (text.contains("no subject alternative") || text.contains("no name matching")) {
             return Optional.of(TLS_HOSTNAME_MISMATCH);
         }
-        if (text.contains("unable to find valid certification path") || text.contains("pkix path building failed")
+        if (text.contains("unable to find valid certification path")
+                || text.contains("pkix path building failed")
                 || text.contains("pkix path validation failed")) {
             return Optional.of(TLS_UNTRUSTED);
         }
-        if (text.contains("certificate_required") || text.contains("bad_certificate")
-                || text.contains("unknown_ca") || text.contains("peer sent no certificate")) {
+        if (text.contains("certificate_required")
+                || text.contains("bad_certificate")
+                || text.contains("unknown_ca")
+                || text.contains("peer sent no certificate")) {
             return Optional.of(TLS_CLIENT_CERTIFICATE_REJECTED);
         }
-        if (text.contains("wrongpass") || text.contains("noauth") || text.contains("login was refused")
-                || text.contains("authenticationfailureexception") || text.contains("saslauthenticationexception")
-                || text.contains("authentication failed") || text.contains("invalid username-password")) {
+        if (text.contains("wrongpass")
+                || text.contains("noauth")
+                || text.contains("login was refused")
+                || text.contains("authenticationfailureexception")
+                || text.contains("saslauthenticationexception")
+                || text.contains("authentication failed")
+                || text.contains("invalid username-password")) {
             return Optional.of(AUTHENTICATION_FAILED);
         }
         return Optional.empty();

@@ -39,7 +39,8 @@ public interface DeadLetterQueue {
      * Providers whose dead letters are a log or a queue (no access by id) throw {@link UnsupportedOperationException}.
      */
     default boolean redriveOne(String queue, String id) {
-        throw new UnsupportedOperationException("this broker cannot redrive one dead letter by id; redrive all instead");
+        throw new UnsupportedOperationException(
+                "this broker cannot redrive one dead letter by id; redrive all instead");
     }
 
     /** Deletes the entry {@code id}; false when no such entry exists. Same support as {@link #redriveOne}. */

@@ -12,7 +12,12 @@ import java.util.Objects;
  *                     wire format carries it)
  */
 public record OutgoingJob(
-        String queue, String taskName, String payloadJson, long enqueuedAtMs, JobMeta meta, int deliveryCount,
+        String queue,
+        String taskName,
+        String payloadJson,
+        long enqueuedAtMs,
+        JobMeta meta,
+        int deliveryCount,
         String jobId) {
     public OutgoingJob {
         Objects.requireNonNull(queue, "queue");

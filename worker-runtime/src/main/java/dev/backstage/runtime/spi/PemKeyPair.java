@@ -46,8 +46,8 @@ public record PemKeyPair(List<X509Certificate> chain, PrivateKey key) {
                 }
             }
         }
-        throw new GeneralSecurityException(keyFile + " holds no unencrypted PEM private key (PRIVATE KEY, RSA PRIVATE KEY"
-                + " or EC PRIVATE KEY)");
+        throw new GeneralSecurityException(keyFile
+                + " holds no unencrypted PEM private key (PRIVATE KEY, RSA PRIVATE KEY" + " or EC PRIVATE KEY)");
     }
 
     /** Every PEM {@code CERTIFICATE} in the file, in order (a chain, or a CA bundle); at least one. */

@@ -18,15 +18,28 @@ import java.util.List;
  *                       entries-read minus its pending entries), or null when the broker cannot tell
  */
 public record QueueBacklog(
-        String queue, long undelivered, long inFlight, long deadLetters, Long oldestAgeMs,
-        List<PartitionBacklog> partitions, String note, Long enqueuedTotal, Long completedTotal) {
+        String queue,
+        long undelivered,
+        long inFlight,
+        long deadLetters,
+        Long oldestAgeMs,
+        List<PartitionBacklog> partitions,
+        String note,
+        Long enqueuedTotal,
+        Long completedTotal) {
     public QueueBacklog {
         partitions = partitions == null ? List.of() : List.copyOf(partitions);
     }
 
     /** Without the cumulative counters (brokers that cannot count them). */
-    public QueueBacklog(String queue, long undelivered, long inFlight, long deadLetters, Long oldestAgeMs,
-            List<PartitionBacklog> partitions, String note) {
+    public QueueBacklog(
+            String queue,
+            long undelivered,
+            long inFlight,
+            long deadLetters,
+            Long oldestAgeMs,
+            List<PartitionBacklog> partitions,
+            String note) {
         this(queue, undelivered, inFlight, deadLetters, oldestAgeMs, partitions, note, null, null);
     }
 

@@ -1,6 +1,5 @@
 package dev.backstage.runtime.spi;
 
-
 /** Publish/subscribe: fan-out subscribers each get every message; a named group shares them. */
 public interface TopicsCapability {
     String backend();

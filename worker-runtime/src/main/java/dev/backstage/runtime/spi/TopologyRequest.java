@@ -9,7 +9,11 @@ import java.util.List;
  * @param topicSizing   partitions and replication factor per pub/sub topic, where given (Kafka uses them;
  *                      a topic without an entry gets the provider's default)
  */
-public record TopologyRequest(List<QueueSpec> queues, List<String> topics, boolean deadLetter, String consumerGroup,
+public record TopologyRequest(
+        List<QueueSpec> queues,
+        List<String> topics,
+        boolean deadLetter,
+        String consumerGroup,
         List<QueueSpec> topicSizing) {
     public TopologyRequest {
         queues = List.copyOf(queues);

@@ -35,9 +35,13 @@ public abstract class BroadcastContract {
     }
 
     protected Worker started(String consumerId, List<String> seen) {
-        Worker worker = builder().consumerId(consumerId).backoff(Backoff.fixed(Duration.ofMillis(20))).build();
+        Worker worker = builder()
+                .consumerId(consumerId)
+                .backoff(Backoff.fixed(Duration.ofMillis(20)))
+                .build();
         workers.add(worker);
-        worker.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> seen.add(p.get("key") + "@" + ctx.deliveryCount()));
+        worker.onBroadcast(
+                "cache.invalidate", Map.class, (ctx, p) -> seen.add(p.get("key") + "@" + ctx.deliveryCount()));
         worker.start();
         return worker;
     }
@@ -81,7 +85,11 @@ public abstract class BroadcastContract {
     void givenAFailingHandler_thenItIsRetriedOnItsWorkerOnlyThenDropped() {
         List<Integer> failing = new CopyOnWriteArrayList<>();
         List<String> healthy = new CopyOnWriteArrayList<>();
-        Worker bad = builder().consumerId("bad").maxDeliveries(3).backoff(Backoff.fixed(Duration.ofMillis(20))).build();
+        Worker bad = builder()
+                .consumerId("bad")
+                .maxDeliveries(3)
+                .backoff(Backoff.fixed(Duration.ofMillis(20)))
+                .build();
         workers.add(bad);
         bad.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> {
             failing.add(ctx.deliveryCount());
@@ -97,7 +105,10 @@ public abstract class BroadcastContract {
 
         // A handler that fails once and then succeeds gets the message again with delivery count 2.
         List<Integer> flaky = new CopyOnWriteArrayList<>();
-        Worker once = builder().consumerId("flaky").backoff(Backoff.fixed(Duration.ofMillis(20))).build();
+        Worker once = builder()
+                .consumerId("flaky")
+                .backoff(Backoff.fixed(Duration.ofMillis(20)))
+                .build();
         workers.add(once);
         once.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> {
             flaky.add(ctx.deliveryCount());
@@ -118,7 +129,7 @@ public abstract class BroadcastContract {
         Worker worker = builder().consumerId("dup").build();
         workers.add(worker);
         worker.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> {});
-        org.junit.jupiter.api.Assertions.assertThrows(DuplicateTaskException.class,
-                () -> worker.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> {}));
+        org.junit.jupiter.api.Assertions.assertThrows(
+                DuplicateTaskException.class, () -> worker.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> {}));
     }
 }

@@ -37,24 +37,42 @@ class PackageGraphTest {
 
     @Test
     void givenThePackageLayers_thenTheirDependenciesPointOneWay() {
-        layeredArchitecture().consideringOnlyDependenciesInLayers()
-                .layer("spi").definedBy("dev.backstage.runtime.spi..")
-                .layer("api").definedBy("dev.backstage.runtime.api..")
-                .layer("core").definedBy("dev.backstage.runtime.core..")
-                .layer("redis").definedBy("dev.backstage.runtime.redis..")
-                .layer("rabbitmq").definedBy("dev.backstage.runtime.rabbitmq..")
-                .layer("kafka").definedBy("dev.backstage.runtime.kafka..")
-                .layer("config").definedBy("dev.backstage.runtime.config..")
-                .layer("logging").definedBy("dev.backstage.runtime.logging..")
-                .layer("mains").definedBy("dev.backstage.runtime.main..", "dev.backstage.runtime.cli..")
-                .whereLayer("mains").mayNotBeAccessedByAnyLayer()
-                .whereLayer("redis").mayOnlyBeAccessedByLayers("mains")
-                .whereLayer("rabbitmq").mayOnlyBeAccessedByLayers("mains")
-                .whereLayer("kafka").mayOnlyBeAccessedByLayers("mains")
-                .whereLayer("core").mayOnlyBeAccessedByLayers("redis", "rabbitmq", "kafka", "mains")
-                .whereLayer("api").mayOnlyBeAccessedByLayers("core", "redis", "rabbitmq", "kafka", "mains")
-                .whereLayer("config").mayOnlyBeAccessedByLayers("mains")
-                .whereLayer("logging").mayOnlyBeAccessedByLayers("mains")
+        layeredArchitecture()
+                .consideringOnlyDependenciesInLayers()
+                .layer("spi")
+                .definedBy("dev.backstage.runtime.spi..")
+                .layer("api")
+                .definedBy("dev.backstage.runtime.api..")
+                .layer("core")
+                .definedBy("dev.backstage.runtime.core..")
+                .layer("redis")
+                .definedBy("dev.backstage.runtime.redis..")
+                .layer("rabbitmq")
+                .definedBy("dev.backstage.runtime.rabbitmq..")
+                .layer("kafka")
+                .definedBy("dev.backstage.runtime.kafka..")
+                .layer("config")
+                .definedBy("dev.backstage.runtime.config..")
+                .layer("logging")
+                .definedBy("dev.backstage.runtime.logging..")
+                .layer("mains")
+                .definedBy("dev.backstage.runtime.main..", "dev.backstage.runtime.cli..")
+                .whereLayer("mains")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("redis")
+                .mayOnlyBeAccessedByLayers("mains")
+                .whereLayer("rabbitmq")
+                .mayOnlyBeAccessedByLayers("mains")
+                .whereLayer("kafka")
+                .mayOnlyBeAccessedByLayers("mains")
+                .whereLayer("core")
+                .mayOnlyBeAccessedByLayers("redis", "rabbitmq", "kafka", "mains")
+                .whereLayer("api")
+                .mayOnlyBeAccessedByLayers("core", "redis", "rabbitmq", "kafka", "mains")
+                .whereLayer("config")
+                .mayOnlyBeAccessedByLayers("mains")
+                .whereLayer("logging")
+                .mayOnlyBeAccessedByLayers("mains")
                 .check(RUNTIME);
     }
 
@@ -62,16 +80,24 @@ class PackageGraphTest {
     @Test
     void givenTheRuntimeClasses_thenOnlyTheLoggingSetUpSeesTheBackend() {
         com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses()
-                .that().resideOutsideOfPackage("dev.backstage.runtime.logging..")
-                .should().dependOnClassesThat().resideInAPackage("ch.qos.logback..")
+                .that()
+                .resideOutsideOfPackage("dev.backstage.runtime.logging..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("ch.qos.logback..")
                 .check(RUNTIME);
     }
 
     @Test
     void givenTheProviderContract_thenItDoesNotDependOnJackson() {
-        noClasses().that().resideInAPackage("dev.backstage.runtime.spi..")
-                .and().resideOutsideOfPackage("dev.backstage.runtime.spi.schedule..")
-                .should().dependOnClassesThat().resideInAPackage("com.fasterxml..")
+        noClasses()
+                .that()
+                .resideInAPackage("dev.backstage.runtime.spi..")
+                .and()
+                .resideOutsideOfPackage("dev.backstage.runtime.spi.schedule..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("com.fasterxml..")
                 .because("the provider contract must not tie providers (or the operator) to a JSON library;"
                         + " parsed tokens go through core.JsonTokens")
                 .check(RUNTIME);
@@ -79,7 +105,9 @@ class PackageGraphTest {
 
     @Test
     void givenTheSpiSignatures_thenNoneMentionsJackson() {
-        classes().that().resideInAPackage("dev.backstage.runtime.spi..")
+        classes()
+                .that()
+                .resideInAPackage("dev.backstage.runtime.spi..")
                 .should(exposeNoTypesFrom("com.fasterxml."))
                 .check(RUNTIME);
     }
@@ -114,8 +142,8 @@ class PackageGraphTest {
         };
     }
 
-    private static void report(String where, List<JavaType> types, String prefix, ConditionEvents events,
-            JavaClass owner) {
+    private static void report(
+            String where, List<JavaType> types, String prefix, ConditionEvents events, JavaClass owner) {
         for (JavaType t : types) {
             for (JavaClass involved : t.getAllInvolvedRawTypes()) {
                 if (involved.getName().startsWith(prefix)) {

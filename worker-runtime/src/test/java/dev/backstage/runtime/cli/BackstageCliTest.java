@@ -24,15 +24,18 @@ class BackstageCliTest {
 
     @Test
     void givenEnqueuedJobs_thenInspectShowsThemAsUndeliveredInATableAndJson() {
-        CliRun enqueue = cli("enqueue", "processOrder", "{\"orderId\":\"o1\"}", "--prefix", redis.prefix(), "--count", "3",
-                "--ids");
+        CliRun enqueue = cli(
+                "enqueue", "processOrder", "{\"orderId\":\"o1\"}", "--prefix", redis.prefix(), "--count", "3", "--ids");
         assertEquals(0, enqueue.exit(), enqueue.err());
-        assertEquals(3, enqueue.out().lines().filter(l -> l.matches("\\d+-\\d+")).count(), enqueue.out());
+        assertEquals(
+                3, enqueue.out().lines().filter(l -> l.matches("\\d+-\\d+")).count(), enqueue.out());
         assertEquals(3, redis.redis().xlen(redis.prefix() + ":default"));
 
         CliRun table = cli("inspect", "--prefix", redis.prefix(), "--queue", "default");
         assertEquals(0, table.exit(), table.err());
-        assertTrue(table.out().lines().anyMatch(l -> l.matches("default\\s+3\\s+0\\s+0\\s+\\S+\\s+0\\s+-\\s*")), table.out());
+        assertTrue(
+                table.out().lines().anyMatch(l -> l.matches("default\\s+3\\s+0\\s+0\\s+\\S+\\s+0\\s+-\\s*")),
+                table.out());
 
         CliRun json = cli("inspect", "--prefix", redis.prefix(), "--queue", "default", "--json");
         assertTrue(json.out().contains("\"undelivered\" : 3"), json.out());
@@ -40,8 +43,9 @@ class BackstageCliTest {
 
     /** Exit 2, nothing on stdout, exactly one line on stderr that contains {@code fix}; nothing enqueued. */
     private void assertRejected(String fix, String... args) {
-        String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args),
-                java.util.stream.Stream.of("--prefix", redis.prefix())).toArray(String[]::new);
+        String[] all = java.util.stream.Stream.concat(
+                        java.util.Arrays.stream(args), java.util.stream.Stream.of("--prefix", redis.prefix()))
+                .toArray(String[]::new);
         CliRun run = cli(all);
         String shown = String.join(" ", args) + " -> " + run.err();
         assertEquals(2, run.exit(), shown);
@@ -65,8 +69,10 @@ class BackstageCliTest {
         assertRejected("'--count': 0 is less than 1", "enqueue", "t", "{}", "--count", "0");
         assertRejected("'--count': 'many' is not a whole number", "enqueue", "t", "{}", "--count", "many");
         assertRejected("'--attempts': -3 is less than 1", "enqueue", "t", "{}", "--attempts", "-3");
-        assertRejected("'--delay': 'soon' is not a duration; write e.g. 500ms", "enqueue", "t", "{}", "--delay", "soon");
-        assertRejected("'99999999999999999999ms' is too large", "enqueue", "t", "{}", "--delay", "99999999999999999999ms");
+        assertRejected(
+                "'--delay': 'soon' is not a duration; write e.g. 500ms", "enqueue", "t", "{}", "--delay", "soon");
+        assertRejected(
+                "'99999999999999999999ms' is too large", "enqueue", "t", "{}", "--delay", "99999999999999999999ms");
         assertRejected("'9223372036854775807h' is too large", "enqueue", "t", "{}", "--delay", "9223372036854775807h");
         assertRejected("delay must be at most 3650 days", "enqueue", "t", "{}", "--delay", "9223372036854775807ms");
         assertRejected("schedule needs --delay, e.g. --delay 30s", "schedule", "t", "{}");
@@ -97,8 +103,15 @@ class BackstageCliTest {
 
     @Test
     void givenHelpOnAnySubcommand_thenItsUsageIsPrintedAndTheExitIsZero() {
-        for (String[] command : new String[][] {{}, {"enqueue"}, {"schedule"}, {"inspect"}, {"dead-letters"},
-                {"dead-letters", "list"}, {"dead-letters", "redrive"}}) {
+        for (String[] command : new String[][] {
+            {},
+            {"enqueue"},
+            {"schedule"},
+            {"inspect"},
+            {"dead-letters"},
+            {"dead-letters", "list"},
+            {"dead-letters", "redrive"}
+        }) {
             for (String flag : new String[] {"--help", "-h"}) {
                 String[] args = java.util.Arrays.copyOf(command, command.length + 1);
                 args[command.length] = flag;
@@ -113,11 +126,14 @@ class BackstageCliTest {
 
     @Test
     void givenAnUnreachableBroker_thenOneLineNamesItWithCredentialsMaskedAndTheExitIsThree() {
-        for (String[] broker : new String[][] {{"redis", "redis://user:s3cret@127.0.0.1:1"},
-                {"rabbitmq", "amqp://user:s3cret@127.0.0.1:1"}}) {
+        for (String[] broker : new String[][] {
+            {"redis", "redis://user:s3cret@127.0.0.1:1"}, {"rabbitmq", "amqp://user:s3cret@127.0.0.1:1"}
+        }) {
             for (String[] command : new String[][] {{"inspect"}, {"enqueue", "t", "{}"}, {"dead-letters", "list"}}) {
-                String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(command),
-                        java.util.stream.Stream.of("--provider", broker[0], "--url", broker[1])).toArray(String[]::new);
+                String[] args = java.util.stream.Stream.concat(
+                                java.util.Arrays.stream(command),
+                                java.util.stream.Stream.of("--provider", broker[0], "--url", broker[1]))
+                        .toArray(String[]::new);
                 CliRun run = cli(args);
                 String shown = String.join(" ", args) + " -> " + run.err();
                 assertEquals(3, run.exit(), shown);
@@ -151,8 +167,23 @@ class BackstageCliTest {
     @Test
     void givenDeadLetters_thenListShowsThemAndRedriveMovesThemAll() {
         for (int i = 0; i < 4; i++) {
-            redis.redis().xadd(redis.prefix() + ":default:dead-letter", "taskName", "t", "payload", "{\"n\":" + i + "}",
-                    "enqueuedAt", "1", "originalId", "1-" + i, "deliveryCount", "6", "deadLetteredAt", "2", "error", "boom");
+            redis.redis()
+                    .xadd(
+                            redis.prefix() + ":default:dead-letter",
+                            "taskName",
+                            "t",
+                            "payload",
+                            "{\"n\":" + i + "}",
+                            "enqueuedAt",
+                            "1",
+                            "originalId",
+                            "1-" + i,
+                            "deliveryCount",
+                            "6",
+                            "deadLetteredAt",
+                            "2",
+                            "error",
+                            "boom");
         }
         CliRun list = cli("dead-letters", "list", "--queue", "default", "--prefix", redis.prefix());
         assertTrue(list.out().startsWith("4 dead letters on default"), list.out());
@@ -175,20 +206,33 @@ class BackstageCliTest {
     @Test
     void givenDelayedJobsOnTwoQueues_thenInspectCountsEachWithItsNextDueTimeAsRedisHoldsThem() throws Exception {
         for (int i = 0; i < 3; i++) {
-            assertEquals(0, cli("schedule", "later", "{\"n\":" + i + "}", "--delay", (5 + i) + "m", "--prefix", redis.prefix()).exit());
+            assertEquals(
+                    0,
+                    cli("schedule", "later", "{\"n\":" + i + "}", "--delay", (5 + i) + "m", "--prefix", redis.prefix())
+                            .exit());
         }
         for (int i = 0; i < 2; i++) {
-            assertEquals(0, cli("schedule", "mail", "{}", "--delay", "1h", "--queue", "emails", "--prefix", redis.prefix()).exit());
+            assertEquals(
+                    0,
+                    cli("schedule", "mail", "{}", "--delay", "1h", "--queue", "emails", "--prefix", redis.prefix())
+                            .exit());
         }
-        assertEquals(0, cli("schedule", "other", "{}", "--delay", "2m", "--queue", "other", "--prefix", redis.prefix()).exit());
+        assertEquals(
+                0,
+                cli("schedule", "other", "{}", "--delay", "2m", "--queue", "other", "--prefix", redis.prefix())
+                        .exit());
         String scheduled = redis.prefix() + ":scheduled";
         assertEquals(6, redis.redis().zcard(scheduled));
         // What Redis holds, read independently of the CLI: per queue the count and the lowest score.
         java.util.Map<String, long[]> held = new java.util.HashMap<>();
         com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
         for (var member : redis.redis().zrangeWithScores(scheduled, 0, -1)) {
-            String queue = mapper.readTree(member.getValue()).get("streamKey").asText().substring(redis.prefix().length() + 1);
-            held.merge(queue, new long[] {1, (long) member.getScore()}, (a, b) -> new long[] {a[0] + b[0], Math.min(a[1], b[1])});
+            String queue = mapper.readTree(member.getValue())
+                    .get("streamKey")
+                    .asText()
+                    .substring(redis.prefix().length() + 1);
+            held.merge(queue, new long[] {1, (long) member.getScore()}, (a, b) ->
+                    new long[] {a[0] + b[0], Math.min(a[1], b[1])});
         }
         assertEquals(3, held.get("default")[0]);
         assertEquals(2, held.get("emails")[0]);
@@ -200,13 +244,24 @@ class BackstageCliTest {
         for (var entry : delayed) {
             long[] expected = held.get(entry.get("queue").asText());
             assertEquals(expected[0], entry.get("count").asLong(), json.out());
-            assertEquals(java.time.Instant.ofEpochMilli(expected[1]).toString(), entry.get("nextDueAt").asText(), json.out());
+            assertEquals(
+                    java.time.Instant.ofEpochMilli(expected[1]).toString(),
+                    entry.get("nextDueAt").asText(),
+                    json.out());
         }
 
         CliRun table = cli("inspect", "--prefix", redis.prefix(), "--queue", "default,emails");
         assertEquals(0, table.exit(), table.err());
         System.out.println(table.out());
-        assertTrue(table.out().lines().anyMatch(l -> l.matches("default\\s+0\\s+0\\s+0\\s+\\S+\\s+3\\s+\\S+ \\(in \\d+m\\)\\s*")), table.out());
-        assertTrue(table.out().lines().anyMatch(l -> l.matches("emails\\s+0\\s+0\\s+0\\s+\\S+\\s+2\\s+\\S+ \\(in \\d+m\\)\\s*")), table.out());
+        assertTrue(
+                table.out()
+                        .lines()
+                        .anyMatch(l -> l.matches("default\\s+0\\s+0\\s+0\\s+\\S+\\s+3\\s+\\S+ \\(in \\d+m\\)\\s*")),
+                table.out());
+        assertTrue(
+                table.out()
+                        .lines()
+                        .anyMatch(l -> l.matches("emails\\s+0\\s+0\\s+0\\s+\\S+\\s+2\\s+\\S+ \\(in \\d+m\\)\\s*")),
+                table.out());
     }
 }

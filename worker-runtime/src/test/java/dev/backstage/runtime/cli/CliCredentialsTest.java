@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
  */
 class CliCredentialsTest {
     private static final String SECRET = "Xk42hostile";
-    private static final String RABBITMQ = System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL",
-            "amqp://guest:guest@127.0.0.1:5672");
+    private static final String RABBITMQ =
+            System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672");
 
     private static CliRun refused(int exit, String fix, String... args) {
         CliRun run = CliRun.of(args);
@@ -34,7 +34,13 @@ class CliCredentialsTest {
 
     @Test
     void givenAKafkaUrlWithCredentialsButNoScheme_thenTheCliRefusesItWithoutPrintingThePassword() {
-        refused(2, "kafka://user:password@host:port", "inspect", "--provider", "kafka", "--url",
+        refused(
+                2,
+                "kafka://user:password@host:port",
+                "inspect",
+                "--provider",
+                "kafka",
+                "--url",
                 "user:" + SECRET + "@127.0.0.1:9092");
         refused(2, "%40", "inspect", "--provider", "kafka", "--url", "kafka://user:" + SECRET + "@x@127.0.0.1:9092");
     }
@@ -42,23 +48,45 @@ class CliCredentialsTest {
     @Test
     void givenARabbitMqUrlThatCannotBeParsed_thenNothingIsEnqueuedOnTheDefaultBroker() throws Exception {
         String prefix = UniqueNames.prefix("hostile");
-        refused(2, "write them as %40", "enqueue", "t", "{}", "--provider", "rabbitmq", "--prefix", prefix, "--url",
+        refused(
+                2,
+                "write them as %40",
+                "enqueue",
+                "t",
+                "{}",
+                "--provider",
+                "rabbitmq",
+                "--prefix",
+                prefix,
+                "--url",
                 "amqp://guest:" + SECRET + "@guest@127.0.0.1:5672");
-        refused(2, "port that is not a number", "enqueue", "t", "{}", "--provider", "rabbitmq", "--prefix", prefix,
-                "--url", "amqp://guest:" + SECRET + "@127.0.0.1:5672x");
+        refused(
+                2,
+                "port that is not a number",
+                "enqueue",
+                "t",
+                "{}",
+                "--provider",
+                "rabbitmq",
+                "--prefix",
+                prefix,
+                "--url",
+                "amqp://guest:" + SECRET + "@127.0.0.1:5672x");
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUri(RABBITMQ);
         try (Connection connection = factory.newConnection(prefix + "-check")) {
             Channel channel = connection.createChannel();
-            assertThrows(IOException.class, () -> channel.queueDeclarePassive(prefix + ".default"),
+            assertThrows(
+                    IOException.class,
+                    () -> channel.queueDeclarePassive(prefix + ".default"),
                     "the job must not reach the local broker under guest");
         }
     }
 
     @Test
     void givenAnUnreachableBrokerWithAPassword_thenTheFailureLineNamesTheBrokerWithoutThePassword() {
-        CliRun run = refused(3, "redis at redis://***@127.0.0.1:1", "inspect", "--url",
-                "redis://:" + SECRET + "@127.0.0.1:1");
+        CliRun run = refused(
+                3, "redis at redis://***@127.0.0.1:1", "inspect", "--url", "redis://:" + SECRET + "@127.0.0.1:1");
         assertTrue(run.err().startsWith("error: "), run.err());
     }
 }

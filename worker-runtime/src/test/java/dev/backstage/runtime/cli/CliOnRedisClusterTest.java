@@ -51,11 +51,11 @@ class CliOnRedisClusterTest {
 
     @Test
     void givenAClusterUrl_whenJobsAreEnqueuedOnTwoQueues_thenInspectShowsEachQueuesBacklogFromItsShard() {
-        CliRun orders = CliRun.of("enqueue", "processOrder", "{\"orderId\":\"o1\"}", "--url", URL, "--prefix", prefix,
-                "--count", "3");
+        CliRun orders = CliRun.of(
+                "enqueue", "processOrder", "{\"orderId\":\"o1\"}", "--url", URL, "--prefix", prefix, "--count", "3");
         assertEquals(0, orders.exit(), orders.err());
-        CliRun mail = CliRun.of("enqueue", "mail", "{}", "--url", URL, "--prefix", prefix, "--queue", "emails",
-                "--count", "2");
+        CliRun mail = CliRun.of(
+                "enqueue", "mail", "{}", "--url", URL, "--prefix", prefix, "--queue", "emails", "--count", "2");
         assertEquals(0, mail.exit(), mail.err());
         assertEquals(3, redis.xlen(stream("default")), "on the shard of " + stream("default"));
         assertEquals(2, redis.xlen(stream("emails")), "on the shard of " + stream("emails"));
@@ -69,8 +69,22 @@ class CliOnRedisClusterTest {
     @Test
     void givenDeadLettersOnACluster_whenListedAndRedriven_thenAllMoveBackOntoTheQueueInItsSlot() {
         for (int i = 0; i < 4; i++) {
-            redis.xadd(stream("default") + ":dead-letter", "taskName", "t", "payload", "{\"n\":" + i + "}",
-                    "enqueuedAt", "1", "originalId", "1-" + i, "deliveryCount", "6", "deadLetteredAt", "2", "error", "boom");
+            redis.xadd(
+                    stream("default") + ":dead-letter",
+                    "taskName",
+                    "t",
+                    "payload",
+                    "{\"n\":" + i + "}",
+                    "enqueuedAt",
+                    "1",
+                    "originalId",
+                    "1-" + i,
+                    "deliveryCount",
+                    "6",
+                    "deadLetteredAt",
+                    "2",
+                    "error",
+                    "boom");
         }
         CliRun list = CliRun.of("dead-letters", "list", "--queue", "default", "--url", URL, "--prefix", prefix);
         assertEquals(0, list.exit(), list.err());
@@ -94,9 +108,22 @@ class CliOnRedisClusterTest {
 
     @Test
     void givenOneNodesRedisUrlWithRedisOptionModeCluster_whenEnqueuing_thenTheJobsGoToTheQueuesSlotOnTheCluster() {
-        CliRun run = CliRun.of("enqueue", "mail", "{}", "--url", "redis://127.0.0.1:7000", "--redis-option",
-                "mode=cluster", "--redis-option", "waitReplicas=1", "--prefix", prefix, "--queue", "emails",
-                "--count", "2");
+        CliRun run = CliRun.of(
+                "enqueue",
+                "mail",
+                "{}",
+                "--url",
+                "redis://127.0.0.1:7000",
+                "--redis-option",
+                "mode=cluster",
+                "--redis-option",
+                "waitReplicas=1",
+                "--prefix",
+                prefix,
+                "--queue",
+                "emails",
+                "--count",
+                "2");
         assertEquals(0, run.exit(), run.err());
         assertEquals(2, redis.xlen(stream("emails")), "under the queue's hash tag, on its shard");
 

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code enqueue TASK @file} against the real Redis: a 50 MB payload, a file that is not UTF-8, one that is not JSON. */
 class CliPayloadFileTest {
     private final RedisTestSupport redis = new RedisTestSupport();
+
     @TempDir
     Path dir;
 
@@ -56,7 +57,9 @@ class CliPayloadFileTest {
         CliRun run = CliRun.of("enqueue", "bulk", "@" + file, "--prefix", redis.prefix());
         assertEquals(2, run.exit(), run.err());
         assertEquals(1, run.err().lines().count());
-        assertTrue(run.err().length() < 600, "the payload is not echoed: " + run.err().length() + " characters");
+        assertTrue(
+                run.err().length() < 600,
+                "the payload is not echoed: " + run.err().length() + " characters");
         assertTrue(run.err().contains("is not one JSON value"), run.err());
         assertEquals(0, redis.redis().exists(redis.prefix() + ":default"));
     }

@@ -21,8 +21,8 @@ class DurationsTest {
     @Test
     void givenOtherForms_whenParsed_thenTheyAreRejectedNamingTheField() {
         for (String bad : new String[] {"30", "1.5s", "PT30S", "5 m", "-1s", "", "1d"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> Durations.parse("spec.shutdownGracePeriod", bad), bad);
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class, () -> Durations.parse("spec.shutdownGracePeriod", bad), bad);
             assertTrue(e.getMessage().startsWith("spec.shutdownGracePeriod: '" + bad + "'"), e.getMessage());
         }
         assertThrows(IllegalArgumentException.class, () -> Durations.parse("f", null));
@@ -31,8 +31,10 @@ class DurationsTest {
     @Test
     void givenWhatMillisecondsCannotHold_whenParsed_thenItIsRejected_namingNoFieldWhenTheCallerDoes() {
         for (String huge : new String[] {"99999999999999999999ms", "9223372036854775807h", "5000000000000000h1s"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse("f", huge), huge);
-            assertTrue(e.getMessage().equals("f: '" + huge + "' is too large; write e.g. 500ms, 30s, 5m or 1h30m"),
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> Durations.parse("f", huge), huge);
+            assertTrue(
+                    e.getMessage().equals("f: '" + huge + "' is too large; write e.g. 500ms, 30s, 5m or 1h30m"),
                     e.getMessage());
         }
         assertEquals(Duration.ofMillis(Long.MAX_VALUE), Durations.parse("f", Long.MAX_VALUE + "ms"));

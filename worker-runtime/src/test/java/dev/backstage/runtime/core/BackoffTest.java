@@ -8,7 +8,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class BackoffTest {
-    @ParameterizedTest(name = "exponential 1000 ms, no cap: delivery {0} waits {1} ms (docs/wire-format.md, retry rule)")
+    @ParameterizedTest(
+            name = "exponential 1000 ms, no cap: delivery {0} waits {1} ms (docs/wire-format.md, retry rule)")
     @CsvSource({"1,1000", "2,1000", "3,2000", "4,4000", "5,8000", "6,16000"})
     void givenExponentialBackoff_thenItMatchesTheProviderFormula(int deliveryCount, long expected) {
         assertEquals(expected, new Backoff(Backoff.Type.EXPONENTIAL, 1000, 0).delayFor(deliveryCount));
@@ -17,7 +18,10 @@ class BackoffTest {
     @ParameterizedTest(name = "exponential capped at 5000: delivery {0} waits {1} ms")
     @CsvSource({"3,2000", "4,4000", "5,5000", "40,5000", "100,5000"})
     void givenExponentialBackoff_thenItIsCappedByMaxDelay(int deliveryCount, long expected) {
-        assertEquals(expected, Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(5)).delayFor(deliveryCount));
+        assertEquals(
+                expected,
+                Backoff.exponential(Duration.ofSeconds(1), Duration.ofSeconds(5))
+                        .delayFor(deliveryCount));
     }
 
     @ParameterizedTest(name = "no positive cap means one hour: delivery {0}")

@@ -55,9 +55,18 @@ class PayloadFormsTest {
             return Next.done();
         });
         InFlightGate gate = new InFlightGate(8);
-        processor = new DeliveryProcessor(registry, new RetryPolicy(5, Backoff.fixed(Duration.ofSeconds(1))), codec,
-                null, gate, handlers, watchdog, handlers, new WorkerMetrics(new SimpleMeterRegistry(), gate::inFlight),
-                UnknownTaskPolicy.DEAD_LETTER, null);
+        processor = new DeliveryProcessor(
+                registry,
+                new RetryPolicy(5, Backoff.fixed(Duration.ofSeconds(1))),
+                codec,
+                null,
+                gate,
+                handlers,
+                watchdog,
+                handlers,
+                new WorkerMetrics(new SimpleMeterRegistry(), gate::inFlight),
+                UnknownTaskPolicy.DEAD_LETTER,
+                null);
     }
 
     @AfterEach
@@ -74,7 +83,8 @@ class PayloadFormsTest {
     }
 
     @Test
-    void givenAProviderThatBindsInItsOnePass_whenProcessed_thenItIsAskedWithTheTaskNameAndItsValueIsUsed() throws Exception {
+    void givenAProviderThatBindsInItsOnePass_whenProcessed_thenItIsAskedWithTheTaskNameAndItsValueIsUsed()
+            throws Exception {
         BindingDelivery d = new BindingDelivery("d4", "{\"n\":1}", "{\"n\":3}", "{\"n\":4}");
         processor.accept(d);
         assertEquals(new Point(4), handled.poll(30, TimeUnit.SECONDS));
@@ -167,7 +177,8 @@ class PayloadFormsTest {
 
         @Override
         public Payload payload() {
-            return bytes == null ? new Payload.Text(text)
+            return bytes == null
+                    ? new Payload.Text(text)
                     : new Payload.Bytes(slice("[\"record\"," + bytes + "]", 10, bytes.length()));
         }
 

@@ -36,7 +36,11 @@ class SchedulerTimingTest {
     private Scheduler scheduler(java.time.Clock clock, Schedule schedule) {
         RedisProvider provider = redis.provider();
         closeables.add(provider);
-        Scheduler scheduler = Scheduler.builder().provider(provider).clock(clock).schedule(schedule).build();
+        Scheduler scheduler = Scheduler.builder()
+                .provider(provider)
+                .clock(clock)
+                .schedule(schedule)
+                .build();
         closeables.add(scheduler);
         return scheduler;
     }
@@ -44,7 +48,8 @@ class SchedulerTimingTest {
     @Test
     void givenTurnsThatRunLate_thenEveryPerSecondTickIsEnqueuedOnceAndNoneIsSkipped() {
         SimulatedClock clock = new SimulatedClock(T0);
-        Scheduler scheduler = scheduler(clock, Schedule.of("per-second", "* * * * * *", "tick").onQueue("ticks"));
+        Scheduler scheduler = scheduler(
+                clock, Schedule.of("per-second", "* * * * * *", "tick").onQueue("ticks"));
         // 120 simulated seconds in turns of 1.3 s: each turn finds one or two ticks due.
         while (clock.instant().isBefore(T0.plusSeconds(120))) {
             clock.advance(Duration.ofMillis(1_300));
@@ -54,7 +59,8 @@ class SchedulerTimingTest {
         }
         long expected = Duration.between(T0, clock.instant()).toSeconds(); // ticks 00:00:01 … 00:02:00
         Scheduler.Stats stats = scheduler.stats("per-second");
-        System.out.printf("per-second schedule, turns every 1.3 s: ticks due %d, fired %d, missed %d, XLEN %d%n",
+        System.out.printf(
+                "per-second schedule, turns every 1.3 s: ticks due %d, fired %d, missed %d, XLEN %d%n",
                 expected, stats.fired(), stats.missed(), redis.redis().xlen(redis.prefix() + ":ticks"));
         assertEquals(0, stats.missed());
         assertEquals(expected, stats.fired());
@@ -64,7 +70,8 @@ class SchedulerTimingTest {
     @Test
     void givenATickJustFired_thenTheNextWakeIsTheSchedulesNextBoundaryNotNowPlusAPeriod() {
         SimulatedClock clock = new SimulatedClock(T0.plusMillis(400));
-        Scheduler scheduler = scheduler(clock, Schedule.of("per-second", "* * * * * *", "tick").onQueue("ticks"));
+        Scheduler scheduler = scheduler(
+                clock, Schedule.of("per-second", "* * * * * *", "tick").onQueue("ticks"));
         assertEquals(T0.plusSeconds(1), scheduler.nextWake(clock.instant()));
         clock.set(T0.plusMillis(1_950)); // the turn for 00:00:01 runs 950 ms late
         assertEquals(1, scheduler.runDue().size());
@@ -78,7 +85,8 @@ class SchedulerTimingTest {
     /** The real clock: how late each tick reached Redis (XADD's own time minus the tick). Printed, not asserted. */
     @Test
     void givenTheRealClock_thenEachTicksLatenessIsPrinted() {
-        Scheduler scheduler = scheduler(java.time.Clock.systemUTC(),
+        Scheduler scheduler = scheduler(
+                java.time.Clock.systemUTC(),
                 Schedule.of("real-per-second", "* * * * * *", "tick").onQueue("real"));
         scheduler.start();
         String stream = redis.prefix() + ":real";
@@ -89,8 +97,11 @@ class SchedulerTimingTest {
             long added = Long.parseLong(m.getId().substring(0, m.getId().indexOf('-')));
             lateness.add(added % 1000);
         }
-        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-        System.out.printf("real clock, per-second schedule: %d ticks, lateness at XADD (ms) %s; target <= 100 ms;"
-                + " load average %.1f%n", lateness.size(), lateness, load);
+        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                .getSystemLoadAverage();
+        System.out.printf(
+                "real clock, per-second schedule: %d ticks, lateness at XADD (ms) %s; target <= 100 ms;"
+                        + " load average %.1f%n",
+                lateness.size(), lateness, load);
     }
 }

@@ -57,13 +57,33 @@ class SettlementMachineTest {
     }
 
     private DeliveryProcessor jobs() {
-        return new DeliveryProcessor(registry, policy, PayloadCodec.defaults(), null, gate, handlers, watchdog,
-                timeoutSettlement, metrics, UnknownTaskPolicy.DEAD_LETTER, null);
+        return new DeliveryProcessor(
+                registry,
+                policy,
+                PayloadCodec.defaults(),
+                null,
+                gate,
+                handlers,
+                watchdog,
+                timeoutSettlement,
+                metrics,
+                UnknownTaskPolicy.DEAD_LETTER,
+                null);
     }
 
     private <T> TopicProcessor<T> topic(Class<T> type, TopicHandler<T> handler, Duration hardTimeout) {
-        return new TopicProcessor<>("topic", type, handler, PayloadCodec.defaults(), gate, handlers, policy, watchdog,
-                timeoutSettlement, hardTimeout, metrics);
+        return new TopicProcessor<>(
+                "topic",
+                type,
+                handler,
+                PayloadCodec.defaults(),
+                gate,
+                handlers,
+                policy,
+                watchdog,
+                timeoutSettlement,
+                hardTimeout,
+                metrics);
     }
 
     private String next() throws InterruptedException {
@@ -80,7 +100,10 @@ class SettlementMachineTest {
     void givenAJobPastItsHardTimeout_whenItsHandlerReturnsLate_thenItIsRetriedOnceAndNeverAcked() throws Exception {
         CountDownLatch interrupted = new CountDownLatch(1);
         CountDownLatch returned = new CountDownLatch(1);
-        registry.register("slow", String.class, TaskOptions.defaults().withHardTimeout(Duration.ofMillis(200)),
+        registry.register(
+                "slow",
+                String.class,
+                TaskOptions.defaults().withHardTimeout(Duration.ofMillis(200)),
                 (context, payload) -> {
                     try {
                         new CountDownLatch(1).await(); // until interrupted
@@ -151,9 +174,12 @@ class SettlementMachineTest {
     @Test
     void givenATopicMessageThatFailsPastItsAllowance_whenItFails_thenItIsDroppedWithTheCountAndTheError()
             throws Exception {
-        TopicProcessor<String> processor = topic(String.class, (context, payload) -> {
-            throw new IllegalArgumentException("bad " + payload);
-        }, null);
+        TopicProcessor<String> processor = topic(
+                String.class,
+                (context, payload) -> {
+                    throw new IllegalArgumentException("bad " + payload);
+                },
+                null);
         processor.accept(new TopicMessage("m1", "\"a\"", 1));
         assertEquals("m1 retry 250 IllegalArgumentException: bad a", next());
         processor.accept(new TopicMessage("m2", "\"b\"", 3));
@@ -165,7 +191,7 @@ class SettlementMachineTest {
     void givenATopicMessageWhoseAckStageFails_whenSettled_thenItIsAbandonedToTheBroker() throws Exception {
         TopicMessage message = new TopicMessage("m3", "\"c\"", 1);
         message.ackStage = CompletableFuture.failedFuture(new IllegalStateException("channel closed"));
-        topic(String.class, (context, payload) -> { }, null).accept(message);
+        topic(String.class, (context, payload) -> {}, null).accept(message);
         assertEquals("m3 ack", next());
         assertEquals("m3 abandon", next());
         awaitAllSlotsFree();

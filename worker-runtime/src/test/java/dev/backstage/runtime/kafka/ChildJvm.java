@@ -20,21 +20,25 @@ final class ChildJvm {
 
     static Process start(Class<?> main, String logName, Consumer<String> onLine, String... args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                main.getName()));
+        List<String> command = new ArrayList<>(
+                List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectError(new File("target/" + logName)).start();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    onLine.accept(line.trim());
-                }
-            } catch (IOException e) {
-                // The child was killed: its stdout closes. Nothing more to read.
-            }
-        }, "child-jvm-stdout-" + main.getSimpleName());
+        Process process = new ProcessBuilder(command)
+                .redirectError(new File("target/" + logName))
+                .start();
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader out = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = out.readLine()) != null) {
+                            onLine.accept(line.trim());
+                        }
+                    } catch (IOException e) {
+                        // The child was killed: its stdout closes. Nothing more to read.
+                    }
+                },
+                "child-jvm-stdout-" + main.getSimpleName());
         reader.setDaemon(true);
         reader.start();
         return process;

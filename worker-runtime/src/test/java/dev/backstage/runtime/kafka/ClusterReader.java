@@ -30,7 +30,8 @@ final class ClusterReader implements AutoCloseable {
     /** Partition → job ids in offset order, up to the end offsets at the call. */
     Map<Integer, List<String>> readAll(String topic) {
         List<TopicPartition> parts = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
+                .map(p -> new TopicPartition(topic, p.partition()))
+                .toList();
         consumer.assign(parts);
         consumer.seekToBeginning(parts);
         Map<TopicPartition, Long> end = consumer.endOffsets(parts, Duration.ofSeconds(30));
@@ -40,7 +41,8 @@ final class ClusterReader implements AutoCloseable {
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                 Matcher m = JOB_ID.matcher(new String(record.value(), java.nio.charset.StandardCharsets.UTF_8));
                 if (m.find()) {
-                    out.computeIfAbsent(record.partition(), p -> new ArrayList<>()).add(m.group(1));
+                    out.computeIfAbsent(record.partition(), p -> new ArrayList<>())
+                            .add(m.group(1));
                 }
             }
         }

@@ -22,7 +22,8 @@ class CommitMetadataTest {
         for (int round = 0; round < 200; round++) {
             long committed = random.nextInt(1_000_000);
             long[] settled = LongStream.range(committed + 1, committed + 1 + random.nextInt(3000))
-                    .filter(o -> random.nextInt(3) == 0).toArray();
+                    .filter(o -> random.nextInt(3) == 0)
+                    .toArray();
             String metadata = CommitMetadata.encode(committed, settled);
             assertArrayEquals(settled, CommitMetadata.decode(committed, metadata));
         }

@@ -83,7 +83,9 @@ class ContiguousOffsetTrackerTest {
         ContiguousOffsetTracker<String> tracker = new ContiguousOffsetTracker<>(new long[] {12, 11});
         assertEquals(Tracked.NEW, tracker.track(10));
         assertEquals(Tracked.ALREADY_SETTLED, tracker.track(11));
-        assertArrayEquals(new long[] {11, 12}, tracker.settledBeyondCommittable(),
+        assertArrayEquals(
+                new long[] {11, 12},
+                tracker.settledBeyondCommittable(),
                 "the not-yet-fetched 12 must still be remembered for the next commit");
         assertEquals(Tracked.ALREADY_SETTLED, tracker.track(12));
         assertEquals(Tracked.NEW, tracker.track(13));
@@ -161,19 +163,24 @@ class ContiguousOffsetTrackerTest {
                 OptionalLong committable = tracker.committableOffset();
                 assertTrue(committable.isPresent());
                 if (!unsettled.isEmpty()) {
-                    assertEquals(unsettled.first().longValue(), committable.getAsLong(),
+                    assertEquals(
+                            unsettled.first().longValue(),
+                            committable.getAsLong(),
                             "round " + round + ": the commit must sit exactly at the lowest unsettled offset");
                 } else {
                     assertEquals(offsets.get(tracked - 1) + 1, committable.getAsLong());
                 }
                 assertEquals(unsettled.size(), tracker.unsettled());
             }
-            assertEquals(offsets.get(count - 1) + 1, tracker.committableOffset().getAsLong(),
+            assertEquals(
+                    offsets.get(count - 1) + 1,
+                    tracker.committableOffset().getAsLong(),
                     "round " + round + ": all settled must commit past the last offset");
             assertEquals(0, tracker.size());
             List<String> released = new ArrayList<>();
             tracker.releaseCommitted(tracker.committableOffset().getAsLong(), released::add);
-            assertEquals(offsets.stream().map(String::valueOf).toList(), released, "every attachment once, in offset order");
+            assertEquals(
+                    offsets.stream().map(String::valueOf).toList(), released, "every attachment once, in offset order");
         }
     }
 }

@@ -48,8 +48,13 @@ class KafkaBacklogProbeTest {
 
     /** Commits {@code offsets} for {@code group} as a group-less-assignment consumer would. */
     private void commit(String group, Map<TopicPartition, Long> offsets) {
-        Map<String, Object> config = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap,
-                ConsumerConfig.GROUP_ID_CONFIG, group, ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        Map<String, Object> config = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka.bootstrap,
+                ConsumerConfig.GROUP_ID_CONFIG,
+                group,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false);
         try (var consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
             offsets.forEach((tp, o) -> commit.put(tp, new OffsetAndMetadata(o)));
@@ -70,7 +75,8 @@ class KafkaBacklogProbeTest {
         synchronized (System.class) {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
             try {
-                ConsumerGroupCommand.main(new String[] {"--bootstrap-server", kafka.bootstrap, "--describe", "--group", group});
+                ConsumerGroupCommand.main(
+                        new String[] {"--bootstrap-server", kafka.bootstrap, "--describe", "--group", group});
             } finally {
                 System.setOut(original);
                 Exit.resetExitProcedure();
@@ -82,8 +88,9 @@ class KafkaBacklogProbeTest {
         for (String line : out.split("\n")) {
             String[] cols = line.trim().split("\\s+");
             if (cols.length >= 6 && cols[0].equals(group) && cols[1].equals(topic)) {
-                rows.put(Integer.parseInt(cols[2]), new ToolRow(Long.parseLong(cols[3]), Long.parseLong(cols[4]),
-                        Long.parseLong(cols[5])));
+                rows.put(
+                        Integer.parseInt(cols[2]),
+                        new ToolRow(Long.parseLong(cols[3]), Long.parseLong(cols[4]), Long.parseLong(cols[5])));
             }
         }
         return rows;
@@ -99,10 +106,20 @@ class KafkaBacklogProbeTest {
         String dlq = kafka.topic("orders.dead-letter");
         kafka.createTopic(dlq, 1);
         produce(dlq, 0, 3);
-        commit(kafka.group, Map.of(new TopicPartition(topic, 0), 5L, new TopicPartition(topic, 1), 7L,
-                new TopicPartition(topic, 2), 1L));
+        commit(
+                kafka.group,
+                Map.of(
+                        new TopicPartition(topic, 0),
+                        5L,
+                        new TopicPartition(topic, 1),
+                        7L,
+                        new TopicPartition(topic, 2),
+                        1L));
 
-        QueueBacklog backlog = provider.backlogProbe().measure(List.of("orders"), kafka.group).queues().get(0);
+        QueueBacklog backlog = provider.backlogProbe()
+                .measure(List.of("orders"), kafka.group)
+                .queues()
+                .get(0);
         Map<Integer, ToolRow> tool = describeWithKafkaTool(kafka.group, topic);
 
         assertEquals(3, tool.size(), "the tool lists every committed partition");
@@ -123,22 +140,32 @@ class KafkaBacklogProbeTest {
     }
 
     @Test
-    void givenAGroupThatNeverCommitted_whenOldRecordsWereDeleted_thenLagCountsFromTheLogStartNotFromZero() throws Exception {
+    void givenAGroupThatNeverCommitted_whenOldRecordsWereDeleted_thenLagCountsFromTheLogStartNotFromZero()
+            throws Exception {
         String topic = kafka.topic("emails");
         kafka.createTopic(topic, 2);
         produce(topic, 0, 10);
         produce(topic, 1, 3);
         TopicPartition p0 = new TopicPartition(topic, 0);
-        kafka.admin().deleteRecords(Map.of(p0, RecordsToDelete.beforeOffset(4))).all().get(30, TimeUnit.SECONDS);
+        kafka.admin()
+                .deleteRecords(Map.of(p0, RecordsToDelete.beforeOffset(4)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
         // The tool prints no lag for partitions without a commit; the admin client's log start and end are the
         // reference here.
-        long start0 = kafka.admin().listOffsets(Map.of(p0, OffsetSpec.earliest())).partitionResult(p0)
-                .get(30, TimeUnit.SECONDS).offset();
+        long start0 = kafka.admin()
+                .listOffsets(Map.of(p0, OffsetSpec.earliest()))
+                .partitionResult(p0)
+                .get(30, TimeUnit.SECONDS)
+                .offset();
         assertEquals(4, start0);
 
         BacklogReport report = provider.backlogProbe().measure(List.of("emails"), kafka.prefix + "-nobody");
         QueueBacklog backlog = report.queues().get(0);
-        assertEquals(List.of(new QueueBacklog.PartitionBacklog(0, 10, -1, 6), new QueueBacklog.PartitionBacklog(1, 3, -1, 3)),
+        assertEquals(
+                List.of(
+                        new QueueBacklog.PartitionBacklog(0, 10, -1, 6),
+                        new QueueBacklog.PartitionBacklog(1, 3, -1, 3)),
                 backlog.partitions());
         assertEquals(9, backlog.undelivered());
         assertEquals(0, backlog.deadLetters());
@@ -147,7 +174,10 @@ class KafkaBacklogProbeTest {
 
     @Test
     void givenAQueueWhoseTopicDoesNotExist_thenItReportsNothingOutstandingAndSaysWhy() {
-        QueueBacklog backlog = provider.backlogProbe().measure(List.of("never-made"), kafka.group).queues().get(0);
+        QueueBacklog backlog = provider.backlogProbe()
+                .measure(List.of("never-made"), kafka.group)
+                .queues()
+                .get(0);
         assertEquals(0, backlog.outstanding());
         assertTrue(backlog.note().contains("does not exist"), backlog.note());
     }

@@ -43,13 +43,17 @@ class KafkaBroadcastTest extends BroadcastContract {
 
     @Override
     protected Worker.Builder builder() {
-        return Worker.builder().provider(kafka.provider()).delays(RedisDelays.connect(redis.settings()))
-                .queues("jobs").shutdownGrace(Duration.ofSeconds(5));
+        return Worker.builder()
+                .provider(kafka.provider())
+                .delays(RedisDelays.connect(redis.settings()))
+                .queues("jobs")
+                .shutdownGrace(Duration.ofSeconds(5));
     }
 
     /** The groups the broker knows that belong to this test: only the job group, none for broadcast. */
     private Set<String> groups() throws Exception {
-        return kafka.admin().listGroups().all().get(30, TimeUnit.SECONDS).stream().map(GroupListing::groupId)
+        return kafka.admin().listGroups().all().get(30, TimeUnit.SECONDS).stream()
+                .map(GroupListing::groupId)
                 .filter(g -> g.contains(kafka.prefix) || g.contains(kafka.group) || g.contains("broadcast"))
                 .collect(Collectors.toSet());
     }
@@ -59,8 +63,15 @@ class KafkaBroadcastTest extends BroadcastContract {
         // The job group shows up once the job consumers joined; no group ever shows up for broadcast.
         await().atMost(WAIT).untilAsserted(() -> {
             assertEquals(Set.of(kafka.group), groups(), "broadcast listeners use no consumer group");
-            assertEquals(1, kafka.admin().describeTopics(List.of(topic())).allTopicNames().get(30, TimeUnit.SECONDS)
-                    .get(topic()).partitions().size());
+            assertEquals(
+                    1,
+                    kafka.admin()
+                            .describeTopics(List.of(topic()))
+                            .allTopicNames()
+                            .get(30, TimeUnit.SECONDS)
+                            .get(topic())
+                            .partitions()
+                            .size());
         });
     }
 
@@ -74,13 +85,18 @@ class KafkaBroadcastTest extends BroadcastContract {
         assertEquals(1, records.size());
         String value = KafkaTestSupport.text(records.get(0));
         long enqueuedAt = Long.parseLong(value.replaceAll(".*\"enqueuedAt\":(\\d+).*", "$1"));
-        assertEquals("{\"taskName\":\"cache.invalidate\",\"payload\":{\"key\":\"user:1\"},\"enqueuedAt\":" + enqueuedAt
-                + ",\"meta\":{},\"deliveryCount\":1}", value);
+        assertEquals(
+                "{\"taskName\":\"cache.invalidate\",\"payload\":{\"key\":\"user:1\"},\"enqueuedAt\":" + enqueuedAt
+                        + ",\"meta\":{},\"deliveryCount\":1}",
+                value);
         assertTrue(enqueuedAt > 1_700_000_000_000L);
 
         // A value a foreign producer wrote (no meta, no count) is read too.
-        kafka.produceRaw(topic(), 0, "{\"taskName\":\"cache.invalidate\",\"payload\":{\"key\":\"user:2\"},"
-                + "\"enqueuedAt\":1718900000000}");
+        kafka.produceRaw(
+                topic(),
+                0,
+                "{\"taskName\":\"cache.invalidate\",\"payload\":{\"key\":\"user:2\"},"
+                        + "\"enqueuedAt\":1718900000000}");
         await().atMost(WAIT).until(() -> seen.contains("user:2@1"));
 
         listener.close();

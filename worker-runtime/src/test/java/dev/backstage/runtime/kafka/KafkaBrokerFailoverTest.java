@@ -30,8 +30,8 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -84,10 +84,18 @@ class KafkaBrokerFailoverTest {
             throws Exception {
         cluster = KafkaCluster.start(3, FENCING);
         System.out.println("broker failover: brokers with " + FENCING);
-        KafkaSettings settings = KafkaSettings.of(cluster.bootstrapServers()).withPrefix(prefix).withGroup(group)
-                .withPartitions(PARTITIONS).withReplication(3, 2);
-        worker = Worker.builder().provider(KafkaProvider.connect(settings)).delays(RedisDelays.connect(redis.settings()))
-                .queues("jobs").concurrency(16).shutdownGrace(Duration.ofSeconds(5)).build();
+        KafkaSettings settings = KafkaSettings.of(cluster.bootstrapServers())
+                .withPrefix(prefix)
+                .withGroup(group)
+                .withPartitions(PARTITIONS)
+                .withReplication(3, 2);
+        worker = Worker.builder()
+                .provider(KafkaProvider.connect(settings))
+                .delays(RedisDelays.connect(redis.settings()))
+                .queues("jobs")
+                .concurrency(16)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .build();
         Map<Integer, AtomicInteger> runs = new ConcurrentHashMap<>();
         Map<String, Long> firstDoneAt = new ConcurrentHashMap<>();
         worker.register("work", Job.class, (ctx, job) -> {
@@ -114,39 +122,59 @@ class KafkaBrokerFailoverTest {
             worker.schedule("work", new Job(LATE), Duration.ofSeconds(3), EnqueueOptions.onQueue("jobs"));
             long killedAt = System.nanoTime();
             cluster.kill(victim);
-            System.out.printf("broker failover: killed node %d, leader of partitions %s of %d, after %d of %d jobs ran%n",
+            System.out.printf(
+                    "broker failover: killed node %d, leader of partitions %s of %d, after %d of %d jobs ran%n",
                     victim, victimPartitions, PARTITIONS, runs.size(), JOBS);
             printElection(topic, victim, killedAt);
             // The operator's backlog probe reads the lag from the surviving brokers.
-            long backlog = operatorSide.backlogProbe().measure(List.of("jobs"), group).outstanding();
-            System.out.printf("broker failover: backlog read with node %d down: %d jobs outstanding%n", victim, backlog);
+            long backlog =
+                    operatorSide.backlogProbe().measure(List.of("jobs"), group).outstanding();
+            System.out.printf(
+                    "broker failover: backlog read with node %d down: %d jobs outstanding%n", victim, backlog);
             enqueued.get(300, TimeUnit.SECONDS);
 
             await().atMost(Duration.ofSeconds(180)).until(() -> runs.size() == JOBS + 1);
             try (Admin admin = cluster.admin()) {
-                TopicDescription after = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+                TopicDescription after = admin.describeTopics(List.of(topic))
+                        .allTopicNames()
+                        .get(30, TimeUnit.SECONDS)
                         .get(topic);
                 for (TopicPartitionInfo p : after.partitions()) {
-                    assertTrue(p.leader() != null && p.leader().id() != victim,
+                    assertTrue(
+                            p.leader() != null && p.leader().id() != victim,
                             "partition " + p.partition() + " is led by a surviving broker: " + p);
-                    assertFalse(p.isr().stream().anyMatch(n -> n.id() == victim),
+                    assertFalse(
+                            p.isr().stream().anyMatch(n -> n.id() == victim),
                             "the dead broker left the ISR of partition " + p.partition() + ": " + p);
                 }
                 Map<TopicPartition, Long> end = endOffsets(admin, topic);
                 long records = end.values().stream().mapToLong(Long::longValue).sum();
                 await().atMost(Duration.ofSeconds(30)).until(() -> committedEverywhere(admin, topic, end));
-                assertEquals(0, operatorSide.backlogProbe().measure(List.of("jobs"), group).outstanding(),
+                assertEquals(
+                        0,
+                        operatorSide
+                                .backlogProbe()
+                                .measure(List.of("jobs"), group)
+                                .outstanding(),
                         "with one broker still down, the backlog probe sees the group at the end of every partition");
-                int duplicates = runs.values().stream().mapToInt(c -> c.get() - 1).sum();
+                int duplicates =
+                        runs.values().stream().mapToInt(c -> c.get() - 1).sum();
                 Set<Integer> missing = new TreeSet<>();
                 for (int n = 0; n < JOBS; n++) {
                     if (!runs.containsKey(n)) {
                         missing.add(n);
                     }
                 }
-                System.out.printf("broker failover: %d of %d jobs ran (+ the delayed one: %s), %d lost, %d duplicate runs,"
-                        + " %d records in the topic, committed to the end of all %d partitions%n", JOBS - missing.size(),
-                        JOBS, runs.containsKey(LATE) ? "ran" : "never ran", missing.size(), duplicates, records, PARTITIONS);
+                System.out.printf(
+                        "broker failover: %d of %d jobs ran (+ the delayed one: %s), %d lost, %d duplicate runs,"
+                                + " %d records in the topic, committed to the end of all %d partitions%n",
+                        JOBS - missing.size(),
+                        JOBS,
+                        runs.containsKey(LATE) ? "ran" : "never ran",
+                        missing.size(),
+                        duplicates,
+                        records,
+                        PARTITIONS);
                 printRecovery(topic, victimPartitions, killedAt, firstDoneAt);
                 assertEquals(Set.of(), missing, "jobs lost");
                 assertTrue(runs.containsKey(LATE), "the job due during the failover ran");
@@ -178,23 +206,32 @@ class KafkaBrokerFailoverTest {
                 f.get(300, TimeUnit.SECONDS); // an enqueue that failed throws here and fails the test
             }
         } finally {
-            System.out.printf("broker failover: enqueued %d of jobs %d-%d in %.1f s%n", acked.get(), from, to - 1,
-                    (System.nanoTime() - started) / 1e9);
+            System.out.printf(
+                    "broker failover: enqueued %d of jobs %d-%d in %.1f s%n",
+                    acked.get(), from, to - 1, (System.nanoTime() - started) / 1e9);
         }
     }
 
     /** The runtime created the topic with 3 replicas per partition and min.insync.replicas 2 set on the topic itself. */
     private void assertReplicatedAsConfigured(String topic) throws Exception {
         try (Admin admin = cluster.admin()) {
-            for (TopicPartitionInfo p : admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
-                    .get(topic).partitions()) {
+            for (TopicPartitionInfo p : admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()) {
                 assertEquals(3, p.replicas().size(), "replicas of partition " + p.partition());
             }
             ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            ConfigEntry minIsr = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource)
+            ConfigEntry minIsr = admin.describeConfigs(List.of(resource))
+                    .all()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(resource)
                     .get("min.insync.replicas");
             assertEquals("2", minIsr.value());
-            assertEquals(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, minIsr.source(),
+            assertEquals(
+                    ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG,
+                    minIsr.source(),
                     "min.insync.replicas is the topic's own setting, not the broker default");
         }
     }
@@ -202,8 +239,11 @@ class KafkaBrokerFailoverTest {
     private Set<Integer> partitionsLedBy(String topic, int node) throws Exception {
         try (Admin admin = cluster.admin()) {
             Set<Integer> led = new TreeSet<>();
-            for (TopicPartitionInfo p : admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
-                    .get(topic).partitions()) {
+            for (TopicPartitionInfo p : admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()) {
                 if (p.leader() != null && p.leader().id() == node) {
                     led.add(p.partition());
                 }
@@ -224,9 +264,11 @@ class KafkaBrokerFailoverTest {
 
     private boolean committedEverywhere(Admin admin, String topic, Map<TopicPartition, Long> end) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-        return end.entrySet().stream().allMatch(e -> committed.get(e.getKey()) != null
-                && committed.get(e.getKey()).offset() == e.getValue());
+                .partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS);
+        return end.entrySet().stream()
+                .allMatch(e -> committed.get(e.getKey()) != null
+                        && committed.get(e.getKey()).offset() == e.getValue());
     }
 
     /**
@@ -236,11 +278,21 @@ class KafkaBrokerFailoverTest {
      */
     private void printElection(String topic, int victim, long killedAt) {
         try (Admin admin = cluster.admin()) {
-            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() ->
-                    admin.describeTopics(List.of(topic)).allTopicNames().get(5, TimeUnit.SECONDS).get(topic).partitions()
-                            .stream().allMatch(p -> p.leader() != null && p.leader().id() != victim));
-            System.out.printf("broker failover: new leaders elected %.1f s after the kill (the controller fences a broker"
-                    + " broker.session.timeout.ms after its last heartbeat)%n", (System.nanoTime() - killedAt) / 1e9);
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(200))
+                    .ignoreExceptions()
+                    .until(() -> admin
+                            .describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get(5, TimeUnit.SECONDS)
+                            .get(topic)
+                            .partitions()
+                            .stream()
+                            .allMatch(p -> p.leader() != null && p.leader().id() != victim));
+            System.out.printf(
+                    "broker failover: new leaders elected %.1f s after the kill (the controller fences a broker"
+                            + " broker.session.timeout.ms after its last heartbeat)%n",
+                    (System.nanoTime() - killedAt) / 1e9);
         }
     }
 
@@ -248,7 +300,8 @@ class KafkaBrokerFailoverTest {
      * Seconds from the kill until the first job on each partition the dead broker led completed: when its jobs
      * flowed again. Partitions of job ids come from the records themselves.
      */
-    private void printRecovery(String topic, Set<Integer> victimPartitions, long killedAt, Map<String, Long> firstDoneAt)
+    private void printRecovery(
+            String topic, Set<Integer> victimPartitions, long killedAt, Map<String, Long> firstDoneAt)
             throws Exception {
         Map<Integer, Long> firstAfterKill = new java.util.TreeMap<>();
         try (var reader = new ClusterReader(cluster.bootstrapServers())) {
@@ -256,13 +309,19 @@ class KafkaBrokerFailoverTest {
                 if (!victimPartitions.contains(partition)) {
                     return;
                 }
-                jobIds.stream().map(firstDoneAt::get).filter(t -> t != null && t > killedAt).min(Long::compare)
+                jobIds.stream()
+                        .map(firstDoneAt::get)
+                        .filter(t -> t != null && t > killedAt)
+                        .min(Long::compare)
                         .ifPresent(t -> firstAfterKill.put(partition, t));
             });
         }
         StringBuilder line = new StringBuilder("broker failover: jobs flowing again on the dead leader's partitions");
         firstAfterKill.forEach((p, t) -> line.append(String.format(" p%d %.1f s,", p, (t - killedAt) / 1e9)));
-        long worst = firstAfterKill.values().stream().mapToLong(Long::longValue).max().orElse(killedAt);
+        long worst = firstAfterKill.values().stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(killedAt);
         line.append(String.format(" all after %.1f s of the kill", (worst - killedAt) / 1e9));
         System.out.println(line);
     }

@@ -100,8 +100,13 @@ class KafkaCrashAndRebalanceTest {
         assertFalse(expectedAgain.contains(0) || expectedAgain.contains(4), "committed work must not run again");
 
         List<Integer> ranAfterRestart = new CopyOnWriteArrayList<>();
-        Worker survivor = Worker.builder().provider(kafka.provider()).delays(RedisDelays.connect(redis.settings()))
-                .queues("jobs").concurrency(8).shutdownGrace(Duration.ofSeconds(5)).build();
+        Worker survivor = Worker.builder()
+                .provider(kafka.provider())
+                .delays(RedisDelays.connect(redis.settings()))
+                .queues("jobs")
+                .concurrency(8)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .build();
         workers.add(survivor);
         survivor.register("work", Job.class, (ctx, j) -> {
             ranAfterRestart.add(j.n());
@@ -110,7 +115,8 @@ class KafkaCrashAndRebalanceTest {
         survivor.start();
         System.out.println("crash test: waiting for the group to evict the killed member (session timeout 6 s)");
         await().atMost(Duration.ofSeconds(60)).until(() -> kafka.committed(kafka.group, topic, 0) == 20);
-        assertEquals(expectedAgain, new TreeSet<>(ranAfterRestart), "exactly the records the broker had not seen settled");
+        assertEquals(
+                expectedAgain, new TreeSet<>(ranAfterRestart), "exactly the records the broker had not seen settled");
         assertEquals(expectedAgain.size(), ranAfterRestart.size(), "each of them once");
         Set<Integer> all = new TreeSet<>(doneInChild);
         all.addAll(ranAfterRestart);
@@ -118,11 +124,19 @@ class KafkaCrashAndRebalanceTest {
     }
 
     private Process startChild(Set<Integer> done) throws Exception {
-        return ChildJvm.start(KafkaCrashWorkerMain.class, "kafka-crash-child.log", line -> {
-            if (line.startsWith("DONE ")) {
-                done.add(Integer.parseInt(line.substring(5).trim()));
-            }
-        }, kafka.bootstrap, kafka.prefix, kafka.group, RedisTestSupport.URL, redis.prefix());
+        return ChildJvm.start(
+                KafkaCrashWorkerMain.class,
+                "kafka-crash-child.log",
+                line -> {
+                    if (line.startsWith("DONE ")) {
+                        done.add(Integer.parseInt(line.substring(5).trim()));
+                    }
+                },
+                kafka.bootstrap,
+                kafka.prefix,
+                kafka.group,
+                RedisTestSupport.URL,
+                redis.prefix());
     }
 
     @Test
@@ -143,8 +157,9 @@ class KafkaCrashAndRebalanceTest {
         Worker b = worker("worker-b", byB, runs);
         b.start();
         await().atMost(Duration.ofSeconds(60)).until(() -> runs.size() == 80);
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                kafka.committed(kafka.group, topic, 0) == 40 && kafka.committed(kafka.group, topic, 1) == 40);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        kafka.committed(kafka.group, topic, 0) == 40 && kafka.committed(kafka.group, topic, 1) == 40);
         List<Integer> twice = new ArrayList<>();
         runs.forEach((n, count) -> {
             if (count.get() != 1) {
@@ -160,9 +175,14 @@ class KafkaCrashAndRebalanceTest {
         // A short heartbeat so A hears of the rebalance within half a second (the default is 3 s), while
         // 80 jobs of 150 ms at concurrency 4 keep it busy for 3 s.
         KafkaSettings settings = kafka.settings().withClientProperties(Map.of("heartbeat.interval.ms", "500"));
-        Worker worker = Worker.builder().provider(KafkaProvider.connect(settings))
+        Worker worker = Worker.builder()
+                .provider(KafkaProvider.connect(settings))
                 .delays(RedisDelays.connect(redis.settings()))
-                .queues("jobs").concurrency(4).consumerId(id).shutdownGrace(Duration.ofSeconds(5)).build();
+                .queues("jobs")
+                .concurrency(4)
+                .consumerId(id)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .build();
         workers.add(worker);
         worker.register("work", Job.class, (ctx, j) -> {
             Thread.sleep(150); // simulated work, so records are in flight when the group rebalances

@@ -47,16 +47,29 @@ class KafkaCrashRecoveryTest {
     }
 
     @Test
-    void givenAWorkerKilledWithABacklog_whenItRestartsUnderTheSamePodName_thenStaticMembershipHandsItsPartitionBackAtOnce()
-            throws Exception {
+    void
+            givenAWorkerKilledWithABacklog_whenItRestartsUnderTheSamePodName_thenStaticMembershipHandsItsPartitionBackAtOnce()
+                    throws Exception {
         String topic = kafka.topic("default");
         kafka.createTopic(topic, 1);
         for (int n = 0; n < JOBS; n++) { // one partition, in order: offset n holds job n
             kafka.producer().send(new ProducerRecord<>(topic, 0, null, job(n).getBytes(StandardCharsets.UTF_8)));
         }
         kafka.producer().flush();
-        run = new CrashRecoveryRun("kafka", consumer -> List.of("kafka", kafka.bootstrap, kafka.prefix, kafka.group,
-                consumer, "default", "4", "25", RedisTestSupport.URL, redis.prefix()), JOBS);
+        run = new CrashRecoveryRun(
+                "kafka",
+                consumer -> List.of(
+                        "kafka",
+                        kafka.bootstrap,
+                        kafka.prefix,
+                        kafka.group,
+                        consumer,
+                        "default",
+                        "4",
+                        "25",
+                        RedisTestSupport.URL,
+                        redis.prefix()),
+                JOBS);
         CrashRecoveryRun.Child first = run.start("worker-a");
         await().atMost(Duration.ofSeconds(90)).until(() -> first.done() >= KILL_AFTER);
         long killedAt = first.kill();
@@ -69,7 +82,8 @@ class KafkaCrashRecoveryTest {
                 settledBeyond.add(o);
             }
         }
-        int lastStarted = first.started().stream().mapToInt(Integer::intValue).max().orElse(-1);
+        int lastStarted =
+                first.started().stream().mapToInt(Integer::intValue).max().orElse(-1);
         Set<Integer> held = new TreeSet<>();
         for (long o = from; o <= lastStarted; o++) {
             if (!settledBeyond.contains(o)) {
@@ -79,10 +93,11 @@ class KafkaCrashRecoveryTest {
         assertFalse(held.isEmpty(), "the killed worker held unsettled records");
 
         CrashRecoveryRun.Child second = run.start("worker-a");
-        CrashRecoveryRun.Figures figures = run.measure("kafka, same pod name", held, killedAt, second,
-                Duration.ofSeconds(120), Duration.ofSeconds(120));
+        CrashRecoveryRun.Figures figures = run.measure(
+                "kafka, same pod name", held, killedAt, second, Duration.ofSeconds(120), Duration.ofSeconds(120));
         await().atMost(Duration.ofSeconds(30)).until(() -> kafka.committed(kafka.group, topic, 0) == JOBS);
-        assertTrue(figures.secondsToRecover() >= 0 && figures.secondsToRecover() <= RECOVERY_BOUND.toSeconds(),
+        assertTrue(
+                figures.secondsToRecover() >= 0 && figures.secondsToRecover() <= RECOVERY_BOUND.toSeconds(),
                 "every held record ran again within " + RECOVERY_BOUND.toSeconds() + " s: " + figures);
         assertEquals(0, figures.lost(), "jobs lost: " + figures);
     }

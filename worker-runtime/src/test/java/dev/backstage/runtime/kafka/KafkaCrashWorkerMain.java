@@ -27,13 +27,18 @@ public final class KafkaCrashWorkerMain {
     private KafkaCrashWorkerMain() {}
 
     public static void main(String[] args) throws Exception {
-        KafkaSettings settings = KafkaSettings.of(args[0]).withPrefix(args[1]).withGroup(args[2])
+        KafkaSettings settings = KafkaSettings.of(args[0])
+                .withPrefix(args[1])
+                .withGroup(args[2])
                 .withCommitInterval(Duration.ofMillis(500))
                 // So the survivor's group evicts this process soon after the kill (the broker minimum is 6 s).
                 .withClientProperties(Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"));
-        Worker worker = Worker.builder().provider(KafkaProvider.connect(settings))
+        Worker worker = Worker.builder()
+                .provider(KafkaProvider.connect(settings))
                 .delays(RedisDelays.connect(RedisSettings.of(args[3]).withPrefix(args[4])))
-                .queues("jobs").concurrency(16).build();
+                .queues("jobs")
+                .concurrency(16)
+                .build();
         CountDownLatch go = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
         worker.register("work", Job.class, (ctx, job) -> {

@@ -3,9 +3,9 @@ package dev.backstage.runtime.kafka;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -32,9 +32,11 @@ class KafkaDeadLettersTest {
     }
 
     private static String deadLetter(int n, boolean withJobId) {
-        return "{\"taskName\":\"send\",\"payload\":{\"n\":" + n + "},\"enqueuedAt\":1718900000000,\"meta\":{\"attempts\":2},"
+        return "{\"taskName\":\"send\",\"payload\":{\"n\":" + n
+                + "},\"enqueuedAt\":1718900000000,\"meta\":{\"attempts\":2},"
                 + "\"deliveryCount\":3" + (withJobId ? ",\"jobId\":\"job-" + n + "\"" : "")
-                + ",\"error\":\"boom " + n + "\",\"originalId\":\"x.emails:0:" + n + "\",\"deadLetteredAt\":1718900005000}";
+                + ",\"error\":\"boom " + n + "\",\"originalId\":\"x.emails:0:" + n
+                + "\",\"deadLetteredAt\":1718900005000}";
     }
 
     @Test
@@ -73,7 +75,9 @@ class KafkaDeadLettersTest {
         assertEquals(2, provider.deadLetters().redrive("emails", 2));
         assertEquals(3, provider.deadLetters().count("emails"));
         assertEquals(3, provider.deadLetters().list("emails", 10).size());
-        assertEquals(kafka.prefix + ".emails.dead-letter:0:2", provider.deadLetters().list("emails", 10).get(0).id());
+        assertEquals(
+                kafka.prefix + ".emails.dead-letter:0:2",
+                provider.deadLetters().list("emails", 10).get(0).id());
         assertEquals(3, provider.deadLetters().redrive("emails", 100));
         assertEquals(0, provider.deadLetters().count("emails"));
         assertEquals(0, provider.deadLetters().redrive("emails", 100));
@@ -113,8 +117,8 @@ class KafkaDeadLettersTest {
         assertEquals(List.of(dlq + ":1:1"), ids(last));
         assertEquals("boom 4", last.get(0).error());
         assertEquals(List.of(), dead.page("emails", dlq + ":1:1", 2));
-        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
-                () -> dead.page("emails", "other-topic:0:1", 2));
+        IllegalArgumentException bad =
+                assertThrows(IllegalArgumentException.class, () -> dead.page("emails", "other-topic:0:1", 2));
         assertTrue(bad.getMessage().contains("is not " + dlq + ":<partition>:<offset>"), bad.getMessage());
         assertEquals(5, dead.count("emails"), "paging settles nothing");
     }
@@ -142,12 +146,21 @@ class KafkaDeadLettersTest {
         assertEquals(1, job.get("deliveryCount").asInt());
         var commit = kafka.committedWithMetadata(provider.settings().names().redriveGroup(), dlq, 0);
         assertEquals(0, commit.offset(), "the oldest entry is still dead-lettered");
-        assertEquals(List.of(2L, 3L), java.util.Arrays.stream(CommitMetadata.decode(0, commit.metadata())).boxed()
-                .toList());
+        assertEquals(
+                List.of(2L, 3L),
+                java.util.Arrays.stream(CommitMetadata.decode(0, commit.metadata()))
+                        .boxed()
+                        .toList());
         assertEquals(3, dead.count("emails"));
         assertEquals(List.of(dlq + ":0:0", dlq + ":0:1", dlq + ":0:4"), ids(dead.list("emails", 10)));
         assertEquals(List.of(dlq + ":0:4"), ids(dead.page("emails", dlq + ":0:1", 10)));
-        assertEquals(3, provider.backlogProbe().measure(List.of("emails"), "nobody").queues().get(0).deadLetters());
+        assertEquals(
+                3,
+                provider.backlogProbe()
+                        .measure(List.of("emails"), "nobody")
+                        .queues()
+                        .get(0)
+                        .deadLetters());
 
         // Settling the oldest moves the offset past it and the markers after it, and deletes those records.
         assertTrue(dead.delete("emails", dlq + ":0:0"));
@@ -160,6 +173,7 @@ class KafkaDeadLettersTest {
         for (var r : kafka.readAll(kafka.topic("emails"), 3)) {
             jobIds.add(json.readTree(KafkaTestSupport.text(r)).get("jobId").asText());
         }
-        assertEquals(new TreeSet<>(List.of("job-1", "job-2", "job-4")), jobIds, "each redriven once, the deleted never");
+        assertEquals(
+                new TreeSet<>(List.of("job-1", "job-2", "job-4")), jobIds, "each redriven once, the deleted never");
     }
 }

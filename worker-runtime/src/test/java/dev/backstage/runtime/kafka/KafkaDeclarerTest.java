@@ -34,26 +34,50 @@ class KafkaDeclarerTest {
 
     /** Waits until the broker's metadata shows {@code topic} with {@code expected} partitions (it lags creation). */
     private void awaitPartitions(String topic, int expected) {
-        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> kafka.admin().describeTopics(List.of(topic))
-                .allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size(), n -> n == expected);
+        await().atMost(Duration.ofSeconds(10))
+                .ignoreExceptions()
+                .until(
+                        () -> kafka.admin()
+                                .describeTopics(List.of(topic))
+                                .allTopicNames()
+                                .get(30, TimeUnit.SECONDS)
+                                .get(topic)
+                                .partitions()
+                                .size(),
+                        n -> n == expected);
     }
 
     @Test
     void givenATopology_whenDeclaredTwice_thenTopicsAreCreatedWithTheirPartitionsAndThenReportedAsExisting()
             throws Exception {
-        TopologyRequest request = new TopologyRequest(List.of(new QueueSpec("orders", 3, (short) 1),
-                QueueSpec.named("emails")), List.of("ride.cancelled"), true, kafka.group);
+        TopologyRequest request = new TopologyRequest(
+                List.of(new QueueSpec("orders", 3, (short) 1), QueueSpec.named("emails")),
+                List.of("ride.cancelled"),
+                true,
+                kafka.group);
         String orders = kafka.topic("orders");
         Map<String, State> first = states(provider.declarer().declare(request));
-        assertEquals(Map.of(orders, State.CREATED, orders + ".dead-letter", State.CREATED,
-                kafka.topic("emails"), State.CREATED, kafka.topic("emails.dead-letter"), State.CREATED,
-                kafka.prefix + ".topic.ride.cancelled", State.CREATED), first);
+        assertEquals(
+                Map.of(
+                        orders,
+                        State.CREATED,
+                        orders + ".dead-letter",
+                        State.CREATED,
+                        kafka.topic("emails"),
+                        State.CREATED,
+                        kafka.topic("emails.dead-letter"),
+                        State.CREATED,
+                        kafka.prefix + ".topic.ride.cancelled",
+                        State.CREATED),
+                first);
         awaitPartitions(orders, 3);
         awaitPartitions(orders + ".dead-letter", 1);
         awaitPartitions(kafka.topic("emails"), 1);
 
-        assertTrue(states(provider.declarer().declare(request)).values().stream().allMatch(s -> s == State.EXISTED));
-        assertTrue(states(provider.declarer().inspect(request)).values().stream().allMatch(s -> s == State.EXISTED));
+        assertTrue(
+                states(provider.declarer().declare(request)).values().stream().allMatch(s -> s == State.EXISTED));
+        assertTrue(
+                states(provider.declarer().inspect(request)).values().stream().allMatch(s -> s == State.EXISTED));
     }
 
     @Test
@@ -61,8 +85,9 @@ class KafkaDeclarerTest {
         String orders = kafka.topic("orders");
         kafka.createTopic(orders, 1);
         awaitPartitions(orders, 1);
-        List<DeclaredObject> out = provider.declarer().declare(new TopologyRequest(
-                List.of(new QueueSpec("orders", 4, (short) 1)), List.of(), false, kafka.group));
+        List<DeclaredObject> out = provider.declarer()
+                .declare(new TopologyRequest(
+                        List.of(new QueueSpec("orders", 4, (short) 1)), List.of(), false, kafka.group));
         assertEquals(1, out.size());
         assertEquals(State.EXISTED, out.get(0).state());
         assertEquals("partitions increased from 1 to 4", out.get(0).detail());
@@ -71,10 +96,13 @@ class KafkaDeclarerTest {
 
     @Test
     void givenAReplicationFactorTheClusterCannotMeet_whenDeclared_thenThatTopicFailsWithTheBrokersReason() {
-        List<DeclaredObject> out = provider.declarer().declare(new TopologyRequest(
-                List.of(new QueueSpec("orders", 1, (short) 3)), List.of(), false, kafka.group));
+        List<DeclaredObject> out = provider.declarer()
+                .declare(new TopologyRequest(
+                        List.of(new QueueSpec("orders", 1, (short) 3)), List.of(), false, kafka.group));
         assertEquals(State.FAILED, out.get(0).state());
-        assertTrue(out.get(0).detail().contains("InvalidReplicationFactor"), out.get(0).detail());
+        assertTrue(
+                out.get(0).detail().contains("InvalidReplicationFactor"),
+                out.get(0).detail());
     }
 
     @Test
@@ -84,10 +112,13 @@ class KafkaDeclarerTest {
         awaitPartitions(kafka.topic("orders"), 1);
         awaitPartitions(kafka.topic("orders.dead-letter"), 1);
         Map<String, State> deleted = states(provider.declarer().delete(request));
-        assertEquals(Map.of(kafka.topic("orders"), State.DELETED, kafka.topic("orders.dead-letter"), State.DELETED), deleted);
+        assertEquals(
+                Map.of(kafka.topic("orders"), State.DELETED, kafka.topic("orders.dead-letter"), State.DELETED),
+                deleted);
         // Deletion reaches the broker's metadata a moment later.
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                states(provider.declarer().inspect(request)).values().stream().allMatch(s -> s == State.MISSING));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> states(provider.declarer().inspect(request)).values().stream()
+                        .allMatch(s -> s == State.MISSING));
         assertTrue(states(provider.declarer().delete(request)).values().stream().allMatch(s -> s == State.MISSING));
     }
 
@@ -103,7 +134,8 @@ class KafkaDeclarerTest {
             kafka.createTopic(topic, 1);
         }
         Map<String, State> deleted = states(provider.declarer().delete(request));
-        assertEquals(Map.of(names.topicTopic("rides"), State.DELETED, retry, State.DELETED, deadLetters, State.DELETED),
+        assertEquals(
+                Map.of(names.topicTopic("rides"), State.DELETED, retry, State.DELETED, deadLetters, State.DELETED),
                 deleted);
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             var left = kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS);

@@ -40,8 +40,14 @@ class KafkaLivenessTest {
     }
 
     private Worker worker() {
-        Worker worker = Worker.builder().provider(kafka.provider()).delays(RedisDelays.connect(redis.settings()))
-                .queues("jobs").consumerId("pod-0").concurrency(2).shutdownGrace(Duration.ofSeconds(2)).build();
+        Worker worker = Worker.builder()
+                .provider(kafka.provider())
+                .delays(RedisDelays.connect(redis.settings()))
+                .queues("jobs")
+                .consumerId("pod-0")
+                .concurrency(2)
+                .shutdownGrace(Duration.ofSeconds(2))
+                .build();
         worker.register("work", Job.class, (ctx, job) -> {
             handled.incrementAndGet();
             return Next.done();
@@ -55,8 +61,8 @@ class KafkaLivenessTest {
         kafka.createTopic(kafka.topic("jobs"), 1);
         Worker first = worker().start();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        try (HealthServer health = new HealthServer(0, first::failure, first::isRunning, () ->
-                dev.backstage.runtime.spi.ProviderHealth.ok(), registry)) {
+        try (HealthServer health = new HealthServer(
+                0, first::failure, first::isRunning, () -> dev.backstage.runtime.spi.ProviderHealth.ok(), registry)) {
             HttpClient http = HttpClient.newHttpClient();
             String url = "http://127.0.0.1:" + health.port() + "/healthz";
             assertEquals(200, get(http, url).statusCode());

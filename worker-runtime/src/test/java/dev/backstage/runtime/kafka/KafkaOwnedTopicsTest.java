@@ -42,9 +42,13 @@ class KafkaOwnedTopicsTest {
 
     private Worker worker() {
         Worker worker = Worker.builder()
-                .provider(KafkaProvider.connect(kafka.settings().withCreateTopics(false).withPartitions(1)))
+                .provider(KafkaProvider.connect(
+                        kafka.settings().withCreateTopics(false).withPartitions(1)))
                 .delays(RedisDelays.connect(redis.settings()))
-                .queues("jobs").concurrency(4).shutdownGrace(Duration.ofSeconds(5)).build();
+                .queues("jobs")
+                .concurrency(4)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .build();
         workers.add(worker);
         return worker;
     }
@@ -56,8 +60,10 @@ class KafkaOwnedTopicsTest {
         String topic = kafka.topic("jobs");
 
         RuntimeException failed = assertThrows(RuntimeException.class, worker::start);
-        String message = failed.getMessage() + " " + (failed.getCause() == null ? "" : failed.getCause().getMessage());
-        assertTrue(message.contains("Kafka topic " + topic + " does not exist") && message.contains("createTopics=false"),
+        String message = failed.getMessage() + " "
+                + (failed.getCause() == null ? "" : failed.getCause().getMessage());
+        assertTrue(
+                message.contains("Kafka topic " + topic + " does not exist") && message.contains("createTopics=false"),
                 message);
         Set<String> topics = kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS);
         assertFalse(topics.contains(topic), "the worker created " + topic + ": " + topics);
@@ -79,15 +85,27 @@ class KafkaOwnedTopicsTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> done.contains(0));
 
         // The topology is changed to 3 partitions; jobs land on the new ones.
-        kafka.admin().createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get(30, TimeUnit.SECONDS);
-        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> kafka.admin().describeTopics(List.of(topic))
-                .allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size() == 3);
+        kafka.admin()
+                .createPartitions(Map.of(topic, NewPartitions.increaseTo(3)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(10))
+                .ignoreExceptions()
+                .until(() -> kafka.admin()
+                                .describeTopics(List.of(topic))
+                                .allTopicNames()
+                                .get(30, TimeUnit.SECONDS)
+                                .get(topic)
+                                .partitions()
+                                .size()
+                        == 3);
         kafka.produceRaw(topic, 1, job(1));
         kafka.produceRaw(topic, 2, job(2));
         // Within a few metadata refreshes (10 s each); the client default of 5 minutes would leave them unread.
         await().atMost(Duration.ofSeconds(60)).until(() -> done.containsAll(Set.of(1, 2)));
-        await().atMost(Duration.ofSeconds(30)).until(() -> kafka.committed(kafka.group, topic, 1) == 1
-                && kafka.committed(kafka.group, topic, 2) == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        kafka.committed(kafka.group, topic, 1) == 1 && kafka.committed(kafka.group, topic, 2) == 1);
         assertEquals(Set.of(0, 1, 2), done);
     }
 

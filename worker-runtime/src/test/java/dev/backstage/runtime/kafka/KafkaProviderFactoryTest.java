@@ -21,9 +21,20 @@ class KafkaProviderFactoryTest {
 
     @Test
     void givenTheNameKafka_whenCreatedThroughTheServiceLoader_thenAKafkaProviderWithTheOptionsComesBack() {
-        ProviderSettings settings = new ProviderSettings("kafka", "kafka://" + EmbeddedKafka.shared().bootstrapServers(),
-                "shop", "shop-workers", Map.of("partitions", "6", "replicationFactor", "1", "revokeWaitMs", "2500",
-                        "client.security.protocol", "PLAINTEXT"));
+        ProviderSettings settings = new ProviderSettings(
+                "kafka",
+                "kafka://" + EmbeddedKafka.shared().bootstrapServers(),
+                "shop",
+                "shop-workers",
+                Map.of(
+                        "partitions",
+                        "6",
+                        "replicationFactor",
+                        "1",
+                        "revokeWaitMs",
+                        "2500",
+                        "client.security.protocol",
+                        "PLAINTEXT"));
         try (Provider provider = Providers.create(settings)) {
             KafkaProvider kafka = assertInstanceOf(KafkaProvider.class, provider);
             KafkaSettings s = kafka.settings();
@@ -42,15 +53,17 @@ class KafkaProviderFactoryTest {
 
     @Test
     void givenAnUnknownOption_thenCreationFailsNamingIt() {
-        ConfigurationException e = assertThrows(ConfigurationException.class, () -> Providers.create(
-                new ProviderSettings("kafka", "127.0.0.1:9", null, null, Map.of("partitionz", "3"))));
+        ConfigurationException e = assertThrows(
+                ConfigurationException.class,
+                () -> Providers.create(
+                        new ProviderSettings("kafka", "127.0.0.1:9", null, null, Map.of("partitionz", "3"))));
         assertTrue(e.getMessage().contains("partitionz"), e.getMessage());
     }
 
     @Test
     void givenReplicationOptions_thenTheSettingsCarryThem_andTheTopicsGetMinInsyncReplicas() {
-        KafkaSettings s = KafkaSettings.from(new ProviderSettings("kafka", "127.0.0.1:9", null, null,
-                Map.of("replicationFactor", "3", "minInsyncReplicas", "2")));
+        KafkaSettings s = KafkaSettings.from(new ProviderSettings(
+                "kafka", "127.0.0.1:9", null, null, Map.of("replicationFactor", "3", "minInsyncReplicas", "2")));
         assertEquals(3, s.replicationFactor());
         assertEquals(2, s.minInsyncReplicas());
         assertEquals(Map.of("min.insync.replicas", "2"), s.topicConfigs());
@@ -59,8 +72,13 @@ class KafkaProviderFactoryTest {
 
     @Test
     void givenMinInsyncReplicasAboveTheReplicationFactor_thenCreationFailsSayingWhatToSet() {
-        ConfigurationException e = assertThrows(ConfigurationException.class, () -> Providers.create(
-                new ProviderSettings("kafka", "127.0.0.1:9", null, null,
+        ConfigurationException e = assertThrows(
+                ConfigurationException.class,
+                () -> Providers.create(new ProviderSettings(
+                        "kafka",
+                        "127.0.0.1:9",
+                        null,
+                        null,
                         Map.of("replicationFactor", "1", "minInsyncReplicas", "2"))));
         assertTrue(e.getMessage().contains("minInsyncReplicas 2 is more than replicationFactor 1"), e.getMessage());
     }

@@ -57,7 +57,8 @@ class KafkaRuntimeConfigTest {
                 """.formatted(redis.prefix()) : "");
     }
 
-    private final Map<String, String> env = Map.of("KAFKA_BOOTSTRAP", kafka.bootstrap, "REDIS_URL", RedisTestSupport.URL);
+    private final Map<String, String> env =
+            Map.of("KAFKA_BOOTSTRAP", kafka.bootstrap, "REDIS_URL", RedisTestSupport.URL);
 
     @Test
     void givenKafkaJobsAndRedisDelaysInRuntimeYaml_whenStarted_thenJobsRunOnTopicsWithTheConfiguredPartitions()
@@ -69,15 +70,23 @@ class KafkaRuntimeConfigTest {
         });
         var built = new WorkerFromConfig(env::get).build(RuntimeConfigFiles.parse(yaml(true)), List.of(module), null);
         try {
-            assertTrue(built.worker().capabilityReport().contains("delays  from redis (supplied)"),
+            assertTrue(
+                    built.worker().capabilityReport().contains("delays  from redis (supplied)"),
                     built.worker().capabilityReport());
             built.worker().start();
             built.worker().enqueue("processOrder", Map.of("orderId", "o-1"), EnqueueOptions.onQueue("orders"));
-            built.worker().schedule("processOrder", Map.of("orderId", "o-2"), Duration.ofMillis(300),
-                    EnqueueOptions.onQueue("orders"));
+            built.worker()
+                    .schedule(
+                            "processOrder",
+                            Map.of("orderId", "o-2"),
+                            Duration.ofMillis(300),
+                            EnqueueOptions.onQueue("orders"));
             await().atMost(Duration.ofSeconds(30)).until(() -> done.containsAll(Set.of("o-1", "o-2")));
-            TopicDescription topic = kafka.admin().describeTopics(List.of(kafka.topic("orders"))).allTopicNames()
-                    .get(30, TimeUnit.SECONDS).get(kafka.topic("orders"));
+            TopicDescription topic = kafka.admin()
+                    .describeTopics(List.of(kafka.topic("orders")))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(kafka.topic("orders"));
             assertEquals(2, topic.partitions().size());
         } finally {
             built.worker().close();

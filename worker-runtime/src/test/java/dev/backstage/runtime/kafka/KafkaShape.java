@@ -22,7 +22,9 @@ enum KafkaShape {
 
     /** The shape's shared cluster (one per test JVM, started on first use). */
     String bootstrap() {
-        return this == ONE_BROKER ? EmbeddedKafka.shared().bootstrapServers() : KafkaCluster.shared().bootstrapServers();
+        return this == ONE_BROKER
+                ? EmbeddedKafka.shared().bootstrapServers()
+                : KafkaCluster.shared().bootstrapServers();
     }
 
     /** {@code settings} with the shape's replication. */

@@ -68,9 +68,16 @@ final class KafkaTestSupport implements AutoCloseable {
 
     synchronized KafkaProducer<byte[], byte[]> producer() {
         if (producer == null) {
-            producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                    ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 5),
-                    new ByteArraySerializer(), new ByteArraySerializer());
+            producer = new KafkaProducer<>(
+                    Map.of(
+                            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                            bootstrap,
+                            ProducerConfig.ACKS_CONFIG,
+                            "all",
+                            ProducerConfig.LINGER_MS_CONFIG,
+                            5),
+                    new ByteArraySerializer(),
+                    new ByteArraySerializer());
         }
         return producer;
     }
@@ -82,14 +89,22 @@ final class KafkaTestSupport implements AutoCloseable {
             newTopic.configs(Map.of("min.insync.replicas", String.valueOf(shape.minInsyncReplicas)));
         }
         admin().createTopics(List.of(newTopic)).all().get(30, TimeUnit.SECONDS);
-        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> admin().describeTopics(List.of(topic))
-                .allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size() == partitions);
+        await().atMost(Duration.ofSeconds(10))
+                .ignoreExceptions()
+                .until(() -> admin().describeTopics(List.of(topic))
+                                .allTopicNames()
+                                .get(30, TimeUnit.SECONDS)
+                                .get(topic)
+                                .partitions()
+                                .size()
+                        == partitions);
     }
 
     /** Produces raw values (e.g. what a seed producer writes) to {@code partition}, waiting for each ack. */
     void produceRaw(String topic, Integer partition, String... values) throws Exception {
         for (String value : values) {
-            producer().send(new ProducerRecord<>(topic, partition, null, value.getBytes(StandardCharsets.UTF_8)))
+            producer()
+                    .send(new ProducerRecord<>(topic, partition, null, value.getBytes(StandardCharsets.UTF_8)))
                     .get(30, TimeUnit.SECONDS);
         }
     }
@@ -101,13 +116,18 @@ final class KafkaTestSupport implements AutoCloseable {
     }
 
     OffsetAndMetadata committedWithMetadata(String group, String topic, int partition) throws Exception {
-        return admin().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+        return admin().listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS)
                 .get(new TopicPartition(topic, partition));
     }
 
     long endOffset(String topic, int partition) throws Exception {
         TopicPartition tp = new TopicPartition(topic, partition);
-        return admin().listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get(30, TimeUnit.SECONDS).offset();
+        return admin().listOffsets(Map.of(tp, OffsetSpec.latest()))
+                .partitionResult(tp)
+                .get(30, TimeUnit.SECONDS)
+                .offset();
     }
 
     /** Every record of {@code topic} from the start, read with a group-less consumer. */
@@ -118,7 +138,8 @@ final class KafkaTestSupport implements AutoCloseable {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         try (var consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> parts = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+                    .map(p -> new TopicPartition(topic, p.partition()))
+                    .toList();
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             Map<TopicPartition, Long> end = consumer.endOffsets(parts);

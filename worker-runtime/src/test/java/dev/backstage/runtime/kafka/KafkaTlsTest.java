@@ -81,7 +81,8 @@ class KafkaTlsTest {
         Map<String, String> options = new HashMap<>();
         options.put(BrokerTls.OPT_CA_FILE, ca.toString());
         if (clientCertificate) {
-            options.put(BrokerTls.OPT_CERT_FILE, certificates.certificate("client").toString());
+            options.put(
+                    BrokerTls.OPT_CERT_FILE, certificates.certificate("client").toString());
             options.put(BrokerTls.OPT_KEY_FILE, certificates.key("client").toString());
         }
         return options;
@@ -93,16 +94,22 @@ class KafkaTlsTest {
 
     @Test
     void givenSaslSslWithTheWorkerAcls_thenJobsDelaysDedupeAndTopicsWork() throws Exception {
-        Map<String, String> env = Map.of("BACKSTAGE_PROVIDER_URL", saslUrl(SecureKafka.SASL_SSL, PASSWORD),
-                "BACKSTAGE_DELAYS_URL", redis.url("localhost", "worker", REDIS_PASSWORD),
-                "BACKSTAGE_DEDUPE_URL", redis.url("localhost", "worker", REDIS_PASSWORD));
+        Map<String, String> env = Map.of(
+                "BACKSTAGE_PROVIDER_URL",
+                saslUrl(SecureKafka.SASL_SSL, PASSWORD),
+                "BACKSTAGE_DELAYS_URL",
+                redis.url("localhost", "worker", REDIS_PASSWORD),
+                "BACKSTAGE_DEDUPE_URL",
+                redis.url("localhost", "worker", REDIS_PASSWORD));
         Map<String, String> redisTls = tls(certificates.ca(), false);
         RuntimeConfig config = new RuntimeConfig(
                 new RuntimeConfig.Connection("kafka", null, null, PREFIX, GROUP, tls(certificates.ca(), false)),
                 new RuntimeConfig.Connection("redis", null, null, PREFIX, null, redisTls),
                 new RuntimeConfig.Connection("redis", null, null, PREFIX, null, redisTls),
-                new RuntimeConfig.WorkerSection(List.of("default"), null, 4, null, null, null, null, null, null), null);
-        WorkerFromConfig.Built built = new WorkerFromConfig(env::get).build(config, List.of(), new SimpleMeterRegistry());
+                new RuntimeConfig.WorkerSection(List.of("default"), null, 4, null, null, null, null, null, null),
+                null);
+        WorkerFromConfig.Built built =
+                new WorkerFromConfig(env::get).build(config, List.of(), new SimpleMeterRegistry());
         List<String> done = new CopyOnWriteArrayList<>();
         Set<String> news = ConcurrentHashMap.newKeySet();
         try (Worker worker = built.worker()) {
@@ -110,14 +117,22 @@ class KafkaTlsTest {
                 done.add(String.valueOf(payload.get("n")));
                 return Next.done();
             });
-            worker.subscribe(Subscription.group("news", "audit").from(StartPosition.EARLIEST), Map.class,
+            worker.subscribe(
+                    Subscription.group("news", "audit").from(StartPosition.EARLIEST),
+                    Map.class,
                     (ctx, payload) -> news.add(String.valueOf(payload.get("n"))));
             worker.start();
             worker.enqueue("send", Map.of("n", "now"));
             worker.schedule("send", Map.of("n", "later"), Duration.ofMillis(300));
-            assertFalse(worker.enqueue("send", Map.of("n", "once"), EnqueueOptions.defaults().dedupe("k", Duration.ofMinutes(1)))
+            assertFalse(worker.enqueue(
+                            "send",
+                            Map.of("n", "once"),
+                            EnqueueOptions.defaults().dedupe("k", Duration.ofMinutes(1)))
                     .deduplicated());
-            assertTrue(worker.enqueue("send", Map.of("n", "twice"), EnqueueOptions.defaults().dedupe("k", Duration.ofMinutes(1)))
+            assertTrue(worker.enqueue(
+                            "send",
+                            Map.of("n", "twice"),
+                            EnqueueOptions.defaults().dedupe("k", Duration.ofMinutes(1)))
                     .deduplicated());
             worker.publish("news", Map.of("n", "n1"));
             await().atMost(Duration.ofSeconds(60)).until(() -> done.size() == 3 && news.contains("n1"));
@@ -129,19 +144,21 @@ class KafkaTlsTest {
     }
 
     static long committed(String group, String topic) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> offsets = kafka.admin().listConsumerGroupOffsets(group)
-                .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        Map<TopicPartition, OffsetAndMetadata> offsets = kafka.admin()
+                .listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS);
         OffsetAndMetadata offset = offsets.get(new TopicPartition(topic, 0));
         return offset == null ? -1 : offset.offset();
     }
 
     @Test
     void givenMutualTlsWithTheSameAcls_thenTheDeclarerAndBacklogProbeWork() {
-        ProviderSettings settings = new ProviderSettings("kafka", kafka.address(SecureKafka.MTLS), PREFIX, GROUP,
-                tls(certificates.ca(), true));
+        ProviderSettings settings = new ProviderSettings(
+                "kafka", kafka.address(SecureKafka.MTLS), PREFIX, GROUP, tls(certificates.ca(), true));
         try (Provider provider = Providers.create(settings)) {
-            TopologyRequest topology = new TopologyRequest(List.of(TopologyRequest.QueueSpec.named("reports")),
-                    List.of("audit"), true, GROUP);
+            TopologyRequest topology = new TopologyRequest(
+                    List.of(TopologyRequest.QueueSpec.named("reports")), List.of("audit"), true, GROUP);
             List<DeclaredObject> declared = provider.declarer().declare(topology);
             assertTrue(declared.stream().noneMatch(o -> o.state() == DeclaredObject.State.FAILED), declared.toString());
             provider.jobs().publish(OutgoingJob.fresh("reports", "r", "{}", null));
@@ -154,27 +171,41 @@ class KafkaTlsTest {
     @Test
     void givenAWrongPassword_thenTheFailureIsAuthenticationFailed() {
         String wrong = "not-" + PASSWORD;
-        assertFailure("AuthenticationFailed", saslUrl(SecureKafka.SASL_SSL, wrong), tls(certificates.ca(), false), wrong);
+        assertFailure(
+                "AuthenticationFailed", saslUrl(SecureKafka.SASL_SSL, wrong), tls(certificates.ca(), false), wrong);
     }
 
     @Test
     void givenAServerCertificateFromAnotherCa_thenTheFailureIsTlsUntrusted() {
-        assertFailure("TLSUntrusted", saslUrl(SecureKafka.SASL_SSL, PASSWORD), tls(certificates.otherCa(), false), PASSWORD);
+        assertFailure(
+                "TLSUntrusted", saslUrl(SecureKafka.SASL_SSL, PASSWORD), tls(certificates.otherCa(), false), PASSWORD);
     }
 
     @Test
     void givenAServerCertificateForAnotherHost_thenTheFailureIsTlsHostnameMismatch() {
-        assertFailure("TLSHostnameMismatch", saslUrl(SecureKafka.WRONG_HOST, PASSWORD), tls(certificates.ca(), false), PASSWORD);
+        assertFailure(
+                "TLSHostnameMismatch",
+                saslUrl(SecureKafka.WRONG_HOST, PASSWORD),
+                tls(certificates.ca(), false),
+                PASSWORD);
     }
 
     @Test
     void givenAnExpiredServerCertificate_thenTheFailureIsTlsCertificateExpired() {
-        assertFailure("TLSCertificateExpired", saslUrl(SecureKafka.EXPIRED, PASSWORD), tls(certificates.ca(), false), PASSWORD);
+        assertFailure(
+                "TLSCertificateExpired",
+                saslUrl(SecureKafka.EXPIRED, PASSWORD),
+                tls(certificates.ca(), false),
+                PASSWORD);
     }
 
     @Test
     void givenNoClientCertificateOnTheMutualTlsListener_thenTheFailureIsTlsClientCertificateRejected() {
-        assertFailure("TLSClientCertificateRejected", kafka.address(SecureKafka.MTLS), tls(certificates.ca(), false), "PRIVATE KEY");
+        assertFailure(
+                "TLSClientCertificateRejected",
+                kafka.address(SecureKafka.MTLS),
+                tls(certificates.ca(), false),
+                "PRIVATE KEY");
     }
 
     /** The health detail (the worker's /readyz), the declarer's error and the probe's reason all say it. */
@@ -186,9 +217,11 @@ class KafkaTlsTest {
             assertFalse(health.detail().contains("\n"), health.detail());
             assertFalse(health.detail().contains(secret), health.detail());
             // The declarer cannot even look at the topics: it throws, with the reason at the head.
-            KafkaBrokerException declare = org.junit.jupiter.api.Assertions.assertThrows(KafkaBrokerException.class,
-                    () -> provider.declarer().declare(new TopologyRequest(
-                            List.of(TopologyRequest.QueueSpec.named("x")), List.of(), false, GROUP)));
+            KafkaBrokerException declare = org.junit.jupiter.api.Assertions.assertThrows(
+                    KafkaBrokerException.class,
+                    () -> provider.declarer()
+                            .declare(new TopologyRequest(
+                                    List.of(TopologyRequest.QueueSpec.named("x")), List.of(), false, GROUP)));
             assertTrue(declare.getMessage().startsWith(reason + ": "), declare.getMessage());
             assertFalse(declare.getMessage().contains(secret), declare.getMessage());
             var probe = org.junit.jupiter.api.Assertions.assertThrows(

@@ -25,9 +25,13 @@ public final class KafkaTopicRetryCrashMain {
 
     public static void main(String[] args) throws Exception {
         KafkaSettings settings = KafkaSettings.of(args[0]).withPrefix(args[1]).withGroup(args[2]);
-        Worker worker = Worker.builder().provider(KafkaProvider.connect(settings))
+        Worker worker = Worker.builder()
+                .provider(KafkaProvider.connect(settings))
                 .delays(RedisDelays.connect(RedisSettings.of(args[3]).withPrefix(args[4])))
-                .queues("jobs").consumerId(args[5]).backoff(Backoff.fixed(BACKOFF)).build();
+                .queues("jobs")
+                .consumerId(args[5])
+                .backoff(Backoff.fixed(BACKOFF))
+                .build();
         CountDownLatch never = new CountDownLatch(1);
         worker.subscribe(Subscription.group("rides", "a"), Ride.class, (ctx, ride) -> {
             System.out.println("RUN " + ctx.deliveryCount() + " " + ctx.messageId());

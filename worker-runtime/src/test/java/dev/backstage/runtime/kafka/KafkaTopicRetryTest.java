@@ -52,9 +52,15 @@ class KafkaTopicRetryTest {
     }
 
     private Worker worker(String consumerId, int maxDeliveries, Duration backoff) {
-        Worker worker = Worker.builder().provider(kafka.provider()).delays(RedisDelays.connect(redis.settings()))
-                .queues("jobs").consumerId(consumerId).maxDeliveries(maxDeliveries).backoff(Backoff.fixed(backoff))
-                .shutdownGrace(Duration.ofSeconds(5)).build();
+        Worker worker = Worker.builder()
+                .provider(kafka.provider())
+                .delays(RedisDelays.connect(redis.settings()))
+                .queues("jobs")
+                .consumerId(consumerId)
+                .maxDeliveries(maxDeliveries)
+                .backoff(Backoff.fixed(backoff))
+                .shutdownGrace(Duration.ofSeconds(5))
+                .build();
         worker.register("noop", Ride.class, (ctx, r) -> Next.done());
         workers.add(worker);
         return worker;
@@ -90,14 +96,17 @@ class KafkaTopicRetryTest {
         long offset = offsetOf(id);
 
         await().atMost(Duration.ofSeconds(60)).until(() -> aRuns.size() == 2);
-        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(10))
+        await().during(Duration.ofMillis(1500))
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> aRuns.size() == 2 && bRuns.size() == 1);
         assertEquals(List.of(id), bRuns, "group B ran the message exactly once");
         assertEquals(1, aRuns.get(0).deliveryCount());
         assertEquals(2, aRuns.get(1).deliveryCount());
         assertEquals(id, aRuns.get(1).messageId(), "the retry keeps the message id");
-        assertTrue(aRuns.get(1).committedOnTopic() > offset, "when the retry ran, A's committed offset on " + topic
-                + " was " + aRuns.get(1).committedOnTopic() + ", not past the message at " + offset);
+        assertTrue(
+                aRuns.get(1).committedOnTopic() > offset,
+                "when the retry ran, A's committed offset on " + topic + " was "
+                        + aRuns.get(1).committedOnTopic() + ", not past the message at " + offset);
 
         // Broker state: nothing was republished to the shared topic; the copy is in A's retry topic only.
         assertEquals(offset + 1, kafka.endOffset(topic, 0), "nothing republished to the shared topic");
@@ -112,9 +121,10 @@ class KafkaTopicRetryTest {
         assertTrue(header(copy, TopicRetryHeaders.ERROR).contains("fails once"), header(copy, TopicRetryHeaders.ERROR));
         assertArrayEquals(kafka.readAll(topic, 1).get(0).value(), copy.value(), "the copy keeps the original bytes");
         // The retry settled and was committed on the retry topic; both groups are past the message on the topic.
-        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.committed(groupA, retryA, 0) == 1
-                && kafka.committed(groupA, topic, 0) == offset + 1
-                && kafka.committed(names.sharedGroup("b"), topic, 0) == offset + 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> kafka.committed(groupA, retryA, 0) == 1
+                        && kafka.committed(groupA, topic, 0) == offset + 1
+                        && kafka.committed(names.sharedGroup("b"), topic, 0) == offset + 1);
     }
 
     @Test
@@ -132,8 +142,10 @@ class KafkaTopicRetryTest {
         long offset = offsetOf(id);
 
         // The child failed delivery 1: the copy is stored and A's offset on the topic passed the message.
-        await().atMost(Duration.ofSeconds(60)).until(() -> childRuns.contains("RUN 1 " + id)
-                && kafka.endOffset(retryA, 0) == 1 && kafka.committed(groupA, topic, 0) == offset + 1);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> childRuns.contains("RUN 1 " + id)
+                        && kafka.endOffset(retryA, 0) == 1
+                        && kafka.committed(groupA, topic, 0) == offset + 1);
         child.destroyForcibly(); // SIGKILL: no close, no commit, no leaving the group
         assertTrue(child.waitFor(10, TimeUnit.SECONDS));
         assertTrue(kafka.committed(groupA, retryA, 0) < 1, "the killed subscriber never committed the retry");
@@ -141,13 +153,16 @@ class KafkaTopicRetryTest {
         // The same consumer id again (a restarted pod): it takes the partitions back and runs the stored retry.
         List<Run> runs = new CopyOnWriteArrayList<>();
         Worker restarted = worker("retry-crash", 3, KafkaTopicRetryCrashMain.BACKOFF);
-        restarted.subscribe(Subscription.group("rides", "a"), Ride.class,
+        restarted.subscribe(
+                Subscription.group("rides", "a"),
+                Ride.class,
                 (ctx, ride) -> runs.add(new Run(ctx.deliveryCount(), ctx.messageId(), -1)));
         restarted.start();
         await().atMost(Duration.ofSeconds(60)).until(() -> !runs.isEmpty());
         await().atMost(Duration.ofSeconds(10)).until(() -> kafka.committed(groupA, retryA, 0) == 1);
         assertEquals(List.of(new Run(2, id, -1)), runs, "the retry ran once more, as delivery 2, nothing lost");
-        System.out.println("topic retry crash: child ran " + childRuns.stream().filter(l -> l.startsWith("RUN")).toList()
+        System.out.println("topic retry crash: child ran "
+                + childRuns.stream().filter(l -> l.startsWith("RUN")).toList()
                 + "; after the kill the restarted subscriber ran " + runs);
     }
 
@@ -174,10 +189,12 @@ class KafkaTopicRetryTest {
         assertTrue(error.contains("bad ride r9") && error.contains("failed 2 times"), error);
         assertEquals("2", header(dead, TopicRetryHeaders.DELIVERY_COUNT));
         assertEquals(Long.toString(offset), header(dead, TopicRetryHeaders.ORIGINAL_OFFSET));
-        assertArrayEquals(kafka.readAll(topic, 1).get(0).value(), dead.value(), "the dead letter keeps the original bytes");
+        assertArrayEquals(
+                kafka.readAll(topic, 1).get(0).value(), dead.value(), "the dead letter keeps the original bytes");
         String retryA = names.topicRetryTopic("rides", groupA);
-        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.committed(groupA, topic, 0) == offset + 1
-                && kafka.committed(groupA, retryA, 0) == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        kafka.committed(groupA, topic, 0) == offset + 1 && kafka.committed(groupA, retryA, 0) == 1);
         assertEquals(List.of(1, 2), counts, "not run again after the dead letter");
     }
 
@@ -202,23 +219,37 @@ class KafkaTopicRetryTest {
         w.publish("tolls", new Ride("t1"));
         String group = names.fanOutGroup("fan-clean");
         String tollsDeadLetters = names.topicDeadLetterTopic("tolls", group);
-        await().atMost(Duration.ofSeconds(60)).until(() -> rides.size() == 2 && kafka.endOffset(tollsDeadLetters, 0) == 1);
-        List<String> created = List.of(names.topicRetryTopic("rides", group), names.topicDeadLetterTopic("rides", group),
-                names.topicRetryTopic("tolls", group), tollsDeadLetters);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> rides.size() == 2 && kafka.endOffset(tollsDeadLetters, 0) == 1);
+        List<String> created = List.of(
+                names.topicRetryTopic("rides", group),
+                names.topicDeadLetterTopic("rides", group),
+                names.topicRetryTopic("tolls", group),
+                tollsDeadLetters);
         assertTrue(kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS).containsAll(created), "all four exist");
 
         w.close();
         java.util.Set<String> left = kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS);
-        assertTrue(!left.contains(created.get(0)) && !left.contains(created.get(1)),
+        assertTrue(
+                !left.contains(created.get(0)) && !left.contains(created.get(1)),
                 "the drained fan-out group's retry and dead-letter topics are deleted: " + left);
-        assertTrue(left.contains(created.get(2)) && left.contains(created.get(3)),
+        assertTrue(
+                left.contains(created.get(2)) && left.contains(created.get(3)),
                 "a fan-out group with a dead letter keeps its topics: " + left);
         assertEquals(List.of(1, 2), rides);
         assertEquals(List.of(1, 2), tolls);
     }
 
     private Process startChild(String consumerId, List<String> lines) throws IOException {
-        return ChildJvm.start(KafkaTopicRetryCrashMain.class, "kafka-topic-retry-child.log", lines::add,
-                kafka.bootstrap, kafka.prefix, kafka.group, RedisTestSupport.URL, redis.prefix(), consumerId);
+        return ChildJvm.start(
+                KafkaTopicRetryCrashMain.class,
+                "kafka-topic-retry-child.log",
+                lines::add,
+                kafka.bootstrap,
+                kafka.prefix,
+                kafka.group,
+                RedisTestSupport.URL,
+                redis.prefix(),
+                consumerId);
     }
 }

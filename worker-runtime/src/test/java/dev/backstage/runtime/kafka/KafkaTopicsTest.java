@@ -35,8 +35,14 @@ class KafkaTopicsTest {
     }
 
     private Worker worker(String consumerId) {
-        Worker worker = Worker.builder().provider(kafka.provider()).delays(RedisDelays.connect(redis.settings()))
-                .queues("jobs").consumerId(consumerId).maxDeliveries(3).shutdownGrace(Duration.ofSeconds(5)).build();
+        Worker worker = Worker.builder()
+                .provider(kafka.provider())
+                .delays(RedisDelays.connect(redis.settings()))
+                .queues("jobs")
+                .consumerId(consumerId)
+                .maxDeliveries(3)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .build();
         worker.register("noop", Ride.class, (ctx, r) -> Next.done());
         workers.add(worker);
         return worker;
@@ -48,10 +54,12 @@ class KafkaTopicsTest {
         for (String id : List.of("a", "b")) {
             Worker w = worker("fan-" + id);
             w.subscribe(Subscription.fanOut("rides"), Ride.class, (ctx, ride) -> {
-                got.computeIfAbsent("fan-" + id, k -> new CopyOnWriteArrayList<>()).add(ride.id());
+                got.computeIfAbsent("fan-" + id, k -> new CopyOnWriteArrayList<>())
+                        .add(ride.id());
             });
             w.subscribe(Subscription.group("rides", "billing"), Ride.class, (ctx, ride) -> {
-                got.computeIfAbsent("billing", k -> new CopyOnWriteArrayList<>()).add(ride.id());
+                got.computeIfAbsent("billing", k -> new CopyOnWriteArrayList<>())
+                        .add(ride.id());
             });
             w.start();
         }
@@ -59,8 +67,10 @@ class KafkaTopicsTest {
             workers.get(0).publish("rides", new Ride("r" + i));
         }
         List<String> all = List.of("r0", "r1", "r2", "r3", "r4");
-        await().atMost(Duration.ofSeconds(30)).until(() -> got.getOrDefault("fan-a", List.of()).size() == 5
-                && got.getOrDefault("fan-b", List.of()).size() == 5 && got.getOrDefault("billing", List.of()).size() == 5);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> got.getOrDefault("fan-a", List.of()).size() == 5
+                        && got.getOrDefault("fan-b", List.of()).size() == 5
+                        && got.getOrDefault("billing", List.of()).size() == 5);
         // Messages are handled in parallel, so arrival order is not asserted.
         assertEquals(all, got.get("fan-a").stream().sorted().toList());
         assertEquals(all, got.get("fan-b").stream().sorted().toList());
@@ -75,7 +85,9 @@ class KafkaTopicsTest {
         List<String> earliest = new CopyOnWriteArrayList<>();
         List<String> latest = new CopyOnWriteArrayList<>();
         Worker w = worker("late");
-        w.subscribe(Subscription.group("rides", "audit").from(StartPosition.EARLIEST), Ride.class,
+        w.subscribe(
+                Subscription.group("rides", "audit").from(StartPosition.EARLIEST),
+                Ride.class,
                 (ctx, r) -> earliest.add(r.id()));
         w.subscribe(Subscription.group("rides", "live"), Ride.class, (ctx, r) -> latest.add(r.id()));
         w.start(); // subscribe returns once the groups have their partitions, so "latest" is fixed here

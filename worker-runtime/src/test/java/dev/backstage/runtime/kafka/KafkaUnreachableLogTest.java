@@ -46,7 +46,8 @@ class KafkaUnreachableLogTest {
     /** At most this many Kafka client lines reach the output in that window (the flood was 14,000 in 16 s). */
     private static final int WRITTEN_BOUND = 40;
     /** A line the text format writes for a Kafka client logger at INFO or WARN. */
-    private static final Pattern KAFKA_LINE = Pattern.compile("^\\S+ (INFO|WARN) +\\[[^]]*] (org\\.apache\\.)?kafka\\..*");
+    private static final Pattern KAFKA_LINE =
+            Pattern.compile("^\\S+ (INFO|WARN) +\\[[^]]*] (org\\.apache\\.)?kafka\\..*");
 
     private final PrintStream original = System.out;
     private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -60,13 +61,20 @@ class KafkaUnreachableLogTest {
         final Map<String, AtomicInteger> byPattern = new ConcurrentHashMap<>();
 
         @Override
-        public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
-                Throwable t) {
-            if (logger != null && level != null && format != null && level.isGreaterOrEqual(Level.INFO)
-                    && level.levelInt < Level.ERROR_INT && logger.isEnabledFor(level)
-                    && (logger.getName().startsWith("org.apache.kafka.") || logger.getName().startsWith("kafka."))) {
+        public FilterReply decide(
+                Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {
+            if (logger != null
+                    && level != null
+                    && format != null
+                    && level.isGreaterOrEqual(Level.INFO)
+                    && level.levelInt < Level.ERROR_INT
+                    && logger.isEnabledFor(level)
+                    && (logger.getName().startsWith("org.apache.kafka.")
+                            || logger.getName().startsWith("kafka."))) {
                 total.incrementAndGet();
-                byPattern.computeIfAbsent(logger.getName() + " " + format, k -> new AtomicInteger()).incrementAndGet();
+                byPattern
+                        .computeIfAbsent(logger.getName() + " " + format, k -> new AtomicInteger())
+                        .incrementAndGet();
             }
             return FilterReply.NEUTRAL;
         }
@@ -88,7 +96,8 @@ class KafkaUnreachableLogTest {
     }
 
     @Test
-    void givenAnUnreachableKafka_whenAWorkerKeepsReconnecting_thenOnlyAFewOfItsRepeatedLinesAreWritten() throws Exception {
+    void givenAnUnreachableKafka_whenAWorkerKeepsReconnecting_thenOnlyAFewOfItsRepeatedLinesAreWritten()
+            throws Exception {
         int closedPort;
         try (ServerSocket free = new ServerSocket(0)) {
             closedPort = free.getLocalPort();
@@ -101,27 +110,39 @@ class KafkaUnreachableLogTest {
         attempts.start();
         context.getTurboFilterList().add(0, attempts);
 
-        KafkaSettings settings = KafkaSettings.of("127.0.0.1:" + closedPort).withPrefix(UniqueNames.prefix("bk"))
+        KafkaSettings settings = KafkaSettings.of("127.0.0.1:" + closedPort)
+                .withPrefix(UniqueNames.prefix("bk"))
                 .withGroup(UniqueNames.prefix("workers"));
-        worker = Worker.builder().provider(KafkaProvider.connect(settings)).delays(RedisDelays.connect(redis.settings()))
-                .queues("jobs").consumerId("pod-0").concurrency(2).shutdownGrace(Duration.ofSeconds(1)).build();
+        worker = Worker.builder()
+                .provider(KafkaProvider.connect(settings))
+                .delays(RedisDelays.connect(redis.settings()))
+                .queues("jobs")
+                .consumerId("pod-0")
+                .concurrency(2)
+                .shutdownGrace(Duration.ofSeconds(1))
+                .build();
         worker.register("work", String.class, (ctx, job) -> Next.done());
         // start() waits for the topic it creates, until the admin client's timeout: the flood happens meanwhile.
         starting = CompletableFuture.supplyAsync(worker::start);
         original.println("waiting until the Kafka client has tried to write " + ATTEMPTS + " lines");
         await().atMost(Duration.ofSeconds(180)).until(() -> attempts.total.get() >= ATTEMPTS || starting.isDone());
-        assertTrue(attempts.total.get() >= ATTEMPTS, "the worker's start ended before the Kafka client tried to write "
-                + ATTEMPTS + " lines: " + starting.handle((w, e) -> String.valueOf(e)).join());
+        assertTrue(
+                attempts.total.get() >= ATTEMPTS,
+                "the worker's start ended before the Kafka client tried to write " + ATTEMPTS + " lines: "
+                        + starting.handle((w, e) -> String.valueOf(e)).join());
 
         int tried = attempts.total.get(); // read first: the lines below can only be more, never fewer
         List<String> lines = captured.toString(StandardCharsets.UTF_8).lines().toList();
-        List<String> kafkaLines = lines.stream().filter(l -> KAFKA_LINE.matcher(l).matches()).toList();
-        original.printf("unreachable Kafka: the client tried to write %d INFO/WARN lines in %d patterns; %d were"
-                + " written (%d lines in all, the project's included)%n", tried,
-                attempts.byPattern.size(), kafkaLines.size(), lines.size());
+        List<String> kafkaLines =
+                lines.stream().filter(l -> KAFKA_LINE.matcher(l).matches()).toList();
+        original.printf(
+                "unreachable Kafka: the client tried to write %d INFO/WARN lines in %d patterns; %d were"
+                        + " written (%d lines in all, the project's included)%n",
+                tried, attempts.byPattern.size(), kafkaLines.size(), lines.size());
         attempts.byPattern.forEach((pattern, n) -> original.println("  " + n + " x " + pattern));
-        assertTrue(kafkaLines.size() <= WRITTEN_BOUND, kafkaLines.size() + " Kafka client lines written:\n"
-                + String.join("\n", kafkaLines));
+        assertTrue(
+                kafkaLines.size() <= WRITTEN_BOUND,
+                kafkaLines.size() + " Kafka client lines written:\n" + String.join("\n", kafkaLines));
         assertTrue(kafkaLines.size() > 0, "the first line of each pattern is written: " + String.join("\n", lines));
     }
 }

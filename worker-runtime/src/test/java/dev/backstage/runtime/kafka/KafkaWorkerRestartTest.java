@@ -45,19 +45,35 @@ class KafkaWorkerRestartTest {
 
     @ParameterizedTest(name = "consumer id {0}")
     @ValueSource(strings = {"worker-0", "-"})
-    void givenAWorkerKilledWithJobsInItsHandlers_whenRestartedAtOnce_thenEveryJobRuns(String consumerId) throws Exception {
+    void givenAWorkerKilledWithJobsInItsHandlers_whenRestartedAtOnce_thenEveryJobRuns(String consumerId)
+            throws Exception {
         String topic = kafka.topic("default");
         kafka.createTopic(topic, PARTITIONS);
         for (int n = 0; n < JOBS; n++) {
-            kafka.producer().send(new ProducerRecord<>(topic, n % PARTITIONS, null, job(n).getBytes(StandardCharsets.UTF_8)));
+            kafka.producer()
+                    .send(new ProducerRecord<>(topic, n % PARTITIONS, null, job(n).getBytes(StandardCharsets.UTF_8)));
         }
         kafka.producer().flush();
-        String scenario = consumerId.equals("-") ? "kafka restart, new process identity" : "kafka restart, same pod name";
-        run = new CrashRecoveryRun("kafka-restart", id -> List.of("kafka", kafka.bootstrap, kafka.prefix, kafka.group,
-                id, "default", String.valueOf(CONCURRENCY), "40", RedisTestSupport.URL, redis.prefix()), JOBS);
+        String scenario =
+                consumerId.equals("-") ? "kafka restart, new process identity" : "kafka restart, same pod name";
+        run = new CrashRecoveryRun(
+                "kafka-restart",
+                id -> List.of(
+                        "kafka",
+                        kafka.bootstrap,
+                        kafka.prefix,
+                        kafka.group,
+                        id,
+                        "default",
+                        String.valueOf(CONCURRENCY),
+                        "40",
+                        RedisTestSupport.URL,
+                        redis.prefix()),
+                JOBS);
         CrashRecoveryRun.Child first = run.start(consumerId);
         // Killed while jobs are inside its handlers (between polls there can be a moment with none).
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(5))
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(5))
                 .until(() -> first.done() >= KILL_AFTER && inHandlers(first) > 0);
         long killedAt = first.kill();
         Set<Integer> held = new TreeSet<>(first.started());
@@ -65,16 +81,20 @@ class KafkaWorkerRestartTest {
         assertFalse(held.isEmpty(), "the killed worker had jobs inside its handlers");
 
         CrashRecoveryRun.Child second = run.start(consumerId);
-        CrashRecoveryRun.Figures figures = run.measure(scenario, held, killedAt, second,
-                Duration.ofSeconds(120), Duration.ofSeconds(180));
-        System.out.printf("%s: the new process started its worker %.1f s after the kill, completed its first job after"
-                + " %.1f s, and the %d interrupted jobs all ran again after %.1f s%n", scenario,
-                (second.readyAt() - killedAt) / 1e9, (second.firstDoneAt() - killedAt) / 1e9, held.size(),
+        CrashRecoveryRun.Figures figures =
+                run.measure(scenario, held, killedAt, second, Duration.ofSeconds(120), Duration.ofSeconds(180));
+        System.out.printf(
+                "%s: the new process started its worker %.1f s after the kill, completed its first job after"
+                        + " %.1f s, and the %d interrupted jobs all ran again after %.1f s%n",
+                scenario,
+                (second.readyAt() - killedAt) / 1e9,
+                (second.firstDoneAt() - killedAt) / 1e9,
+                held.size(),
                 figures.secondsToRecover());
         for (int p = 0; p < PARTITIONS; p++) {
             int partition = p;
-            await().atMost(Duration.ofSeconds(30)).until(() -> kafka.committed(kafka.group, topic, partition)
-                    == kafka.endOffset(topic, partition));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> kafka.committed(kafka.group, topic, partition) == kafka.endOffset(topic, partition));
         }
         assertEquals(0, figures.lost(), "jobs lost: " + figures);
     }

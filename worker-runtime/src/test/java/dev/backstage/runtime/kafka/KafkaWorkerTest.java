@@ -47,6 +47,7 @@ class KafkaWorkerTest {
     KafkaWorkerTest(KafkaShape shape) {
         this.kafka = new KafkaTestSupport(shape);
     }
+
     private final RedisTestSupport redis = new RedisTestSupport();
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
 
@@ -58,8 +59,12 @@ class KafkaWorkerTest {
     }
 
     private Worker.Builder builder(int concurrency) {
-        return Worker.builder().provider(kafka.provider()).delays(RedisDelays.connect(redis.settings()))
-                .queues("jobs").concurrency(concurrency).shutdownGrace(Duration.ofSeconds(5))
+        return Worker.builder()
+                .provider(kafka.provider())
+                .delays(RedisDelays.connect(redis.settings()))
+                .queues("jobs")
+                .concurrency(concurrency)
+                .shutdownGrace(Duration.ofSeconds(5))
                 .backoff(Backoff.fixed(Duration.ofMillis(200)));
     }
 
@@ -81,7 +86,10 @@ class KafkaWorkerTest {
         worker.start();
         Map<Integer, String> published = new ConcurrentHashMap<>();
         for (int i = 0; i < 30; i++) {
-            published.put(i, worker.enqueue("work", new Job(i), EnqueueOptions.onQueue("jobs")).id());
+            published.put(
+                    i,
+                    worker.enqueue("work", new Job(i), EnqueueOptions.onQueue("jobs"))
+                            .id());
         }
         String topic = kafka.topic("jobs");
         await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 30);
@@ -154,7 +162,8 @@ class KafkaWorkerTest {
 
     @Test
     void givenNoDelaysCapability_whenTheWorkerStarts_thenItFailsAndSaysHowToSupplyRedisDelays() {
-        Worker worker = track(Worker.builder().provider(kafka.provider()).queues("jobs").build());
+        Worker worker =
+                track(Worker.builder().provider(kafka.provider()).queues("jobs").build());
         worker.register("work", Job.class, (ctx, job) -> Next.done());
         CapabilityMissingException e = assertThrows(CapabilityMissingException.class, worker::start);
         assertEquals(Capability.DELAYS, e.capability());
@@ -175,7 +184,8 @@ class KafkaWorkerTest {
             throw new IllegalStateException("boom " + ctx.deliveryCount());
         });
         worker.start();
-        String jobId = worker.enqueue("flaky", new Job(7), EnqueueOptions.onQueue("jobs")).id();
+        String jobId = worker.enqueue("flaky", new Job(7), EnqueueOptions.onQueue("jobs"))
+                .id();
 
         // max 2 retries: deliveries 1, 2, 3, each retry copy going through Redis and back onto the topic.
         await().atMost(Duration.ofSeconds(30)).until(() -> worker.totals().deadLetters() == 1);
@@ -193,29 +203,37 @@ class KafkaWorkerTest {
         assertEquals("IllegalStateException: boom 3", entry.error());
         assertEquals(3, entry.deliveryCount());
         assertEquals(topic + ":0:2", entry.originalId(), "the copy that failed last");
-        var value = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
-                KafkaTestSupport.text(kafka.readAll(kafka.topic("jobs.dead-letter"), 1).get(0)));
+        var value = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(KafkaTestSupport.text(
+                        kafka.readAll(kafka.topic("jobs.dead-letter"), 1).get(0)));
         assertEquals(jobId, value.get("jobId").asText());
         assertTrue(value.get("deadLetteredAt").asLong() > 0);
     }
 
     @Test
-    void givenAnUnknownTaskAndAValueThatIsNotAJob_whenDelivered_thenBothAreDeadLetteredWithTheReason() throws Exception {
+    void givenAnUnknownTaskAndAValueThatIsNotAJob_whenDelivered_thenBothAreDeadLetteredWithTheReason()
+            throws Exception {
         Worker worker = track(builder(4).build());
         worker.register("known", Job.class, (ctx, job) -> Next.done());
         String topic = kafka.topic("jobs");
         kafka.createTopic(topic, 1);
-        kafka.produceRaw(topic, 0,
+        kafka.produceRaw(
+                topic,
+                0,
                 "{\"taskName\":\"nobody-owns-this\",\"payload\":{\"n\":1},\"enqueuedAt\":1718900000000,\"meta\":{},\"deliveryCount\":1}",
                 "this is not JSON");
         worker.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> kafka.committed(kafka.group, topic, 0) == 2);
         List<DeadLetterEntry> dead = deadLetters("jobs");
         assertEquals(2, dead.size());
-        DeadLetterEntry unknown = dead.stream().filter(d -> "nobody-owns-this".equals(d.taskName())).findFirst().orElseThrow();
+        DeadLetterEntry unknown = dead.stream()
+                .filter(d -> "nobody-owns-this".equals(d.taskName()))
+                .findFirst()
+                .orElseThrow();
         assertEquals("unknown task 'nobody-owns-this'", unknown.error());
         assertEquals(topic + ":0:0", unknown.originalId());
-        DeadLetterEntry garbage = dead.stream().filter(d -> d.taskName() == null).findFirst().orElseThrow();
+        DeadLetterEntry garbage =
+                dead.stream().filter(d -> d.taskName() == null).findFirst().orElseThrow();
         assertEquals("this is not JSON", garbage.payloadJson(), "the raw value is kept");
         assertTrue(garbage.error().startsWith("record value is not a JSON job"), garbage.error());
     }

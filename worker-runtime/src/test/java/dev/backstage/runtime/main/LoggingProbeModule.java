@@ -21,8 +21,9 @@ public final class LoggingProbeModule implements TaskModule {
     public void register(TaskBinder binder) {
         binder.task(TASK, Map.class, (context, payload) -> {
             log.info("probe got {}", payload);
-            log.error("probe failed on purpose\nsecond line of the message", new IllegalStateException("outer",
-                    new java.io.IOException("inner cause")));
+            log.error(
+                    "probe failed on purpose\nsecond line of the message",
+                    new IllegalStateException("outer", new java.io.IOException("inner cause")));
             return Next.done();
         });
     }

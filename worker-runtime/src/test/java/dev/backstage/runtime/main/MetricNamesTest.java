@@ -35,9 +35,14 @@ import org.junit.jupiter.api.Test;
 class MetricNamesTest {
     /** What the README lists for the runtime. */
     static final List<String> DOCUMENTED = List.of(
-            "backstage_deliveries_total", "backstage_acks_total", "backstage_retries_total",
-            "backstage_dead_letters_total", "backstage_chained_total", "backstage_in_flight",
-            "backstage_handler_latency_seconds_count", "backstage_handler_latency_seconds_sum");
+            "backstage_deliveries_total",
+            "backstage_acks_total",
+            "backstage_retries_total",
+            "backstage_dead_letters_total",
+            "backstage_chained_total",
+            "backstage_in_flight",
+            "backstage_handler_latency_seconds_count",
+            "backstage_handler_latency_seconds_sum");
 
     private final RedisTestSupport redis = new RedisTestSupport();
 
@@ -72,19 +77,24 @@ class MetricNamesTest {
                 server: {port: 0}
                 """.formatted(redis.prefix()));
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        var built = new WorkerFromConfig(Map.of("MY_REDIS", RedisTestSupport.URL)::get).build(config, List.of(module), registry);
-        try (HealthServer health = new HealthServer(0, built.worker()::failure, built.worker()::isRunning,
-                built.provider()::health, registry)) {
+        var built = new WorkerFromConfig(Map.of("MY_REDIS", RedisTestSupport.URL)::get)
+                .build(config, List.of(module), registry);
+        try (HealthServer health = new HealthServer(
+                0, built.worker()::failure, built.worker()::isRunning, built.provider()::health, registry)) {
             built.worker().start();
             built.worker().enqueue("processOrder", Map.of("orderId", "o-1"), EnqueueOptions.defaults());
             built.worker().enqueue("alwaysFails", Map.of("orderId", "o-2"), EnqueueOptions.defaults());
-            await().atMost(Duration.ofSeconds(30)).until(() -> receipts.get() == 1
-                    && redis.redis().xlen(redis.prefix() + ":default:dead-letter") == 1);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() ->
+                            receipts.get() == 1 && redis.redis().xlen(redis.prefix() + ":default:dead-letter") == 1);
             assertTrue(failures.get() >= 2, "retried before the dead letter: " + failures.get());
 
             HttpClient http = HttpClient.newHttpClient();
-            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + health.port() + "/metrics"))
-                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+            String body = http.send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + health.port() + "/metrics"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             Set<String> exposed = MetricNames.exposed(body);
             System.out.println("runtime /metrics names: " + exposed);
 

@@ -62,15 +62,19 @@ class RuntimeFromConfigTest {
         });
         RuntimeConfig config = RuntimeConfigFiles.parse(yaml());
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        var built = new WorkerFromConfig(Map.of("MY_REDIS", RedisTestSupport.URL)::get).build(config, List.of(module), registry);
-        try (HealthServer health = new HealthServer(0, built.worker()::failure, built.worker()::isRunning, built.provider()::health,
-                registry)) {
+        var built = new WorkerFromConfig(Map.of("MY_REDIS", RedisTestSupport.URL)::get)
+                .build(config, List.of(module), registry);
+        try (HealthServer health = new HealthServer(
+                0, built.worker()::failure, built.worker()::isRunning, built.provider()::health, registry)) {
             HttpClient http = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + health.port();
             assertEquals(503, get(http, base + "/readyz").statusCode(), "not ready before the worker runs");
             built.worker().start();
-            built.worker().enqueue("processOrder", Map.of("orderId", "o-1"),
-                    dev.backstage.runtime.api.EnqueueOptions.onQueue("orders"));
+            built.worker()
+                    .enqueue(
+                            "processOrder",
+                            Map.of("orderId", "o-1"),
+                            dev.backstage.runtime.api.EnqueueOptions.onQueue("orders"));
             await().atMost(Duration.ofSeconds(10)).until(() -> done.contains("o-1"));
             assertEquals(200, get(http, base + "/healthz").statusCode());
             assertEquals(200, get(http, base + "/readyz").statusCode());
@@ -90,15 +94,16 @@ class RuntimeFromConfigTest {
     @Test
     void givenTheSecretEnvIsMissing_thenTheErrorNamesTheVariable() {
         RuntimeConfig config = RuntimeConfigFiles.parse(yaml());
-        ConfigurationException e = assertThrows(ConfigurationException.class,
+        ConfigurationException e = assertThrows(
+                ConfigurationException.class,
                 () -> new WorkerFromConfig(Map.<String, String>of()::get).build(config, List.of(), null));
         assertTrue(e.getMessage().contains("environment variable MY_REDIS"), e.getMessage());
     }
 
     @Test
     void givenAnUnknownField_thenParsingFailsNamingIt() {
-        ConfigurationException e = assertThrows(ConfigurationException.class,
-                () -> RuntimeConfigFiles.parse("worker:\n  concurrenccy: 3\n"));
+        ConfigurationException e = assertThrows(
+                ConfigurationException.class, () -> RuntimeConfigFiles.parse("worker:\n  concurrenccy: 3\n"));
         assertTrue(e.getMessage().contains("concurrenccy"), e.getMessage());
     }
 }

@@ -40,8 +40,13 @@ final class RuntimeMainFixture {
     static void awaitReady(int port) {
         HttpClient http = HttpClient.newHttpClient();
         System.out.println("waiting for the runtime's /readyz on :" + port);
-        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
-                HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+        await().atMost(Duration.ofSeconds(60))
+                .ignoreExceptions()
+                .until(() -> http.send(
+                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString())
+                                .statusCode()
+                        == 200);
     }
 }

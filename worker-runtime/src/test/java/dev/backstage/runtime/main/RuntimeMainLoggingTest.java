@@ -40,6 +40,7 @@ class RuntimeMainLoggingTest {
 
     private final RedisTestSupport redis = new RedisTestSupport();
     private final List<Process> processes = new ArrayList<>();
+
     @TempDir
     Path dir;
 
@@ -65,30 +66,40 @@ class RuntimeMainLoggingTest {
             for (String field : List.of("timestamp", "level", "logger", "thread", "message")) {
                 assertTrue(event.path(field).isTextual(), field + " in " + line);
             }
-            assertTrue(event.get("timestamp").asText().matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z"),
+            assertTrue(
+                    event.get("timestamp").asText().matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z"),
                     "ISO-8601 UTC time: " + line);
             events.add(event);
         }
         assertTrue(events.size() >= 5, "the main's own lines and the handler's: " + run.stdout());
-        assertTrue(events.stream().anyMatch(e -> e.get("message").asText().startsWith("task modules:")
-                && e.get("logger").asText().equals(RuntimeMain.class.getName())), "the main's start-up line");
+        assertTrue(
+                events.stream()
+                        .anyMatch(e -> e.get("message").asText().startsWith("task modules:")
+                                && e.get("logger").asText().equals(RuntimeMain.class.getName())),
+                "the main's start-up line");
         assertFalse(events.stream().anyMatch(e -> e.get("level").asText().equals("DEBUG")), "info and up by default");
 
-        JsonNode failure = events.stream().filter(e -> e.get("message").asText().startsWith("probe failed")).findFirst()
+        JsonNode failure = events.stream()
+                .filter(e -> e.get("message").asText().startsWith("probe failed"))
+                .findFirst()
                 .orElseThrow();
         assertEquals("ERROR", failure.get("level").asText());
         assertEquals(LoggingProbeModule.class.getName(), failure.get("logger").asText());
-        assertEquals("probe failed on purpose\nsecond line of the message", failure.get("message").asText(),
+        assertEquals(
+                "probe failed on purpose\nsecond line of the message",
+                failure.get("message").asText(),
                 "a two-line message stays in one JSON line");
         assertEquals(LoggingProbeModule.TASK, failure.path("mdc").path("task").asText(), "the job's task in the MDC");
         assertEquals(run.jobId(), failure.path("mdc").path("jobId").asText(), "the job's id in the MDC");
         assertEquals("orders", failure.path("mdc").path("queue").asText());
         String exception = failure.path("exception").asText();
         assertTrue(exception.startsWith("java.lang.IllegalStateException: outer"), exception);
-        assertTrue(exception.contains("\tat ") && exception.contains("Caused by: java.io.IOException: inner cause"),
+        assertTrue(
+                exception.contains("\tat ") && exception.contains("Caused by: java.io.IOException: inner cause"),
                 "the whole stack trace with its cause, as one string: " + exception);
         assertTrue(events.stream().filter(e -> e.has("exception")).count() == 1, "only the handler's line has one");
-        assertTrue(events.stream().anyMatch(e -> e.get("message").asText().startsWith("worker stopped")),
+        assertTrue(
+                events.stream().anyMatch(e -> e.get("message").asText().startsWith("worker stopped")),
                 "the shutdown line");
         assertEquals(List.of(), run.stderr(), "nothing on stderr");
     }
@@ -96,14 +107,24 @@ class RuntimeMainLoggingTest {
     @Test
     void givenTextFormatAndALoggerLevel_whenAJobLogs_thenLinesAreTextAndTheLoggerAtWarnDropsItsInfoLine()
             throws Exception {
-        Run run = runJob(Map.of("BACKSTAGE_LOG_FORMAT", "text",
-                "BACKSTAGE_LOG_LEVELS", LoggingProbeModule.class.getName() + "=warn"));
+        Run run = runJob(Map.of(
+                "BACKSTAGE_LOG_FORMAT", "text", "BACKSTAGE_LOG_LEVELS", LoggingProbeModule.class.getName() + "=warn"));
 
-        List<String> events = run.stdout().stream().filter(l -> TEXT_LINE.matcher(l).matches()).toList();
-        assertTrue(events.stream().anyMatch(l -> l.contains(" INFO  ") && l.contains("task modules:")), run.stdout().toString());
-        String failure = events.stream().filter(l -> l.contains("probe failed on purpose")).findFirst().orElseThrow();
-        assertTrue(failure.contains("ERROR") && failure.contains("task=" + LoggingProbeModule.TASK)
-                && failure.contains("jobId=" + run.jobId()), "level and the job's MDC on the line: " + failure);
+        List<String> events = run.stdout().stream()
+                .filter(l -> TEXT_LINE.matcher(l).matches())
+                .toList();
+        assertTrue(
+                events.stream().anyMatch(l -> l.contains(" INFO  ") && l.contains("task modules:")),
+                run.stdout().toString());
+        String failure = events.stream()
+                .filter(l -> l.contains("probe failed on purpose"))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(
+                failure.contains("ERROR")
+                        && failure.contains("task=" + LoggingProbeModule.TASK)
+                        && failure.contains("jobId=" + run.jobId()),
+                "level and the job's MDC on the line: " + failure);
         assertFalse(run.stdout().stream().anyMatch(l -> l.contains("probe got")), "the probe logger is at warn");
         int at = run.stdout().indexOf(failure);
         assertEquals("second line of the message", run.stdout().get(at + 1));
@@ -115,15 +136,20 @@ class RuntimeMainLoggingTest {
     @Test
     void givenJsonFormat_whenTheMainFailsWithAnUncaughtException_thenItIsOneJsonLineWithTheExceptionAndExitIsNonZero()
             throws Exception {
-        Process process = start(Map.of("BACKSTAGE_LOG_FORMAT", "json"), dir.resolve("missing.yaml").toString(), "uncaught");
+        Process process = start(
+                Map.of("BACKSTAGE_LOG_FORMAT", "json"),
+                dir.resolve("missing.yaml").toString(),
+                "uncaught");
         assertTrue(process.waitFor(60, TimeUnit.SECONDS));
         assertTrue(process.exitValue() != 0, "a failed start exits non-zero");
         List<String> stdout = Files.readAllLines(dir.resolve("uncaught.out"));
         assertEquals(1, stdout.size(), "one event: " + stdout);
         JsonNode event = JSON.readTree(stdout.get(0));
         assertEquals("ERROR", event.get("level").asText());
-        assertTrue(event.get("exception").asText().contains("cannot read runtime config")
-                && event.get("exception").asText().contains("\tat "), event.toString());
+        assertTrue(
+                event.get("exception").asText().contains("cannot read runtime config")
+                        && event.get("exception").asText().contains("\tat "),
+                event.toString());
         assertEquals(List.of(), Files.readAllLines(dir.resolve("uncaught.err")), "no loose stack trace on stderr");
     }
 
@@ -131,12 +157,16 @@ class RuntimeMainLoggingTest {
     void givenABadFormatOrLevel_whenTheMainStarts_thenOneLineNamesTheAllowedValuesAndItExitsWithStatusTwo()
             throws Exception {
         for (Map.Entry<String, String> bad : Map.of(
-                "BACKSTAGE_LOG_FORMAT", "error: BACKSTAGE_LOG_FORMAT must be one of text, json, got 'xml'",
-                "BACKSTAGE_LOG_LEVEL", "error: BACKSTAGE_LOG_LEVEL must be one of trace, debug, info, warn, error, off, got 'xml'",
-                "BACKSTAGE_LOG_LEVELS", "error: BACKSTAGE_LOG_LEVELS must be a comma-separated list of <logger>=<level>"
-                        + " (e.g. io.javaoperatorsdk=debug,org.apache.kafka=warn), got 'xml'").entrySet()) {
+                        "BACKSTAGE_LOG_FORMAT", "error: BACKSTAGE_LOG_FORMAT must be one of text, json, got 'xml'",
+                        "BACKSTAGE_LOG_LEVEL",
+                                "error: BACKSTAGE_LOG_LEVEL must be one of trace, debug, info, warn, error, off, got 'xml'",
+                        "BACKSTAGE_LOG_LEVELS",
+                                "error: BACKSTAGE_LOG_LEVELS must be a comma-separated list of <logger>=<level>"
+                                        + " (e.g. io.javaoperatorsdk=debug,org.apache.kafka=warn), got 'xml'")
+                .entrySet()) {
             String name = "bad-" + bad.getKey();
-            Process process = start(Map.of(bad.getKey(), "xml"), dir.resolve("missing.yaml").toString(), name);
+            Process process = start(
+                    Map.of(bad.getKey(), "xml"), dir.resolve("missing.yaml").toString(), name);
             assertTrue(process.waitFor(60, TimeUnit.SECONDS));
             assertEquals(2, process.exitValue(), bad.getKey());
             assertEquals(List.of(bad.getValue()), Files.readAllLines(dir.resolve(name + ".err")));
@@ -159,7 +189,8 @@ class RuntimeMainLoggingTest {
         String jobId;
         try (RedisProvider provider = redis.provider()) {
             Producer producer = JobProducer.forProvider(provider);
-            jobId = producer.enqueue(LoggingProbeModule.TASK, Map.of("n", 1), EnqueueOptions.onQueue("orders")).id();
+            jobId = producer.enqueue(LoggingProbeModule.TASK, Map.of("n", 1), EnqueueOptions.onQueue("orders"))
+                    .id();
         }
         Path out = dir.resolve(name + ".out");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(out).contains("inner cause"));
@@ -167,8 +198,8 @@ class RuntimeMainLoggingTest {
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the runtime exits after SIGTERM");
         assertEquals(0, process.exitValue());
         Run run = new Run(Files.readAllLines(out), Files.readAllLines(dir.resolve(name + ".err")), jobId);
-        System.out.println("runtime main with " + env + ", stdout:\n" + String.join("\n", run.stdout())
-                + "\nstderr:\n" + String.join("\n", run.stderr()));
+        System.out.println("runtime main with " + env + ", stdout:\n" + String.join("\n", run.stdout()) + "\nstderr:\n"
+                + String.join("\n", run.stderr()));
         return run;
     }
 
@@ -178,9 +209,12 @@ class RuntimeMainLoggingTest {
         Files.createDirectories(services);
         Files.writeString(services.resolve(TaskModule.class.getName()), LoggingProbeModule.class.getName() + "\n");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-cp",
-                dir.resolve("probe-module") + File.pathSeparator + System.getProperty("java.class.path"),
-                RuntimeMain.class.getName(), config)
+        ProcessBuilder builder = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        dir.resolve("probe-module") + File.pathSeparator + System.getProperty("java.class.path"),
+                        RuntimeMain.class.getName(),
+                        config)
                 .redirectOutput(dir.resolve(name + ".out").toFile())
                 .redirectError(dir.resolve(name + ".err").toFile());
         builder.environment().keySet().removeIf(k -> k.startsWith("BACKSTAGE_LOG_"));

@@ -31,9 +31,14 @@ class RuntimeMainProcessTest {
         Path config = RuntimeMainFixture.redisConfig(Files.createTempFile("runtime", ".yaml"), redis.prefix());
         int port = RuntimeMainFixture.freePort();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                RuntimeMain.class.getName(), config.toString())
-                .redirectErrorStream(true).redirectOutput(new File("target/runtime-main-sigterm.log"));
+        ProcessBuilder builder = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        RuntimeMain.class.getName(),
+                        config.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(new File("target/runtime-main-sigterm.log"));
         builder.environment().put("MY_REDIS", RedisTestSupport.URL);
         builder.environment().put("BACKSTAGE_HTTP_PORT", Integer.toString(port));
         process = builder.start();

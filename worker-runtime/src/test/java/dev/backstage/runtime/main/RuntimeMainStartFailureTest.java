@@ -27,8 +27,14 @@ class RuntimeMainStartFailureTest {
         int closedPort = RuntimeMainFixture.freePort();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path log = dir.resolve("out.log");
-        ProcessBuilder builder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                RuntimeMain.class.getName(), config.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder builder = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        RuntimeMain.class.getName(),
+                        config.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
         builder.environment().put("MY_REDIS", "redis://:Hidden99pw@127.0.0.1:" + closedPort);
         builder.environment().put("BACKSTAGE_LOG_LEVEL", "debug");
         builder.environment().put("BACKSTAGE_HTTP_PORT", Integer.toString(RuntimeMainFixture.freePort()));
@@ -43,11 +49,17 @@ class RuntimeMainStartFailureTest {
         assertEquals(1, process.exitValue(), all);
         List<String> errors = lines.stream().filter(l -> l.contains(" ERROR ")).toList();
         assertEquals(1, errors.size(), all);
-        assertTrue(errors.get(0).contains("worker cannot start") && errors.get(0).contains("127.0.0.1"), all);
-        assertTrue(lines.stream().noneMatch(l -> l.startsWith("\tat ") || l.startsWith("Exception in thread")
-                || l.startsWith("Caused by")), all);
+        assertTrue(
+                errors.get(0).contains("worker cannot start") && errors.get(0).contains("127.0.0.1"), all);
+        assertTrue(
+                lines.stream()
+                        .noneMatch(l -> l.startsWith("\tat ")
+                                || l.startsWith("Exception in thread")
+                                || l.startsWith("Caused by")),
+                all);
         assertFalse(all.contains("Hidden99pw"), all);
-        List<String> libraryDebug = lines.stream().filter(l -> l.matches(".* (DEBUG|TRACE) \\[[^\\]]+\\] (?!dev\\.backstage).*"))
+        List<String> libraryDebug = lines.stream()
+                .filter(l -> l.matches(".* (DEBUG|TRACE) \\[[^\\]]+\\] (?!dev\\.backstage).*"))
                 .toList();
         assertEquals(List.of(), libraryDebug, "debug is the project's level, not the libraries'");
     }

@@ -28,7 +28,11 @@ public final class PoisonWorkerMain {
         }
         Worker worker = Worker.builder()
                 .provider(RabbitMqProvider.connect(new ProviderSettings("rabbitmq", args[0], args[1], null, options)))
-                .queues("default").consumerId(args[2]).concurrency(1).shutdownGrace(Duration.ofSeconds(1)).build();
+                .queues("default")
+                .consumerId(args[2])
+                .concurrency(1)
+                .shutdownGrace(Duration.ofSeconds(1))
+                .build();
         worker.register("crash", Job.class, (ctx, job) -> {
             System.out.println("CRASH " + job.n());
             System.out.flush();

@@ -38,7 +38,8 @@ class RabbitMqAckCoalescingTest {
             throws Exception {
         int jobs = 2_000;
         Set<Integer> handled = ConcurrentHashMap.newKeySet();
-        Worker worker = broker.own(broker.worker("w").concurrency(16).prefetch(256).build());
+        Worker worker =
+                broker.own(broker.worker("w").concurrency(16).prefetch(256).build());
         worker.register("job", Integer.class, (ctx, n) -> {
             if (n % 7 == 0 && ctx.deliveryCount() == 1) {
                 throw new IllegalStateException("fails once: a retry copy, then the original's ack after its confirm");
@@ -53,7 +54,8 @@ class RabbitMqAckCoalescingTest {
 
         await().atMost(Duration.ofSeconds(120)).until(() -> handled.size() == jobs && worker.inFlight() == 0);
         // The worker still runs: every ack has been written, none waits for more traffic to carry it.
-        await("rabbitmqctl: nothing ready, nothing unacked").atMost(Duration.ofSeconds(30))
+        await("rabbitmqctl: nothing ready, nothing unacked")
+                .atMost(Duration.ofSeconds(30))
                 .untilAsserted(() -> assertEquals(new RabbitMqCtl.QueueRow(0, 0), row()));
         assertEquals((jobs + 6) / 7, worker.totals().retries());
         worker.close();
@@ -66,7 +68,8 @@ class RabbitMqAckCoalescingTest {
         CountDownLatch slowStarted = new CountDownLatch(1);
         // Prefetch 64: acks above a gap spill one by one at 32; 10 stay below that, so the supervision tick
         // (recovery interval, 1 s) is what writes them.
-        Worker worker = broker.own(broker.worker("w").concurrency(4).prefetch(64).build());
+        Worker worker =
+                broker.own(broker.worker("w").concurrency(4).prefetch(64).build());
         worker.register("slow", Integer.class, (ctx, n) -> {
             slowStarted.countDown();
             if (!release.await(120, TimeUnit.SECONDS)) {
@@ -75,10 +78,12 @@ class RabbitMqAckCoalescingTest {
             return Next.done();
         });
         startSlowThenTenFast(worker, slowStarted);
-        await("rabbitmqctl: only the slow job unacked").atMost(Duration.ofSeconds(30))
+        await("rabbitmqctl: only the slow job unacked")
+                .atMost(Duration.ofSeconds(30))
                 .untilAsserted(() -> assertEquals(new RabbitMqCtl.QueueRow(0, 1), row()));
         release.countDown();
-        await("rabbitmqctl: nothing left").atMost(Duration.ofSeconds(30))
+        await("rabbitmqctl: nothing left")
+                .atMost(Duration.ofSeconds(30))
                 .untilAsserted(() -> assertEquals(new RabbitMqCtl.QueueRow(0, 0), row()));
         worker.close();
         assertEquals(new RabbitMqCtl.QueueRow(0, 0), row());
@@ -89,8 +94,12 @@ class RabbitMqAckCoalescingTest {
         CountDownLatch slowStarted = new CountDownLatch(1);
         CountDownLatch never = new CountDownLatch(1);
         // A long recovery interval: no supervision tick writes the held acks before the close does.
-        Worker worker = broker.own(broker.worker("w", java.util.Map.of(RabbitMqSettings.OPTION_RECOVERY_INTERVAL_MS,
-                "600000")).concurrency(4).prefetch(64).shutdownGrace(Duration.ofMillis(500)).build());
+        Worker worker =
+                broker.own(broker.worker("w", java.util.Map.of(RabbitMqSettings.OPTION_RECOVERY_INTERVAL_MS, "600000"))
+                        .concurrency(4)
+                        .prefetch(64)
+                        .shutdownGrace(Duration.ofMillis(500))
+                        .build());
         worker.register("slow", Integer.class, (ctx, n) -> {
             slowStarted.countDown();
             never.await(); // interrupted at close

@@ -41,18 +41,28 @@ class RabbitMqBacklogProbeCliTest {
 
         String orders = broker.queue("orders");
         String dead = broker.queue("orders.dead-letter");
-        await("rabbitmqctl shows 3 ready + 2 unacked").atMost(Duration.ofMinutes(2)).untilAsserted(() ->
-                assertEquals(new RabbitMqCtl.QueueRow(3, 2), rabbitmqctl.listQueues(broker.prefix).get(orders)));
+        await("rabbitmqctl shows 3 ready + 2 unacked")
+                .atMost(Duration.ofMinutes(2))
+                .untilAsserted(() -> assertEquals(
+                        new RabbitMqCtl.QueueRow(3, 2),
+                        rabbitmqctl.listQueues(broker.prefix).get(orders)));
         // In flight comes from the management API, which the broker refreshes every statistics interval (later on a
         // loaded broker): wait for it to agree; the deadline only stops a test whose figures never come.
         QueueBacklog[] probe = new QueueBacklog[1];
-        await("the probe agrees with rabbitmqctl").atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(500))
+        await("the probe agrees with rabbitmqctl")
+                .atMost(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofMillis(500))
                 .untilAsserted(() -> {
-                    probe[0] = provider.backlogProbe().measure(List.of("orders"), "ignored").queues().get(0);
+                    probe[0] = provider.backlogProbe()
+                            .measure(List.of("orders"), "ignored")
+                            .queues()
+                            .get(0);
                     Map<String, RabbitMqCtl.QueueRow> listed = rabbitmqctl.listQueues(broker.prefix);
                     assertEquals(listed.get(orders).ready(), probe[0].undelivered(), "messages_ready");
                     assertEquals(listed.get(orders).unacknowledged(), probe[0].inFlight(), "messages_unacknowledged");
-                    assertEquals(listed.get(dead).ready() + listed.get(dead).unacknowledged(), probe[0].deadLetters(),
+                    assertEquals(
+                            listed.get(dead).ready() + listed.get(dead).unacknowledged(),
+                            probe[0].deadLetters(),
                             "the dead-letter queue's depth");
                 });
         System.out.println("rabbitmqctl list_queues: " + rabbitmqctl.listQueues(broker.prefix));

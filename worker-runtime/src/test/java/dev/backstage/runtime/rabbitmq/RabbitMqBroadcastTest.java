@@ -53,8 +53,13 @@ class RabbitMqBroadcastTest extends BroadcastContract {
     protected void assertListeners(List<String> consumerIds) {
         await().atMost(WAIT).untilAsserted(() -> {
             Map<String, RabbitMqCtl.QueueFlags> queues = ctl.listQueueFlags(queuePrefix());
-            assertEquals(consumerIds.stream().sorted().toList(), queues.keySet().stream()
-                    .map(q -> q.substring(queuePrefix().length(), q.lastIndexOf('-'))).sorted().toList(), queues.toString());
+            assertEquals(
+                    consumerIds.stream().sorted().toList(),
+                    queues.keySet().stream()
+                            .map(q -> q.substring(queuePrefix().length(), q.lastIndexOf('-')))
+                            .sorted()
+                            .toList(),
+                    queues.toString());
             queues.forEach((name, flags) -> {
                 assertTrue(flags.exclusive() && flags.autoDelete() && !flags.durable(), name + " " + flags);
                 assertEquals(0, flags.ready() + flags.unacknowledged(), name + " " + flags);
@@ -88,13 +93,17 @@ class RabbitMqBroadcastTest extends BroadcastContract {
         await().atMost(WAIT).until(() -> (got[0] = ch.basicGet(probe, true)) != null);
         String body = new String(got[0].getBody(), StandardCharsets.UTF_8);
         JsonNode json = broker.json(body);
-        assertEquals("{\"queue\":\"broadcast\",\"taskName\":\"cache.invalidate\",\"payload\":{\"key\":\"user:1\"},"
-                + "\"enqueuedAt\":" + json.get("enqueuedAt").asLong() + ",\"meta\":{},\"deliveryCount\":1}", body);
+        assertEquals(
+                "{\"queue\":\"broadcast\",\"taskName\":\"cache.invalidate\",\"payload\":{\"key\":\"user:1\"},"
+                        + "\"enqueuedAt\":" + json.get("enqueuedAt").asLong() + ",\"meta\":{},\"deliveryCount\":1}",
+                body);
         assertEquals(exchange(), got[0].getEnvelope().getExchange());
         assertEquals("application/json", got[0].getProps().getContentType());
         ch.close();
         assertTrue(json.get("enqueuedAt").asLong() > 1_700_000_000_000L);
-        assertEquals(List.of(), ctl.listQueueFlags(queuePrefix()).keySet().stream().collect(Collectors.toList()),
+        assertEquals(
+                List.of(),
+                ctl.listQueueFlags(queuePrefix()).keySet().stream().collect(Collectors.toList()),
                 "a sender that listens to nothing has no broadcast queue");
     }
 }

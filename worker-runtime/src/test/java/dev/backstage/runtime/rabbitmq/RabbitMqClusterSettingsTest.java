@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 /** The cluster options (queueType, deliveryLimit, addresses, several management roots): parsing and refusals. */
 class RabbitMqClusterSettingsTest {
     private static RabbitMqSettings parse(Map<String, String> options) {
-        return RabbitMqSettings.from(new ProviderSettings("rabbitmq", "amqp://u:secret@10.0.0.1:5672", "p", null,
-                options));
+        return RabbitMqSettings.from(
+                new ProviderSettings("rabbitmq", "amqp://u:secret@10.0.0.1:5672", "p", null, options));
     }
 
     @Test
@@ -35,24 +35,32 @@ class RabbitMqClusterSettingsTest {
 
     @Test
     void givenAnUnknownQueueType_thenTheErrorNamesTheChoices() {
-        ConfigurationException e = assertThrows(ConfigurationException.class, () -> parse(Map.of("queueType", "stream")));
+        ConfigurationException e =
+                assertThrows(ConfigurationException.class, () -> parse(Map.of("queueType", "stream")));
         assertEquals("rabbitmq option queueType must be classic or quorum, got 'stream'", e.getMessage());
     }
 
     @Test
     void givenAnAddressWithoutAPort_thenTheErrorShowsTheExpectedForm() {
-        ConfigurationException e = assertThrows(ConfigurationException.class,
-                () -> parse(Map.of("addresses", "10.0.0.1:5672,10.0.0.2")));
-        assertEquals("rabbitmq option addresses needs host:port entries separated by commas (e.g."
-                + " 10.0.0.1:5672,10.0.0.2:5672), got '10.0.0.2'", e.getMessage());
+        ConfigurationException e =
+                assertThrows(ConfigurationException.class, () -> parse(Map.of("addresses", "10.0.0.1:5672,10.0.0.2")));
+        assertEquals(
+                "rabbitmq option addresses needs host:port entries separated by commas (e.g."
+                        + " 10.0.0.1:5672,10.0.0.2:5672), got '10.0.0.2'",
+                e.getMessage());
     }
 
     @Test
     void givenAddresses_thenTheManagementApiOfEveryHostIsAskedAndTheTargetHidesTheCredentials() {
         RabbitMqSettings settings = parse(Map.of("addresses", "10.0.0.1:5672,10.0.0.2:5672,10.0.0.3:5672"));
-        assertEquals(List.of(URI.create("http://10.0.0.1:15672"), URI.create("http://10.0.0.2:15672"),
-                URI.create("http://10.0.0.3:15672")), settings.managementUrls());
-        assertEquals("amqp://***@10.0.0.1:5672 (nodes 10.0.0.1:5672,10.0.0.2:5672,10.0.0.3:5672)",
+        assertEquals(
+                List.of(
+                        URI.create("http://10.0.0.1:15672"),
+                        URI.create("http://10.0.0.2:15672"),
+                        URI.create("http://10.0.0.3:15672")),
+                settings.managementUrls());
+        assertEquals(
+                "amqp://***@10.0.0.1:5672 (nodes 10.0.0.1:5672,10.0.0.2:5672,10.0.0.3:5672)",
                 settings.redactedTarget());
     }
 

@@ -64,20 +64,27 @@ class RabbitMqConnectionLossTest {
         broker.awaitConnectionListed(broker.prefix + "-a/consume");
         assertEquals(1, broker.closeConnectionsNamed(broker.prefix + "-a/consume"));
 
-        await("b completes the redelivered job").atMost(Duration.ofSeconds(30)).until(() -> done.stream()
-                .anyMatch(h -> h.worker().equals("b")));
-        Handled byB = done.stream().filter(h -> h.worker().equals("b")).findFirst().orElseThrow();
+        await("b completes the redelivered job")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> done.stream().anyMatch(h -> h.worker().equals("b")));
+        Handled byB =
+                done.stream().filter(h -> h.worker().equals("b")).findFirst().orElseThrow();
         assertEquals(new Handled("b", "stuck", 2, jobId), byB, "redelivered flag counts: delivery 2, same job id");
 
-        await("a recovers").atMost(Duration.ofSeconds(30)).until(() -> providerA.health().up());
+        await("a recovers")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> providerA.health().up());
         assertTrue(a.isRunning(), "the worker kept running through the outage");
         releaseA.countDown(); // a's late settlement must not ack anything: its channel is gone
         await().atMost(Duration.ofSeconds(10)).until(() -> a.inFlight() == 0);
 
         b.close();
         a.enqueue("job", "after recovery");
-        await("a consumes again after resubscribing").atMost(Duration.ofSeconds(30)).until(() -> done.stream()
-                .anyMatch(h -> h.payload().equals("after recovery") && h.worker().equals("a")));
+        await("a consumes again after resubscribing")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> done.stream()
+                        .anyMatch(h -> h.payload().equals("after recovery")
+                                && h.worker().equals("a")));
         a.close();
         assertEquals(0, broker.ready(broker.queue("default")));
     }
@@ -86,7 +93,8 @@ class RabbitMqConnectionLossTest {
     private RabbitMqProvider providerOf(String role) {
         return broker.ownedProviders().stream()
                 .filter(p -> p.settings().connectionName().equals(broker.prefix + "-" + role))
-                .findFirst().orElseThrow();
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
@@ -98,14 +106,22 @@ class RabbitMqConnectionLossTest {
         broker.awaitConnectionListed(broker.prefix + "-p/publish");
 
         assertEquals(1, broker.closeConnectionsNamed(broker.prefix + "-p/publish"));
-        await("health reports the outage").atMost(Duration.ofSeconds(10)).until(() -> !provider.health().up());
-        assertTrue(provider.health().detail().contains("publish connection down"), provider.health().detail());
-        BrokerUnavailableException error = assertThrows(BrokerUnavailableException.class,
-                () -> provider.jobs().publish(job));
+        await("health reports the outage")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> !provider.health().up());
+        assertTrue(
+                provider.health().detail().contains("publish connection down"),
+                provider.health().detail());
+        BrokerUnavailableException error = assertThrows(
+                BrokerUnavailableException.class, () -> provider.jobs().publish(job));
         assertTrue(error.getMessage().contains("unreachable"), error.getMessage());
 
-        await("recovered").atMost(Duration.ofSeconds(30)).until(() -> provider.health().up());
-        await("publishing works again").atMost(Duration.ofSeconds(10)).ignoreExceptions()
+        await("recovered")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> provider.health().up());
+        await("publishing works again")
+                .atMost(Duration.ofSeconds(10))
+                .ignoreExceptions()
                 .until(() -> provider.jobs().publish(job) != null);
         assertFalse(broker.ready(broker.queue("default")) < 2, "both successful publishes are in the queue");
     }

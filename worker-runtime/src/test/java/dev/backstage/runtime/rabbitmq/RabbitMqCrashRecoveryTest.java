@@ -49,8 +49,18 @@ class RabbitMqCrashRecoveryTest {
                 producer.jobs().publish(OutgoingJob.fresh("default", "work", "{\"n\":" + n + "}", JobMeta.NONE));
             }
         }
-        run = new CrashRecoveryRun("rabbitmq", consumer -> List.of("rabbitmq", RabbitMqTestBroker.URL, broker.prefix,
-                "backstage-workers", consumer, "default", "4", "25"), JOBS);
+        run = new CrashRecoveryRun(
+                "rabbitmq",
+                consumer -> List.of(
+                        "rabbitmq",
+                        RabbitMqTestBroker.URL,
+                        broker.prefix,
+                        "backstage-workers",
+                        consumer,
+                        "default",
+                        "4",
+                        "25"),
+                JOBS);
         CrashRecoveryRun.Child first = run.start("worker-a");
         await().atMost(Duration.ofSeconds(60)).until(() -> first.done() >= KILL_AFTER);
         long killedAt = first.kill();
@@ -59,8 +69,8 @@ class RabbitMqCrashRecoveryTest {
         assertFalse(held.isEmpty(), "the killed worker held unacked deliveries");
 
         CrashRecoveryRun.Child second = run.start("worker-a");
-        CrashRecoveryRun.Figures figures = run.measure("rabbitmq", held, killedAt, second, Duration.ofSeconds(60),
-                Duration.ofSeconds(120));
+        CrashRecoveryRun.Figures figures =
+                run.measure("rabbitmq", held, killedAt, second, Duration.ofSeconds(60), Duration.ofSeconds(120));
         await().atMost(Duration.ofSeconds(30)).until(() -> broker.ready(broker.queue("default")) == 0);
         System.out.println(figures);
         assertTrue(figures.secondsToRecover() >= 0, "every held job ran again: " + figures);

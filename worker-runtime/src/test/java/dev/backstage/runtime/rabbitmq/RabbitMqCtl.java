@@ -37,8 +37,8 @@ final class RabbitMqCtl {
     /** The rows whose queue name starts with {@code prefix}, by name. */
     Map<String, QueueRow> listQueues(String prefix) {
         Map<String, QueueRow> rows = new HashMap<>();
-        for (String line : run("-q", "list_queues", "--no-table-headers", "name", "messages_ready",
-                "messages_unacknowledged")) {
+        for (String line :
+                run("-q", "list_queues", "--no-table-headers", "name", "messages_ready", "messages_unacknowledged")) {
             String[] cols = line.split("\t");
             if (cols.length == 3 && cols[0].startsWith(prefix)) {
                 rows.put(cols[0], new QueueRow(Long.parseLong(cols[1].trim()), Long.parseLong(cols[2].trim())));
@@ -53,13 +53,26 @@ final class RabbitMqCtl {
     /** The rows whose queue name starts with {@code prefix}, by name, with the queue's declaration flags. */
     Map<String, QueueFlags> listQueueFlags(String prefix) {
         Map<String, QueueFlags> rows = new HashMap<>();
-        for (String line : run("-q", "list_queues", "--no-table-headers", "name", "messages_ready",
-                "messages_unacknowledged", "exclusive", "auto_delete", "durable")) {
+        for (String line : run(
+                "-q",
+                "list_queues",
+                "--no-table-headers",
+                "name",
+                "messages_ready",
+                "messages_unacknowledged",
+                "exclusive",
+                "auto_delete",
+                "durable")) {
             String[] c = line.split("\t");
             if (c.length == 6 && c[0].startsWith(prefix)) {
-                rows.put(c[0], new QueueFlags(Long.parseLong(c[1].trim()), Long.parseLong(c[2].trim()),
-                        Boolean.parseBoolean(c[3].trim()), Boolean.parseBoolean(c[4].trim()),
-                        Boolean.parseBoolean(c[5].trim())));
+                rows.put(
+                        c[0],
+                        new QueueFlags(
+                                Long.parseLong(c[1].trim()),
+                                Long.parseLong(c[2].trim()),
+                                Boolean.parseBoolean(c[3].trim()),
+                                Boolean.parseBoolean(c[4].trim()),
+                                Boolean.parseBoolean(c[5].trim())));
             }
         }
         return rows;
@@ -68,8 +81,11 @@ final class RabbitMqCtl {
     /** The destinations bound to exchange {@code source}, from {@code list_bindings}. */
     List<String> boundTo(String source) {
         return run("-q", "list_bindings", "--no-table-headers", "source_name", "destination_name").stream()
-                .map(line -> line.split("\t")).filter(c -> c.length == 2 && c[0].equals(source)).map(c -> c[1])
-                .sorted().toList();
+                .map(line -> line.split("\t"))
+                .filter(c -> c.length == 2 && c[0].equals(source))
+                .map(c -> c[1])
+                .sorted()
+                .toList();
     }
 
     private List<String> run(String... args) {
@@ -79,15 +95,16 @@ final class RabbitMqCtl {
         }
         command.addAll(List.of(args));
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Process process =
+                    new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new AssertionError("rabbitmqctl " + String.join(" ", args) + " did not finish");
             }
             if (process.exitValue() != 0) {
-                throw new AssertionError("rabbitmqctl " + String.join(" ", args) + " exited " + process.exitValue()
-                        + ": " + out);
+                throw new AssertionError(
+                        "rabbitmqctl " + String.join(" ", args) + " exited " + process.exitValue() + ": " + out);
             }
             return out.lines().toList();
         } catch (IOException e) {

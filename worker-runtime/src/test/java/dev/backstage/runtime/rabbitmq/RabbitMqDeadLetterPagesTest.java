@@ -57,8 +57,10 @@ class RabbitMqDeadLetterPagesTest {
         for (int n = 0; n < 7; n++) {
             broker.publishRaw(broker.queue("paged") + ".dead-letter", deadLetter("job-" + n, n));
         }
-        List<String> first = dlq.page("paged", null, 3).stream().map(DeadLetterEntry::id).toList();
-        List<String> second = dlq.page("paged", "job-2", 3).stream().map(DeadLetterEntry::id).toList();
+        List<String> first =
+                dlq.page("paged", null, 3).stream().map(DeadLetterEntry::id).toList();
+        List<String> second =
+                dlq.page("paged", "job-2", 3).stream().map(DeadLetterEntry::id).toList();
         List<DeadLetterEntry> third = dlq.page("paged", "job-5", 3);
         assertEquals(List.of("job-0", "job-1", "job-2"), first);
         assertEquals(List.of("job-3", "job-4", "job-5"), second);
@@ -67,7 +69,9 @@ class RabbitMqDeadLetterPagesTest {
         assertEquals("{\"n\":6}", third.get(0).payloadJson());
         assertEquals(List.of(), dlq.page("paged", "no-such-entry", 3), "an entry that is gone: nothing after it");
         assertEquals(7, broker.ready(broker.queue("paged") + ".dead-letter"), "every page put its messages back");
-        assertEquals(List.of("job-0", "job-1", "job-2", "job-3", "job-4", "job-5", "job-6"), idsOnTheBroker("paged"),
+        assertEquals(
+                List.of("job-0", "job-1", "job-2", "job-3", "job-4", "job-5", "job-6"),
+                idsOnTheBroker("paged"),
                 "in their order");
     }
 

@@ -61,7 +61,8 @@ class RabbitMqDelayLadderTest {
             }
             return false;
         }
-        return k < key.length && (pattern[p].equals("*") || pattern[p].equals(key[k]))
+        return k < key.length
+                && (pattern[p].equals("*") || pattern[p].equals(key[k]))
                 && matches(pattern, p + 1, key, k + 1);
     }
 
@@ -73,7 +74,8 @@ class RabbitMqDelayLadderTest {
 
     @Test
     void givenADelayBeyondTheLadder_thenItIsRefusedWithAHint() {
-        var error = assertThrows(IllegalArgumentException.class,
+        var error = assertThrows(
+                IllegalArgumentException.class,
                 () -> ladder.route(ladder.maxDelay().plusMillis(1)));
         assertTrue(error.getMessage().contains("delayedExchange=plugin|supplied"));
         assertTrue(ladder.maxDelay().compareTo(Duration.ofDays(30)) > 0);

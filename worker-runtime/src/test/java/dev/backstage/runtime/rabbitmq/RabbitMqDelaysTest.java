@@ -18,9 +18,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Tag;
 
 /** Delayed jobs on RabbitMQ. The test broker has no delayed-message plugin, so the TTL ladder runs. */
 @Tag("broker")
@@ -36,7 +36,8 @@ class RabbitMqDelaysTest {
 
     @ParameterizedTest
     @EnumSource(RabbitMqShape.class)
-    void givenABrokerWithoutThePlugin_whenAuto_thenDetectionPicksTheFallbackAndTheProviderStaysHealthy(RabbitMqShape shape) {
+    void givenABrokerWithoutThePlugin_whenAuto_thenDetectionPicksTheFallbackAndTheProviderStaysHealthy(
+            RabbitMqShape shape) {
         broker = new RabbitMqTestBroker(shape);
         RabbitMqProvider provider = broker.provider("p");
         assertEquals(DelayMode.FALLBACK, provider.delayMode());
@@ -48,8 +49,9 @@ class RabbitMqDelaysTest {
     @EnumSource(RabbitMqShape.class)
     void givenABrokerWithoutThePlugin_whenPluginIsRequired_thenStartupFailsSayingWhatToDo(RabbitMqShape shape) {
         broker = new RabbitMqTestBroker(shape);
-        ConfigurationException error = assertThrows(ConfigurationException.class, () -> broker.provider("p",
-                Map.of(RabbitMqSettings.OPTION_DELAYED_EXCHANGE, "plugin")));
+        ConfigurationException error = assertThrows(
+                ConfigurationException.class,
+                () -> broker.provider("p", Map.of(RabbitMqSettings.OPTION_DELAYED_EXCHANGE, "plugin")));
         assertTrue(error.getMessage().contains("rabbitmq_delayed_message_exchange"), error.getMessage());
         assertTrue(error.getMessage().contains("fallback"), error.getMessage());
     }
@@ -91,7 +93,10 @@ class RabbitMqDelaysTest {
         broker = new RabbitMqTestBroker(shape);
         List<Long> runs = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(broker.worker("w").build());
-        worker.register("slow.retry", String.class, TaskOptions.defaults().withBackoff(Backoff.fixed(Duration.ofMillis(1200))),
+        worker.register(
+                "slow.retry",
+                String.class,
+                TaskOptions.defaults().withBackoff(Backoff.fixed(Duration.ofMillis(1200))),
                 (ctx, s) -> {
                     runs.add(System.currentTimeMillis());
                     if (ctx.deliveryCount() == 1) {

@@ -20,8 +20,10 @@ class RabbitMqInspectDelayedTest {
     }
 
     private CliRun cli(String... args) {
-        String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.stream.Stream.of(
-                "--provider", "rabbitmq", "--url", RabbitMqTestBroker.URL, "--prefix", broker.prefix))
+        String[] all = java.util.stream.Stream.concat(
+                        java.util.Arrays.stream(args),
+                        java.util.stream.Stream.of(
+                                "--provider", "rabbitmq", "--url", RabbitMqTestBroker.URL, "--prefix", broker.prefix))
                 .toArray(String[]::new);
         return CliRun.of(all);
     }
@@ -33,7 +35,10 @@ class RabbitMqInspectDelayedTest {
             assertEquals(0, run.exit(), run.err());
         }
         for (int i = 0; i < 2; i++) {
-            assertEquals(0, cli("schedule", "mail", "{}", "--delay", "1h", "--queue", "emails").exit());
+            assertEquals(
+                    0,
+                    cli("schedule", "mail", "{}", "--delay", "1h", "--queue", "emails")
+                            .exit());
         }
         // The broker's own count of the ladder's level queues, read without the provider.
         long held = 0;
@@ -52,8 +57,10 @@ class RabbitMqInspectDelayedTest {
         CliRun table = cli("inspect", "--queue", "default,emails");
         System.out.println(table.out());
         assertTrue(table.out().contains("delayed (all queues): 5; the delay ladder"), table.out());
-        // In flight is "?" until the management API has statistics for the new queue; the delayed columns are "?" always.
-        assertTrue(table.out().lines().anyMatch(l -> l.matches("default\\s+0\\s+\\S+\\s+0\\s+\\S+\\s+\\?\\s+\\?\\s*")),
+        // In flight is "?" until the management API has statistics for the new queue; the delayed columns are "?"
+        // always.
+        assertTrue(
+                table.out().lines().anyMatch(l -> l.matches("default\\s+0\\s+\\S+\\s+0\\s+\\S+\\s+\\?\\s+\\?\\s*")),
                 table.out());
     }
 }

@@ -27,8 +27,14 @@ class RabbitMqJobBodyTest {
 
     @Test
     void givenAJob_whenWritten_thenTheWireFieldsHaveEmbeddedPayloadMetaAndJobId() throws Exception {
-        OutgoingJob job = new OutgoingJob("emails", "email.send", "{\"to\":\"a@b.c\"}", 1718900000000L,
-                new JobMeta(3, Backoff.fixed(Duration.ofMillis(500)), 2000L), 1, null);
+        OutgoingJob job = new OutgoingJob(
+                "emails",
+                "email.send",
+                "{\"to\":\"a@b.c\"}",
+                1718900000000L,
+                new JobMeta(3, Backoff.fixed(Duration.ofMillis(500)), 2000L),
+                1,
+                null);
         JsonNode body = mapper.readTree(codec.encode(job, "job-1"));
         assertEquals("emails", body.get("queue").asText());
         assertEquals("email.send", body.get("taskName").asText());
@@ -68,8 +74,9 @@ class RabbitMqJobBodyTest {
 
     @Test
     void givenGosCapitalisedMetaKeys_whenRead_thenTheyAreAccepted() {
-        JobBody body = decode("{\"taskName\":\"t\",\"payload\":null,\"enqueuedAt\":1,\"meta\":{\"Attempts\":4,"
-                + "\"Backoff\":{\"Type\":\"exponential\",\"Delay\":100,\"MaxDelay\":0},\"Timeout\":900},\"deliveryCount\":2}");
+        JobBody body = decode(
+                "{\"taskName\":\"t\",\"payload\":null,\"enqueuedAt\":1,\"meta\":{\"Attempts\":4,"
+                        + "\"Backoff\":{\"Type\":\"exponential\",\"Delay\":100,\"MaxDelay\":0},\"Timeout\":900},\"deliveryCount\":2}");
         assertEquals(4, body.meta().attempts());
         assertEquals(Backoff.Type.EXPONENTIAL, body.meta().backoff().type());
         assertEquals(100, body.meta().backoff().delayMs());
@@ -132,8 +139,8 @@ class RabbitMqJobBodyTest {
 
     @Test
     void givenADeadLetter_whenRedriven_thenItsFieldsAreStrippedAndTheCountRestarts() throws Exception {
-        JobBody deadLettered = codec.decode(codec.deadLetter(decode("{\"taskName\":\"t\",\"payload\":1,"
-                + "\"deliveryCount\":6}"), "boom", "1", 6, "job-1", 1));
+        JobBody deadLettered = codec.decode(codec.deadLetter(
+                decode("{\"taskName\":\"t\",\"payload\":1," + "\"deliveryCount\":6}"), "boom", "1", 6, "job-1", 1));
         JsonNode redriven = mapper.readTree(codec.redriven(deadLettered, "job-1"));
         assertEquals(1, redriven.get("deliveryCount").asInt());
         assertEquals("job-1", redriven.get("jobId").asText());

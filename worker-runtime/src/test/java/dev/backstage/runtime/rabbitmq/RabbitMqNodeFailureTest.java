@@ -8,6 +8,8 @@ import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,8 +25,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import dev.backstage.testsupport.SharedBroker;
-import dev.backstage.testsupport.UsesSharedBrokers;
 
 /**
  * 5,000 jobs on a quorum queue of the 3-node cluster; mid-run the node leading that queue is SIGKILLed, then
@@ -52,15 +52,16 @@ class RabbitMqNodeFailureTest {
     }
 
     @Test
-    void givenTheLeaderOfTheBusiestQuorumQueueIsKilledMidRun_thenNoJobIsLostAndADelayedJobStillRuns()
-            throws Exception {
+    void givenTheLeaderOfTheBusiestQuorumQueueIsKilledMidRun_thenNoJobIsLostAndADelayedJobStillRuns() throws Exception {
         Map<Integer, AtomicInteger> runs = new ConcurrentHashMap<>();
         ConcurrentLinkedQueue<Long> completedAt = new ConcurrentLinkedQueue<>();
         AtomicLong delayedRanAt = new AtomicLong();
         Worker worker = broker.own(broker.worker("w", Map.of(RabbitMqSettings.OPTION_DELAYED_EXCHANGE, "fallback"))
-                .concurrency(8).build());
+                .concurrency(8)
+                .build());
         worker.register("work", Map.class, (ctx, job) -> {
-            runs.computeIfAbsent(((Number) job.get("n")).intValue(), n -> new AtomicInteger()).incrementAndGet();
+            runs.computeIfAbsent(((Number) job.get("n")).intValue(), n -> new AtomicInteger())
+                    .incrementAndGet();
             completedAt.add(System.nanoTime());
             return Next.done();
         });
@@ -70,30 +71,44 @@ class RabbitMqNodeFailureTest {
         });
         worker.start();
 
-        await("the work queue exists").atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                .until(() -> broker.queueInfo(broker.queue("default")).path("leader").asText().startsWith("bs-"));
+        await("the work queue exists")
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> broker.queueInfo(broker.queue("default"))
+                        .path("leader")
+                        .asText()
+                        .startsWith("bs-"));
         String leader = broker.queueInfo(broker.queue("default")).path("leader").asText();
         RabbitMqProvider producer = producerConnectedTo(leader);
         AtomicInteger republished = new AtomicInteger();
-        Thread publishing = new Thread(() -> {
-            for (int n = 0; n < JOBS; n++) {
-                publishUntilConfirmed(producer, OutgoingJob.fresh("default", "work", "{\"n\":" + n + "}",
-                        JobMeta.NONE), republished);
-            }
-        }, "node-failure-producer");
+        Thread publishing = new Thread(
+                () -> {
+                    for (int n = 0; n < JOBS; n++) {
+                        publishUntilConfirmed(
+                                producer,
+                                OutgoingJob.fresh("default", "work", "{\"n\":" + n + "}", JobMeta.NONE),
+                                republished);
+                    }
+                },
+                "node-failure-producer");
         publishing.start();
 
         await().atMost(Duration.ofSeconds(120)).until(() -> runs.size() >= KILL_AFTER);
-        assertEquals(leader, broker.queueInfo(broker.queue("default")).path("leader").asText(), "same leader");
+        assertEquals(
+                leader, broker.queueInfo(broker.queue("default")).path("leader").asText(), "same leader");
         // Due ~2 s after the kill, while the cluster elects a new leader and clients reconnect.
-        producer.delays().orElseThrow().schedule(OutgoingJob.fresh("default", "delayed", "{}", JobMeta.NONE),
-                Instant.now().plusSeconds(2));
+        producer.delays()
+                .orElseThrow()
+                .schedule(
+                        OutgoingJob.fresh("default", "delayed", "{}", JobMeta.NONE),
+                        Instant.now().plusSeconds(2));
         long killedAt = System.nanoTime();
         killedNode = leader.substring(0, leader.indexOf('@'));
         kill(killedNode);
         int completedAtKill = completedAt.size();
 
-        await("jobs flow again after the kill").atMost(Duration.ofSeconds(120))
+        await("jobs flow again after the kill")
+                .atMost(Duration.ofSeconds(120))
                 .until(() -> completedAt.size() >= completedAtKill + 100);
         String depthWhileDown = backlogWhileDown(killedNode);
         startNode(killedNode);
@@ -101,15 +116,31 @@ class RabbitMqNodeFailureTest {
         await("every job ran").atMost(Duration.ofMinutes(3)).until(() -> runs.size() == JOBS);
         await("the delayed job ran").atMost(Duration.ofSeconds(60)).until(() -> delayedRanAt.get() != 0);
         awaitClusterOfThree();
-        await("the broker holds nothing of the run").atMost(Duration.ofSeconds(60)).until(() -> {
-            RabbitMqCtl.QueueRow row = ctl().listQueues(broker.queue("default")).get(broker.queue("default"));
-            return row != null && row.ready() == 0 && row.unacknowledged() == 0;
-        });
+        await("the broker holds nothing of the run")
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> {
+                    RabbitMqCtl.QueueRow row =
+                            ctl().listQueues(broker.queue("default")).get(broker.queue("default"));
+                    return row != null && row.ready() == 0 && row.unacknowledged() == 0;
+                });
 
-        long resumed = completedAt.stream().mapToLong(Long::longValue).filter(t -> t > killedAt).min().orElse(-1);
-        long hundredAfter = completedAt.stream().mapToLong(Long::longValue).filter(t -> t > killedAt).sorted()
-                .skip(99).findFirst().orElse(-1);
-        long[] after = completedAt.stream().mapToLong(Long::longValue).filter(t -> t > killedAt).sorted().toArray();
+        long resumed = completedAt.stream()
+                .mapToLong(Long::longValue)
+                .filter(t -> t > killedAt)
+                .min()
+                .orElse(-1);
+        long hundredAfter = completedAt.stream()
+                .mapToLong(Long::longValue)
+                .filter(t -> t > killedAt)
+                .sorted()
+                .skip(99)
+                .findFirst()
+                .orElse(-1);
+        long[] after = completedAt.stream()
+                .mapToLong(Long::longValue)
+                .filter(t -> t > killedAt)
+                .sorted()
+                .toArray();
         long pauseFrom = killedAt;
         long pauseTo = killedAt;
         for (int i = 0; i < after.length; i++) {
@@ -120,19 +151,33 @@ class RabbitMqNodeFailureTest {
             }
         }
         int duplicates = runs.values().stream().mapToInt(r -> r.get() - 1).sum();
-        System.out.printf("node failure [3-node quorum]: killed %s (leader of %s) after %d jobs; first job done"
-                + " %.1f s after the kill, 100 jobs done after %.1f s; longest pause in completions after the kill %.1f s"
-                + " (from +%.1f s to +%.1f s: jobs flowing again %.1f s after the kill); delayed job ran %.1f s after the kill;"
-                + " %d publishes unconfirmed and published again; lost %d, duplicated %d (of %d jobs)%n",
-                leader, broker.queue("default"), completedAtKill, seconds(resumed - killedAt),
-                seconds(hundredAfter - killedAt), seconds(pauseTo - pauseFrom),
-                seconds(pauseFrom - killedAt), seconds(pauseTo - killedAt), seconds(pauseTo - killedAt), seconds(delayedRanAt.get() - killedAt), republished.get(),
-                JOBS - runs.size(), duplicates, JOBS);
-        System.out.println("backlog with " + killedNode + " down (its management API listed first): "
-                + depthWhileDown);
+        System.out.printf(
+                "node failure [3-node quorum]: killed %s (leader of %s) after %d jobs; first job done"
+                        + " %.1f s after the kill, 100 jobs done after %.1f s; longest pause in completions after the kill %.1f s"
+                        + " (from +%.1f s to +%.1f s: jobs flowing again %.1f s after the kill); delayed job ran %.1f s after the kill;"
+                        + " %d publishes unconfirmed and published again; lost %d, duplicated %d (of %d jobs)%n",
+                leader,
+                broker.queue("default"),
+                completedAtKill,
+                seconds(resumed - killedAt),
+                seconds(hundredAfter - killedAt),
+                seconds(pauseTo - pauseFrom),
+                seconds(pauseFrom - killedAt),
+                seconds(pauseTo - killedAt),
+                seconds(pauseTo - killedAt),
+                seconds(delayedRanAt.get() - killedAt),
+                republished.get(),
+                JOBS - runs.size(),
+                duplicates,
+                JOBS);
+        System.out.println("backlog with " + killedNode + " down (its management API listed first): " + depthWhileDown);
         assertEquals(JOBS, runs.size(), "lost jobs");
-        assertEquals(0, ctl().listQueues(broker.queue("default.dead-letter")).values().stream()
-                .mapToLong(RabbitMqCtl.QueueRow::ready).sum(), "nothing dead-lettered");
+        assertEquals(
+                0,
+                ctl().listQueues(broker.queue("default.dead-letter")).values().stream()
+                        .mapToLong(RabbitMqCtl.QueueRow::ready)
+                        .sum(),
+                "nothing dead-lettered");
     }
 
     /**
@@ -142,12 +187,22 @@ class RabbitMqNodeFailureTest {
     private RabbitMqProvider producerConnectedTo(String node) throws Exception {
         for (int attempt = 0; attempt < 30; attempt++) {
             String name = broker.prefix + "-producer-" + attempt;
-            RabbitMqProvider producer = broker.provider("producer", Map.of(RabbitMqSettings.OPTION_DELAYED_EXCHANGE,
-                    "fallback", RabbitMqSettings.OPTION_CONFIRM_TIMEOUT_MS, "5000",
-                    RabbitMqSettings.OPTION_CONNECTION_NAME, name));
+            RabbitMqProvider producer = broker.provider(
+                    "producer",
+                    Map.of(
+                            RabbitMqSettings.OPTION_DELAYED_EXCHANGE,
+                            "fallback",
+                            RabbitMqSettings.OPTION_CONFIRM_TIMEOUT_MS,
+                            "5000",
+                            RabbitMqSettings.OPTION_CONNECTION_NAME,
+                            name));
             broker.awaitConnectionListed(name + "/publish");
             for (com.fasterxml.jackson.databind.JsonNode connection : broker.get("/api/connections")) {
-                if ((name + "/publish").equals(connection.path("client_properties").path("connection_name").asText())
+                if ((name + "/publish")
+                                .equals(connection
+                                        .path("client_properties")
+                                        .path("connection_name")
+                                        .asText())
                         && node.equals(connection.path("node").asText())) {
                     return producer;
                 }
@@ -162,18 +217,23 @@ class RabbitMqNodeFailureTest {
      * it must still report ready and unacked from the management API (of another node), not fall back to AMQP.
      */
     private String backlogWhileDown(String deadNode) throws Exception {
-        List<String> roots = new java.util.ArrayList<>(List.of("http://127.0.0.1:15681", "http://127.0.0.1:15682",
-                "http://127.0.0.1:15683"));
+        List<String> roots = new java.util.ArrayList<>(
+                List.of("http://127.0.0.1:15681", "http://127.0.0.1:15682", "http://127.0.0.1:15683"));
         String dead = roots.remove(deadNode.charAt(3) - 'a');
         roots.add(0, dead);
-        RabbitMqProvider probing = broker.provider("probe", Map.of(RabbitMqSettings.OPTION_MANAGEMENT_URL,
-                String.join(",", roots)));
+        RabbitMqProvider probing =
+                broker.provider("probe", Map.of(RabbitMqSettings.OPTION_MANAGEMENT_URL, String.join(",", roots)));
         java.util.concurrent.atomic.AtomicReference<dev.backstage.runtime.spi.QueueBacklog> seen =
                 new java.util.concurrent.atomic.AtomicReference<>();
-        await("depth from another node's management API").atMost(Duration.ofSeconds(30)).until(() -> {
-            seen.set(probing.backlogProbe().measure(List.of("default"), null).queues().get(0));
-            return seen.get().note().contains("unacked from the management API");
-        });
+        await("depth from another node's management API")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> {
+                    seen.set(probing.backlogProbe()
+                            .measure(List.of("default"), null)
+                            .queues()
+                            .get(0));
+                    return seen.get().note().contains("unacked from the management API");
+                });
         return seen.get().toString();
     }
 
@@ -189,7 +249,9 @@ class RabbitMqNodeFailureTest {
                     throw e;
                 }
                 republished.incrementAndGet();
-                await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(1)).until(() -> true);
+                await().pollDelay(Duration.ofMillis(200))
+                        .atMost(Duration.ofSeconds(1))
+                        .until(() -> true);
             }
         }
     }
@@ -203,7 +265,8 @@ class RabbitMqNodeFailureTest {
     }
 
     private static void kill(String node) throws Exception {
-        long pid = Long.parseLong(Files.readString(nodeDir(node).resolve("pid"), StandardCharsets.UTF_8).trim());
+        long pid = Long.parseLong(Files.readString(nodeDir(node).resolve("pid"), StandardCharsets.UTF_8)
+                .trim());
         ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError(node + " is not running"));
         handle.destroyForcibly(); // SIGKILL
         await(node + " is gone").atMost(Duration.ofSeconds(30)).until(() -> !handle.isAlive());
@@ -211,18 +274,25 @@ class RabbitMqNodeFailureTest {
 
     private static boolean nodeRunning(String node) throws Exception {
         Path pid = nodeDir(node).resolve("pid");
-        return Files.exists(pid) && ProcessHandle.of(Long.parseLong(Files.readString(pid).trim()))
-                .map(ProcessHandle::isAlive).orElse(false);
+        return Files.exists(pid)
+                && ProcessHandle.of(Long.parseLong(Files.readString(pid).trim()))
+                        .map(ProcessHandle::isAlive)
+                        .orElse(false);
     }
 
     private static void startNode(String node) throws Exception {
-        Process start = new ProcessBuilder(nodeDir(node).resolve("start").toString()).inheritIO().start();
+        Process start = new ProcessBuilder(nodeDir(node).resolve("start").toString())
+                .inheritIO()
+                .start();
         assertTrue(start.waitFor(60, TimeUnit.SECONDS) && start.exitValue() == 0, "started " + node);
     }
 
     private void awaitClusterOfThree() {
-        await("all three nodes run again").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
-                .ignoreExceptions().until(() -> List.of("3").equals(ctl().eval("length(rabbit_nodes:all_running()).")));
+        await("all three nodes run again")
+                .atMost(Duration.ofMinutes(3))
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .until(() -> List.of("3").equals(ctl().eval("length(rabbit_nodes:all_running()).")));
     }
 
     /** rabbitmqctl against a node that was not killed. */

@@ -6,14 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.backstage.runtime.api.Next;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.BacklogUnavailableException;
 import dev.backstage.runtime.spi.ConfigurationException;
 import dev.backstage.runtime.spi.DeadLetterEntry;
-import dev.backstage.runtime.spi.DeclaredObject.State;
 import dev.backstage.runtime.spi.DeclaredObject;
+import dev.backstage.runtime.spi.DeclaredObject.State;
 import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.Provider;
@@ -43,13 +43,19 @@ class RabbitMqOperatorToolsTest {
     }
 
     private static TopologyRequest topology(boolean topics) {
-        return new TopologyRequest(List.of(TopologyRequest.QueueSpec.named("orders"),
-                TopologyRequest.QueueSpec.named("emails")), topics ? List.of("events") : List.of(), true, null);
+        return new TopologyRequest(
+                List.of(TopologyRequest.QueueSpec.named("orders"), TopologyRequest.QueueSpec.named("emails")),
+                topics ? List.of("events") : List.of(),
+                true,
+                null);
     }
 
     private static State stateOf(List<DeclaredObject> objects, String name) {
-        return objects.stream().filter(o -> o.name().equals(name)).findFirst().orElseThrow(
-                () -> new AssertionError(name + " not reported in " + objects)).state();
+        return objects.stream()
+                .filter(o -> o.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(name + " not reported in " + objects))
+                .state();
     }
 
     @Test
@@ -57,7 +63,8 @@ class RabbitMqOperatorToolsTest {
         Provider provider = broker.own(Providers.create(broker.settings("factory", Map.of())));
         assertInstanceOf(RabbitMqProvider.class, provider);
         assertEquals("rabbitmq", provider.name());
-        ConfigurationException error = assertThrows(ConfigurationException.class,
+        ConfigurationException error = assertThrows(
+                ConfigurationException.class,
                 () -> Providers.create(broker.settings("factory", Map.of("delayedExchnage", "auto"))));
         assertTrue(error.getMessage().contains("delayedExchnage"), error.getMessage());
     }
@@ -66,7 +73,9 @@ class RabbitMqOperatorToolsTest {
     void givenATopology_whenDeclaredTwiceInspectedAndDeleted_thenEachObjectsStateIsReported() throws Exception {
         RabbitMqProvider provider = broker.provider("p"); // no plugin here: the fallback ladder, declared on first use
         String ladder = broker.prefix + ".delay-level.*";
-        assertEquals(State.MISSING, stateOf(provider.declarer().inspect(topology(true)), ladder),
+        assertEquals(
+                State.MISSING,
+                stateOf(provider.declarer().inspect(topology(true)), ladder),
                 "opening a provider (a CLI inspect, a probe) declares nothing");
 
         List<DeclaredObject> first = provider.declarer().declare(topology(true));
@@ -83,7 +92,10 @@ class RabbitMqOperatorToolsTest {
         List<DeclaredObject> inspected = provider.declarer().inspect(topology(true));
         assertEquals(State.MISSING, stateOf(inspected, broker.queue("emails")));
         assertEquals(State.EXISTED, stateOf(inspected, broker.queue("orders")));
-        DeclaredObject ladderState = inspected.stream().filter(o -> o.name().equals(ladder)).findFirst().orElseThrow();
+        DeclaredObject ladderState = inspected.stream()
+                .filter(o -> o.name().equals(ladder))
+                .findFirst()
+                .orElseThrow();
         assertEquals(State.MISSING, ladderState.state());
         assertTrue(ladderState.detail().contains("delay-level.07"), ladderState.detail());
 
@@ -101,7 +113,8 @@ class RabbitMqOperatorToolsTest {
             throws Exception {
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Worker worker = broker.own(broker.worker("w").queues("orders").concurrency(1).build());
+        Worker worker =
+                broker.own(broker.worker("w").queues("orders").concurrency(1).build());
         worker.register("hold", String.class, (ctx, s) -> {
             holding.countDown();
             release.await(5, TimeUnit.MINUTES);
@@ -116,21 +129,31 @@ class RabbitMqOperatorToolsTest {
         assertTrue(holding.await(2, TimeUnit.MINUTES), "the worker took a job");
 
         // Ready and dead letters come from the queues themselves (AMQP), whatever the statistics interval: at once.
-        QueueBacklog now = provider.backlogProbe().measure(List.of("orders"), "ignored").queues().get(0);
+        QueueBacklog now = provider.backlogProbe()
+                .measure(List.of("orders"), "ignored")
+                .queues()
+                .get(0);
         assertEquals(1, now.deadLetters());
-        assertTrue(now.undelivered() >= broker.ready(broker.queue("orders")),
+        assertTrue(
+                now.undelivered() >= broker.ready(broker.queue("orders")),
                 "never fewer ready than the queue holds: " + now.undelivered());
 
         // In flight and the head timestamp exist only in the broker's statistics: wait for the management API itself
         // to report them (emitted every collect_statistics_interval, later on a loaded broker), then measure once.
         String orders = broker.queue("orders");
-        await("management API figures of " + orders).atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1))
+        await("management API figures of " + orders)
+                .atMost(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofSeconds(1))
                 .until(() -> {
                     JsonNode q = broker.queueInfo(orders);
-                    return q.path("messages_ready").asLong(-1) == 2 && q.path("messages_unacknowledged").asLong(-1) == 1
+                    return q.path("messages_ready").asLong(-1) == 2
+                            && q.path("messages_unacknowledged").asLong(-1) == 1
                             && q.path("head_message_timestamp").isNumber();
                 });
-        QueueBacklog backlog = provider.backlogProbe().measure(List.of("orders"), "ignored").queues().get(0);
+        QueueBacklog backlog = provider.backlogProbe()
+                .measure(List.of("orders"), "ignored")
+                .queues()
+                .get(0);
         assertEquals(2, backlog.undelivered());
         assertEquals(1, backlog.inFlight());
         assertEquals(1, backlog.deadLetters());
@@ -144,15 +167,22 @@ class RabbitMqOperatorToolsTest {
         RabbitMqProvider provider = broker.provider("probe");
         provider.jobs().publish(OutgoingJob.fresh("orders", "t", "1", JobMeta.NONE));
 
-        BacklogUnavailableException error = assertThrows(BacklogUnavailableException.class,
+        BacklogUnavailableException error = assertThrows(
+                BacklogUnavailableException.class,
                 () -> provider.backlogProbe().measure(List.of("orders", "ordres"), "ignored"));
         assertEquals(RabbitMqBacklogProbe.QUEUE_NOT_FOUND, error.reason());
         assertTrue(error.getMessage().contains("no queue " + broker.queue("ordres") + " "), error.getMessage());
         assertTrue(error.getMessage().contains("check the queue names"), error.getMessage());
         assertEquals(1, error.getMessage().lines().count(), "one line");
-        assertTrue(broker.provider("declarer").declarer().inspect(new TopologyRequest(
-                List.of(TopologyRequest.QueueSpec.named("ordres")), List.of(), true, null)).stream()
-                .allMatch(o -> o.state() == State.MISSING), "measuring declared nothing");
+        assertTrue(
+                broker
+                        .provider("declarer")
+                        .declarer()
+                        .inspect(new TopologyRequest(
+                                List.of(TopologyRequest.QueueSpec.named("ordres")), List.of(), true, null))
+                        .stream()
+                        .allMatch(o -> o.state() == State.MISSING),
+                "measuring declared nothing");
     }
 
     @Test
@@ -178,8 +208,12 @@ class RabbitMqOperatorToolsTest {
         // The counters exist only in the broker's statistics, a refresh behind the queue; the acks are counted from
         // the consumer's channel statistics, which can reach the queue's figures one emission later than the
         // publishes (seen on a loaded machine: publish 7 with ack still 0), so both are waited for.
-        QueueBacklog backlog = awaitBacklog(provider, "orders",
-                b -> b.undelivered() == 3 && Long.valueOf(7).equals(b.enqueuedTotal()) && b.completedTotal() != null
+        QueueBacklog backlog = awaitBacklog(
+                provider,
+                "orders",
+                b -> b.undelivered() == 3
+                        && Long.valueOf(7).equals(b.enqueuedTotal())
+                        && b.completedTotal() != null
                         && b.completedTotal() >= 4);
         assertEquals(4L, backlog.completedTotal(), "four settled (acked), three still waiting");
         assertEquals(0, backlog.inFlight());
@@ -192,7 +226,10 @@ class RabbitMqOperatorToolsTest {
         provider.jobs().publish(OutgoingJob.fresh("orders", "t", "1", JobMeta.NONE));
         provider.jobs().publish(OutgoingJob.fresh("orders", "t", "2", JobMeta.NONE));
 
-        QueueBacklog backlog = provider.backlogProbe().measure(List.of("orders"), "ignored").queues().get(0);
+        QueueBacklog backlog = provider.backlogProbe()
+                .measure(List.of("orders"), "ignored")
+                .queues()
+                .get(0);
         assertEquals(2, backlog.undelivered());
         assertEquals(-1, backlog.inFlight());
         assertTrue(backlog.note().contains("only ready messages"), backlog.note());
@@ -201,10 +238,13 @@ class RabbitMqOperatorToolsTest {
 
     @Test
     void givenAnUnreachableManagementApi_thenTheProbeFallsBackToAmqpAndSaysWhy() {
-        RabbitMqProvider provider = broker.provider("probe",
-                Map.of(RabbitMqSettings.OPTION_MANAGEMENT_URL, "http://127.0.0.1:1"));
+        RabbitMqProvider provider =
+                broker.provider("probe", Map.of(RabbitMqSettings.OPTION_MANAGEMENT_URL, "http://127.0.0.1:1"));
         provider.jobs().publish(OutgoingJob.fresh("orders", "t", "1", JobMeta.NONE));
-        QueueBacklog backlog = provider.backlogProbe().measure(List.of("orders"), "ignored").queues().get(0);
+        QueueBacklog backlog = provider.backlogProbe()
+                .measure(List.of("orders"), "ignored")
+                .queues()
+                .get(0);
         assertEquals(1, backlog.undelivered());
         assertEquals(-1, backlog.inFlight());
         assertTrue(backlog.note().contains("unreachable"), backlog.note());
@@ -215,10 +255,16 @@ class RabbitMqOperatorToolsTest {
         // Figures that exist only in the broker's statistics, emitted every collect_statistics_interval (5 s by
         // default) and later on a loaded broker (past 30 s at load ~12). The wait is for the figures themselves, not
         // for an interval: the deadline only stops a test whose figures never come, whatever the machine's speed.
-        await("backlog of " + queue).atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> {
-            last[0] = provider.backlogProbe().measure(List.of(queue), "ignored").queues().get(0);
-            return ready.test(last[0]);
-        });
+        await("backlog of " + queue)
+                .atMost(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> {
+                    last[0] = provider.backlogProbe()
+                            .measure(List.of(queue), "ignored")
+                            .queues()
+                            .get(0);
+                    return ready.test(last[0]);
+                });
         return last[0];
     }
 
@@ -229,7 +275,8 @@ class RabbitMqOperatorToolsTest {
         List<Integer> counts = new CopyOnWriteArrayList<>();
         AtomicBoolean healthy = new AtomicBoolean(false);
         // One at a time, so jobs reach the dead-letter queue (and come back) in the order they were enqueued.
-        Worker worker = broker.own(broker.worker("w").maxDeliveries(1).concurrency(1).build());
+        Worker worker =
+                broker.own(broker.worker("w").maxDeliveries(1).concurrency(1).build());
         worker.register("fragile", String.class, (ctx, s) -> {
             if (!healthy.get()) {
                 throw new IllegalStateException("downstream unavailable");
@@ -245,11 +292,16 @@ class RabbitMqOperatorToolsTest {
         await().atMost(Duration.ofMinutes(2)).until(() -> admin.deadLetters().count("default") == 2);
 
         List<DeadLetterEntry> listed = admin.deadLetters().list("default", 10);
-        assertEquals(List.of(first, second), listed.stream().map(DeadLetterEntry::id).toList(), "oldest first");
+        assertEquals(
+                List.of(first, second), listed.stream().map(DeadLetterEntry::id).toList(), "oldest first");
         assertTrue(listed.get(0).error().contains("downstream unavailable"));
         assertEquals(2, listed.get(0).deliveryCount());
         assertEquals("\"one\"", listed.get(0).payloadJson());
-        assertEquals(List.of(first), admin.deadLetters().list("default", 1).stream().map(DeadLetterEntry::id).toList());
+        assertEquals(
+                List.of(first),
+                admin.deadLetters().list("default", 1).stream()
+                        .map(DeadLetterEntry::id)
+                        .toList());
         assertEquals(2, admin.deadLetters().count("default"), "listing put every entry back");
 
         healthy.set(true);

@@ -45,10 +45,11 @@ class RabbitMqQuorumQueuesTest {
 
     @Test
     void givenQueueTypeQuorum_whenATopologyIsDeclared_thenEveryQueueIsAQuorumQueueOnAllThreeNodes() throws Exception {
-        RabbitMqProvider provider = broker.provider("declarer", Map.of(RabbitMqSettings.OPTION_DELAYED_EXCHANGE,
-                "fallback"));
-        provider.declarer().declare(new TopologyRequest(List.of(TopologyRequest.QueueSpec.named("orders")),
-                List.of("events"), true, null));
+        RabbitMqProvider provider =
+                broker.provider("declarer", Map.of(RabbitMqSettings.OPTION_DELAYED_EXCHANGE, "fallback"));
+        provider.declarer()
+                .declare(new TopologyRequest(
+                        List.of(TopologyRequest.QueueSpec.named("orders")), List.of("events"), true, null));
 
         JsonNode work = broker.queueInfo(broker.queue("orders"));
         assertEquals("quorum", work.path("type").asText(), work.toString());
@@ -56,27 +57,38 @@ class RabbitMqQuorumQueuesTest {
         JsonNode arguments = work.path("arguments");
         assertEquals(20, arguments.path("x-delivery-limit").asInt(), arguments.toString());
         assertEquals("", arguments.path("x-dead-letter-exchange").asText("missing"), arguments.toString());
-        assertEquals(broker.queue("orders.dead-letter"), arguments.path("x-dead-letter-routing-key").asText());
+        assertEquals(
+                broker.queue("orders.dead-letter"),
+                arguments.path("x-dead-letter-routing-key").asText());
         assertEquals("at-least-once", arguments.path("x-dead-letter-strategy").asText());
-        assertEquals("quorum", broker.queueInfo(broker.queue("orders.dead-letter")).path("type").asText());
+        assertEquals(
+                "quorum",
+                broker.queueInfo(broker.queue("orders.dead-letter"))
+                        .path("type")
+                        .asText());
         JsonNode level = broker.queueInfo(broker.queue("delay-level.00"));
         assertEquals("quorum", level.path("type").asText(), "the delay ladder too: " + level);
         assertEquals(100, level.path("arguments").path("x-message-ttl").asInt(), level.toString());
-        assertEquals("at-least-once", level.path("arguments").path("x-dead-letter-strategy").asText());
+        assertEquals(
+                "at-least-once",
+                level.path("arguments").path("x-dead-letter-strategy").asText());
     }
 
     @Test
     void givenQuorumQueuesWhoseStatisticsAreStale_whenJobsAndDeadLettersArrive_thenTheProbeCountsThemAtOnce()
             throws Exception {
         RabbitMqProvider provider = broker.provider("probe");
-        provider.declarer().declare(new TopologyRequest(List.of(TopologyRequest.QueueSpec.named("orders")),
-                List.of(), true, null));
+        provider.declarer()
+                .declare(
+                        new TopologyRequest(List.of(TopologyRequest.QueueSpec.named("orders")), List.of(), true, null));
         String work = broker.queue("orders");
         String dead = broker.queue("orders.dead-letter");
         // The state that made dead letters "vanish": the management API has figures for both queues, all 0, and
         // keeps them until the queues' leaders tick and the statistics are collected again (10 s and more).
-        await("the management API's first figures for both queues").atMost(Duration.ofMinutes(5))
-                .pollInterval(Duration.ofMillis(500)).until(() -> broker.queueInfo(work).has("messages")
+        await("the management API's first figures for both queues")
+                .atMost(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> broker.queueInfo(work).has("messages")
                         && broker.queueInfo(dead).has("messages"));
 
         for (int i = 0; i < 3; i++) {
@@ -84,7 +96,10 @@ class RabbitMqQuorumQueuesTest {
         }
         broker.publishRaw(dead, "{\"taskName\":\"t\",\"error\":\"boom\"}");
         broker.publishRaw(dead, "{\"taskName\":\"t\",\"error\":\"boom\"}");
-        var measured = provider.backlogProbe().measure(List.of("orders"), "ignored").queues().get(0);
+        var measured = provider.backlogProbe()
+                .measure(List.of("orders"), "ignored")
+                .queues()
+                .get(0);
         JsonNode snapshot = broker.queueInfo(dead);
 
         assertEquals(2, broker.countByGet(dead), "the broker holds both dead letters");
@@ -93,8 +108,10 @@ class RabbitMqQuorumQueuesTest {
                 + measured.deadLetters() + " dead letters; management API snapshot of " + dead + ": messages="
                 + snapshot.path("messages"));
         assertEquals(2, measured.deadLetters(), "dead letters counted from the queue, not a stale snapshot");
-        assertEquals(3, measured.undelivered(), "ready jobs counted from the queue, not a stale snapshot: "
-                + measured.note());
+        assertEquals(
+                3,
+                measured.undelivered(),
+                "ready jobs counted from the queue, not a stale snapshot: " + measured.note());
     }
 
     @Test
@@ -112,27 +129,36 @@ class RabbitMqQuorumQueuesTest {
                 crashes++;
             }
         }
-        await("the job reaches the dead-letter queue").atMost(Duration.ofSeconds(30))
+        await("the job reaches the dead-letter queue")
+                .atMost(Duration.ofSeconds(30))
                 .until(() -> broker.ready(deadLetters) == 1);
         assertEquals(0, broker.ready(broker.queue("default")), "nothing left to crash-loop on");
         assertEquals(DELIVERY_LIMIT + 1, crashes, "ran once, then once per allowed return");
         JsonNode deadLetter = broker.json(broker.drain(deadLetters).get(0));
         assertEquals("crash", deadLetter.path("taskName").asText(), "the job itself, as published: " + deadLetter);
-        System.out.printf("poison job: crashed its worker %d times, then dead-lettered by the broker (limit %d)%n",
+        System.out.printf(
+                "poison job: crashed its worker %d times, then dead-lettered by the broker (limit %d)%n",
                 crashes, DELIVERY_LIMIT);
     }
 
     /** True when the worker JVM halted on the job; false when it consumed without crashing (nothing left). */
     private boolean runUntilItCrashesOrIdles(String consumerId, Map<String, String> options) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx128m", "-cp", System.getProperty("java.class.path"), PoisonWorkerMain.class.getName(),
-                broker.shape.url, broker.prefix, broker.prefix + "-" + consumerId));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                PoisonWorkerMain.class.getName(),
+                broker.shape.url,
+                broker.prefix,
+                broker.prefix + "-" + consumerId));
         broker.settings("poison", options).options().forEach((k, v) -> command.add(k + "=" + v));
-        Process child = new ProcessBuilder(command).redirectError(new File("target/poison-" + consumerId + ".log"))
+        Process child = new ProcessBuilder(command)
+                .redirectError(new File("target/poison-" + consumerId + ".log"))
                 .start();
         children.add(child);
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8))) {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             boolean started = false;
             while ((line = out.readLine()) != null) {
@@ -157,7 +183,9 @@ class RabbitMqQuorumQueuesTest {
     /** The child's next line once one is ready or the child has exited; null when none comes within {@code max}. */
     private static String readLineWithin(BufferedReader out, Process child, Duration max) throws Exception {
         try {
-            await("a line from the worker").atMost(max).pollInterval(Duration.ofMillis(50))
+            await("a line from the worker")
+                    .atMost(max)
+                    .pollInterval(Duration.ofMillis(50))
                     .until(() -> out.ready() || !child.isAlive());
         } catch (ConditionTimeoutException e) {
             return null; // it idles: the broker dead-lettered the job, nothing is left to crash on

@@ -70,7 +70,10 @@ class RabbitMqRedisDelaysTest {
         List<String> ids = new CopyOnWriteArrayList<>();
         List<Long> runs = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(workerWithRedisDelays().build());
-        worker.register("retry.me", String.class, TaskOptions.defaults().withBackoff(Backoff.fixed(Duration.ofMillis(1500))),
+        worker.register(
+                "retry.me",
+                String.class,
+                TaskOptions.defaults().withBackoff(Backoff.fixed(Duration.ofMillis(1500))),
                 (ctx, s) -> {
                     counts.add(ctx.deliveryCount());
                     ids.add(ctx.jobId());
@@ -83,7 +86,8 @@ class RabbitMqRedisDelaysTest {
         worker.start();
         String jobId = worker.enqueue("retry.me", "x").id();
 
-        await("the retry copy is stored in Redis").atMost(Duration.ofSeconds(10))
+        await("the retry copy is stored in Redis")
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> redis.redis().zcard(redis.prefix() + ":scheduled") == 1);
         await().atMost(Duration.ofSeconds(20)).until(() -> counts.size() == 2);
         assertEquals(List.of(1, 2), counts);

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 /** Schedules on RabbitMQ, which has no dedupe of its own: refused without one, exactly once with Redis dedupe. */
 @Tag("broker")
 class RabbitMqSchedulerTest {
-    private static final String REDIS_URL = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL",
-            "redis://127.0.0.1:6379");
+    private static final String REDIS_URL =
+            System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
 
     private final RabbitMqTestBroker broker = new RabbitMqTestBroker();
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -47,13 +47,19 @@ class RabbitMqSchedulerTest {
     @Test
     void givenASchedulerWithoutDedupe_whenBuilt_thenItFailsWithOneLineThatSaysWhatToSupply() {
         RabbitMqProvider provider = broker.provider("scheduler");
-        CapabilityMissingException e = assertThrows(CapabilityMissingException.class,
-                () -> Scheduler.builder().provider(provider).schedule(Schedule.of("s", "* * * * *", "t")).build());
+        CapabilityMissingException e = assertThrows(
+                CapabilityMissingException.class,
+                () -> Scheduler.builder()
+                        .provider(provider)
+                        .schedule(Schedule.of("s", "* * * * *", "t"))
+                        .build());
         System.out.println("without dedupe: " + e.getMessage());
         assertFalse(e.getMessage().contains("\n"));
-        assertEquals("provider 'rabbitmq' does not supply the 'dedupe' capability: a Scheduler claims every tick with"
-                + " a dedupe key so that any number of schedulers enqueue it once; supply one, e.g."
-                + " Scheduler.builder().dedupe(RedisDedupe.connect(\"redis://host:6379\"))", e.getMessage());
+        assertEquals(
+                "provider 'rabbitmq' does not supply the 'dedupe' capability: a Scheduler claims every tick with"
+                        + " a dedupe key so that any number of schedulers enqueue it once; supply one, e.g."
+                        + " Scheduler.builder().dedupe(RedisDedupe.connect(\"redis://host:6379\"))",
+                e.getMessage());
     }
 
     @Test
@@ -70,26 +76,35 @@ class RabbitMqSchedulerTest {
         for (int i = 0; i < 2; i++) {
             RedisDedupe dedupe = RedisDedupe.connect(REDIS_URL);
             closeables.add(dedupe);
-            Scheduler scheduler = Scheduler.builder().provider(broker.provider("scheduler-" + i, Map.of()))
-                    .dedupe(dedupe).clock(clock).schedule(every).build();
+            Scheduler scheduler = Scheduler.builder()
+                    .provider(broker.provider("scheduler-" + i, Map.of()))
+                    .dedupe(dedupe)
+                    .clock(clock)
+                    .schedule(every)
+                    .build();
             closeables.add(scheduler);
             schedulers.add(scheduler);
         }
         Instant end = clock.instant().plus(Duration.ofMinutes(10));
         while (clock.instant().isBefore(end)) {
             clock.advance(Duration.ofSeconds(3));
-            for (Future<?> turn : threads.invokeAll(schedulers.stream()
-                    .map(s -> (Callable<Object>) s::runDue).toList())) {
+            for (Future<?> turn : threads.invokeAll(
+                    schedulers.stream().map(s -> (Callable<Object>) s::runDue).toList())) {
                 turn.get();
             }
         }
         long expected = 30; // every 20 s for 10 minutes: 00:00:20 … 00:10:00
         long enqueued = broker.ready(queue);
-        System.out.printf("two schedulers on RabbitMQ + Redis dedupe, 10 simulated minutes of '*/20 * * * * *':"
-                + " ticks expected %d, jobs enqueued %d (messages ready on %s)%n", expected, enqueued, queue);
+        System.out.printf(
+                "two schedulers on RabbitMQ + Redis dedupe, 10 simulated minutes of '*/20 * * * * *':"
+                        + " ticks expected %d, jobs enqueued %d (messages ready on %s)%n",
+                expected, enqueued, queue);
         assertEquals(expected, enqueued);
         List<String> bodies = broker.drain(queue);
-        assertTrue(bodies.stream().allMatch(b -> b.contains("\"payload\":{\"taskName\":\"report.build\",\"args\":[]}")
-                || b.contains("\\\"taskName\\\":\\\"report.build\\\"")), bodies.get(0));
+        assertTrue(
+                bodies.stream()
+                        .allMatch(b -> b.contains("\"payload\":{\"taskName\":\"report.build\",\"args\":[]}")
+                                || b.contains("\\\"taskName\\\":\\\"report.build\\\"")),
+                bodies.get(0));
     }
 }

@@ -33,8 +33,10 @@ class RabbitMqSettlementTest {
     }
 
     private void declareQueues() {
-        broker.provider("admin").declarer().declare(new TopologyRequest(
-                List.of(TopologyRequest.QueueSpec.named("default")), List.of(), true, null));
+        broker.provider("admin")
+                .declarer()
+                .declare(new TopologyRequest(
+                        List.of(TopologyRequest.QueueSpec.named("default")), List.of(), true, null));
     }
 
     @Test
@@ -55,12 +57,14 @@ class RabbitMqSettlementTest {
 
         assertTrue(failedOnce.await(20, TimeUnit.SECONDS));
         // The retry's stage has failed once the core frees the slot; the original must still be unacked.
-        await().atMost(Duration.ofSeconds(20)).until(() -> worker.inFlight() == 0 && worker.totals().retries() == 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> worker.inFlight() == 0 && worker.totals().retries() == 1);
         worker.close(); // closing the channel returns unacked deliveries to the queue
 
         List<String> left = broker.drain(workQueue);
         assertEquals(2, left.size(), "the filler and the original; no retry copy: " + left);
-        JsonNode back = broker.json(left.stream().filter(b -> b.contains("\"job\"")).findFirst().orElseThrow());
+        JsonNode back = broker.json(
+                left.stream().filter(b -> b.contains("\"job\"")).findFirst().orElseThrow());
         assertEquals(original.id(), back.get("jobId").asText());
         assertEquals(1, back.get("deliveryCount").asInt(), "it is the original body, not a copy");
     }
@@ -68,19 +72,20 @@ class RabbitMqSettlementTest {
     @Test
     void givenADeadLetterTheBrokerRefuses_thenTheOriginalIsNotAckedAndComesBack() throws Exception {
         declareQueues();
-        broker.policyOnQueue(broker.queue("default.dead-letter"),
-                "{\"max-length\":0,\"overflow\":\"reject-publish\"}");
+        broker.policyOnQueue(broker.queue("default.dead-letter"), "{\"max-length\":0,\"overflow\":\"reject-publish\"}");
         Worker worker = broker.own(broker.worker("w").concurrency(1).build());
         worker.register("job", String.class, (ctx, s) -> Next.done());
         worker.start();
         broker.publishRaw(broker.queue("default"), "not json: goes straight to the dead-letter queue");
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> worker.totals().deadLetters() == 1
-                && worker.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> worker.totals().deadLetters() == 1 && worker.inFlight() == 0);
         worker.close();
 
-        assertEquals(List.of("not json: goes straight to the dead-letter queue"),
-                broker.drain(broker.queue("default")), "the original was never acked");
+        assertEquals(
+                List.of("not json: goes straight to the dead-letter queue"),
+                broker.drain(broker.queue("default")),
+                "the original was never acked");
         assertEquals(0, broker.ready(broker.queue("default.dead-letter")));
     }
 

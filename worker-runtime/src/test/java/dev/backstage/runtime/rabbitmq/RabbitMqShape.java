@@ -10,16 +10,20 @@ import java.util.Map;
  * reached through the list of its nodes.
  */
 enum RabbitMqShape {
-    SINGLE_CLASSIC(System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672"),
-            System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_MANAGEMENT", "http://127.0.0.1:15672"), List.of(),
+    SINGLE_CLASSIC(
+            System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672"),
+            System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_MANAGEMENT", "http://127.0.0.1:15672"),
+            List.of(),
             QueueType.CLASSIC),
-    CLUSTER_QUORUM("amqp://guest:guest@127.0.0.1:5681", "http://127.0.0.1:15681",
+    CLUSTER_QUORUM(
+            "amqp://guest:guest@127.0.0.1:5681",
+            "http://127.0.0.1:15681",
             List.of(new Address("127.0.0.1", 5681), new Address("127.0.0.1", 5682), new Address("127.0.0.1", 5683)),
             QueueType.QUORUM);
 
     /** Where {@code bin/lib.sh} keeps the cluster: per node a pid file and a start script; {@code ctl}. */
-    static final String CLUSTER_DIR = System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_CLUSTER_DIR",
-            "/tmp/backstage-rabbitmq-cluster");
+    static final String CLUSTER_DIR =
+            System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_CLUSTER_DIR", "/tmp/backstage-rabbitmq-cluster");
 
     final String url;
     final String management;
@@ -38,7 +42,14 @@ enum RabbitMqShape {
         if (addresses.isEmpty()) {
             return Map.of();
         }
-        return Map.of(RabbitMqSettings.OPTION_QUEUE_TYPE, queueType.wire(), RabbitMqSettings.OPTION_ADDRESSES,
-                String.join(",", addresses.stream().map(a -> a.getHost() + ":" + a.getPort()).toList()));
+        return Map.of(
+                RabbitMqSettings.OPTION_QUEUE_TYPE,
+                queueType.wire(),
+                RabbitMqSettings.OPTION_ADDRESSES,
+                String.join(
+                        ",",
+                        addresses.stream()
+                                .map(a -> a.getHost() + ":" + a.getPort())
+                                .toList()));
     }
 }

@@ -34,15 +34,16 @@ import java.util.Map;
  * prefix deleted afterwards.
  */
 final class RabbitMqTestBroker implements AutoCloseable {
-    static final String URL = System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL",
-            "amqp://guest:guest@127.0.0.1:5672");
-    static final String MANAGEMENT = System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_MANAGEMENT",
-            "http://127.0.0.1:15672");
+    static final String URL =
+            System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672");
+    static final String MANAGEMENT =
+            System.getenv().getOrDefault("BACKSTAGE_RABBITMQ_MANAGEMENT", "http://127.0.0.1:15672");
 
     final String prefix = UniqueNames.prefix("rmq");
     final RabbitMqShape shape;
     private final ObjectMapper mapper = new ObjectMapper();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<String> policies = new ArrayList<>();
     private Connection raw;
@@ -71,7 +72,9 @@ final class RabbitMqTestBroker implements AutoCloseable {
     }
 
     List<RabbitMqProvider> ownedProviders() {
-        return closeables.stream().filter(RabbitMqProvider.class::isInstance).map(RabbitMqProvider.class::cast)
+        return closeables.stream()
+                .filter(RabbitMqProvider.class::isInstance)
+                .map(RabbitMqProvider.class::cast)
                 .toList();
     }
 
@@ -109,7 +112,8 @@ final class RabbitMqTestBroker implements AutoCloseable {
         if (raw == null) {
             ConnectionFactory factory = new ConnectionFactory();
             factory.setUri(shape.url);
-            raw = shape.addresses.isEmpty() ? factory.newConnection(prefix + "-test")
+            raw = shape.addresses.isEmpty()
+                    ? factory.newConnection(prefix + "-test")
                     : factory.newConnection(shape.addresses, prefix + "-test");
         }
         return raw.createChannel();
@@ -119,11 +123,18 @@ final class RabbitMqTestBroker implements AutoCloseable {
         Channel ch = channel();
         try {
             if (!exists(brokerQueue)) {
-                ch.queueDeclare(brokerQueue, true, false, false, shape.queueType == QueueType.QUORUM
-                        ? Map.of(QueueArguments.QUEUE_TYPE, "quorum") : null);
+                ch.queueDeclare(
+                        brokerQueue,
+                        true,
+                        false,
+                        false,
+                        shape.queueType == QueueType.QUORUM ? Map.of(QueueArguments.QUEUE_TYPE, "quorum") : null);
             }
             ch.confirmSelect();
-            ch.basicPublish("", brokerQueue, new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
+            ch.basicPublish(
+                    "",
+                    brokerQueue,
+                    new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
                     body.getBytes(StandardCharsets.UTF_8));
             ch.waitForConfirmsOrDie(5_000);
         } finally {
@@ -196,26 +207,31 @@ final class RabbitMqTestBroker implements AutoCloseable {
     JsonNode get(String path) throws Exception {
         HttpResponse<String> response = http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
-            throw new IllegalStateException("GET " + path + " answered " + response.statusCode() + ": "
-                    + response.body());
+            throw new IllegalStateException(
+                    "GET " + path + " answered " + response.statusCode() + ": " + response.body());
         }
         return mapper.readTree(response.body());
     }
 
     private void send(String method, String path, String json) throws Exception {
-        HttpRequest.BodyPublisher body = json == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofString(json);
-        HttpResponse<String> response = http.send(request(path).header("Content-Type", "application/json")
-                .method(method, body).build(), HttpResponse.BodyHandlers.ofString());
+        HttpRequest.BodyPublisher body =
+                json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json);
+        HttpResponse<String> response = http.send(
+                request(path)
+                        .header("Content-Type", "application/json")
+                        .method(method, body)
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() >= 300 && response.statusCode() != 404) {
-            throw new IllegalStateException(method + " " + path + " answered " + response.statusCode() + ": "
-                    + response.body());
+            throw new IllegalStateException(
+                    method + " " + path + " answered " + response.statusCode() + ": " + response.body());
         }
     }
 
     private HttpRequest.Builder request(String path) {
         String auth = Base64.getEncoder().encodeToString("guest:guest".getBytes(StandardCharsets.UTF_8));
-        return HttpRequest.newBuilder(URI.create(shape.management + path)).timeout(Duration.ofSeconds(10))
+        return HttpRequest.newBuilder(URI.create(shape.management + path))
+                .timeout(Duration.ofSeconds(10))
                 .header("Authorization", "Basic " + auth);
     }
 
@@ -238,10 +254,14 @@ final class RabbitMqTestBroker implements AutoCloseable {
 
     /** Waits until the management API lists a connection with this client name (it appears with a short lag). */
     void awaitConnectionListed(String clientProvidedName) {
-        await("management lists connection " + clientProvidedName).atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(200)).until(() -> {
+        await("management lists connection " + clientProvidedName)
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
                     for (JsonNode connection : get("/api/connections")) {
-                        if (clientProvidedName.equals(connection.path("client_properties").path("connection_name")
+                        if (clientProvidedName.equals(connection
+                                .path("client_properties")
+                                .path("connection_name")
                                 .asText())) {
                             return true;
                         }
@@ -255,10 +275,17 @@ final class RabbitMqTestBroker implements AutoCloseable {
         String name = brokerQueue + "-policy";
         policies.add(name);
         String pattern = "^" + brokerQueue.replace(".", "\\\\.") + "$";
-        send("PUT", "/api/policies/%2F/" + enc(name), "{\"pattern\":\"" + pattern
-                + "\",\"definition\":" + definitionJson + ",\"priority\":100,\"apply-to\":\"queues\"}");
-        await("policy " + name + " applied").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-                .until(() -> name.equals(get("/api/queues/%2F/" + enc(brokerQueue)).path("policy").asText()));
+        send(
+                "PUT",
+                "/api/policies/%2F/" + enc(name),
+                "{\"pattern\":\"" + pattern + "\",\"definition\":" + definitionJson
+                        + ",\"priority\":100,\"apply-to\":\"queues\"}");
+        await("policy " + name + " applied")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> name.equals(get("/api/queues/%2F/" + enc(brokerQueue))
+                        .path("policy")
+                        .asText()));
     }
 
     JsonNode queueInfo(String brokerQueue) throws Exception {

@@ -58,20 +58,29 @@ class RabbitMqTopicDeadLetterTest {
         w.start();
         String queueA = broker.queue("topic.rides.a");
         String queueB = broker.queue("topic.rides.b");
-        await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
+        await().atMost(Duration.ofSeconds(20))
+                .ignoreExceptions()
                 .until(() -> broker.ready(queueA) == 0 && broker.ready(queueB) == 0);
 
         // Published by hand so the original bytes and message id are known exactly.
         byte[] original = "{\"payload\":{\"id\":\"r9\"},\"publishedAt\":1700000000000,\"deliveryCount\":1}"
                 .getBytes(StandardCharsets.UTF_8);
         Channel ch = broker.channel();
-        ch.basicPublish(broker.prefix + ".topics", "rides", new AMQP.BasicProperties.Builder()
-                .contentType("application/json").deliveryMode(2).messageId("ride-msg-9").build(), original);
+        ch.basicPublish(
+                broker.prefix + ".topics",
+                "rides",
+                new AMQP.BasicProperties.Builder()
+                        .contentType("application/json")
+                        .deliveryMode(2)
+                        .messageId("ride-msg-9")
+                        .build(),
+                original);
         ch.close();
 
         String deadA = broker.queue("topic.rides.a.dead-letter");
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> broker.ready(deadA) >= 1
-                && bRuns.size() == 1 && w.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> broker.ready(deadA) >= 1 && bRuns.size() == 1 && w.inFlight() == 0);
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> bRuns.size() == 1);
         // Closing the worker closes its channels: anything still unacked would be requeued and counted as ready.
         w.close();
@@ -83,10 +92,13 @@ class RabbitMqTopicDeadLetterTest {
         GetResponse dead = get.basicGet(deadA, true);
         get.close();
         assertNotNull(dead);
-        // Delivery 2 was the retry copy, whose body carries the next delivery count (docs/wire-format.md); the rest of the
+        // Delivery 2 was the retry copy, whose body carries the next delivery count (docs/wire-format.md); the rest of
+        // the
         // body, the payload's text among it, is the original's.
-        assertEquals(new String(original, StandardCharsets.UTF_8).replace("\"deliveryCount\":1", "\"deliveryCount\":2"),
-                new String(dead.getBody(), StandardCharsets.UTF_8), "the failing delivery's body");
+        assertEquals(
+                new String(original, StandardCharsets.UTF_8).replace("\"deliveryCount\":1", "\"deliveryCount\":2"),
+                new String(dead.getBody(), StandardCharsets.UTF_8),
+                "the failing delivery's body");
         assertEquals("ride-msg-9", dead.getProps().getMessageId(), "the original message id");
         assertEquals(2, dead.getProps().getDeliveryMode(), "persistent");
         String error = header(dead, TopicDeadLetters.ERROR);
@@ -112,8 +124,8 @@ class RabbitMqTopicDeadLetterTest {
         String fanOutHead = broker.prefix + ".topic.tolls.fanout.";
         // Bound (not only declared) before anything is published: a fan-out queue gets no earlier messages.
         await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
-            for (JsonNode b : broker.get("/api/exchanges/%2F/" + RabbitMqTestBroker.enc(broker.prefix + ".topics")
-                    + "/bindings/source")) {
+            for (JsonNode b : broker.get(
+                    "/api/exchanges/%2F/" + RabbitMqTestBroker.enc(broker.prefix + ".topics") + "/bindings/source")) {
                 if (b.get("destination").asText().startsWith(fanOutHead)) {
                     return true;
                 }
@@ -122,14 +134,21 @@ class RabbitMqTopicDeadLetterTest {
         });
         byte[] garbage = {(byte) 0xff, (byte) 0xfe, 0, 42, (byte) 0x80};
         Channel ch = broker.channel();
-        ch.basicPublish(broker.prefix + ".topics", "tolls", new AMQP.BasicProperties.Builder().deliveryMode(2)
-                .messageId("garbage-1").build(), garbage);
+        ch.basicPublish(
+                broker.prefix + ".topics",
+                "tolls",
+                new AMQP.BasicProperties.Builder()
+                        .deliveryMode(2)
+                        .messageId("garbage-1")
+                        .build(),
+                garbage);
         ch.close();
         String id = w.publish("tolls", new Ride("t1"));
 
         String dead = broker.queue("topic.tolls.fanout." + broker.prefix + "-fan.dead-letter");
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> broker.ready(dead) == 2
-                && w.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> broker.ready(dead) == 2 && w.inFlight() == 0);
         assertEquals(List.of(1, 2), runs, "maxDeliveries 1: two deliveries, then dead-lettered");
         // The two dead letters come from two deliveries handled concurrently, so their order in the queue is not
         // promised: each is picked out by its message id.

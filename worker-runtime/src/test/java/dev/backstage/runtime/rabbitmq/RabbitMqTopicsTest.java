@@ -11,9 +11,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Tag;
 
 /** Topics on the {@code {p}.topics} exchange through the Worker API. */
 @Tag("broker")
@@ -75,7 +75,8 @@ class RabbitMqTopicsTest {
 
     @ParameterizedTest
     @EnumSource(RabbitMqShape.class)
-    void givenAFailingTopicHandler_thenTheMessageIsRedeliveredUpToMaxDeliveriesAndThenDeadLettered(RabbitMqShape shape) throws Exception {
+    void givenAFailingTopicHandler_thenTheMessageIsRedeliveredUpToMaxDeliveriesAndThenDeadLettered(RabbitMqShape shape)
+            throws Exception {
         broker = new RabbitMqTestBroker(shape);
         List<Integer> counts = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(broker.worker("w").maxDeliveries(3).build());
@@ -91,7 +92,9 @@ class RabbitMqTopicsTest {
         assertEquals(List.of(1, 2, 3, 4), counts);
         await().atMost(Duration.ofSeconds(10)).until(() -> worker.inFlight() == 0);
         worker.close();
-        assertEquals(0, broker.ready(broker.queue("topic.alerts.pager")), "gone from the group after the fourth delivery");
-        assertEquals(1, broker.ready(broker.queue("topic.alerts.pager.dead-letter")), "kept in the group's dead letters");
+        assertEquals(
+                0, broker.ready(broker.queue("topic.alerts.pager")), "gone from the group after the fourth delivery");
+        assertEquals(
+                1, broker.ready(broker.queue("topic.alerts.pager.dead-letter")), "kept in the group's dead letters");
     }
 }

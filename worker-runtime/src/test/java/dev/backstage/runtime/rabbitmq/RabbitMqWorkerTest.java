@@ -17,9 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Tag;
 
 /** Jobs on a real RabbitMQ through the public Worker API, so the core's settlement runs for real. */
 @Tag("broker")
@@ -37,7 +37,8 @@ class RabbitMqWorkerTest {
 
     @ParameterizedTest
     @EnumSource(RabbitMqShape.class)
-    void givenAnEnqueuedJob_whenAWorkerRuns_thenTheHandlerGetsThePayloadAndTheQueueEndsEmpty(RabbitMqShape shape) throws Exception {
+    void givenAnEnqueuedJob_whenAWorkerRuns_thenTheHandlerGetsThePayloadAndTheQueueEndsEmpty(RabbitMqShape shape)
+            throws Exception {
         broker = new RabbitMqTestBroker(shape);
         List<Order> seen = new CopyOnWriteArrayList<>();
         Map<String, String> jobIds = new ConcurrentHashMap<>();
@@ -61,8 +62,8 @@ class RabbitMqWorkerTest {
 
     @ParameterizedTest
     @EnumSource(RabbitMqShape.class)
-    void givenAHandlerThatAlwaysFails_whenRetriesRunOut_thenTheJobIsInTheDeadLetterQueueWithTheError(RabbitMqShape shape)
-            throws Exception {
+    void givenAHandlerThatAlwaysFails_whenRetriesRunOut_thenTheJobIsInTheDeadLetterQueueWithTheError(
+            RabbitMqShape shape) throws Exception {
         broker = new RabbitMqTestBroker(shape);
         AtomicInteger runs = new AtomicInteger();
         List<Integer> counts = new CopyOnWriteArrayList<>();
@@ -97,7 +98,8 @@ class RabbitMqWorkerTest {
         broker = new RabbitMqTestBroker(shape);
         List<String> receipts = new CopyOnWriteArrayList<>();
         Worker worker = broker.own(broker.worker("w").build());
-        worker.register("order.process", Order.class, (ctx, order) -> Next.task("receipt.send", "receipt-" + order.id()));
+        worker.register(
+                "order.process", Order.class, (ctx, order) -> Next.task("receipt.send", "receipt-" + order.id()));
         worker.register("receipt.send", String.class, (ctx, receipt) -> {
             receipts.add(receipt);
             return Next.done();
@@ -150,10 +152,12 @@ class RabbitMqWorkerTest {
         RabbitMqProvider admin = broker.provider("admin");
         await().atMost(Duration.ofSeconds(20)).until(() -> admin.deadLetters().count("default") == 2);
         List<String> dead = broker.drain(broker.queue("default.dead-letter"));
-        JsonNode notJson = broker.json(dead.stream().filter(b -> b.contains("rawBody")).findFirst().orElseThrow());
+        JsonNode notJson = broker.json(
+                dead.stream().filter(b -> b.contains("rawBody")).findFirst().orElseThrow());
         assertTrue(notJson.get("error").asText().contains("not JSON"), notJson.toString());
         assertEquals("this is not json", notJson.get("rawBody").asText());
-        JsonNode noTask = broker.json(dead.stream().filter(b -> !b.contains("rawBody")).findFirst().orElseThrow());
+        JsonNode noTask = broker.json(
+                dead.stream().filter(b -> !b.contains("rawBody")).findFirst().orElseThrow());
         assertTrue(noTask.get("error").asText().contains("no taskName"), noTask.toString());
         assertEquals(1, noTask.get("payload").get("a").asInt(), "the original body is kept");
         assertEquals(0, runs.get());
@@ -171,22 +175,26 @@ class RabbitMqWorkerTest {
 
         RabbitMqProvider admin = broker.provider("admin");
         await().atMost(Duration.ofSeconds(20)).until(() -> admin.deadLetters().count("default") == 1);
-        assertEquals("unknown task 'nobody.handles.this'", admin.deadLetters().list("default", 1).get(0).error());
+        assertEquals(
+                "unknown task 'nobody.handles.this'",
+                admin.deadLetters().list("default", 1).get(0).error());
     }
 
     @ParameterizedTest
     @EnumSource(RabbitMqShape.class)
-    void givenAWorkerThatLeavesUnknownTasksPending_thenItHandsThemBackWithoutSpinning_andTheOwnerRunsThem(RabbitMqShape shape)
-            throws Exception {
+    void givenAWorkerThatLeavesUnknownTasksPending_thenItHandsThemBackWithoutSpinning_andTheOwnerRunsThem(
+            RabbitMqShape shape) throws Exception {
         broker = new RabbitMqTestBroker(shape);
-        Worker bystander = broker.own(broker.worker("a").unknownTasks(UnknownTaskPolicy.LEAVE_PENDING).build());
+        Worker bystander = broker.own(
+                broker.worker("a").unknownTasks(UnknownTaskPolicy.LEAVE_PENDING).build());
         bystander.register("not.this.one", String.class, (ctx, s) -> Next.done());
         bystander.start();
         bystander.enqueue("owned.elsewhere", "x");
 
         await().atMost(Duration.ofSeconds(10)).until(() -> bystander.totals().deliveries() >= 1);
         // Handed back after a pause each time, so only a few redeliveries fit in three seconds (not thousands).
-        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+        await().during(Duration.ofSeconds(3))
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> bystander.totals().deliveries() <= 6);
 
         List<Integer> ownerSaw = new CopyOnWriteArrayList<>();
@@ -216,8 +224,10 @@ class RabbitMqWorkerTest {
             return Next.done();
         });
         worker.start();
-        broker.publishRaw(broker.queue("default"), "{\"queue\":\"default\",\"taskName\":\"seed.task\","
-                + "\"payload\":{\"x\":1},\"enqueuedAt\":1718900000000,\"meta\":{\"Attempts\":3},\"deliveryCount\":1}");
+        broker.publishRaw(
+                broker.queue("default"),
+                "{\"queue\":\"default\",\"taskName\":\"seed.task\","
+                        + "\"payload\":{\"x\":1},\"enqueuedAt\":1718900000000,\"meta\":{\"Attempts\":3},\"deliveryCount\":1}");
 
         await().atMost(Duration.ofSeconds(20)).until(() -> counts.size() == 2);
         assertEquals(List.of(1, 2), counts);
@@ -226,7 +236,8 @@ class RabbitMqWorkerTest {
 
     @ParameterizedTest
     @EnumSource(RabbitMqShape.class)
-    void givenAProducersMessageId_whenTheJobIsDeadLetteredAndRedriven_thenThatIdStaysItsJobId(RabbitMqShape shape) throws Exception {
+    void givenAProducersMessageId_whenTheJobIsDeadLetteredAndRedriven_thenThatIdStaysItsJobId(RabbitMqShape shape)
+            throws Exception {
         broker = new RabbitMqTestBroker(shape);
         List<String> ids = new CopyOnWriteArrayList<>();
         java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
@@ -241,10 +252,16 @@ class RabbitMqWorkerTest {
         worker.start();
         com.rabbitmq.client.Channel channel = broker.channel();
         channel.confirmSelect();
-        channel.basicPublish("", broker.queue("default"), new com.rabbitmq.client.AMQP.BasicProperties.Builder()
-                .deliveryMode(2).messageId("producer-42").build(), ("{\"queue\":\"default\",\"taskName\":\"seed.task\","
-                + "\"payload\":{\"x\":1},\"enqueuedAt\":1718900000000,\"deliveryCount\":1}")
-                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        channel.basicPublish(
+                "",
+                broker.queue("default"),
+                new com.rabbitmq.client.AMQP.BasicProperties.Builder()
+                        .deliveryMode(2)
+                        .messageId("producer-42")
+                        .build(),
+                ("{\"queue\":\"default\",\"taskName\":\"seed.task\","
+                                + "\"payload\":{\"x\":1},\"enqueuedAt\":1718900000000,\"deliveryCount\":1}")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
         channel.waitForConfirmsOrDie(5_000);
         channel.close();
 

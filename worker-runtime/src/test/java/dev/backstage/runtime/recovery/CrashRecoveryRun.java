@@ -34,10 +34,15 @@ public final class CrashRecoveryRun implements AutoCloseable {
     public record Figures(String scenario, int held, double secondsToRecover, int lost, int duplicates, int total) {
         @Override
         public String toString() {
-            return String.format("crash recovery [%s]: %d jobs held at the kill, all ran again after %s, lost %d,"
-                    + " duplicated %d (of %d jobs)", scenario, held,
+            return String.format(
+                    "crash recovery [%s]: %d jobs held at the kill, all ran again after %s, lost %d,"
+                            + " duplicated %d (of %d jobs)",
+                    scenario,
+                    held,
                     secondsToRecover < 0 ? "NEVER (timed out)" : String.format("%.1f s", secondsToRecover),
-                    lost, duplicates, total);
+                    lost,
+                    duplicates,
+                    total);
         }
     }
 
@@ -67,8 +72,13 @@ public final class CrashRecoveryRun implements AutoCloseable {
         private volatile long readyAt = -1;
 
         Child(String consumerId) throws IOException {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+            String java =
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            List<String> command = new ArrayList<>(List.of(
+                    java,
+                    "-Xmx256m",
+                    "-cp",
+                    System.getProperty("java.class.path"),
                     CrashRecoveryWorkerMain.class.getName()));
             command.addAll(argumentsFor.apply(consumerId));
             File log = new File("target/crash-recovery-" + name + "-" + children.size() + ".log");
@@ -79,8 +89,8 @@ public final class CrashRecoveryRun implements AutoCloseable {
         }
 
         private void read() {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
+            try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = out.readLine()) != null) {
                     if (line.startsWith("START ")) {
@@ -150,13 +160,14 @@ public final class CrashRecoveryRun implements AutoCloseable {
      * Waits (up to {@code max}) until {@code rescuer} finished every job in {@code held}, then until every job
      * ran somewhere (up to {@code drainMax}), and returns the figures.
      */
-    public Figures measure(String scenario, Set<Integer> held, long killedAtNanos, Child rescuer, Duration max,
-            Duration drainMax) {
-        System.out.println("crash recovery [" + scenario + "]: waiting up to " + max.toSeconds()
-                + " s for the " + held.size() + " held jobs to run again: " + new TreeSet<>(held));
+    public Figures measure(
+            String scenario, Set<Integer> held, long killedAtNanos, Child rescuer, Duration max, Duration drainMax) {
+        System.out.println("crash recovery [" + scenario + "]: waiting up to " + max.toSeconds() + " s for the "
+                + held.size() + " held jobs to run again: " + new TreeSet<>(held));
         double seconds;
         try {
-            await().atMost(max).pollInterval(Duration.ofMillis(50))
+            await().atMost(max)
+                    .pollInterval(Duration.ofMillis(50))
                     .until(() -> rescuer.doneAt.keySet().containsAll(held));
             long last = held.stream().mapToLong(rescuer.doneAt::get).max().orElse(killedAtNanos);
             seconds = (last - killedAtNanos) / 1e9;
@@ -170,7 +181,9 @@ public final class CrashRecoveryRun implements AutoCloseable {
         System.out.println("crash recovery [" + scenario + "]: waiting up to " + drainMax.toSeconds()
                 + " s for the rest of the " + total + " jobs");
         try {
-            await().atMost(drainMax).pollInterval(Duration.ofMillis(200)).until(() -> everyJobDone().size() == total);
+            await().atMost(drainMax)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> everyJobDone().size() == total);
         } catch (ConditionTimeoutException e) {
             // Reported as lost below.
         }

@@ -2,10 +2,10 @@ package dev.backstage.runtime.recovery;
 
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
-import dev.backstage.runtime.spi.ProviderSettings;
-import dev.backstage.runtime.spi.Providers;
 import dev.backstage.runtime.redis.RedisDelays;
 import dev.backstage.runtime.redis.RedisSettings;
+import dev.backstage.runtime.spi.ProviderSettings;
+import dev.backstage.runtime.spi.Providers;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -30,8 +30,11 @@ public final class CrashRecoveryWorkerMain {
         String queue = args[5];
         int concurrency = Integer.parseInt(args[6]);
         long workMs = Long.parseLong(args[7]);
-        Worker.Builder builder = Worker.builder().provider(Providers.create(settings)).queues(queue)
-                .concurrency(concurrency).shutdownGrace(Duration.ofSeconds(5));
+        Worker.Builder builder = Worker.builder()
+                .provider(Providers.create(settings))
+                .queues(queue)
+                .concurrency(concurrency)
+                .shutdownGrace(Duration.ofSeconds(5));
         if (!consumerId.equals("-")) {
             builder.consumerId(consumerId);
         }

@@ -42,8 +42,8 @@ class CronTickReleaseTest {
             }
 
             @Override
-            public dev.backstage.runtime.spi.JobConsumer consume(dev.backstage.runtime.spi.ConsumerSettings settings,
-                    dev.backstage.runtime.spi.DeliverySink sink) {
+            public dev.backstage.runtime.spi.JobConsumer consume(
+                    dev.backstage.runtime.spi.ConsumerSettings settings, dev.backstage.runtime.spi.DeliverySink sink) {
                 throw new UnsupportedOperationException();
             }
 
@@ -53,13 +53,16 @@ class CronTickReleaseTest {
             }
         };
 
-        CronTick.NotPublishedException failed = assertThrows(CronTick.NotPublishedException.class,
+        CronTick.NotPublishedException failed = assertThrows(
+                CronTick.NotPublishedException.class,
                 () -> CronTick.fire(schedule, tick, provider.dedupe().orElseThrow(), down, Clock.systemUTC()));
         assertTrue(failed.getMessage().contains("broker unreachable"), failed.getMessage());
         assertEquals(0, redis.redis().exists(key), "the claim was given back");
 
-        CronTick.Outcome fired = CronTick.fire(schedule, tick, provider.dedupe().orElseThrow(), jobs, Clock.systemUTC());
-        CronTick.Outcome again = CronTick.fire(schedule, tick, provider.dedupe().orElseThrow(), jobs, Clock.systemUTC());
+        CronTick.Outcome fired =
+                CronTick.fire(schedule, tick, provider.dedupe().orElseThrow(), jobs, Clock.systemUTC());
+        CronTick.Outcome again =
+                CronTick.fire(schedule, tick, provider.dedupe().orElseThrow(), jobs, Clock.systemUTC());
 
         assertFalse(fired.alreadyFired());
         assertTrue(again.alreadyFired(), "a second scheduler finds the tick claimed");

@@ -47,9 +47,23 @@ class RedisAckRetryTest {
     }
 
     private void startServer() throws Exception {
-        server = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--dir", dir.toString(), "--appendonly", "yes", "--appendfsync", "always", "--save", "")
-                .redirectErrorStream(true).redirectOutput(new File("target/redis-ack-retry-server.log")).start();
+        server = new ProcessBuilder(
+                        "redis-server",
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--dir",
+                        dir.toString(),
+                        "--appendonly",
+                        "yes",
+                        "--appendfsync",
+                        "always",
+                        "--save",
+                        "")
+                .redirectErrorStream(true)
+                .redirectOutput(new File("target/redis-ack-retry-server.log"))
+                .start();
         await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
             RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
             try (StatefulRedisConnection<String, String> c = client.connect()) {
@@ -70,7 +84,8 @@ class RedisAckRetryTest {
     }
 
     @Test
-    void givenJobsThatFinishWhileRedisIsDown_whenRedisComesBack_thenTheirAcksGoThroughAndNoneRunsTwice() throws Exception {
+    void givenJobsThatFinishWhileRedisIsDown_whenRedisComesBack_thenTheirAcksGoThroughAndNoneRunsTwice()
+            throws Exception {
         dir = Files.createTempDirectory("redis-ack-retry");
         try (ServerSocket free = new ServerSocket(0)) {
             port = free.getLocalPort();
@@ -81,10 +96,16 @@ class RedisAckRetryTest {
         AtomicInteger finished = new AtomicInteger();
         // The default 60 s idle threshold: an entry whose ack was lost would run again only after it.
         RedisProvider provider = RedisProvider.connect("redis://127.0.0.1:" + port);
-        worker = Worker.builder().provider(provider).queues("default")
-                .consumerId("acker").concurrency(JOBS).shutdownGrace(Duration.ofSeconds(2)).build();
+        worker = Worker.builder()
+                .provider(provider)
+                .queues("default")
+                .consumerId("acker")
+                .concurrency(JOBS)
+                .shutdownGrace(Duration.ofSeconds(2))
+                .build();
         worker.register("work", Map.class, (ctx, job) -> {
-            runs.computeIfAbsent(((Number) job.get("n")).intValue(), n -> new AtomicInteger()).incrementAndGet();
+            runs.computeIfAbsent(((Number) job.get("n")).intValue(), n -> new AtomicInteger())
+                    .incrementAndGet();
             release.await();
             finished.incrementAndGet();
             return Next.done();

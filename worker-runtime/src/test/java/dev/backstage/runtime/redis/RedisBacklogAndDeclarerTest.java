@@ -47,8 +47,11 @@ class RedisBacklogAndDeclarerTest {
     }
 
     private TopologyRequest topology() {
-        return new TopologyRequest(List.of(QueueSpec.named("orders"), QueueSpec.named("emails")), List.of("news"),
-                true, "backstage-workers");
+        return new TopologyRequest(
+                List.of(QueueSpec.named("orders"), QueueSpec.named("emails")),
+                List.of("news"),
+                true,
+                "backstage-workers");
     }
 
     @Test
@@ -57,8 +60,11 @@ class RedisBacklogAndDeclarerTest {
         assertTrue(first.stream().allMatch(o -> o.state() == State.CREATED), first.toString());
         assertEquals(7, first.size());
         assertEquals(0, redis.redis().xlen(redis.keys().deadLetter("orders")), "empty, no marker entry left");
-        assertEquals("backstage-workers", StreamInfo.groups(redis.redis().xinfoGroups(redis.keys().stream("orders")))
-                .get(0).get("name"));
+        assertEquals(
+                "backstage-workers",
+                StreamInfo.groups(redis.redis().xinfoGroups(redis.keys().stream("orders")))
+                        .get(0)
+                        .get("name"));
 
         List<DeclaredObject> second = provider.declarer().declare(topology());
         assertTrue(second.stream().allMatch(o -> o.state() == State.EXISTED), second.toString());
@@ -70,7 +76,9 @@ class RedisBacklogAndDeclarerTest {
         assertTrue(provider.declarer().inspect(topology()).stream().allMatch(o -> o.state() == State.EXISTED));
 
         provider.declarer().delete(topology());
-        assertEquals(0, redis.redis().exists(redis.keys().stream("orders"), redis.keys().topic("news")));
+        assertEquals(
+                0,
+                redis.redis().exists(redis.keys().stream("orders"), redis.keys().topic("news")));
     }
 
     @Test
@@ -80,15 +88,19 @@ class RedisBacklogAndDeclarerTest {
         for (int i = 0; i < 10; i++) {
             redis.redis().xadd(stream, "taskName", "t", "payload", "{}", "enqueuedAt", "1");
         }
-        redis.redis().xreadgroup(Consumer.from("backstage-workers", "c1"), XReadArgs.Builder.count(4),
-                StreamOffset.lastConsumed(stream));
+        redis.redis()
+                .xreadgroup(
+                        Consumer.from("backstage-workers", "c1"),
+                        XReadArgs.Builder.count(4),
+                        StreamOffset.lastConsumed(stream));
         for (int i = 0; i < 3; i++) {
             redis.redis().xadd(redis.keys().deadLetter("orders"), "taskName", "t", "error", "x");
         }
 
         BacklogReport report = provider.backlogProbe().measure(List.of("orders", "emails"), "backstage-workers");
         QueueBacklog orders = report.queues().get(0);
-        Map<String, Object> group = StreamInfo.groups(redis.redis().xinfoGroups(stream)).get(0);
+        Map<String, Object> group =
+                StreamInfo.groups(redis.redis().xinfoGroups(stream)).get(0);
         assertEquals(StreamInfo.asLong(group.get("lag")), orders.undelivered());
         assertEquals(6, orders.undelivered());
         assertEquals(redis.redis().xpending(stream, "backstage-workers").getCount(), orders.inFlight());
@@ -106,7 +118,10 @@ class RedisBacklogAndDeclarerTest {
         String stream = redis.keys().stream("orphan");
         redis.redis().xadd(stream, "taskName", "t", "payload", "{}", "enqueuedAt", "1");
         redis.redis().xadd(stream, "taskName", "t", "payload", "{}", "enqueuedAt", "1");
-        QueueBacklog q = provider.backlogProbe().measure(List.of("orphan"), "backstage-workers").queues().get(0);
+        QueueBacklog q = provider.backlogProbe()
+                .measure(List.of("orphan"), "backstage-workers")
+                .queues()
+                .get(0);
         assertEquals(2, q.undelivered());
         assertTrue(q.note().contains("group backstage-workers missing"), q.note());
     }
@@ -115,9 +130,12 @@ class RedisBacklogAndDeclarerTest {
     void givenAnUnreachableRedis_thenTheProbeSaysSoInsteadOfReportingZero() {
         RedisProvider nowhere = RedisProvider.connect(redis.settings());
         nowhere.close();
-        BacklogUnavailableException e = assertThrows(BacklogUnavailableException.class,
+        BacklogUnavailableException e = assertThrows(
+                BacklogUnavailableException.class,
                 () -> nowhere.backlogProbe().measure(List.of("orders"), "backstage-workers"));
         assertEquals("BrokerUnreachable", e.reason());
-        assertTrue(e.getMessage().startsWith("redis at " + redis.settings().redactedUri() + " unreachable"), e.getMessage());
+        assertTrue(
+                e.getMessage().startsWith("redis at " + redis.settings().redactedUri() + " unreachable"),
+                e.getMessage());
     }
 }

@@ -10,12 +10,12 @@ import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import dev.backstage.runtime.spi.QueueBacklog;
-import dev.backstage.runtime.spi.TopologyRequest.QueueSpec;
 import dev.backstage.runtime.spi.TopologyRequest;
+import dev.backstage.runtime.spi.TopologyRequest.QueueSpec;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.StreamMessage;
-import io.lettuce.core.XReadArgs.StreamOffset;
 import io.lettuce.core.XReadArgs;
+import io.lettuce.core.XReadArgs.StreamOffset;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,8 +52,8 @@ class RedisBacklogProbeCliTest {
         for (int i = 0; i < 10; i++) {
             provider.jobs().publish(OutgoingJob.fresh("orders", "t", "{\"n\":" + i + "}", JobMeta.NONE));
         }
-        List<StreamMessage<String, String>> read = redis.redis().xreadgroup(Consumer.from(GROUP, "c1"),
-                XReadArgs.Builder.count(4), StreamOffset.lastConsumed(stream));
+        List<StreamMessage<String, String>> read = redis.redis()
+                .xreadgroup(Consumer.from(GROUP, "c1"), XReadArgs.Builder.count(4), StreamOffset.lastConsumed(stream));
         assertEquals(4, read.size());
         redis.redis().xack(stream, GROUP, read.get(0).getId());
         for (int i = 0; i < 2; i++) {
@@ -74,8 +74,8 @@ class RedisBacklogProbeCliTest {
         assertEquals(2, probe.deadLetters());
         assertEquals(Long.parseLong(info.get("entries-added")), probe.enqueuedTotal(), "entries-added of XINFO STREAM");
         assertEquals(10L, probe.enqueuedTotal());
-        assertEquals(Long.parseLong(group.get("entries-read")) - pending, probe.completedTotal(),
-                "entries-read - pending");
+        assertEquals(
+                Long.parseLong(group.get("entries-read")) - pending, probe.completedTotal(), "entries-read - pending");
         assertEquals(1L, probe.completedTotal());
         assertTrue(probe.oldestAgeMs() != null && probe.oldestAgeMs() >= 0, "oldest age from the oldest pending id");
         assertNull(probe.note());
@@ -89,12 +89,18 @@ class RedisBacklogProbeCliTest {
         }
         QueueBacklog before = measure("mails");
         assertEquals(5L, before.enqueuedTotal());
-        assertEquals("", cli.xinfoGroup(redis.prefix() + ":mails", GROUP).get("entries-read"),
+        assertEquals(
+                "",
+                cli.xinfoGroup(redis.prefix() + ":mails", GROUP).get("entries-read"),
                 "a group that has not read yet: redis-cli prints nil entries-read as an empty line");
         assertEquals(0L, before.completedTotal(), "entries-added - lag - pending when entries-read is nil");
 
-        try (Worker worker = Worker.builder().provider(redis.provider()).queues("mails").concurrency(2)
-                .shutdownGrace(Duration.ofSeconds(5)).build()) {
+        try (Worker worker = Worker.builder()
+                .provider(redis.provider())
+                .queues("mails")
+                .concurrency(2)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .build()) {
             worker.register("send", String.class, (ctx, mail) -> Next.done());
             worker.start();
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
@@ -105,9 +111,12 @@ class RedisBacklogProbeCliTest {
         }
         String stream = redis.prefix() + ":mails";
         Map<String, String> group = cli.xinfoGroup(stream, GROUP);
-        assertEquals(Long.parseLong(group.get("entries-read")) - cli.xpendingCount(stream, GROUP),
+        assertEquals(
+                Long.parseLong(group.get("entries-read")) - cli.xpendingCount(stream, GROUP),
                 measure("mails").completedTotal());
-        assertEquals(Long.parseLong(cli.xinfoStream(stream).get("entries-added")), measure("mails").enqueuedTotal());
+        assertEquals(
+                Long.parseLong(cli.xinfoStream(stream).get("entries-added")),
+                measure("mails").enqueuedTotal());
     }
 
     @Test

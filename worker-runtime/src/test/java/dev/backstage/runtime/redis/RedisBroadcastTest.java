@@ -21,7 +21,6 @@ import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -64,8 +63,11 @@ class RedisBroadcastTest extends BroadcastContract {
                 assertEquals("1", group.get("consumers"), group.toString());
                 assertEquals("0", group.get("pending"), group.toString());
                 assertEquals("0", group.get("lag"), group.toString());
-                assertEquals(List.of(id), redis.redis().xinfoConsumers(stream(), "broadcast-" + id).stream()
-                        .map(c -> String.valueOf(((List<?>) c).get(1))).toList());
+                assertEquals(
+                        List.of(id),
+                        redis.redis().xinfoConsumers(stream(), "broadcast-" + id).stream()
+                                .map(c -> String.valueOf(((List<?>) c).get(1)))
+                                .toList());
             }
         });
     }
@@ -81,22 +83,37 @@ class RedisBroadcastTest extends BroadcastContract {
         assertEquals(id, m.getId());
         String enqueuedAt = m.getBody().get("enqueuedAt");
         assertTrue(enqueuedAt.matches("\\d{13}"), enqueuedAt);
-        assertEquals("taskName=cache.invalidate payload={\"key\":\"user:1\"} enqueuedAt=" + enqueuedAt,
-                m.getBody().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" ")));
+        assertEquals(
+                "taskName=cache.invalidate payload={\"key\":\"user:1\"} enqueuedAt=" + enqueuedAt,
+                m.getBody().entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(Collectors.joining(" ")));
         // The same bytes as redis-cli shows them: field, value, field, value … after the entry id.
-        assertEquals(List.of(id, "taskName", "cache.invalidate", "payload", "{\"key\":\"user:1\"}", "enqueuedAt", enqueuedAt),
+        assertEquals(
+                List.of(
+                        id,
+                        "taskName",
+                        "cache.invalidate",
+                        "payload",
+                        "{\"key\":\"user:1\"}",
+                        "enqueuedAt",
+                        enqueuedAt),
                 cli.run("XRANGE", stream(), "-", "+"));
     }
 
     @Test
     void givenASeedListenerGroup_thenItReadsAJavaBroadcastAsTheSeedParsesIt() {
-        // What a seed master listener does (docs/wire-format.md): its own group created at 0 with MKSTREAM, XREADGROUP '>'.
+        // What a seed master listener does (docs/wire-format.md): its own group created at 0 with MKSTREAM, XREADGROUP
+        // '>'.
         cli.run("XGROUP", "CREATE", stream(), "broadcast-seed-go", "0", "MKSTREAM");
         Worker worker = builder().consumerId("sender").build();
         workers.add(worker);
         worker.broadcast("config.reload", Map.of("version", 2));
-        List<StreamMessage<String, String>> read = redis.redis().xreadgroup(Consumer.from("broadcast-seed-go", "seed-go"),
-                XReadArgs.Builder.count(10), StreamOffset.lastConsumed(stream()));
+        List<StreamMessage<String, String>> read = redis.redis()
+                .xreadgroup(
+                        Consumer.from("broadcast-seed-go", "seed-go"),
+                        XReadArgs.Builder.count(10),
+                        StreamOffset.lastConsumed(stream()));
         assertEquals(1, read.size());
         Map<String, String> body = read.get(0).getBody();
         assertEquals("config.reload", body.get("taskName"));
@@ -110,21 +127,40 @@ class RedisBroadcastTest extends BroadcastContract {
         List<String> seen = new CopyOnWriteArrayList<>();
         Worker worker = builder().consumerId("java-1").build();
         workers.add(worker);
-        worker.onBroadcast("cache.invalidate", Map.class,
-                (ctx, p) -> seen.add(ctx.task() + " " + p.get("key") + " " + ctx.sentAt().toEpochMilli() + " "
-                        + ctx.messageId().matches("\\d+-\\d+")));
+        worker.onBroadcast(
+                "cache.invalidate",
+                Map.class,
+                (ctx, p) -> seen.add(ctx.task() + " " + p.get("key") + " "
+                        + ctx.sentAt().toEpochMilli() + " " + ctx.messageId().matches("\\d+-\\d+")));
         worker.start();
         // The TS golden line of docs/wire-format.md, byte for byte, through the real redis-cli.
-        cli.run("XADD", stream(), "*", "taskName", "cache.invalidate", "payload", "{\"key\":\"user:1\"}",
-                "enqueuedAt", "1718900000000");
+        cli.run(
+                "XADD",
+                stream(),
+                "*",
+                "taskName",
+                "cache.invalidate",
+                "payload",
+                "{\"key\":\"user:1\"}",
+                "enqueuedAt",
+                "1718900000000");
         // The Go producer: map order, so any field order.
-        cli.run("XADD", stream(), "*", "enqueuedAt", "1718900000001", "payload", "{\"key\":\"user:2\"}",
-                "taskName", "cache.invalidate");
+        cli.run(
+                "XADD",
+                stream(),
+                "*",
+                "enqueuedAt",
+                "1718900000001",
+                "payload",
+                "{\"key\":\"user:2\"}",
+                "taskName",
+                "cache.invalidate");
         // An _init guard entry (never written by anyone; skipped and acked), then a task this worker does not handle.
         cli.run("XADD", stream(), "*", "_init", "1");
         cli.run("XADD", stream(), "*", "taskName", "other.service", "payload", "{}", "enqueuedAt", "1718900000002");
         await().atMost(WAIT).until(() -> seen.size() == 2);
-        assertEquals(List.of("cache.invalidate user:1 1718900000000 true", "cache.invalidate user:2 1718900000001 true"),
+        assertEquals(
+                List.of("cache.invalidate user:1 1718900000000 true", "cache.invalidate user:2 1718900000001 true"),
                 seen.stream().sorted().toList());
         await().atMost(WAIT).untilAsserted(() -> {
             Map<String, String> group = cli.xinfoGroup(stream(), "broadcast-java-1");
@@ -146,7 +182,12 @@ class RedisBroadcastTest extends BroadcastContract {
         RedisProvider provider = redis.provider();
         // A short idle threshold, above the 1 s blocking read, so a live listener is never taken for dead.
         RedisBroadcast broadcast = new RedisBroadcast(provider, Duration.ofSeconds(3), Duration.ofMillis(200));
-        Worker live = Worker.builder().provider(provider).broadcast(broadcast).consumerId("live").queues("default").build();
+        Worker live = Worker.builder()
+                .provider(provider)
+                .broadcast(broadcast)
+                .consumerId("live")
+                .queues("default")
+                .build();
         workers.add(live);
         live.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> seen.add("x"));
         live.start();
@@ -172,8 +213,9 @@ class RedisBroadcastTest extends BroadcastContract {
         List<String> seen = new CopyOnWriteArrayList<>();
         Worker worker = builder().consumerId("module").build();
         workers.add(worker);
-        new dev.backstage.runtime.main.ModuleBinder(worker).install(binder -> binder.broadcast("config.reload",
-                Map.class, (ctx, p) -> seen.add(ctx.task() + "=" + p.get("version"))));
+        new dev.backstage.runtime.main.ModuleBinder(worker)
+                .install(binder -> binder.broadcast(
+                        "config.reload", Map.class, (ctx, p) -> seen.add(ctx.task() + "=" + p.get("version"))));
         worker.start();
         worker.broadcast("config.reload", Map.of("version", 7));
         await().atMost(WAIT).until(() -> seen.equals(List.of("config.reload=7")));
@@ -195,7 +237,8 @@ class RedisBroadcastTest extends BroadcastContract {
     void givenAWorkerStoppedMidHandler_thenItsNextRunUnderTheSameIdGetsTheMessageAgain() throws Exception {
         java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
-        Worker first = builder().consumerId("pod-a").shutdownGrace(Duration.ZERO).build();
+        Worker first =
+                builder().consumerId("pod-a").shutdownGrace(Duration.ZERO).build();
         first.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> {
             running.countDown();
             never.await(); // interrupted at shutdown: the run never settles
@@ -219,7 +262,7 @@ class RedisBroadcastTest extends BroadcastContract {
         cli.run("XREADGROUP", "GROUP", "broadcast-seed-quiet", "seed-1", "COUNT", "1", "STREAMS", stream(), ">");
         assertEquals("0", cli.xinfoGroup(stream(), "broadcast-seed-quiet").get("consumers"), "no consumer yet");
         RedisBroadcast.Cleanup cleanup = new RedisBroadcast(redis.provider(), Duration.ofHours(1), Duration.ofHours(1))
-                .new Cleanup("broadcast-me");
+        .new Cleanup("broadcast-me");
         // Nothing to read: a quiet listener, kept however many passes see it.
         assertEquals(List.of(), cleanup.pass());
         assertEquals(List.of(), cleanup.pass());
@@ -285,11 +328,14 @@ class RedisBroadcastTest extends BroadcastContract {
         };
         Worker worker = Worker.builder().provider(jobsOnly).queues("default").build();
         workers.add(worker);
-        CapabilityMissingException e = assertThrows(CapabilityMissingException.class,
+        CapabilityMissingException e = assertThrows(
+                CapabilityMissingException.class,
                 () -> worker.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> {}));
         assertEquals(Capability.BROADCAST, e.capability());
-        assertEquals("provider 'jobs-only' does not supply the 'broadcast' capability: use a provider with broadcast"
-                + " (redis, rabbitmq, kafka) or supply one with Worker.builder().broadcast(...)", e.getMessage());
+        assertEquals(
+                "provider 'jobs-only' does not supply the 'broadcast' capability: use a provider with broadcast"
+                        + " (redis, rabbitmq, kafka) or supply one with Worker.builder().broadcast(...)",
+                e.getMessage());
         assertThrows(CapabilityMissingException.class, () -> worker.broadcast("cache.invalidate", Map.of()));
         assertEquals(0, redis.redis().exists(stream()), "nothing was written");
         assertTrue(worker.capabilityReport().contains("broadcast MISSING"), worker.capabilityReport());

@@ -60,8 +60,8 @@ class RedisCapabilitiesTest {
                     }
 
                     @Override
-                    public dev.backstage.runtime.spi.JobConsumer consume(dev.backstage.runtime.spi.ConsumerSettings s,
-                            dev.backstage.runtime.spi.DeliverySink sink) {
+                    public dev.backstage.runtime.spi.JobConsumer consume(
+                            dev.backstage.runtime.spi.ConsumerSettings s, dev.backstage.runtime.spi.DeliverySink sink) {
                         return jobs.consume(s, sink);
                     }
 
@@ -106,26 +106,32 @@ class RedisCapabilitiesTest {
 
     @Test
     void givenAProviderWithoutDelaysWhoseRetryNeedsThem_thenStartFailsNamingProviderCapabilityAndFix() {
-        Worker worker = Worker.builder().provider(jobsOnly(redis.provider(), true)).build();
+        Worker worker =
+                Worker.builder().provider(jobsOnly(redis.provider(), true)).build();
         closeables.add(worker);
         CapabilityMissingException e = assertThrows(CapabilityMissingException.class, worker::start);
         assertEquals("jobs-only", e.provider());
         assertEquals(Capability.DELAYS, e.capability());
         assertTrue(e.getMessage().contains("RedisDelays.connect"), e.getMessage());
-        assertTrue(e.getMessage().startsWith("provider 'jobs-only' does not supply the 'delays' capability"), e.getMessage());
+        assertTrue(
+                e.getMessage().startsWith("provider 'jobs-only' does not supply the 'delays' capability"),
+                e.getMessage());
     }
 
     @Test
     void givenNoDelaysOrDedupe_thenEachCallThatNeedsThemFailsExplicitlyAndNothingIsWritten() {
-        Worker worker = Worker.builder().provider(jobsOnly(redis.provider(), false)).build();
+        Worker worker =
+                Worker.builder().provider(jobsOnly(redis.provider(), false)).build();
         closeables.add(worker);
-        var delay = assertThrows(CapabilityMissingException.class,
-                () -> worker.schedule("t", Map.of(), Duration.ofSeconds(1)));
+        var delay = assertThrows(
+                CapabilityMissingException.class, () -> worker.schedule("t", Map.of(), Duration.ofSeconds(1)));
         assertEquals(Capability.DELAYS, delay.capability());
-        var dedupe = assertThrows(CapabilityMissingException.class,
+        var dedupe = assertThrows(
+                CapabilityMissingException.class,
                 () -> worker.enqueue("t", Map.of(), EnqueueOptions.defaults().dedupe("k", Duration.ofSeconds(5))));
         assertEquals(Capability.DEDUPE, dedupe.capability());
-        var topics = assertThrows(CapabilityMissingException.class,
+        var topics = assertThrows(
+                CapabilityMissingException.class,
                 () -> worker.subscribe(Subscription.fanOut("news"), Map.class, (ctx, p) -> {}));
         assertEquals(Capability.TOPICS, topics.capability());
         assertEquals(0, redis.redis().exists(redis.prefix() + ":default"), "no job was written");
@@ -134,7 +140,11 @@ class RedisCapabilitiesTest {
     @Test
     void givenSuppliedRedisDelays_thenTheReportNamesThemAndClaimModePromotesThroughTheJobsProvider() {
         RedisDelays delays = RedisDelays.connect(redis.settings());
-        Worker worker = Worker.builder().provider(jobsOnly(redis.provider(), true)).delays(delays).queues("default").build();
+        Worker worker = Worker.builder()
+                .provider(jobsOnly(redis.provider(), true))
+                .delays(delays)
+                .queues("default")
+                .build();
         closeables.add(worker);
         List<String> seen = new CopyOnWriteArrayList<>();
         worker.register("later", Map.class, (ctx, p) -> {
@@ -166,13 +176,21 @@ class RedisCapabilitiesTest {
         Worker w2 = Worker.builder().provider(redis.provider()).consumerId("w2").build();
         closeables.add(w1);
         closeables.add(w2);
-        w1.subscribe(Subscription.fanOut("ride.cancelled").from(StartPosition.EARLIEST), Map.class,
+        w1.subscribe(
+                Subscription.fanOut("ride.cancelled").from(StartPosition.EARLIEST),
+                Map.class,
                 (ctx, p) -> a.add(String.valueOf(p.get("rideId"))));
-        w2.subscribe(Subscription.fanOut("ride.cancelled").from(StartPosition.EARLIEST), Map.class,
+        w2.subscribe(
+                Subscription.fanOut("ride.cancelled").from(StartPosition.EARLIEST),
+                Map.class,
                 (ctx, p) -> b.add(String.valueOf(p.get("rideId"))));
-        w1.subscribe(Subscription.group("ride.cancelled", "billing").from(StartPosition.EARLIEST), Map.class,
+        w1.subscribe(
+                Subscription.group("ride.cancelled", "billing").from(StartPosition.EARLIEST),
+                Map.class,
                 (ctx, p) -> billing.add(String.valueOf(p.get("rideId"))));
-        w2.subscribe(Subscription.group("ride.cancelled", "billing").from(StartPosition.EARLIEST), Map.class,
+        w2.subscribe(
+                Subscription.group("ride.cancelled", "billing").from(StartPosition.EARLIEST),
+                Map.class,
                 (ctx, p) -> billing.add(String.valueOf(p.get("rideId"))));
         w1.start();
         w2.start();

@@ -58,7 +58,9 @@ final class RedisCli {
     }
 
     Map<String, String> xinfoGroup(String stream, String group) {
-        return xinfoGroups(stream).stream().filter(g -> group.equals(g.get("name"))).findFirst()
+        return xinfoGroups(stream).stream()
+                .filter(g -> group.equals(g.get("name")))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("redis-cli lists no group " + group + " on " + stream));
     }
 

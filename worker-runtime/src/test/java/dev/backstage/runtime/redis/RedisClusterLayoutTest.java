@@ -46,8 +46,13 @@ class RedisClusterLayoutTest {
 
     /** Runs a job per queue to completion, one that always fails into the dead letters, and one delayed job. */
     private Map<String, Integer> exercise(RedisTestSupport redis, List<String> queues) {
-        Worker worker = Worker.builder().provider(redis.provider()).queues(queues.toArray(String[]::new))
-                .concurrency(4).maxDeliveries(1).backoff(Backoff.fixed(Duration.ofMillis(20))).build();
+        Worker worker = Worker.builder()
+                .provider(redis.provider())
+                .queues(queues.toArray(String[]::new))
+                .concurrency(4)
+                .maxDeliveries(1)
+                .backoff(Backoff.fixed(Duration.ofMillis(20)))
+                .build();
         closing.add(worker);
         Map<String, Integer> ran = new ConcurrentHashMap<>();
         worker.register("ok", Job.class, (ctx, job) -> {
@@ -63,8 +68,10 @@ class RedisClusterLayoutTest {
             worker.enqueue("bad", new Job(2), EnqueueOptions.onQueue(queue));
             worker.enqueue("ok", new Job(3), EnqueueOptions.onQueue(queue).delay(Duration.ofMillis(300)));
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> queues.stream().allMatch(q -> ran.getOrDefault(q, 0) == 2)
-                && queues.stream().allMatch(q -> redis.redis().xlen(redis.keys().deadLetter(q)) == 1));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> queues.stream().allMatch(q -> ran.getOrDefault(q, 0) == 2)
+                        && queues.stream()
+                                .allMatch(q -> redis.redis().xlen(redis.keys().deadLetter(q)) == 1));
         return ran;
     }
 
@@ -100,8 +107,13 @@ class RedisClusterLayoutTest {
         RedisKeys seed = new RedisKeys(redis.prefix());
         assertEquals(seed, redis.keys(), "the seed SDKs' key names, byte for byte");
         long slot = redis.redis().clusterKeyslot(seed.stream("default"));
-        for (String key : List.of(seed.stream("low"), seed.deadLetter("default"), seed.scheduled(),
-                seed.error(seed.stream("low"), "1-0"), seed.dedupe("k"), seed.broadcast())) {
+        for (String key : List.of(
+                seed.stream("low"),
+                seed.deadLetter("default"),
+                seed.scheduled(),
+                seed.error(seed.stream("low"), "1-0"),
+                seed.dedupe("k"),
+                seed.broadcast())) {
             assertEquals(slot, redis.redis().clusterKeyslot(key), key + " is in the prefix's slot");
         }
         assertEquals(1, redis.redis().exists(seed.stream("default")));

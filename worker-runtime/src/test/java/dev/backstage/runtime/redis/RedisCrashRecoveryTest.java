@@ -46,15 +46,17 @@ class RedisCrashRecoveryTest {
     }
 
     @Test
-    void givenAWorkerKilledWithAPendingBacklog_whenItRestartsUnderTheSameConsumerName_thenItTakesItsOwnPendingEntriesAtOnce()
-            throws Exception {
+    void
+            givenAWorkerKilledWithAPendingBacklog_whenItRestartsUnderTheSameConsumerName_thenItTakesItsOwnPendingEntriesAtOnce()
+                    throws Exception {
         CrashRecoveryRun.Figures figures = killAndRestart("redis, same consumer name", "worker-a");
         assertRecovered(figures);
     }
 
     @Test
-    void givenAWorkerKilledWithAPendingBacklog_whenAWorkerWithANewNameStarts_thenItTakesTheDeadWorkersEntriesDespiteAFullPipeline()
-            throws Exception {
+    void
+            givenAWorkerKilledWithAPendingBacklog_whenAWorkerWithANewNameStarts_thenItTakesTheDeadWorkersEntriesDespiteAFullPipeline()
+                    throws Exception {
         CrashRecoveryRun.Figures figures = killAndRestart("redis, new consumer name", "worker-b");
         assertRecovered(figures);
     }
@@ -63,31 +65,38 @@ class RedisCrashRecoveryTest {
         Map<String, Integer> jobOfEntry = new HashMap<>();
         try (RedisProvider producer = RedisProvider.connect(redis.settings())) {
             for (int n = 0; n < JOBS; n++) {
-                jobOfEntry.put(producer.jobs().publish(OutgoingJob.fresh("default", "work", "{\"n\":" + n + "}",
-                        JobMeta.NONE)), n);
+                jobOfEntry.put(
+                        producer.jobs()
+                                .publish(OutgoingJob.fresh("default", "work", "{\"n\":" + n + "}", JobMeta.NONE)),
+                        n);
             }
         }
         String stream = redis.prefix() + ":default";
-        run = new CrashRecoveryRun("redis-" + restartAs, consumer -> List.of("redis", RedisTestSupport.URL,
-                redis.prefix(), group, consumer, "default", "4", "25"), JOBS);
+        run = new CrashRecoveryRun(
+                "redis-" + restartAs,
+                consumer ->
+                        List.of("redis", RedisTestSupport.URL, redis.prefix(), group, consumer, "default", "4", "25"),
+                JOBS);
         CrashRecoveryRun.Child first = run.start("worker-a");
         await().atMost(Duration.ofSeconds(60)).until(() -> first.done() >= KILL_AFTER);
         long killedAt = first.kill();
 
-        List<PendingMessage> pending = redis.redis().xpending(stream, Consumer.from(group, "worker-a"),
-                Range.create("-", "+"), Limit.from(10_000));
+        List<PendingMessage> pending = redis.redis()
+                .xpending(stream, Consumer.from(group, "worker-a"), Range.create("-", "+"), Limit.from(10_000));
         Set<Integer> held = pending.stream().map(p -> jobOfEntry.get(p.getId())).collect(Collectors.toSet());
         assertFalse(held.isEmpty(), "the killed worker held pending entries");
 
         CrashRecoveryRun.Child second = run.start(restartAs);
-        CrashRecoveryRun.Figures figures = run.measure(scenario, held, killedAt, second, Duration.ofSeconds(120),
-                Duration.ofSeconds(120));
-        await().atMost(Duration.ofSeconds(30)).until(() -> redis.redis().xpending(stream, group).getCount() == 0);
+        CrashRecoveryRun.Figures figures =
+                run.measure(scenario, held, killedAt, second, Duration.ofSeconds(120), Duration.ofSeconds(120));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> redis.redis().xpending(stream, group).getCount() == 0);
         return figures;
     }
 
     private static void assertRecovered(CrashRecoveryRun.Figures figures) {
-        assertTrue(figures.secondsToRecover() >= 0 && figures.secondsToRecover() <= RECOVERY_BOUND.toSeconds(),
+        assertTrue(
+                figures.secondsToRecover() >= 0 && figures.secondsToRecover() <= RECOVERY_BOUND.toSeconds(),
                 "every held job ran again within " + RECOVERY_BOUND.toSeconds() + " s: " + figures);
         assertEquals(0, figures.lost(), "jobs lost: " + figures);
     }

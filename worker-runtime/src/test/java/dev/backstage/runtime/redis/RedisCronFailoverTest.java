@@ -40,10 +40,13 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Tag("broker")
 @Tag("slow")
 @ParameterizedClass(name = "{0}")
-@EnumSource(value = RedisMode.class, names = {"CLUSTER", "SENTINEL"})
+@EnumSource(
+        value = RedisMode.class,
+        names = {"CLUSTER", "SENTINEL"})
 class RedisCronFailoverTest {
     private static final String QUEUE = "ticks";
-    private static final Schedule EVERY_SECOND = Schedule.of("every-second", "* * * * * *", "heartbeat").onQueue(QUEUE);
+    private static final Schedule EVERY_SECOND =
+            Schedule.of("every-second", "* * * * * *", "heartbeat").onQueue(QUEUE);
 
     private final RedisMode mode;
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -68,8 +71,8 @@ class RedisCronFailoverTest {
     void givenAnEverySecondScheduleOnTwoSchedulers_whenThePrimaryOfItsQueueIsKilled_thenEachSecondIsEnqueuedOnce() {
         PrivateRedisCluster cluster = mode == RedisMode.CLUSTER ? closeLater(PrivateRedisCluster.start()) : null;
         PrivateRedisSentinel sentinel = mode == RedisMode.SENTINEL ? closeLater(PrivateRedisSentinel.start()) : null;
-        RedisTestSupport redis = closeLater(new RedisTestSupport(mode, cluster != null ? cluster.url() : sentinel.url(),
-                UniqueNames.prefix("bscron")));
+        RedisTestSupport redis = closeLater(new RedisTestSupport(
+                mode, cluster != null ? cluster.url() : sentinel.url(), UniqueNames.prefix("bscron")));
         String stream = redis.keys().stream(QUEUE);
         RedisSettings settings = redis.settings().withReplicaWait(1, Duration.ofSeconds(1));
 
@@ -77,13 +80,21 @@ class RedisCronFailoverTest {
         Instant started = null;
         for (int i = 0; i < 2; i++) {
             RedisProvider provider = closeLater(RedisProvider.connect(settings));
-            schedulers.add(closeLater(Scheduler.builder().provider(provider).schedule(EVERY_SECOND).build()).start());
+            schedulers.add(closeLater(Scheduler.builder()
+                            .provider(provider)
+                            .schedule(EVERY_SECOND)
+                            .build())
+                    .start());
             started = started == null ? Instant.now() : started; // every tick after it is the first scheduler's
         }
         Instant first = started.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
-        await("three ticks enqueued").atMost(Duration.ofSeconds(30)).until(() -> redis.redis().xlen(stream) >= 3);
+        await("three ticks enqueued")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> redis.redis().xlen(stream) >= 3);
 
-        int victim = cluster != null ? RedisNodes.clusterPrimaryOf(stream, cluster.ports().get(0)) : sentinel.primary();
+        int victim = cluster != null
+                ? RedisNodes.clusterPrimaryOf(stream, cluster.ports().get(0))
+                : sentinel.primary();
         List<Integer> others = new ArrayList<>(cluster != null ? cluster.ports() : sentinel.dataPorts());
         others.remove(Integer.valueOf(victim));
         if (cluster != null) {
@@ -95,13 +106,17 @@ class RedisCronFailoverTest {
         int promoted;
         Instant failedOver;
         if (cluster != null) {
-            await("a replica promoted").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            await("a replica promoted")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> RedisNodes.clusterPrimaryOf(stream, others.get(0)) != victim);
             promoted = RedisNodes.clusterPrimaryOf(stream, others.get(0));
             failedOver = Instant.now();
             cluster.restart(victim); // rejoins as the new primary's replica: WAIT 1 can be met on the shard again
         } else {
-            await("a replica promoted").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            await("a replica promoted")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> sentinel.primary() != victim);
             promoted = sentinel.primary();
             failedOver = Instant.now();
@@ -111,8 +126,11 @@ class RedisCronFailoverTest {
         // The end: a tick 5 s after the failover was seen, so that the ticks due during it had their turn.
         Instant last = failedOver.truncatedTo(ChronoUnit.SECONDS).plusSeconds(5);
         String lastClaim = redis.keys().tickClaim(QUEUE, CronTick.dedupeKey(EVERY_SECOND, last));
-        await("the tick of " + last + " enqueued").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                .ignoreExceptions().until(() -> redis.redis().get(lastClaim) != null);
+        await("the tick of " + last + " enqueued")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .ignoreExceptions()
+                .until(() -> redis.redis().get(lastClaim) != null);
         schedulers.forEach(Scheduler::close);
 
         // The broker's own state: the stream's entries, and per whole second the claim and the job it names.
@@ -123,8 +141,9 @@ class RedisCronFailoverTest {
         Map<Instant, String> jobOfTick = new TreeMap<>();
         for (Instant tick = first; !tick.isAfter(last); tick = tick.plusSeconds(1)) {
             String job = redis.redis().get(redis.keys().tickClaim(QUEUE, CronTick.dedupeKey(EVERY_SECOND, tick)));
-            assertNotNull(job, "tick " + tick + " has no claim: lost (killed " + killed + ", failed over "
-                    + failedOver + ")");
+            assertNotNull(
+                    job,
+                    "tick " + tick + " has no claim: lost (killed " + killed + ", failed over " + failedOver + ")");
             assertTrue(enqueuedAt.containsKey(job), "tick " + tick + " claims job " + job + ", not in " + stream);
             jobOfTick.put(tick, job);
         }
@@ -140,25 +159,45 @@ class RedisCronFailoverTest {
                 }
             }
         }
-        assertEquals(jobOfTick.size(), jobOfTick.values().stream().distinct().count(), "one job per tick: " + jobOfTick);
-        assertEquals(enqueuedAt.keySet(), new java.util.HashSet<>(jobOfTick.values()),
+        assertEquals(
+                jobOfTick.size(), jobOfTick.values().stream().distinct().count(), "one job per tick: " + jobOfTick);
+        assertEquals(
+                enqueuedAt.keySet(),
+                new java.util.HashSet<>(jobOfTick.values()),
                 "every entry in the stream is the job of exactly one tick");
-        long missed = schedulers.stream().mapToLong(s -> s.stats(EVERY_SECOND.name()).missed()).sum();
+        long missed = schedulers.stream()
+                .mapToLong(s -> s.stats(EVERY_SECOND.name()).missed())
+                .sum();
         assertEquals(0, missed, "ticks passed over by the schedulers");
 
-        long dueDuring = jobOfTick.keySet().stream().filter(t -> t.isAfter(killed) && t.isBefore(failedOver)).count();
+        long dueDuring = jobOfTick.keySet().stream()
+                .filter(t -> t.isAfter(killed) && t.isBefore(failedOver))
+                .count();
         long maxLateMs = jobOfTick.entrySet().stream()
-                .mapToLong(e -> enqueuedAt.get(e.getValue()) - e.getKey().toEpochMilli()).max().orElse(-1);
-        System.out.printf("cron failover (%s, waitReplicas=1): 2 schedulers, '* * * * * *' from %s to %s: %d ticks,"
-                + " %d jobs in the stream, each tick once; killed primary :%d, new primary :%d after %d ms; %d ticks due"
-                + " during the failover, latest fired %d ms after its tick; load %s%n", mode.label(), first, last, ticks,
-                enqueuedAt.size(), victim, promoted, Duration.between(killed, failedOver).toMillis(), dueDuring,
-                maxLateMs, load());
+                .mapToLong(e -> enqueuedAt.get(e.getValue()) - e.getKey().toEpochMilli())
+                .max()
+                .orElse(-1);
+        System.out.printf(
+                "cron failover (%s, waitReplicas=1): 2 schedulers, '* * * * * *' from %s to %s: %d ticks,"
+                        + " %d jobs in the stream, each tick once; killed primary :%d, new primary :%d after %d ms; %d ticks due"
+                        + " during the failover, latest fired %d ms after its tick; load %s%n",
+                mode.label(),
+                first,
+                last,
+                ticks,
+                enqueuedAt.size(),
+                victim,
+                promoted,
+                Duration.between(killed, failedOver).toMillis(),
+                dueDuring,
+                maxLateMs,
+                load());
     }
 
     private static String load() {
         try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ")[0];
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
+                    .split(" ")[0];
         } catch (java.io.IOException e) {
             return "?";
         }

@@ -19,23 +19,34 @@ class RedisModeTest {
 
     @Test
     void givenEachScheme_thenTheModeIsTheSchemes() {
-        assertEquals(RedisMode.STANDALONE, RedisSettings.of("redis://127.0.0.1:6379").mode());
-        assertEquals(RedisMode.CLUSTER, RedisSettings.of("redis+cluster://127.0.0.1:7000,127.0.0.1:7001").mode());
-        assertEquals(RedisMode.CLUSTER, RedisSettings.of("rediss+cluster://u:p@h:7000").mode());
-        assertEquals(RedisMode.SENTINEL, RedisSettings.of("redis-sentinel://127.0.0.1:26379#backstage").mode());
+        assertEquals(
+                RedisMode.STANDALONE, RedisSettings.of("redis://127.0.0.1:6379").mode());
+        assertEquals(
+                RedisMode.CLUSTER,
+                RedisSettings.of("redis+cluster://127.0.0.1:7000,127.0.0.1:7001")
+                        .mode());
+        assertEquals(
+                RedisMode.CLUSTER,
+                RedisSettings.of("rediss+cluster://u:p@h:7000").mode());
+        assertEquals(
+                RedisMode.SENTINEL,
+                RedisSettings.of("redis-sentinel://127.0.0.1:26379#backstage").mode());
     }
 
     @Test
     void givenAPlainUrlAndModeCluster_thenItIsACluster() {
-        assertEquals(RedisMode.CLUSTER, from("rediss://clustercfg.example:6379", Map.of("mode", "cluster")).mode());
+        assertEquals(
+                RedisMode.CLUSTER,
+                from("rediss://clustercfg.example:6379", Map.of("mode", "cluster"))
+                        .mode());
     }
 
     @Test
     void givenAClusterUrlWithADatabaseNumber_thenTheErrorSaysToDropIt() {
         var e = assertThrows(ConfigurationException.class, () -> RedisSettings.of("redis+cluster://127.0.0.1:7000/2"));
         assertEquals("Redis Cluster has only database 0: drop /2 from the URL", e.getMessage());
-        var option = assertThrows(ConfigurationException.class,
-                () -> from("redis://127.0.0.1:7000/3", Map.of("mode", "cluster")));
+        var option = assertThrows(
+                ConfigurationException.class, () -> from("redis://127.0.0.1:7000/3", Map.of("mode", "cluster")));
         assertTrue(option.getMessage().contains("drop /3"), option.getMessage());
     }
 
@@ -47,17 +58,20 @@ class RedisModeTest {
 
     @Test
     void givenModeSentinelOnAPlainUrl_thenTheErrorAsksForTheSentinelsAddresses() {
-        var e = assertThrows(ConfigurationException.class,
-                () -> from("redis://127.0.0.1:6379", Map.of("mode", "sentinel")));
+        var e = assertThrows(
+                ConfigurationException.class, () -> from("redis://127.0.0.1:6379", Map.of("mode", "sentinel")));
         assertTrue(e.getMessage().startsWith("mode=sentinel needs the sentinels' addresses"), e.getMessage());
     }
 
     @Test
     void givenAModeThatContradictsTheScheme_thenTheErrorNamesBoth() {
-        var e = assertThrows(ConfigurationException.class,
+        var e = assertThrows(
+                ConfigurationException.class,
                 () -> from("redis+cluster://127.0.0.1:7000", Map.of("mode", "standalone")));
-        assertEquals("redis option mode=standalone contradicts the URL's scheme (cluster); drop the option or use a"
-                + " standalone URL", e.getMessage());
+        assertEquals(
+                "redis option mode=standalone contradicts the URL's scheme (cluster); drop the option or use a"
+                        + " standalone URL",
+                e.getMessage());
     }
 
     @Test
@@ -68,8 +82,8 @@ class RedisModeTest {
 
     @Test
     void givenAnUnknownModeOrScheme_thenTheErrorListsTheChoices() {
-        var mode = assertThrows(ConfigurationException.class,
-                () -> from("redis://127.0.0.1:6379", Map.of("mode", "sharded")));
+        var mode = assertThrows(
+                ConfigurationException.class, () -> from("redis://127.0.0.1:6379", Map.of("mode", "sharded")));
         assertEquals("redis option mode is standalone, cluster or sentinel, got 'sharded'", mode.getMessage());
         var scheme = assertThrows(ConfigurationException.class, () -> RedisSettings.of("http://127.0.0.1:6379"));
         assertTrue(scheme.getMessage().contains("redis+cluster://"), scheme.getMessage());
@@ -80,10 +94,11 @@ class RedisModeTest {
         RedisSettings s = from("redis+cluster://127.0.0.1:7000", Map.of("waitReplicas", "1", "waitTimeoutMs", "250"));
         assertEquals(new ReplicaWait(1, Duration.ofMillis(250)), s.replicaWait());
         assertFalse(RedisSettings.of("redis://127.0.0.1:6379").replicaWait().on());
-        var negative = assertThrows(ConfigurationException.class,
-                () -> from("redis://127.0.0.1:6379", Map.of("waitReplicas", "-1")));
+        var negative = assertThrows(
+                ConfigurationException.class, () -> from("redis://127.0.0.1:6379", Map.of("waitReplicas", "-1")));
         assertTrue(negative.getMessage().startsWith("redis option waitReplicas must be >= 0"), negative.getMessage());
-        var zero = assertThrows(ConfigurationException.class,
+        var zero = assertThrows(
+                ConfigurationException.class,
                 () -> from("redis://127.0.0.1:6379", Map.of("waitReplicas", "1", "waitTimeoutMs", "0")));
         assertTrue(zero.getMessage().contains("WAIT 0 would block forever"), zero.getMessage());
     }
@@ -95,7 +110,8 @@ class RedisModeTest {
         assertEquals(2, uris.size());
         assertEquals("10.0.0.2", uris.get(1).getHost());
         assertEquals(7001, uris.get(1).getPort());
-        var credentials = uris.get(1).getCredentialsProvider().resolveCredentials().block();
+        var credentials =
+                uris.get(1).getCredentialsProvider().resolveCredentials().block();
         assertEquals("app", credentials.getUsername());
         assertEquals("s3cret", new String(credentials.getPassword()));
         assertFalse(s.redactedUri().contains("s3cret"), s.redactedUri());

@@ -22,7 +22,8 @@ final class RedisNodes {
     private RedisNodes() {}
 
     /** A one-off command to the node on {@code port}. */
-    static <T> T onNode(int port, java.util.function.Function<io.lettuce.core.api.sync.RedisCommands<String, String>, T> call) {
+    static <T> T onNode(
+            int port, java.util.function.Function<io.lettuce.core.api.sync.RedisCommands<String, String>, T> call) {
         RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", port));
         try (StatefulRedisConnection<String, String> c = client.connect()) {
             return call.apply(c.sync());
@@ -50,8 +51,13 @@ final class RedisNodes {
 
     /** SIGKILL to the redis-server listening on {@code port} (its pid from INFO server); returns when it is gone. */
     static void kill9(int port) {
-        long pid = Long.parseLong(onNode(port, r -> r.info("server")).lines()
-                .filter(l -> l.startsWith("process_id:")).findFirst().orElseThrow().substring(11).trim());
+        long pid = Long.parseLong(onNode(port, r -> r.info("server"))
+                .lines()
+                .filter(l -> l.startsWith("process_id:"))
+                .findFirst()
+                .orElseThrow()
+                .substring(11)
+                .trim());
         ProcessHandle process = ProcessHandle.of(pid).orElseThrow();
         process.destroyForcibly(); // SIGKILL on Linux: no shutdown, no last write to the replicas
         process.onExit().join();
@@ -62,7 +68,8 @@ final class RedisNodes {
         Path lib = root().resolve("bin/lib.sh");
         try {
             Process p = new ProcessBuilder("bash", "-c", "source \"$0\" && ensure_" + what, lib.toString())
-                    .redirectErrorStream(true).start();
+                    .redirectErrorStream(true)
+                    .start();
             String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IllegalStateException("bin/lib.sh ensure_" + what + " failed: " + output.strip());

@@ -32,6 +32,7 @@ class RedisRedriveTest {
     RedisRedriveTest(RedisMode mode) {
         this.redis = new RedisTestSupport(mode);
     }
+
     private Worker worker;
 
     @AfterEach
@@ -47,8 +48,14 @@ class RedisRedriveTest {
         List<String> jobIds = new CopyOnWriteArrayList<>();
         AtomicBoolean fixed = new AtomicBoolean();
         RedisProvider provider = redis.provider();
-        worker = Worker.builder().provider(provider).queues("default").concurrency(2).maxDeliveries(1)
-                .backoff(Backoff.fixed(Duration.ZERO)).shutdownGrace(Duration.ofSeconds(2)).build();
+        worker = Worker.builder()
+                .provider(provider)
+                .queues("default")
+                .concurrency(2)
+                .maxDeliveries(1)
+                .backoff(Backoff.fixed(Duration.ZERO))
+                .shutdownGrace(Duration.ofSeconds(2))
+                .build();
         worker.register("charge", Map.class, (ctx, p) -> {
             jobIds.add(ctx.jobId());
             if (!fixed.get()) {
@@ -58,12 +65,13 @@ class RedisRedriveTest {
         });
         worker.start();
         EnqueueResult result = worker.enqueue("charge", Map.of("order", "o-1"), EnqueueOptions.onQueue("default"));
-        await().atMost(Duration.ofSeconds(20)).until(() -> provider.deadLetters().count("default") == 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> provider.deadLetters().count("default") == 1);
 
         assertEquals(1, provider.deadLetters().redrive("default", 10)); // fails again: dead-lettered a second time
         // maxDeliveries 1: each round runs twice (deliveries 1 and 2) before it is dead-lettered.
-        await().atMost(Duration.ofSeconds(20)).until(() -> jobIds.size() == 4
-                && provider.deadLetters().count("default") == 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> jobIds.size() == 4 && provider.deadLetters().count("default") == 1);
         fixed.set(true);
         assertEquals(1, provider.deadLetters().redrive("default", 10));
         await().atMost(Duration.ofSeconds(20)).until(() -> jobIds.size() == 5);
@@ -78,26 +86,48 @@ class RedisRedriveTest {
         String dlq = provider.keys().deadLetter("default");
         List<String> ids = new java.util.ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            ids.add(provider.sync().xadd(dlq, Map.of("taskName", "charge", "payload", "{\"n\":" + i + "}",
-                    "error", "boom", "deliveryCount", "5", "originalId", "0-" + i)));
+            ids.add(provider.sync()
+                    .xadd(
+                            dlq,
+                            Map.of(
+                                    "taskName",
+                                    "charge",
+                                    "payload",
+                                    "{\"n\":" + i + "}",
+                                    "error",
+                                    "boom",
+                                    "deliveryCount",
+                                    "5",
+                                    "originalId",
+                                    "0-" + i)));
         }
         var dead = provider.deadLetters();
         assertEquals(true, dead.supportsSingleEntries());
-        assertEquals(List.of(ids.get(0), ids.get(1)), dead.page("default", null, 2).stream()
-                .map(dev.backstage.runtime.spi.DeadLetterEntry::id).toList());
-        assertEquals(List.of(ids.get(2)), dead.page("default", ids.get(1), 2).stream()
-                .map(dev.backstage.runtime.spi.DeadLetterEntry::id).toList());
+        assertEquals(
+                List.of(ids.get(0), ids.get(1)),
+                dead.page("default", null, 2).stream()
+                        .map(dev.backstage.runtime.spi.DeadLetterEntry::id)
+                        .toList());
+        assertEquals(
+                List.of(ids.get(2)),
+                dead.page("default", ids.get(1), 2).stream()
+                        .map(dev.backstage.runtime.spi.DeadLetterEntry::id)
+                        .toList());
 
         assertEquals(true, dead.redriveOne("default", ids.get(1)));
         assertEquals(false, dead.redriveOne("default", ids.get(1)), "gone from the dead letters");
-        var requeued = provider.sync().xrange(provider.keys().stream("default"), io.lettuce.core.Range.create("-", "+"));
+        var requeued =
+                provider.sync().xrange(provider.keys().stream("default"), io.lettuce.core.Range.create("-", "+"));
         assertEquals(1, requeued.size());
         assertEquals("{\"n\":2}", requeued.get(0).getBody().get("payload"));
         assertEquals("0-2", requeued.get(0).getBody().get(RedisDelivery.JOB_ID_FIELD), "the job keeps its id");
 
         assertEquals(true, dead.delete("default", ids.get(0)));
         assertEquals(false, dead.delete("default", ids.get(0)));
-        assertEquals(List.of(ids.get(2)), dead.list("default", 10).stream()
-                .map(dev.backstage.runtime.spi.DeadLetterEntry::id).toList());
+        assertEquals(
+                List.of(ids.get(2)),
+                dead.list("default", 10).stream()
+                        .map(dev.backstage.runtime.spi.DeadLetterEntry::id)
+                        .toList());
     }
 }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.api.CronPayload;
 import dev.backstage.runtime.api.Next;
-import dev.backstage.runtime.core.Scheduler;
 import dev.backstage.runtime.api.Worker;
+import dev.backstage.runtime.core.Scheduler;
 import dev.backstage.runtime.spi.schedule.CronTick;
 import dev.backstage.runtime.spi.schedule.Schedule;
 import dev.backstage.testsupport.SimulatedClock;
@@ -59,7 +59,11 @@ class RedisSchedulerTest {
     private Scheduler scheduler(SimulatedClock clock, Schedule schedule) {
         RedisProvider provider = redis.provider();
         closeables.add(provider);
-        Scheduler scheduler = Scheduler.builder().provider(provider).clock(clock).schedule(schedule).build();
+        Scheduler scheduler = Scheduler.builder()
+                .provider(provider)
+                .clock(clock)
+                .schedule(schedule)
+                .build();
         closeables.add(scheduler);
         return scheduler;
     }
@@ -71,7 +75,8 @@ class RedisSchedulerTest {
     @Test
     void givenTwoSchedulersOnASimulatedClock_thenEachTickIsEnqueuedExactlyOnce() throws Exception {
         SimulatedClock clock = new SimulatedClock(T0);
-        Schedule everyMinute = Schedule.of("every-minute", "* * * * *", "report.build").onQueue("reports");
+        Schedule everyMinute =
+                Schedule.of("every-minute", "* * * * *", "report.build").onQueue("reports");
         Scheduler a = scheduler(clock, everyMinute);
         Scheduler b = scheduler(clock, everyMinute);
 
@@ -79,8 +84,8 @@ class RedisSchedulerTest {
         Instant end = T0.plus(Duration.ofMinutes(30));
         while (clock.instant().isBefore(end)) {
             clock.advance(Duration.ofSeconds(7));
-            List<Future<List<CronTick.Outcome>>> turns = threads.invokeAll(List.<Callable<List<CronTick.Outcome>>>of(
-                    a::runDue, b::runDue));
+            List<Future<List<CronTick.Outcome>>> turns =
+                    threads.invokeAll(List.<Callable<List<CronTick.Outcome>>>of(a::runDue, b::runDue));
             for (Future<List<CronTick.Outcome>> turn : turns) {
                 turn.get();
             }
@@ -89,13 +94,16 @@ class RedisSchedulerTest {
         long enqueued = streamLength("reports");
         Scheduler.Stats sa = a.stats("every-minute");
         Scheduler.Stats sb = b.stats("every-minute");
-        System.out.printf("two schedulers, 30 simulated minutes of '* * * * *': ticks expected %d, jobs enqueued %d"
-                + " (XLEN); scheduler A fired %d and found %d already fired, B fired %d and found %d%n", expected,
-                enqueued, sa.fired(), sa.alreadyFired(), sb.fired(), sb.alreadyFired());
+        System.out.printf(
+                "two schedulers, 30 simulated minutes of '* * * * *': ticks expected %d, jobs enqueued %d"
+                        + " (XLEN); scheduler A fired %d and found %d already fired, B fired %d and found %d%n",
+                expected, enqueued, sa.fired(), sa.alreadyFired(), sb.fired(), sb.alreadyFired());
         assertEquals(expected, enqueued);
         assertEquals(expected, sa.fired() + sb.fired());
         assertEquals(expected, sa.alreadyFired() + sb.alreadyFired(), "each tick was also tried by the other one");
-        long claims = redis.redis().keys(redis.keys().tickClaim("reports", "cron:every-minute:*")).size();
+        long claims = redis.redis()
+                .keys(redis.keys().tickClaim("reports", "cron:every-minute:*"))
+                .size();
         assertEquals(expected, claims, "one claim key per tick");
     }
 
@@ -106,17 +114,24 @@ class RedisSchedulerTest {
         for (int i = 0; i < 2; i++) {
             RedisProvider provider = redis.provider();
             closeables.add(provider);
-            Scheduler scheduler = Scheduler.builder().provider(provider).schedule(everySecond).build();
+            Scheduler scheduler =
+                    Scheduler.builder().provider(provider).schedule(everySecond).build();
             closeables.add(scheduler);
             schedulers.add(scheduler.start());
         }
         await("four ticks").atMost(Duration.ofSeconds(30)).until(() -> streamLength("default") >= 4);
         schedulers.forEach(Scheduler::close);
         long jobs = streamLength("default");
-        long claims = redis.redis().keys(redis.keys().tickClaim("default", "cron:every-second:*")).size();
-        long fired = schedulers.stream().mapToLong(s -> s.stats("every-second").fired()).sum();
-        System.out.printf("two started schedulers, '* * * * * *' on the real clock: ticks claimed %d, jobs enqueued %d,"
-                + " fired %d%n", claims, jobs, fired);
+        long claims = redis.redis()
+                .keys(redis.keys().tickClaim("default", "cron:every-second:*"))
+                .size();
+        long fired = schedulers.stream()
+                .mapToLong(s -> s.stats("every-second").fired())
+                .sum();
+        System.out.printf(
+                "two started schedulers, '* * * * * *' on the real clock: ticks claimed %d, jobs enqueued %d,"
+                        + " fired %d%n",
+                claims, jobs, fired);
         assertEquals(claims, jobs, "one job per claimed tick");
         assertEquals(jobs, fired);
     }
@@ -124,23 +139,33 @@ class RedisSchedulerTest {
     @Test
     void givenASchedule_thenTheCronEntryIsTheSeedsRecord_andItsClaimTheWireKey() {
         SimulatedClock clock = new SimulatedClock(Instant.parse("2026-01-01T01:59:59Z"));
-        Schedule nightly = Schedule.of("nightly-report", "0 2 * * *", "UTC", "report.build", "reports",
-                "[{\"full\":true}]", Duration.ofMinutes(5));
+        Schedule nightly = Schedule.of(
+                "nightly-report",
+                "0 2 * * *",
+                "UTC",
+                "report.build",
+                "reports",
+                "[{\"full\":true}]",
+                Duration.ofMinutes(5));
         Scheduler scheduler = scheduler(clock, nightly);
         clock.set(Instant.parse("2026-01-01T02:00:01Z"));
         List<CronTick.Outcome> fired = scheduler.runDue();
         assertEquals(1, fired.size());
 
         StreamMessage<String, String> entry = redis.redis()
-                .xrange(redis.keys().stream("reports"), Range.create("-", "+")).get(0);
-        String record = entry.getBody().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .xrange(redis.keys().stream("reports"), Range.create("-", "+"))
+                .get(0);
+        String record = entry.getBody().entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining(" "));
         System.out.println("golden cron record: XADD " + redis.keys().stream("reports") + " * " + record);
         // docs/wire-format.md: taskName, payload = {"taskName":…,"args":[…]}, enqueuedAt, in the TS order.
-        assertEquals("taskName=report.build payload={\"taskName\":\"report.build\",\"args\":[{\"full\":true}]}"
-                + " enqueuedAt=1767232801000", record);
-        String claim = redis.keys().tickClaim("reports", "cron:nightly-report:") + Instant.parse("2026-01-01T02:00:00Z")
-                .toEpochMilli();
+        assertEquals(
+                "taskName=report.build payload={\"taskName\":\"report.build\",\"args\":[{\"full\":true}]}"
+                        + " enqueuedAt=1767232801000",
+                record);
+        String claim = redis.keys().tickClaim("reports", "cron:nightly-report:")
+                + Instant.parse("2026-01-01T02:00:00Z").toEpochMilli();
         assertEquals(entry.getId(), redis.redis().get(claim), "the claim names the job its tick enqueued");
         long ttl = redis.redis().ttl(claim);
         System.out.println("claim key: " + claim + " TTL " + ttl + " s");
@@ -160,17 +185,33 @@ class RedisSchedulerTest {
         });
         worker.start();
         SimulatedClock clock = new SimulatedClock(Instant.parse("2026-01-01T01:59:59Z"));
-        Scheduler scheduler = scheduler(clock, Schedule.of("nightly", "0 2 * * *", "UTC", "report.build", "reports",
-                "[{\"full\":true}]", null));
+        Scheduler scheduler = scheduler(
+                clock,
+                Schedule.of("nightly", "0 2 * * *", "UTC", "report.build", "reports", "[{\"full\":true}]", null));
         clock.set(Instant.parse("2026-01-01T02:00:00Z"));
         scheduler.runDue();
         // What the TS seed scheduler writes (docs/wire-format.md), and the Go seed's {} payload.
-        redis.redis().xadd(redis.keys().stream("reports"), "taskName", "report.build", "payload",
-                "{\"taskName\":\"report.build\",\"args\":[]}", "enqueuedAt", "1718900000000");
-        redis.redis().xadd(redis.keys().stream("reports"), "taskName", "report.build", "payload", "{}", "enqueuedAt",
-                "1718900000000");
+        redis.redis()
+                .xadd(
+                        redis.keys().stream("reports"),
+                        "taskName",
+                        "report.build",
+                        "payload",
+                        "{\"taskName\":\"report.build\",\"args\":[]}",
+                        "enqueuedAt",
+                        "1718900000000");
+        redis.redis()
+                .xadd(
+                        redis.keys().stream("reports"),
+                        "taskName",
+                        "report.build",
+                        "payload",
+                        "{}",
+                        "enqueuedAt",
+                        "1718900000000");
         await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() == 3);
-        assertTrue(seen.containsAll(List.of("report.build [{\"full\":true}]", "report.build []", "null null")),
+        assertTrue(
+                seen.containsAll(List.of("report.build [{\"full\":true}]", "report.build []", "null null")),
                 seen.toString());
     }
 

@@ -20,10 +20,13 @@ import java.time.Duration;
  */
 public final class RedisTestSupport implements AutoCloseable {
     public static final String URL = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
-    public static final String CLUSTER_URL = System.getenv().getOrDefault("BACKSTAGE_REDIS_CLUSTER_URL",
-            "redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002");
-    public static final String SENTINEL_URL = System.getenv().getOrDefault("BACKSTAGE_REDIS_SENTINEL_URL",
-            "redis-sentinel://127.0.0.1:26379,127.0.0.1:26380,127.0.0.1:26381#backstage");
+    public static final String CLUSTER_URL = System.getenv()
+            .getOrDefault(
+                    "BACKSTAGE_REDIS_CLUSTER_URL", "redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002");
+    public static final String SENTINEL_URL = System.getenv()
+            .getOrDefault(
+                    "BACKSTAGE_REDIS_SENTINEL_URL",
+                    "redis-sentinel://127.0.0.1:26379,127.0.0.1:26380,127.0.0.1:26381#backstage");
 
     private final RedisMode mode;
     private final String url;
@@ -54,8 +57,11 @@ public final class RedisTestSupport implements AutoCloseable {
         if (mode == RedisMode.CLUSTER) {
             RedisClusterClient cluster = RedisClusterClient.create(uris);
             // Follows a failover as the provider does, so assertions after a killed primary reach the new one.
-            cluster.setOptions(ClusterClientOptions.builder().topologyRefreshOptions(ClusterTopologyRefreshOptions
-                    .builder().enablePeriodicRefresh(Duration.ofSeconds(1)).enableAllAdaptiveRefreshTriggers().build())
+            cluster.setOptions(ClusterClientOptions.builder()
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enablePeriodicRefresh(Duration.ofSeconds(1))
+                            .enableAllAdaptiveRefreshTriggers()
+                            .build())
                     .build());
             StatefulRedisClusterConnection<String, String> c = cluster.connect();
             client = cluster;
@@ -93,7 +99,8 @@ public final class RedisTestSupport implements AutoCloseable {
 
     /** Settings with this test's prefix and timings short enough for tests. */
     public RedisSettings settings() {
-        return RedisSettings.of(url).withPrefix(prefix)
+        return RedisSettings.of(url)
+                .withPrefix(prefix)
                 .withIdleTimeout(Duration.ofSeconds(2))
                 .withReclaimInterval(Duration.ofMillis(250));
     }

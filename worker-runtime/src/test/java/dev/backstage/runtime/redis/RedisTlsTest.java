@@ -64,7 +64,9 @@ class RedisTlsTest {
     @BeforeAll
     static void start() {
         certificates = TestCertificates.generate();
-        List<String> users = List.of(WORKER_ACL, TlsRedis.workerAcl("rotating", PASSWORD, PREFIX),
+        List<String> users = List.of(
+                WORKER_ACL,
+                TlsRedis.workerAcl("rotating", PASSWORD, PREFIX),
                 TlsRedis.workerAcl("sharing", PASSWORD, PREFIX),
                 "admin on >admin-" + PASSWORD + " ~* &* +@all");
         good = TlsRedis.start(certificates, "server", users);
@@ -73,8 +75,12 @@ class RedisTlsTest {
         mutual = TlsRedis.start(certificates, "server", users, true);
         RedisURI uri = RedisURI.create(good.url("localhost", "admin", "admin-" + PASSWORD));
         admin = RedisClient.create(uri);
-        admin.setOptions(ClientOptions.builder().sslOptions(SslOptions.builder().jdkSslProvider()
-                .trustManager(certificates.ca().toFile()).build()).build());
+        admin.setOptions(ClientOptions.builder()
+                .sslOptions(SslOptions.builder()
+                        .jdkSslProvider()
+                        .trustManager(certificates.ca().toFile())
+                        .build())
+                .build());
         adminConnection = admin.connect();
     }
 
@@ -99,7 +105,8 @@ class RedisTlsTest {
         Map<String, String> options = new HashMap<>();
         options.put(BrokerTls.OPT_CA_FILE, ca.toString());
         if (clientCertificate) {
-            options.put(BrokerTls.OPT_CERT_FILE, certificates.certificate("client").toString());
+            options.put(
+                    BrokerTls.OPT_CERT_FILE, certificates.certificate("client").toString());
             options.put(BrokerTls.OPT_KEY_FILE, certificates.key("client").toString());
         }
         return options;
@@ -110,7 +117,9 @@ class RedisTlsTest {
         Map<String, String> env = Map.of("BACKSTAGE_PROVIDER_URL", good.url("localhost", "worker", PASSWORD));
         RuntimeConfig config = new RuntimeConfig(
                 new RuntimeConfig.Connection("redis", null, null, PREFIX, null, tls(true, certificates.ca())),
-                null, null, new RuntimeConfig.WorkerSection(List.of("default"), null, 4, null, null, null, null, null, null),
+                null,
+                null,
+                new RuntimeConfig.WorkerSection(List.of("default"), null, 4, null, null, null, null, null, null),
                 null);
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         WorkerFromConfig.Built built = new WorkerFromConfig(env::get).build(config, List.of(), meters);
@@ -122,16 +131,24 @@ class RedisTlsTest {
                 done.add(String.valueOf(payload.get("n")));
                 return Next.done();
             });
-            worker.subscribe(Subscription.fanOut("news").from(StartPosition.EARLIEST), Map.class,
+            worker.subscribe(
+                    Subscription.fanOut("news").from(StartPosition.EARLIEST),
+                    Map.class,
                     (ctx, payload) -> news.add(String.valueOf(payload.get("n"))));
             worker.start();
             assertTrue(built.provider().health().up(), built.provider().health().detail());
 
             worker.enqueue("send", Map.of("n", "now"));
             worker.schedule("send", Map.of("n", "later"), Duration.ofMillis(300));
-            assertFalse(worker.enqueue("send", Map.of("n", "once"), EnqueueOptions.defaults().dedupe("k1", Duration.ofMinutes(1)))
+            assertFalse(worker.enqueue(
+                            "send",
+                            Map.of("n", "once"),
+                            EnqueueOptions.defaults().dedupe("k1", Duration.ofMinutes(1)))
                     .deduplicated());
-            assertTrue(worker.enqueue("send", Map.of("n", "twice"), EnqueueOptions.defaults().dedupe("k1", Duration.ofMinutes(1)))
+            assertTrue(worker.enqueue(
+                            "send",
+                            Map.of("n", "twice"),
+                            EnqueueOptions.defaults().dedupe("k1", Duration.ofMinutes(1)))
                     .deduplicated());
             worker.publish("news", Map.of("n", "n1"));
 
@@ -142,9 +159,13 @@ class RedisTlsTest {
             assertEquals(1L, brokerState().exists(PREFIX + ":dedupe:k1"));
             // Acks are batched (flushed within a few ms): wait for the pending list to empty.
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> brokerState().xpending(PREFIX + ":default", "backstage-workers").getCount() == 0L);
+                    .until(() -> brokerState()
+                                    .xpending(PREFIX + ":default", "backstage-workers")
+                                    .getCount()
+                            == 0L);
             // No metric name or label carries the password or the key.
-            String ids = meters.getMeters().stream().map(m -> m.getId().toString()).reduce("", String::concat);
+            String ids =
+                    meters.getMeters().stream().map(m -> m.getId().toString()).reduce("", String::concat);
             assertFalse(ids.isEmpty());
             assertFalse(ids.contains(PASSWORD) || ids.contains("PRIVATE KEY"), ids);
         }
@@ -152,11 +173,11 @@ class RedisTlsTest {
 
     @Test
     void givenTlsWithTheSameAclUser_thenTheOperatorsDeclarerAndBacklogProbeWork() {
-        ProviderSettings settings = new ProviderSettings("redis", good.url("127.0.0.1", "worker", PASSWORD), PREFIX, null,
-                tls(false, certificates.ca()));
+        ProviderSettings settings = new ProviderSettings(
+                "redis", good.url("127.0.0.1", "worker", PASSWORD), PREFIX, null, tls(false, certificates.ca()));
         try (var provider = Providers.create(settings)) {
-            TopologyRequest topology = new TopologyRequest(List.of(TopologyRequest.QueueSpec.named("reports")),
-                    List.of("audit"), true, "backstage-workers");
+            TopologyRequest topology = new TopologyRequest(
+                    List.of(TopologyRequest.QueueSpec.named("reports")), List.of("audit"), true, "backstage-workers");
             List<DeclaredObject> declared = provider.declarer().declare(topology);
             assertTrue(declared.stream().noneMatch(o -> o.state() == DeclaredObject.State.FAILED), declared.toString());
             assertEquals(1L, brokerState().exists(PREFIX + ":reports"));
@@ -168,7 +189,8 @@ class RedisTlsTest {
 
     @Test
     void givenProvidersWithTheSameCredentials_thenTheyShareAConnection_andAChangedPasswordGetsItsOwn() {
-        RedisSettings first = RedisSettings.of(good.url("localhost", "sharing", PASSWORD)).withPrefix(PREFIX)
+        RedisSettings first = RedisSettings.of(good.url("localhost", "sharing", PASSWORD))
+                .withPrefix(PREFIX)
                 .withTls(new BrokerTls(certificates.ca(), null, null));
         String second = "second-" + PASSWORD;
         // The user gets a second password, as during a rotation: both are valid at once.
@@ -176,8 +198,10 @@ class RedisTlsTest {
         try (RedisProvider declaring = RedisProvider.connect(first);
                 RedisProvider probing = RedisProvider.connect(first)) {
             assertEquals(1, connectionsOf("sharing"), brokerState().clientList());
-            try (RedisProvider rotated = RedisProvider.connect(RedisSettings.of(good.url("localhost", "sharing", second))
-                    .withPrefix(PREFIX).withTls(new BrokerTls(certificates.ca(), null, null)))) {
+            try (RedisProvider rotated =
+                    RedisProvider.connect(RedisSettings.of(good.url("localhost", "sharing", second))
+                            .withPrefix(PREFIX)
+                            .withTls(new BrokerTls(certificates.ca(), null, null)))) {
                 assertEquals(2, connectionsOf("sharing"), brokerState().clientList());
                 assertTrue(rotated.health().up(), rotated.health().detail());
             }
@@ -191,75 +215,111 @@ class RedisTlsTest {
 
     /** Connections the broker has for ACL user {@code user} (CLIENT LIST). */
     private static long connectionsOf(String user) {
-        return brokerState().clientList().lines().filter(line -> line.contains(" user=" + user + " ")).count();
+        return brokerState()
+                .clientList()
+                .lines()
+                .filter(line -> line.contains(" user=" + user + " "))
+                .count();
     }
 
     @Test
     void givenAWrongPassword_thenTheFailureIsAuthenticationFailedInOneLineWithoutThePassword() {
         String wrong = "not-" + PASSWORD;
-        RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
-                RedisSettings.of(good.url("localhost", "worker", wrong)).withTls(new BrokerTls(certificates.ca(), null, null))));
+        RuntimeException e = assertThrows(
+                RuntimeException.class,
+                () -> RedisProvider.connect(RedisSettings.of(good.url("localhost", "worker", wrong))
+                        .withTls(new BrokerTls(certificates.ca(), null, null))));
         assertReason("AuthenticationFailed", e, wrong);
     }
 
     @Test
     void givenAServerCertificateFromAnotherCa_thenTheFailureIsTlsUntrusted() {
-        RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
-                RedisSettings.of(good.url("localhost", "worker", PASSWORD)).withTls(new BrokerTls(certificates.otherCa(), null, null))));
+        RuntimeException e = assertThrows(
+                RuntimeException.class,
+                () -> RedisProvider.connect(RedisSettings.of(good.url("localhost", "worker", PASSWORD))
+                        .withTls(new BrokerTls(certificates.otherCa(), null, null))));
         assertReason("TLSUntrusted", e, PASSWORD);
     }
 
     @Test
     void givenAServerCertificateForAnotherHost_thenTheFailureIsTlsHostnameMismatch() {
-        RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
-                RedisSettings.of(wrongHost.url("localhost", "worker", PASSWORD)).withTls(new BrokerTls(certificates.ca(), null, null))));
+        RuntimeException e = assertThrows(
+                RuntimeException.class,
+                () -> RedisProvider.connect(RedisSettings.of(wrongHost.url("localhost", "worker", PASSWORD))
+                        .withTls(new BrokerTls(certificates.ca(), null, null))));
         assertReason("TLSHostnameMismatch", e, PASSWORD);
     }
 
     @Test
     void givenAnExpiredServerCertificate_thenTheFailureIsTlsCertificateExpired() {
-        RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
-                RedisSettings.of(expired.url("localhost", "worker", PASSWORD)).withTls(new BrokerTls(certificates.ca(), null, null))));
+        RuntimeException e = assertThrows(
+                RuntimeException.class,
+                () -> RedisProvider.connect(RedisSettings.of(expired.url("localhost", "worker", PASSWORD))
+                        .withTls(new BrokerTls(certificates.ca(), null, null))));
         assertReason("TLSCertificateExpired", e, PASSWORD);
     }
 
     @Test
     void givenAServerThatRequiresClientCertificates_thenItTakesOurs_andRefusesNoneWithTlsClientCertificateRejected() {
-        try (RedisProvider provider = RedisProvider.connect(RedisSettings.of(mutual.url("localhost", "worker", PASSWORD))
-                .withPrefix(PREFIX).withTls(new BrokerTls(certificates.ca(), certificates.certificate("client"),
-                        certificates.key("client"))))) {
+        try (RedisProvider provider =
+                RedisProvider.connect(RedisSettings.of(mutual.url("localhost", "worker", PASSWORD))
+                        .withPrefix(PREFIX)
+                        .withTls(new BrokerTls(
+                                certificates.ca(), certificates.certificate("client"), certificates.key("client"))))) {
             assertTrue(provider.health().up(), provider.health().detail());
         }
-        RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(
-                RedisSettings.of(mutual.url("localhost", "worker", PASSWORD)).withTls(new BrokerTls(certificates.ca(), null, null))));
+        RuntimeException e = assertThrows(
+                RuntimeException.class,
+                () -> RedisProvider.connect(RedisSettings.of(mutual.url("localhost", "worker", PASSWORD))
+                        .withTls(new BrokerTls(certificates.ca(), null, null))));
         assertReason("TLSClientCertificateRejected", e, PASSWORD);
     }
 
     @Test
     void givenAPasswordRotatedUnderARunningWorker_thenReadyzSaysAuthenticationFailed() throws Exception {
         RedisProvider provider = RedisProvider.connect(RedisSettings.of(good.url("localhost", "rotating", PASSWORD))
-                .withPrefix(PREFIX).withTls(new BrokerTls(certificates.ca(), null, null)));
-        try (provider; dev.backstage.runtime.main.HealthServer health = new dev.backstage.runtime.main.HealthServer(0,
-                java.util.Optional::empty, () -> true, provider::health,
-                new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
-                        io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT))) {
+                .withPrefix(PREFIX)
+                .withTls(new BrokerTls(certificates.ca(), null, null)));
+        try (provider;
+                dev.backstage.runtime.main.HealthServer health = new dev.backstage.runtime.main.HealthServer(
+                        0,
+                        java.util.Optional::empty,
+                        () -> true,
+                        provider::health,
+                        new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                                io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT))) {
             java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
             java.net.URI readyz = java.net.URI.create("http://127.0.0.1:" + health.port() + "/readyz");
-            assertEquals(200, http.send(java.net.http.HttpRequest.newBuilder(readyz).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(
+                    200,
+                    http.send(
+                                    java.net.http.HttpRequest.newBuilder(readyz).build(),
+                                    java.net.http.HttpResponse.BodyHandlers.ofString())
+                            .statusCode());
             // The password changes on the broker and the worker's connections are dropped: lettuce reconnects with
             // the old one, which the broker refuses.
-            brokerState().aclSetuser("rotating", io.lettuce.core.AclSetuserArgs.Builder.resetpass().addPassword("new-" + PASSWORD));
+            brokerState()
+                    .aclSetuser(
+                            "rotating",
+                            io.lettuce.core.AclSetuserArgs.Builder.resetpass().addPassword("new-" + PASSWORD));
             brokerState().clientKill(io.lettuce.core.KillArgs.Builder.user("rotating"));
-            String body = await().atMost(Duration.ofSeconds(30)).until(() -> {
-                var response = http.send(java.net.http.HttpRequest.newBuilder(readyz).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString());
-                return response.statusCode() == 503 ? response.body() : "";
-            }, text -> text.startsWith("broker down: AuthenticationFailed: "));
+            String body = await().atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> {
+                                var response = http.send(
+                                        java.net.http.HttpRequest.newBuilder(readyz)
+                                                .build(),
+                                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                                return response.statusCode() == 503 ? response.body() : "";
+                            },
+                            text -> text.startsWith("broker down: AuthenticationFailed: "));
             assertEquals(1, body.strip().lines().count(), body);
             assertFalse(body.contains(PASSWORD), body);
         } finally {
-            brokerState().aclSetuser("rotating", io.lettuce.core.AclSetuserArgs.Builder.resetpass().addPassword(PASSWORD));
+            brokerState()
+                    .aclSetuser(
+                            "rotating",
+                            io.lettuce.core.AclSetuserArgs.Builder.resetpass().addPassword(PASSWORD));
         }
     }
 
@@ -273,9 +333,15 @@ class RedisTlsTest {
                   options:
                     tlsCaFile: %s
                 """.formatted(PREFIX, certificates.otherCa()));
-        String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
-                dev.backstage.runtime.main.RuntimeMain.class.getName(), config.toString()).redirectErrorStream(true);
+        String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString();
+        ProcessBuilder builder = new ProcessBuilder(
+                        javaBin,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        dev.backstage.runtime.main.RuntimeMain.class.getName(),
+                        config.toString())
+                .redirectErrorStream(true);
         builder.environment().put("BACKSTAGE_PROVIDER_URL", good.url("localhost", "worker", PASSWORD));
         builder.environment().put("BACKSTAGE_HTTP_PORT", "0");
         Process process = builder.start();
@@ -284,8 +350,10 @@ class RedisTlsTest {
         assertEquals(1, process.exitValue(), output);
         List<String> errors = output.lines().filter(l -> l.contains("ERROR")).toList();
         assertEquals(1, errors.size(), output);
-        assertTrue(errors.get(0).contains("worker cannot start: ")
-                && errors.get(0).contains("TLSUntrusted: redis at rediss://***@localhost:"), output);
+        assertTrue(
+                errors.get(0).contains("worker cannot start: ")
+                        && errors.get(0).contains("TLSUntrusted: redis at rediss://***@localhost:"),
+                output);
         assertFalse(output.contains(PASSWORD), output);
         assertFalse(output.contains("\tat "), "no stack trace: " + output);
     }
@@ -293,11 +361,24 @@ class RedisTlsTest {
     @Test
     void givenTheCliTlsFlags_thenItEnqueuesAndInspectsOverTls() {
         long before = brokerState().xlen(PREFIX + ":cli");
-        int exit = dev.backstage.runtime.cli.BackstageCli.execute("enqueue", "send", "{}", "--queue", "cli",
-                "--provider", "redis", "--url", good.url("localhost", "worker", PASSWORD), "--prefix", PREFIX,
-                "--tls-ca-file", certificates.ca().toString(),
-                "--tls-cert-file", certificates.certificate("client").toString(),
-                "--tls-key-file", certificates.key("client").toString());
+        int exit = dev.backstage.runtime.cli.BackstageCli.execute(
+                "enqueue",
+                "send",
+                "{}",
+                "--queue",
+                "cli",
+                "--provider",
+                "redis",
+                "--url",
+                good.url("localhost", "worker", PASSWORD),
+                "--prefix",
+                PREFIX,
+                "--tls-ca-file",
+                certificates.ca().toString(),
+                "--tls-cert-file",
+                certificates.certificate("client").toString(),
+                "--tls-key-file",
+                certificates.key("client").toString());
         assertEquals(0, exit);
         assertEquals(before + 1, brokerState().xlen(PREFIX + ":cli"));
     }

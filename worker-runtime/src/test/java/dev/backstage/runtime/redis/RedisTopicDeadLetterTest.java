@@ -36,6 +36,7 @@ class RedisTopicDeadLetterTest {
     RedisTopicDeadLetterTest(RedisMode mode) {
         this.redis = new RedisTestSupport(mode);
     }
+
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
 
     @AfterEach
@@ -50,8 +51,12 @@ class RedisTopicDeadLetterTest {
     void givenTwoGroupsAndOneAlwaysFailing_thenOnlyTheFailingGroupDeadLettersOneCopyWithTheOriginalFieldsAndError() {
         List<Integer> aRuns = new CopyOnWriteArrayList<>();
         List<String> bRuns = new CopyOnWriteArrayList<>();
-        Worker w = Worker.builder().provider(redis.provider()).consumerId("dl-pod").maxDeliveries(1)
-                .backoff(Backoff.fixed(Duration.ofMillis(100))).build();
+        Worker w = Worker.builder()
+                .provider(redis.provider())
+                .consumerId("dl-pod")
+                .maxDeliveries(1)
+                .backoff(Backoff.fixed(Duration.ofMillis(100)))
+                .build();
         closeables.add(w);
         w.subscribe(Subscription.group("rides", "a"), Ride.class, (ctx, ride) -> {
             aRuns.add(ctx.deliveryCount());
@@ -64,15 +69,20 @@ class RedisTopicDeadLetterTest {
         RedisKeys keys = redis.keys();
         String stream = keys.topic("rides");
         String deadA = keys.topicDeadLetter("rides", "grp:a");
-        assertEquals(redis.mode() == RedisMode.CLUSTER ? "{" + redis.prefix() + ":topic:rides}:grp:a:dead-letter"
-                : redis.prefix() + ":topic:rides:grp:a:dead-letter", deadA);
-        await().atMost(Duration.ofSeconds(30)).until(() -> redis.redis().xlen(deadA) >= 1
-                && redis.redis().xpending(stream, "grp:a").getCount() == 0
-                && redis.redis().xpending(stream, "grp:b").getCount() == 0);
+        assertEquals(
+                redis.mode() == RedisMode.CLUSTER
+                        ? "{" + redis.prefix() + ":topic:rides}:grp:a:dead-letter"
+                        : redis.prefix() + ":topic:rides:grp:a:dead-letter",
+                deadA);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> redis.redis().xlen(deadA) >= 1
+                        && redis.redis().xpending(stream, "grp:a").getCount() == 0
+                        && redis.redis().xpending(stream, "grp:b").getCount() == 0);
 
         List<StreamMessage<String, String>> dead = redis.redis().xrange(deadA, Range.create("-", "+"));
         assertEquals(1, dead.size(), "exactly one dead-letter copy: " + dead);
-        Map<String, String> original = redis.redis().xrange(stream, Range.create(id, id)).get(0).getBody();
+        Map<String, String> original =
+                redis.redis().xrange(stream, Range.create(id, id)).get(0).getBody();
         Map<String, String> copy = dead.get(0).getBody();
         assertEquals(original.get("payload"), copy.get("payload"), "the original payload, unchanged");
         assertEquals(original.get("publishedAt"), copy.get("publishedAt"));
@@ -80,7 +90,8 @@ class RedisTopicDeadLetterTest {
         assertEquals("grp:a", copy.get("group"));
         assertEquals("rides", copy.get("topic"));
         assertEquals("2", copy.get("deliveryCount"));
-        assertTrue(copy.get("error").contains("bad ride r9") && copy.get("error").contains("failed 2 times"),
+        assertTrue(
+                copy.get("error").contains("bad ride r9") && copy.get("error").contains("failed 2 times"),
                 copy.get("error"));
         assertTrue(Long.parseLong(copy.get("deadLetteredAt")) > 0);
         assertEquals(List.of(1, 2), aRuns, "maxDeliveries 1, the jobs' rule: deliveries 1 and 2, then dead-lettered");

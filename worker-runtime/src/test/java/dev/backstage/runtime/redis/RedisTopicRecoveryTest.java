@@ -41,14 +41,24 @@ class RedisTopicRecoveryTest {
     /** Publishes {@code ids} and reads them into the group as {@code consumer} without acking (a crash). */
     private String crashedReader(String group, String consumer, String... ids) {
         String stream = redis.prefix() + ":topic:rides";
-        redis.redis().xgroupCreate(StreamOffset.from(stream, "0"), group,
-                io.lettuce.core.XGroupCreateArgs.Builder.mkstream());
+        redis.redis()
+                .xgroupCreate(
+                        StreamOffset.from(stream, "0"), group, io.lettuce.core.XGroupCreateArgs.Builder.mkstream());
         for (String id : ids) {
-            redis.redis().xadd(stream, Map.of("payload", "{\"rideId\":\"" + id + "\"}", "publishedAt",
-                    Long.toString(System.currentTimeMillis())));
+            redis.redis()
+                    .xadd(
+                            stream,
+                            Map.of(
+                                    "payload",
+                                    "{\"rideId\":\"" + id + "\"}",
+                                    "publishedAt",
+                                    Long.toString(System.currentTimeMillis())));
         }
-        List<StreamMessage<String, String>> read = redis.redis().xreadgroup(Consumer.from(group, consumer),
-                XReadArgs.Builder.count(ids.length), StreamOffset.lastConsumed(stream));
+        List<StreamMessage<String, String>> read = redis.redis()
+                .xreadgroup(
+                        Consumer.from(group, consumer),
+                        XReadArgs.Builder.count(ids.length),
+                        StreamOffset.lastConsumed(stream));
         assertEquals(ids.length, read.size(), "the crashed consumer read every message");
         assertEquals(ids.length, redis.redis().xpending(stream, group).getCount(), "pending before recovery");
         return stream;
@@ -56,7 +66,10 @@ class RedisTopicRecoveryTest {
 
     private List<String> subscribe(String consumerId, Subscription subscription) {
         List<String> seen = new CopyOnWriteArrayList<>();
-        Worker worker = Worker.builder().provider(redis.provider()).consumerId(consumerId).build();
+        Worker worker = Worker.builder()
+                .provider(redis.provider())
+                .consumerId(consumerId)
+                .build();
         closeables.add(worker);
         worker.subscribe(subscription, Map.class, (ctx, p) -> seen.add(p.get("rideId") + "@" + ctx.deliveryCount()));
         worker.start();
@@ -67,22 +80,32 @@ class RedisTopicRecoveryTest {
     void givenEntriesLeftPendingUnderTheSameName_whenTheSubscriberRestarts_thenItRunsThemAndThePendingListEmpties() {
         String stream = crashedReader("grp:billing", "pod-0", "r1", "r2", "r3");
 
-        List<String> seen = subscribe("pod-0", Subscription.group("rides", "billing").from(StartPosition.EARLIEST));
+        List<String> seen =
+                subscribe("pod-0", Subscription.group("rides", "billing").from(StartPosition.EARLIEST));
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() >= 3
-                && redis.redis().xpending(stream, "grp:billing").getCount() == 0);
-        assertEquals(List.of("r1@2", "r2@2", "r3@2"), seen.stream().sorted().toList(), "each ran again once, as its second delivery");
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> seen.size() >= 3
+                        && redis.redis().xpending(stream, "grp:billing").getCount() == 0);
+        assertEquals(
+                List.of("r1@2", "r2@2", "r3@2"),
+                seen.stream().sorted().toList(),
+                "each ran again once, as its second delivery");
     }
 
     @Test
     void givenADeadMemberOfASharedGroup_whenItsEntriesGoIdle_thenAnotherMemberTakesThemWithTheirDeliveryCount() {
         String stream = crashedReader("grp:billing", "dead-pod", "r7", "r8");
 
-        List<String> seen = subscribe("live-pod", Subscription.group("rides", "billing").from(StartPosition.EARLIEST));
+        List<String> seen =
+                subscribe("live-pod", Subscription.group("rides", "billing").from(StartPosition.EARLIEST));
 
         // Idle threshold 2 s in RedisTestSupport: the live member takes both and acks them after its handler ran.
-        await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() >= 2
-                && redis.redis().xpending(stream, "grp:billing").getCount() == 0);
-        assertEquals(List.of("r7@2", "r8@2"), seen.stream().sorted().toList(), "each ran again once, as its second delivery");
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> seen.size() >= 2
+                        && redis.redis().xpending(stream, "grp:billing").getCount() == 0);
+        assertEquals(
+                List.of("r7@2", "r8@2"),
+                seen.stream().sorted().toList(),
+                "each ran again once, as its second delivery");
     }
 }

@@ -28,19 +28,27 @@ class RedisTraceLoggingTest {
         String user = UniqueNames.prefix("trace-user");
         String password = "Pw" + UniqueNames.prefix("s").replace("-", "") + "Z";
         try (RedisTestSupport redis = new RedisTestSupport()) {
-            redis.redis().aclSetuser(user, io.lettuce.core.AclSetuserArgs.Builder.on().addPassword(password)
-                    .allKeys().allCommands().allChannels());
+            redis.redis()
+                    .aclSetuser(
+                            user,
+                            io.lettuce.core.AclSetuserArgs.Builder.on()
+                                    .addPassword(password)
+                                    .allKeys()
+                                    .allCommands()
+                                    .allChannels());
             PrintStream original = System.out;
             ByteArrayOutputStream captured = new ByteArrayOutputStream();
             try {
                 System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-                LogBackend.configure(new LogSettings("trace", Map.of("io.lettuce", "trace", "io.netty", "trace"),
-                        LogFormat.TEXT), LogBackend.Target.STDOUT);
+                LogBackend.configure(
+                        new LogSettings("trace", Map.of("io.lettuce", "trace", "io.netty", "trace"), LogFormat.TEXT),
+                        LogBackend.Target.STDOUT);
                 // Proof that TRACE reaches the output for lettuce's loggers, whatever ran in this JVM before (the
                 // process-wide client resources may already exist, so their own TRACE lines need not come again).
                 LoggerFactory.getLogger("io.lettuce.core.RedisClient").trace("trace canary");
                 String url = RedisTestSupport.URL.replace("redis://", "redis://" + user + ":" + password + "@");
-                try (RedisProvider provider = RedisProvider.connect(RedisSettings.of(url).withPrefix(redis.prefix()))) {
+                try (RedisProvider provider =
+                        RedisProvider.connect(RedisSettings.of(url).withPrefix(redis.prefix()))) {
                     assertEquals("PONG", provider.sync().ping());
                 }
             } finally {
@@ -51,7 +59,9 @@ class RedisTraceLoggingTest {
                 redis.redis().aclDeluser(user);
             }
             String log = captured.toString(StandardCharsets.UTF_8);
-            assertTrue(log.lines().anyMatch(l -> l.contains(" TRACE ") && l.contains("trace canary")), "TRACE is on: " + log.lines().limit(5).toList());
+            assertTrue(
+                    log.lines().anyMatch(l -> l.contains(" TRACE ") && l.contains("trace canary")),
+                    "TRACE is on: " + log.lines().limit(5).toList());
             assertTrue(log.lines().anyMatch(l -> l.contains(" DEBUG ") && l.contains("io.lettuce")));
             assertFalse(log.contains(password), "the password is in the log");
         }

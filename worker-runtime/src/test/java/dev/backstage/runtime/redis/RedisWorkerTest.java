@@ -48,6 +48,7 @@ class RedisWorkerTest {
     RedisWorkerTest(RedisMode mode) {
         this.redis = new RedisTestSupport(mode);
     }
+
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
 
     @AfterEach
@@ -57,8 +58,12 @@ class RedisWorkerTest {
     }
 
     private Worker.Builder builder() {
-        return Worker.builder().provider(redis.provider()).queues("default").concurrency(8)
-                .shutdownGrace(Duration.ofSeconds(5)).backoff(Backoff.fixed(Duration.ofMillis(50)));
+        return Worker.builder()
+                .provider(redis.provider())
+                .queues("default")
+                .concurrency(8)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .backoff(Backoff.fixed(Duration.ofMillis(50)));
     }
 
     private Worker track(Worker worker) {
@@ -84,8 +89,9 @@ class RedisWorkerTest {
         worker.register("processOrder", Order.class, (ctx, order) -> {
             int now = running.incrementAndGet();
             most.accumulateAndGet(now, Math::max);
-            java.util.concurrent.CompletableFuture.runAsync(() -> {}, java.util.concurrent.CompletableFuture
-                    .delayedExecutor(50, TimeUnit.MILLISECONDS)).join();
+            java.util.concurrent.CompletableFuture.runAsync(
+                            () -> {}, java.util.concurrent.CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS))
+                    .join();
             running.decrementAndGet();
             done.countDown();
             return Next.done();
@@ -102,7 +108,8 @@ class RedisWorkerTest {
     void givenAChain_whenTheFirstTaskSucceeds_thenTheNextIsEnqueuedBeforeTheAck() {
         Worker worker = track(builder().build());
         List<String> pendingWhenReceiptRan = new CopyOnWriteArrayList<>();
-        worker.register("processOrder", Order.class, (ctx, order) -> Next.task("sendReceipt", new Receipt(order.orderId())));
+        worker.register(
+                "processOrder", Order.class, (ctx, order) -> Next.task("sendReceipt", new Receipt(order.orderId())));
         worker.register("sendReceipt", Receipt.class, (ctx, receipt) -> {
             // The processOrder entry must still be pending (not yet acked) or acked only after this entry
             // exists: we record the stream length, which includes this entry, proving it was written first.
@@ -135,7 +142,11 @@ class RedisWorkerTest {
         String dlq = redis.keys().deadLetter("default");
         await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 1);
         assertEquals(2, runs.get(), "ran once, retried once, then dead-lettered (max 1 retry)");
-        String error = redis.redis().xrange(dlq, Range.create("-", "+")).get(0).getBody().get("error");
+        String error = redis.redis()
+                .xrange(dlq, Range.create("-", "+"))
+                .get(0)
+                .getBody()
+                .get("error");
         assertTrue(error.contains("could not enqueue next task 'sendReceipt'"), error);
     }
 
@@ -156,7 +167,8 @@ class RedisWorkerTest {
         await().atMost(Duration.ofSeconds(15)).until(() -> redis.redis().xlen(dlq) == 1);
         assertEquals(List.of(1, 2, 3, 4), counts, "max 3 retries: 4 runs with counts 1..4");
         assertEquals(Set.of(result.id()), jobIds, "the job id is stable across retries");
-        Map<String, String> dead = redis.redis().xrange(dlq, Range.create("-", "+")).get(0).getBody();
+        Map<String, String> dead =
+                redis.redis().xrange(dlq, Range.create("-", "+")).get(0).getBody();
         assertEquals("flaky", dead.get("taskName"));
         assertEquals("{\"orderId\":\"o-3\"}", dead.get("payload"));
         assertEquals(result.id(), dead.get("originalId"));
@@ -170,9 +182,12 @@ class RedisWorkerTest {
     @Test
     void givenAHandledFailure_thenItIsRetriedAfterItsBackoffNotAfterTheIdleThreshold() {
         // Idle threshold 60 s: if the retry waited for it, this test would time out.
-        Worker worker = track(Worker.builder().provider(RedisProvider.connect(redis.settings()
-                        .withIdleTimeout(Duration.ofSeconds(60)))).queues("default").concurrency(4)
-                .backoff(Backoff.fixed(Duration.ofMillis(300))).build());
+        Worker worker = track(Worker.builder()
+                .provider(RedisProvider.connect(redis.settings().withIdleTimeout(Duration.ofSeconds(60))))
+                .queues("default")
+                .concurrency(4)
+                .backoff(Backoff.fixed(Duration.ofMillis(300)))
+                .build());
         List<Long> runTimes = new CopyOnWriteArrayList<>();
         worker.register("onceFails", Order.class, (ctx, order) -> {
             runTimes.add(System.nanoTime());
@@ -193,8 +208,13 @@ class RedisWorkerTest {
     @Test
     void givenAWorkerStoppedHardMidJob_thenAnotherWorkerReclaimsAndCompletesIt() throws Exception {
         RedisProvider doomedProvider = redis.provider();
-        Worker doomed = Worker.builder().provider(doomedProvider).queues("default").consumerId("doomed")
-                .concurrency(4).shutdownGrace(Duration.ZERO).build();
+        Worker doomed = Worker.builder()
+                .provider(doomedProvider)
+                .queues("default")
+                .consumerId("doomed")
+                .concurrency(4)
+                .shutdownGrace(Duration.ZERO)
+                .build();
         CountDownLatch started = new CountDownLatch(3);
         CountDownLatch never = new CountDownLatch(1);
         doomed.register("work", Order.class, (ctx, order) -> {
@@ -230,11 +250,15 @@ class RedisWorkerTest {
     void givenAJavaWorkerThatCrashed_thenItsEntriesAreTakenWhenItsHeartbeatStopsNotAfterTheIdleThreshold()
             throws Exception {
         // Idle threshold 60 s: only the missing heartbeat can explain a rescue within the bound below.
-        RedisSettings slowIdle = redis.settings().withIdleTimeout(Duration.ofSeconds(60))
-                .withDeadWorkerTimeout(Duration.ofSeconds(1));
+        RedisSettings slowIdle =
+                redis.settings().withIdleTimeout(Duration.ofSeconds(60)).withDeadWorkerTimeout(Duration.ofSeconds(1));
         RedisProvider crashing = RedisProvider.connect(slowIdle);
-        Worker victim = Worker.builder().provider(crashing).queues("default").consumerId("victim")
-                .shutdownGrace(Duration.ZERO).build();
+        Worker victim = Worker.builder()
+                .provider(crashing)
+                .queues("default")
+                .consumerId("victim")
+                .shutdownGrace(Duration.ZERO)
+                .build();
         CountDownLatch started = new CountDownLatch(2);
         victim.register("work", Order.class, (ctx, order) -> {
             started.countDown();
@@ -248,8 +272,11 @@ class RedisWorkerTest {
         crashing.close(); // the process "dies": no more heartbeats, nothing acked
 
         Set<String> completed = ConcurrentHashMap.newKeySet();
-        Worker rescuer = track(Worker.builder().provider(RedisProvider.connect(slowIdle)).queues("default")
-                .consumerId("rescuer").build());
+        Worker rescuer = track(Worker.builder()
+                .provider(RedisProvider.connect(slowIdle))
+                .queues("default")
+                .consumerId("rescuer")
+                .build());
         rescuer.register("work", Order.class, (ctx, order) -> {
             completed.add(order.orderId());
             return Next.done();
@@ -260,8 +287,8 @@ class RedisWorkerTest {
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
         assertTrue(tookMs < 30_000, "rescued in " + tookMs + " ms, well before the 60 s idle threshold");
         await().atMost(Duration.ofSeconds(5)).until(() -> pending(stream()) == 0);
-        await().atMost(Duration.ofSeconds(5)).until(() ->
-                !redis.redis().hexists(redis.keys().workers("backstage-workers"), "victim"));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> !redis.redis().hexists(redis.keys().workers("backstage-workers"), "victim"));
         victim.close();
     }
 
@@ -301,8 +328,13 @@ class RedisWorkerTest {
 
     @Test
     void givenShutdown_thenInFlightWorkFinishesWithinTheGraceAndTheRestStaysPending() throws Exception {
-        Worker worker = Worker.builder().provider(redis.provider()).queues("default").concurrency(2).prefetch(2)
-                .shutdownGrace(Duration.ofSeconds(5)).build();
+        Worker worker = Worker.builder()
+                .provider(redis.provider())
+                .queues("default")
+                .concurrency(2)
+                .prefetch(2)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .build();
         CountDownLatch twoRunning = new CountDownLatch(2);
         Set<String> finished = ConcurrentHashMap.newKeySet();
         worker.register("slow", Order.class, (ctx, order) -> {
@@ -335,8 +367,12 @@ class RedisWorkerTest {
 
     @Test
     void givenAShutdownGraceThatElapses_thenTheStuckDeliveryStaysPendingForRedelivery() throws Exception {
-        Worker worker = Worker.builder().provider(redis.provider()).queues("default").concurrency(1)
-                .shutdownGrace(Duration.ofMillis(300)).build();
+        Worker worker = Worker.builder()
+                .provider(redis.provider())
+                .queues("default")
+                .concurrency(1)
+                .shutdownGrace(Duration.ofMillis(300))
+                .build();
         CountDownLatch running = new CountDownLatch(1);
         worker.register("stuck", Order.class, (ctx, order) -> {
             running.countDown();
@@ -359,8 +395,13 @@ class RedisWorkerTest {
 
         String dlq = redis.keys().deadLetter("default");
         await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 1);
-        assertEquals("unknown task 'nobodyHandlesThis'",
-                redis.redis().xrange(dlq, Range.create("-", "+")).get(0).getBody().get("error"));
+        assertEquals(
+                "unknown task 'nobodyHandlesThis'",
+                redis.redis()
+                        .xrange(dlq, Range.create("-", "+"))
+                        .get(0)
+                        .getBody()
+                        .get("error"));
     }
 
     @Test
@@ -378,10 +419,16 @@ class RedisWorkerTest {
         String dlq = redis.keys().deadLetter("default");
         await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 2);
         List<StreamMessage<String, String>> dead = redis.redis().xrange(dlq, Range.create("-", "+"));
-        Map<String, String> notJson = dead.stream().filter(m -> m.getBody().get("payload").equals("{not json"))
-                .findFirst().orElseThrow().getBody();
-        Map<String, String> wrongShape = dead.stream().filter(m -> m.getBody().get("payload").equals("[1,2]"))
-                .findFirst().orElseThrow().getBody();
+        Map<String, String> notJson = dead.stream()
+                .filter(m -> m.getBody().get("payload").equals("{not json"))
+                .findFirst()
+                .orElseThrow()
+                .getBody();
+        Map<String, String> wrongShape = dead.stream()
+                .filter(m -> m.getBody().get("payload").equals("[1,2]"))
+                .findFirst()
+                .orElseThrow()
+                .getBody();
         assertTrue(notJson.get("error").startsWith("payload is not valid JSON"), notJson.get("error"));
         assertEquals("1", notJson.get("deliveryCount"), "never retried");
         assertTrue(wrongShape.get("error").contains("cannot be read as Order"), wrongShape.get("error"));
@@ -392,8 +439,8 @@ class RedisWorkerTest {
     void givenAHardTimeout_thenTheHandlerIsInterruptedAndTheDeliveryFails() {
         Worker worker = track(builder().maxDeliveries(1).build());
         AtomicInteger interrupted = new AtomicInteger();
-        worker.register("hangs", Order.class, TaskOptions.defaults().withHardTimeout(Duration.ofMillis(200)),
-                (ctx, order) -> {
+        worker.register(
+                "hangs", Order.class, TaskOptions.defaults().withHardTimeout(Duration.ofMillis(200)), (ctx, order) -> {
                     try {
                         Thread.sleep(20_000);
                     } catch (InterruptedException e) {
@@ -407,7 +454,11 @@ class RedisWorkerTest {
 
         String dlq = redis.keys().deadLetter("default");
         await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 1);
-        assertTrue(redis.redis().xrange(dlq, Range.create("-", "+")).get(0).getBody().get("error")
+        assertTrue(redis.redis()
+                .xrange(dlq, Range.create("-", "+"))
+                .get(0)
+                .getBody()
+                .get("error")
                 .startsWith("hard timeout"));
         await().atMost(Duration.ofSeconds(5)).until(() -> interrupted.get() == 2);
     }
@@ -415,8 +466,12 @@ class RedisWorkerTest {
     @Test
     void givenDeadLetters_whenRedriven_thenEveryEntryReturnsToItsQueueAndRuns() {
         RedisProvider provider = redis.provider();
-        Worker failing = Worker.builder().provider(provider).queues("default").maxDeliveries(1)
-                .backoff(Backoff.fixed(Duration.ofMillis(10))).build();
+        Worker failing = Worker.builder()
+                .provider(provider)
+                .queues("default")
+                .maxDeliveries(1)
+                .backoff(Backoff.fixed(Duration.ofMillis(10)))
+                .build();
         failing.register("fix-me", JsonNode.class, (ctx, payload) -> {
             throw new RuntimeException("bug");
         });
@@ -442,9 +497,13 @@ class RedisWorkerTest {
         });
         healed.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> fixed.size() == 5);
-        List<StreamMessage<String, String>> redriven = redis.redis().xrange(stream(), Range.create("-", "+"),
-                Limit.from(100));
-        assertTrue(redriven.stream().skip(5).allMatch(m -> "1".equals(m.getBody().get("attempts"))
-                && !m.getBody().containsKey("error")), "original job fields restored, dead-letter fields dropped");
+        List<StreamMessage<String, String>> redriven =
+                redis.redis().xrange(stream(), Range.create("-", "+"), Limit.from(100));
+        assertTrue(
+                redriven.stream()
+                        .skip(5)
+                        .allMatch(m -> "1".equals(m.getBody().get("attempts"))
+                                && !m.getBody().containsKey("error")),
+                "original job fields restored, dead-letter fields dropped");
     }
 }

@@ -30,8 +30,11 @@ public final class SeedBroadcastInterop {
         String probe = args[1];
         String url = "redis://127.0.0.1:" + port;
         List<String> java = new CopyOnWriteArrayList<>();
-        try (Worker worker = Worker.builder().provider(RedisProvider.connect(RedisSettings.of(url)))
-                .consumerId("java-worker").queues("default").build();
+        try (Worker worker = Worker.builder()
+                        .provider(RedisProvider.connect(RedisSettings.of(url)))
+                        .consumerId("java-worker")
+                        .queues("default")
+                        .build();
                 RedisClient client = RedisClient.create(url);
                 StatefulRedisConnection<String, String> redis = client.connect()) {
             worker.onBroadcast("cache.invalidate", Map.class, (ctx, p) -> {
@@ -40,15 +43,22 @@ public final class SeedBroadcastInterop {
             });
             worker.start();
             Process listener = new ProcessBuilder(probe, "listen", "127.0.0.1", port, "go-worker", "2")
-                    .redirectErrorStream(true).start();
-            BufferedReader out = new BufferedReader(new InputStreamReader(listener.getInputStream(),
-                    StandardCharsets.UTF_8));
+                    .redirectErrorStream(true)
+                    .start();
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(listener.getInputStream(), StandardCharsets.UTF_8));
             System.out.println(out.readLine()); // "seed-go listening"
-            await("the seed listener's group").atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> redis.sync()
-                    .xinfoGroups("backstage:broadcast").stream().anyMatch(g -> g.toString().contains("broadcast-go-worker")));
+            await("the seed listener's group")
+                    .atMost(Duration.ofSeconds(30))
+                    .ignoreExceptions()
+                    .until(() -> redis.sync().xinfoGroups("backstage:broadcast").stream()
+                            .anyMatch(g -> g.toString().contains("broadcast-go-worker")));
             System.out.println("java sent " + worker.broadcast("cache.invalidate", Map.of("key", "from-java")));
-            Process sender = new ProcessBuilder(probe, "send", "127.0.0.1", port, "cache.invalidate",
-                    "{\"key\":\"from-go\"}").redirectErrorStream(true).inheritIO().start();
+            Process sender = new ProcessBuilder(
+                            probe, "send", "127.0.0.1", port, "cache.invalidate", "{\"key\":\"from-go\"}")
+                    .redirectErrorStream(true)
+                    .inheritIO()
+                    .start();
             if (!sender.waitFor(30, TimeUnit.SECONDS) || sender.exitValue() != 0) {
                 throw new IllegalStateException("the seed sender failed");
             }
@@ -59,12 +69,16 @@ public final class SeedBroadcastInterop {
                 seedGot += line.startsWith("seed-go received") ? 1 : 0;
             }
             boolean seedDone = listener.waitFor(30, TimeUnit.SECONDS);
-            await("both broadcasts on the Java side").atMost(Duration.ofSeconds(30)).until(() -> java.size() >= 2);
+            await("both broadcasts on the Java side")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> java.size() >= 2);
             java.forEach(System.out::println);
             for (Object group : redis.sync().xinfoGroups("backstage:broadcast")) {
                 System.out.println("XINFO GROUPS backstage:broadcast -> " + group);
             }
-            boolean ok = seedDone && seedGot == 2 && java.size() == 2
+            boolean ok = seedDone
+                    && seedGot == 2
+                    && java.size() == 2
                     && java.stream().anyMatch(l -> l.contains("key=from-go"))
                     && java.stream().anyMatch(l -> l.contains("key=from-java"));
             System.out.println(ok ? "INTEROP OK: each side received both broadcasts" : "INTEROP FAILED");

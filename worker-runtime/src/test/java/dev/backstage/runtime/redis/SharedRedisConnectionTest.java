@@ -32,12 +32,18 @@ class SharedRedisConnectionTest {
             List<RedisProvider> providers = new ArrayList<>();
             try {
                 for (int i = 0; i < 6; i++) {
-                    RedisProvider provider = RedisProvider.connect(RedisSettings.of(url).withPrefix(redis.prefix()));
+                    RedisProvider provider =
+                            RedisProvider.connect(RedisSettings.of(url).withPrefix(redis.prefix()));
                     providers.add(provider);
                     // Each provider declares and probes, as the operator's two per topology do.
-                    List<DeclaredObject> declared = provider.declarer().declare(new TopologyRequest(
-                            List.of(TopologyRequest.QueueSpec.named("q" + i)), List.of(), false, "backstage-workers"));
-                    assertTrue(declared.stream().noneMatch(o -> o.state() == DeclaredObject.State.FAILED),
+                    List<DeclaredObject> declared = provider.declarer()
+                            .declare(new TopologyRequest(
+                                    List.of(TopologyRequest.QueueSpec.named("q" + i)),
+                                    List.of(),
+                                    false,
+                                    "backstage-workers"));
+                    assertTrue(
+                            declared.stream().noneMatch(o -> o.state() == DeclaredObject.State.FAILED),
                             declared.toString());
                     provider.backlogProbe().measure(List.of("q" + i), "backstage-workers");
                 }
@@ -67,9 +73,11 @@ class SharedRedisConnectionTest {
         String name = UniqueNames.prefix("reopen");
         String url = RedisTestSupport.URL + "?clientName=" + name;
         try (RedisTestSupport redis = new RedisTestSupport()) {
-            RedisProvider.connect(RedisSettings.of(url).withPrefix(redis.prefix())).close();
+            RedisProvider.connect(RedisSettings.of(url).withPrefix(redis.prefix()))
+                    .close();
             await().atMost(Duration.ofSeconds(20)).until(() -> connectionsNamed(redis, name) == 0);
-            try (RedisProvider again = RedisProvider.connect(RedisSettings.of(url).withPrefix(redis.prefix()))) {
+            try (RedisProvider again =
+                    RedisProvider.connect(RedisSettings.of(url).withPrefix(redis.prefix()))) {
                 assertTrue(again.health().up(), again.health().detail());
                 assertEquals(1, connectionsNamed(redis, name), redis.redis().clientList());
             }
@@ -85,7 +93,8 @@ class SharedRedisConnectionTest {
         String url = "redis://127.0.0.1:" + port + "?clientName=" + UniqueNames.prefix("refused");
         int before = SharedRedisConnection.open();
         for (int attempt = 0; attempt < 2; attempt++) {
-            RuntimeException e = assertThrows(RuntimeException.class, () -> RedisProvider.connect(RedisSettings.of(url)));
+            RuntimeException e =
+                    assertThrows(RuntimeException.class, () -> RedisProvider.connect(RedisSettings.of(url)));
             assertTrue(e.getMessage().contains(":" + port), e.getMessage());
             assertEquals(before, SharedRedisConnection.open(), "a failed attempt leaves no shared connection behind");
         }
@@ -93,6 +102,10 @@ class SharedRedisConnectionTest {
 
     /** The broker's count of connections that carry {@code name} (CLIENT LIST). */
     static long connectionsNamed(RedisTestSupport redis, String name) {
-        return redis.redis().clientList().lines().filter(line -> line.contains(" name=" + name + " ")).count();
+        return redis.redis()
+                .clientList()
+                .lines()
+                .filter(line -> line.contains(" name=" + name + " "))
+                .count();
     }
 }

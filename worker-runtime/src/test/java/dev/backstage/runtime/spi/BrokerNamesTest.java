@@ -15,11 +15,23 @@ class BrokerNamesTest {
 
     @Test
     void givenHostileNames_thenEachIsRefusedWithAPrintableOneLineMessage() {
-        for (String name : new String[] {"$(rm -rf /)", "../../etc/passwd", "<script>alert(1)</script>", "a\nb",
-                "\u202Eevil", "\u001B[31mred", "", " default", "x".repeat(100_001)}) {
-            for (Optional<String> problem : java.util.List.of(BrokerNames.queueProblem("q", name),
-                    BrokerNames.groupProblem("g", name), BrokerNames.prefixProblem("p", name),
-                    BrokerNames.taskProblem("t", name), BrokerNames.scheduleProblem("s", name))) {
+        for (String name : new String[] {
+            "$(rm -rf /)",
+            "../../etc/passwd",
+            "<script>alert(1)</script>",
+            "a\nb",
+            "\u202Eevil",
+            "\u001B[31mred",
+            "",
+            " default",
+            "x".repeat(100_001)
+        }) {
+            for (Optional<String> problem : java.util.List.of(
+                    BrokerNames.queueProblem("q", name),
+                    BrokerNames.groupProblem("g", name),
+                    BrokerNames.prefixProblem("p", name),
+                    BrokerNames.taskProblem("t", name),
+                    BrokerNames.scheduleProblem("s", name))) {
                 assertTrue(problem.isPresent(), name);
                 String message = problem.get();
                 assertTrue(message.chars().allMatch(c -> c >= 0x20 && c < 0x7f || c == '…'), message);
@@ -33,10 +45,14 @@ class BrokerNamesTest {
     void givenAPrefixWithASeparator_thenItCannotReachIntoAnotherPrefixsQueues() {
         assertTrue(BrokerNames.prefixProblem("--prefix", "hy:a").orElseThrow().contains("no '.' or ':'"));
         assertTrue(BrokerNames.prefixProblem("--prefix", "hy.a").isPresent());
-        assertTrue(BrokerNames.queueProblem("--queue", "dead-letter").orElseThrow().contains("is reserved"));
-        assertTrue(BrokerNames.queueProblem("--queue", "a.dead-letter").orElseThrow().contains("is reserved"));
+        assertTrue(
+                BrokerNames.queueProblem("--queue", "dead-letter").orElseThrow().contains("is reserved"));
+        assertTrue(BrokerNames.queueProblem("--queue", "a.dead-letter")
+                .orElseThrow()
+                .contains("is reserved"));
         assertTrue(BrokerNames.queueProblem("--queue", "topic.x").isPresent());
-        ConfigurationException e = assertThrows(ConfigurationException.class,
+        ConfigurationException e = assertThrows(
+                ConfigurationException.class,
                 () -> new ProviderSettings("redis", "redis://127.0.0.1:6379", "hy:a", null, null));
         assertTrue(e.getMessage().startsWith("key prefix 'hy:a' is not a valid key prefix"), e.getMessage());
     }
@@ -45,10 +61,11 @@ class BrokerNamesTest {
     void givenASchedule_whenItsNameBreaksTheRule_thenScheduleRefusesItWithBrokerNamesMessage() {
         assertEquals(Optional.empty(), BrokerNames.scheduleProblem("s", "nightly-report.v2"));
         assertTrue(BrokerNames.scheduleProblem("s", "x".repeat(101)).isPresent());
-        InvalidScheduleException e = assertThrows(InvalidScheduleException.class,
-                () -> Schedule.of("a\nb", "@hourly", "report"));
+        InvalidScheduleException e =
+                assertThrows(InvalidScheduleException.class, () -> Schedule.of("a\nb", "@hourly", "report"));
         assertEquals(BrokerNames.scheduleProblem("schedule", "a\nb").orElseThrow(), e.getMessage());
-        assertTrue(e.getMessage().startsWith("schedule 'a\\u000Ab' is not a valid schedule name: use 1-100"),
+        assertTrue(
+                e.getMessage().startsWith("schedule 'a\\u000Ab' is not a valid schedule name: use 1-100"),
                 e.getMessage());
     }
 

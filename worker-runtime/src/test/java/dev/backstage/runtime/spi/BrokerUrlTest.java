@@ -60,8 +60,12 @@ class BrokerUrlTest {
         assertEquals("p@ss/w", amqp.password());
         assertEquals(List.of("rabbit.example:5673"), amqp.hosts());
         assertEquals("/vh", amqp.path());
-        assertEquals(List.of("h:5671"), BrokerUrl.parse("amqps://h", BrokerUrl.RABBITMQ).hosts());
-        assertEquals(List.of("a:9092", "[::1]:9093"), BrokerUrl.parse("a,[::1]:9093", BrokerUrl.KAFKA).hosts());
+        assertEquals(
+                List.of("h:5671"),
+                BrokerUrl.parse("amqps://h", BrokerUrl.RABBITMQ).hosts());
+        assertEquals(
+                List.of("a:9092", "[::1]:9093"),
+                BrokerUrl.parse("a,[::1]:9093", BrokerUrl.KAFKA).hosts());
         BrokerUrl redis = BrokerUrl.parse("redis://:pw@127.0.0.1", BrokerUrl.REDIS);
         assertEquals("", redis.username());
         assertEquals("pw", redis.password());
@@ -72,9 +76,13 @@ class BrokerUrlTest {
 
     @Test
     void givenAnyUrlShape_whenRedacted_thenTheCredentialsAreHidden() {
-        for (String url : List.of("user:" + SECRET + "@h:9092", "kafka://user:" + SECRET + "@x@h:9092",
-                "amqp://guest:" + SECRET + "@x@h:abc", "amqp://guest:" + SECRET + "/x@h:5672",
-                "redis://:" + SECRET + "@h:6379/0", "redis://h:6379/0?password=" + SECRET,
+        for (String url : List.of(
+                "user:" + SECRET + "@h:9092",
+                "kafka://user:" + SECRET + "@x@h:9092",
+                "amqp://guest:" + SECRET + "@x@h:abc",
+                "amqp://guest:" + SECRET + "/x@h:5672",
+                "redis://:" + SECRET + "@h:6379/0",
+                "redis://h:6379/0?password=" + SECRET,
                 "u:" + SECRET + "@h1:9092,h2:9092")) {
             String redacted = Redaction.url(url);
             assertFalse(redacted.contains(SECRET), url + " -> " + redacted);

@@ -34,14 +34,20 @@ public final class RuntimeDemo {
         RedisSettings settings = RedisSettings.of(url).withPrefix(prefix);
 
         Set<String> receipts = ConcurrentHashMap.newKeySet();
-        try (Worker worker = Worker.builder().provider(RedisProvider.connect(settings)).queues("default")
-                .concurrency(32).maxDeliveries(2).backoff(Backoff.fixed(Duration.ofMillis(250)))
-                .shutdownGrace(Duration.ofSeconds(10)).build()) {
+        try (Worker worker = Worker.builder()
+                .provider(RedisProvider.connect(settings))
+                .queues("default")
+                .concurrency(32)
+                .maxDeliveries(2)
+                .backoff(Backoff.fixed(Duration.ofMillis(250)))
+                .shutdownGrace(Duration.ofSeconds(10))
+                .build()) {
             new ModuleBinder(worker).install(new OrderTasks(receipts::add));
             worker.start();
             System.out.println(worker.capabilityReport());
-            System.out.printf("enqueueing %d orders on %s:default (%d with a flaky card, %d declined)%n", orders,
-                    prefix, flaky, declined);
+            System.out.printf(
+                    "enqueueing %d orders on %s:default (%d with a flaky card, %d declined)%n",
+                    orders, prefix, flaky, declined);
             long started = System.nanoTime();
             for (int i = 0; i < orders; i++) {
                 String card = i < declined ? "declined" : i < declined + flaky ? "flaky" : "visa";
@@ -62,18 +68,32 @@ public final class RuntimeDemo {
             System.out.println();
             System.out.println();
             System.out.println("summary");
-            System.out.printf(Locale.ROOT, "  processed      %6d deliveries acked (%d orders, %d receipts)%n", totals.acks(),
-                    orders - declined, receipts.size());
+            System.out.printf(
+                    Locale.ROOT,
+                    "  processed      %6d deliveries acked (%d orders, %d receipts)%n",
+                    totals.acks(),
+                    orders - declined,
+                    receipts.size());
             System.out.printf(Locale.ROOT, "  retried        %6d deliveries%n", totals.retries());
-            System.out.printf(Locale.ROOT, "  dead-lettered  %6d jobs (in %s:default:dead-letter)%n", totals.deadLetters(), prefix);
-            System.out.printf(Locale.ROOT, "  elapsed        %6.1f s (%.0f jobs/s)%n", seconds, totals.acks() / seconds);
+            System.out.printf(
+                    Locale.ROOT,
+                    "  dead-lettered  %6d jobs (in %s:default:dead-letter)%n",
+                    totals.deadLetters(),
+                    prefix);
+            System.out.printf(
+                    Locale.ROOT, "  elapsed        %6.1f s (%.0f jobs/s)%n", seconds, totals.acks() / seconds);
             try (RedisProvider probe = RedisProvider.connect(settings)) {
-                QueueBacklog q = probe.backlogProbe().measure(List.of("default"), "backstage-workers").queues().get(0);
-                System.out.printf("  broker says    undelivered %d, in flight %d, dead letters %d%n", q.undelivered(),
-                        q.inFlight(), q.deadLetters());
+                QueueBacklog q = probe.backlogProbe()
+                        .measure(List.of("default"), "backstage-workers")
+                        .queues()
+                        .get(0);
+                System.out.printf(
+                        "  broker says    undelivered %d, in flight %d, dead letters %d%n",
+                        q.undelivered(), q.inFlight(), q.deadLetters());
                 var first = probe.deadLetters().list("default", 1);
                 if (!first.isEmpty()) {
-                    System.out.println("  a dead letter  " + first.get(0).taskName() + ": " + first.get(0).error());
+                    System.out.println("  a dead letter  " + first.get(0).taskName() + ": "
+                            + first.get(0).error());
                 }
             }
             System.out.println("inspect it:    bin/backstage inspect --prefix " + prefix + " --queue default");
@@ -81,8 +101,15 @@ public final class RuntimeDemo {
     }
 
     private static void printProgress(WorkerTotals t, int receipts, int inFlight, long started) {
-        System.out.printf(Locale.ROOT, "\rprocessed %6d | receipts %6d | retried %4d | dead-lettered %4d | in flight %3d | %5.1fs",
-                t.acks(), receipts, t.retries(), t.deadLetters(), inFlight, (System.nanoTime() - started) / 1e9);
+        System.out.printf(
+                Locale.ROOT,
+                "\rprocessed %6d | receipts %6d | retried %4d | dead-lettered %4d | in flight %3d | %5.1fs",
+                t.acks(),
+                receipts,
+                t.retries(),
+                t.deadLetters(),
+                inFlight,
+                (System.nanoTime() - started) / 1e9);
         System.out.flush();
     }
 }

@@ -28,9 +28,11 @@ public final class AutoscalingSimulation {
     static final long OUR_POLL_MS = 5_000;
     /** RabbitMQ's management statistics refresh (collect_statistics_interval, 5 s by default). */
     static final long RABBITMQ_STATS_REFRESH_MS = 5_000;
+
     static final double STARTUP_SECONDS = 10;
     /** Kubernetes' default terminationGracePeriodSeconds: what a Deployment scaled by KEDA gets unless set. */
     static final double KUBERNETES_DEFAULT_GRACE = 30;
+
     static final double TAIL_SECONDS = 900;
 
     private final SimulationRunner runner;
@@ -48,10 +50,14 @@ public final class AutoscalingSimulation {
      */
     public static void main(String[] args) {
         if (args.length == 4 && args[0].equals("--timeline")) {
-            Scenario scenario = scenarios().stream().filter(sc -> sc.trace().name().equals(args[1])).findFirst()
+            Scenario scenario = scenarios().stream()
+                    .filter(sc -> sc.trace().name().equals(args[1]))
+                    .findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("no trace " + args[1]));
-            Contestant contestant = scenario.contestants().stream().filter(c -> c.label().equals(args[2]))
-                    .findFirst().orElseThrow(() -> new IllegalArgumentException("no autoscaler " + args[2]));
+            Contestant contestant = scenario.contestants().stream()
+                    .filter(c -> c.label().equals(args[2]))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("no autoscaler " + args[2]));
             RunResult result = new SimulationRunner(System.out).run(scenario, contestant, Integer.parseInt(args[3]));
             System.out.println(result);
             return;
@@ -59,7 +65,9 @@ public final class AutoscalingSimulation {
         List<Scenario> chosen = scenarios();
         if (args.length == 2 && args[0].equals("--only")) {
             List<String> names = List.of(args[1].split(","));
-            chosen = chosen.stream().filter(sc -> names.contains(sc.trace().name())).toList();
+            chosen = chosen.stream()
+                    .filter(sc -> names.contains(sc.trace().name()))
+                    .toList();
         }
         new AutoscalingSimulation(System.out, new SimulationRunner(null)).runAll(chosen);
     }
@@ -91,8 +99,11 @@ public final class AutoscalingSimulation {
                 ArrivalTrace.stepBurst("exp-step", 10, 100, 300, 300, 1200),
                 ArrivalTrace.squareWave(100, 60, 60, 10),
                 ArrivalTrace.diurnal("diurnal-150", 2, 150, 1800, 2))) {
-            ScalingPolicy.Builder builder = ScalingPolicy.builder().minReplicas(0).maxReplicas(60)
-                    .pollInterval(Duration.ofMillis(OUR_POLL_MS)).targetBacklogPerReplica(10)
+            ScalingPolicy.Builder builder = ScalingPolicy.builder()
+                    .minReplicas(0)
+                    .maxReplicas(60)
+                    .pollInterval(Duration.ofMillis(OUR_POLL_MS))
+                    .targetBacklogPerReplica(10)
                     .concurrencyPerReplica(4);
             if (System.getenv("SIM_LOOKAHEAD") != null) {
                 builder.scaleUpLookahead(Duration.ofSeconds(Long.parseLong(System.getenv("SIM_LOOKAHEAD"))));
@@ -103,12 +114,17 @@ public final class AutoscalingSimulation {
             ScalingPolicy policy = builder.build();
             List<Contestant> contestants = new ArrayList<>();
             contestants.add(ours("backstage", EQUAL_GRACE, policy));
-            contestants.add(ours("backstage, drain 30 s", EQUAL_GRACE,
+            contestants.add(ours(
+                    "backstage, drain 30 s",
+                    EQUAL_GRACE,
                     builder.targetDrain(Duration.ofSeconds(30)).build()));
             KedaSettings keda = KedaSettings.defaults(10, 60, KedaMetric.READY_PLUS_UNACKED, 0);
             contestants.add(keda("keda+hpa (defaults, target 10)", Contestant.Role.BASELINE, EQUAL_GRACE, keda));
             for (long target : KEDA_TARGET_SWEEP) {
-                contestants.add(keda("keda+hpa, target " + target, Contestant.Role.KEDA_SWEEP, EQUAL_GRACE,
+                contestants.add(keda(
+                        "keda+hpa, target " + target,
+                        Contestant.Role.KEDA_SWEEP,
+                        EQUAL_GRACE,
                         KedaSettings.defaults(target, 60, KedaMetric.READY_PLUS_UNACKED, 0)));
             }
             scenarios.add(new Scenario(trace, exponential, 60, TAIL_SECONDS, notes, contestants));
@@ -129,40 +145,107 @@ public final class AutoscalingSimulation {
                 ArrivalTrace.stepBurst(4, 40, 300, 300, 1200),
                 ArrivalTrace.sawtooth(30, 240, 60, 4),
                 ArrivalTrace.diurnal(2, 38, 1800, 2))) {
-            scenarios.add(new Scenario(trace, shortJobs, 40, TAIL_SECONDS, sharedQueueNotes,
-                    standardContestants(10, 4, 40, null, 60, Duration.ofSeconds(30), ScalingPolicy.DEFAULT_RATE_WINDOW, KedaMetric.READY_PLUS_UNACKED, 0)));
+            scenarios.add(new Scenario(
+                    trace,
+                    shortJobs,
+                    40,
+                    TAIL_SECONDS,
+                    sharedQueueNotes,
+                    standardContestants(
+                            10,
+                            4,
+                            40,
+                            null,
+                            60,
+                            Duration.ofSeconds(30),
+                            ScalingPolicy.DEFAULT_RATE_WINDOW,
+                            KedaMetric.READY_PLUS_UNACKED,
+                            0)));
         }
-        scenarios.add(new Scenario(ArrivalTrace.ramp("kafka-ramp", 2, 23, 600, 600), kafka, 40, TAIL_SECONDS,
+        scenarios.add(new Scenario(
+                ArrivalTrace.ramp("kafka-ramp", 2, 23, 600, 600),
+                kafka,
+                40,
+                TAIL_SECONDS,
                 "both: max 40, lagThreshold / target 10; ours: partitionCap 12, concurrency 4, grace 60 s; KEDA: "
                         + KedaMetric.KAFKA_LAG_CAPPED.description + ", grace 30 s",
-                standardContestants(10, 4, 40, 12, 60, Duration.ofSeconds(30), ScalingPolicy.DEFAULT_RATE_WINDOW, KedaMetric.KAFKA_LAG_CAPPED, 12)));
-        List<Contestant> longJobContestants = new ArrayList<>(
-                standardContestants(1, 1, 40, null, 150, Duration.ofSeconds(600), Duration.ofSeconds(300), KedaMetric.READY_PLUS_UNACKED, 0));
+                standardContestants(
+                        10,
+                        4,
+                        40,
+                        12,
+                        60,
+                        Duration.ofSeconds(30),
+                        ScalingPolicy.DEFAULT_RATE_WINDOW,
+                        KedaMetric.KAFKA_LAG_CAPPED,
+                        12)));
+        List<Contestant> longJobContestants = new ArrayList<>(standardContestants(
+                1,
+                1,
+                40,
+                null,
+                150,
+                Duration.ofSeconds(600),
+                Duration.ofSeconds(300),
+                KedaMetric.READY_PLUS_UNACKED,
+                0));
         KedaSettings readyOnly = KedaSettings.defaults(1, 40, KedaMetric.READY_ONLY, 0);
-        longJobContestants.add(keda("keda+hpa, ready-only metric", Contestant.Role.VARIANT, KUBERNETES_DEFAULT_GRACE,
-                readyOnly));
-        longJobContestants.add(keda("keda+hpa, grace 150 s like ours", Contestant.Role.VARIANT, 150,
+        longJobContestants.add(
+                keda("keda+hpa, ready-only metric", Contestant.Role.VARIANT, KUBERNETES_DEFAULT_GRACE, readyOnly));
+        longJobContestants.add(keda(
+                "keda+hpa, grace 150 s like ours",
+                Contestant.Role.VARIANT,
+                150,
                 KedaSettings.defaults(1, 40, KedaMetric.READY_PLUS_UNACKED, 0)));
-        longJobContestants.add(new Contestant("backstage, grace 30 s like KEDA", Contestant.Role.VARIANT,
-                KUBERNETES_DEFAULT_GRACE, longJobContestants.get(0).factory()));
-        scenarios.add(new Scenario(ArrivalTrace.constant("long-jobs", 0.1, 1800,
-                "0.1 jobs/s of 2-minute jobs for 30 min (video transcodes): workers stay busy while the ready "
-                        + "queue is often empty"), longJobs, 40, TAIL_SECONDS,
+        longJobContestants.add(new Contestant(
+                "backstage, grace 30 s like KEDA",
+                Contestant.Role.VARIANT,
+                KUBERNETES_DEFAULT_GRACE,
+                longJobContestants.get(0).factory()));
+        scenarios.add(new Scenario(
+                ArrivalTrace.constant(
+                        "long-jobs",
+                        0.1,
+                        1800,
+                        "0.1 jobs/s of 2-minute jobs for 30 min (video transcodes): workers stay busy while the ready "
+                                + "queue is often empty"),
+                longJobs,
+                40,
+                TAIL_SECONDS,
                 "both: max 40, target 1 outstanding/replica; ours: concurrency 1, grace 150 s (shutdownGrace >= "
-                        + "longest job), drain variant with a 300 s rate window; KEDA: grace 30 s unless said", longJobContestants));
+                        + "longest job), drain variant with a 300 s rate window; KEDA: grace 30 s unless said",
+                longJobContestants));
         return scenarios;
     }
 
-    private static List<Contestant> standardContestants(long target, int concurrency, int max, Integer partitions,
-                                                        double ourGrace, Duration drain, Duration rateWindow,
-                                                        KedaMetric metric, int kedaPartitions) {
-        ScalingPolicy backlogOnly = ScalingPolicy.builder().minReplicas(0).maxReplicas(max)
+    private static List<Contestant> standardContestants(
+            long target,
+            int concurrency,
+            int max,
+            Integer partitions,
+            double ourGrace,
+            Duration drain,
+            Duration rateWindow,
+            KedaMetric metric,
+            int kedaPartitions) {
+        ScalingPolicy backlogOnly = ScalingPolicy.builder()
+                .minReplicas(0)
+                .maxReplicas(max)
                 .pollInterval(Duration.ofMillis(OUR_POLL_MS))
-                .targetBacklogPerReplica(target).partitionCap(partitions).concurrencyPerReplica(concurrency).build();
-        ScalingPolicy withDrain = ScalingPolicy.builder().minReplicas(0).maxReplicas(max)
+                .targetBacklogPerReplica(target)
+                .partitionCap(partitions)
+                .concurrencyPerReplica(concurrency)
+                .build();
+        ScalingPolicy withDrain = ScalingPolicy.builder()
+                .minReplicas(0)
+                .maxReplicas(max)
                 .pollInterval(Duration.ofMillis(OUR_POLL_MS))
-                .targetBacklogPerReplica(target).partitionCap(partitions).concurrencyPerReplica(concurrency)
-                .targetDrain(drain).rateWindow(rateWindow).build();
+                .targetBacklogPerReplica(target)
+                .partitionCap(partitions)
+                .concurrencyPerReplica(concurrency)
+                .targetDrain(drain)
+                .rateWindow(rateWindow)
+                .build();
         KedaSettings keda = KedaSettings.defaults(target, max, metric, kedaPartitions);
         List<Contestant> contestants = new ArrayList<>(List.of(
                 ours("backstage", ourGrace, backlogOnly),
@@ -170,25 +253,42 @@ public final class AutoscalingSimulation {
         if (partitions == null) {
             // The same policy on RabbitMQ figures: the management API refreshes ready/unacked and the publish
             // counter every 5 s, so each sample is up to 5 s old (KEDA's rows keep live figures: stricter for us).
-            contestants.add(new Contestant("backstage, stats 5 s old (rmq)", Contestant.Role.VARIANT, ourGrace,
-                    phase -> new BackstageAutoscaler(backlogOnly, OUR_POLL_MS, (phase * 3_000L) % OUR_POLL_MS,
-                            RABBITMQ_STATS_REFRESH_MS, (phase * 1_700L) % RABBITMQ_STATS_REFRESH_MS)));
+            contestants.add(new Contestant(
+                    "backstage, stats 5 s old (rmq)",
+                    Contestant.Role.VARIANT,
+                    ourGrace,
+                    phase -> new BackstageAutoscaler(
+                            backlogOnly,
+                            OUR_POLL_MS,
+                            (phase * 3_000L) % OUR_POLL_MS,
+                            RABBITMQ_STATS_REFRESH_MS,
+                            (phase * 1_700L) % RABBITMQ_STATS_REFRESH_MS)));
         }
         contestants.addAll(List.of(
                 keda("keda+hpa (defaults)", Contestant.Role.BASELINE, KUBERNETES_DEFAULT_GRACE, keda),
-                keda("keda+hpa, useCachedMetrics", Contestant.Role.VARIANT, KUBERNETES_DEFAULT_GRACE,
+                keda(
+                        "keda+hpa, useCachedMetrics",
+                        Contestant.Role.VARIANT,
+                        KUBERNETES_DEFAULT_GRACE,
                         keda.withCachedMetrics())));
         return contestants;
     }
 
     private static Contestant ours(String label, double grace, ScalingPolicy policy) {
-        return new Contestant(label, Contestant.Role.OURS, grace,
+        return new Contestant(
+                label,
+                Contestant.Role.OURS,
+                grace,
                 phase -> new BackstageAutoscaler(policy, OUR_POLL_MS, (phase * 3_000L) % OUR_POLL_MS));
     }
 
     private static Contestant keda(String label, Contestant.Role role, double grace, KedaSettings settings) {
-        return new Contestant(label, role, grace, phase -> new KedaHpaAutoscaler(settings,
-                (phase * 3_000L) % settings.pollingMs(), (phase * 4_500L) % settings.hpaSyncMs()));
+        return new Contestant(
+                label,
+                role,
+                grace,
+                phase -> new KedaHpaAutoscaler(
+                        settings, (phase * 3_000L) % settings.pollingMs(), (phase * 4_500L) % settings.hpaSyncMs()));
     }
 
     void runAll(List<Scenario> scenarios) {
@@ -219,11 +319,25 @@ public final class AutoscalingSimulation {
         out.println("== " + scenario.trace().name() + ": " + scenario.trace().description());
         out.println("   " + scenario.workload().describe());
         out.println("   " + scenario.notes());
-        out.printf(Locale.ROOT, "   lower bound on time to needed replicas ready: pod start-up + one poll = %.0f s; target:"
-                + " ready within 1.5x the causal bound, job time + start-up + one poll = %.1f s%n", lowerBound,
+        out.printf(
+                Locale.ROOT,
+                "   lower bound on time to needed replicas ready: pod start-up + one poll = %.0f s; target:"
+                        + " ready within 1.5x the causal bound, job time + start-up + one poll = %.1f s%n",
+                lowerBound,
                 scenario.causalBoundSeconds(OUR_POLL_MS));
-        out.printf(Locale.ROOT, "   %-32s %10s %10s %7s %10s %9s %9s %10s %9s %9s %7s%n", "autoscaler", "reach mean",
-                "reach max", "/bound", "asked mean", "max queue", "deficit", "replica-s", "p99 wait", "scalings",
+        out.printf(
+                Locale.ROOT,
+                "   %-32s %10s %10s %7s %10s %9s %9s %10s %9s %9s %7s%n",
+                "autoscaler",
+                "reach mean",
+                "reach max",
+                "/bound",
+                "asked mean",
+                "max queue",
+                "deficit",
+                "replica-s",
+                "p99 wait",
+                "scalings",
                 "killed");
         List<Summary> summaries = new ArrayList<>();
         for (Contestant contestant : scenario.contestants()) {
@@ -233,44 +347,83 @@ public final class AutoscalingSimulation {
             }
             Summary summary = Summary.of(contestant, runs);
             summaries.add(summary);
-            out.printf(Locale.ROOT, "   %-32s %8.1f s %8.1f s %6.2fx %8.1f s %9.0f %9.0f %10.0f %7.1f s %9.1f %7.1f%s%n",
-                    contestant.label(), summary.reachMean(), summary.reachMax(), summary.reachMean() / lowerBound,
-                    summary.askMean(), summary.maxOutstanding(), summary.deficitReplicaSeconds(),
-                    summary.replicaSeconds(), summary.p99Wait(), summary.scaleEvents(), summary.killed(),
-                    summary.unreached() > 0 ? String.format(Locale.ROOT, "   (%d of %d rises never reached)",
-                            summary.unreached(), summary.rises()) : "");
+            out.printf(
+                    Locale.ROOT,
+                    "   %-32s %8.1f s %8.1f s %6.2fx %8.1f s %9.0f %9.0f %10.0f %7.1f s %9.1f %7.1f%s%n",
+                    contestant.label(),
+                    summary.reachMean(),
+                    summary.reachMax(),
+                    summary.reachMean() / lowerBound,
+                    summary.askMean(),
+                    summary.maxOutstanding(),
+                    summary.deficitReplicaSeconds(),
+                    summary.replicaSeconds(),
+                    summary.p99Wait(),
+                    summary.scaleEvents(),
+                    summary.killed(),
+                    summary.unreached() > 0
+                            ? String.format(
+                                    Locale.ROOT,
+                                    "   (%d of %d rises never reached)",
+                                    summary.unreached(),
+                                    summary.rises())
+                            : "");
         }
         if (scenario.workload().partitioned()) {
             for (Summary summary : summaries) {
-                out.printf(Locale.ROOT, "   %-32s idle consumers (ready > %d partitions): %.0f replica-s; runs stuck one "
-                                + "below the cap for >= %.0f s: %d of %d%n", summary.contestant().label(),
-                        scenario.workload().partitions(), summary.idleConsumerReplicaSeconds(), Summary.STALL_SECONDS,
-                        summary.stalledRuns(), PHASES);
+                out.printf(
+                        Locale.ROOT,
+                        "   %-32s idle consumers (ready > %d partitions): %.0f replica-s; runs stuck one "
+                                + "below the cap for >= %.0f s: %d of %d%n",
+                        summary.contestant().label(),
+                        scenario.workload().partitions(),
+                        summary.idleConsumerReplicaSeconds(),
+                        Summary.STALL_SECONDS,
+                        summary.stalledRuns(),
+                        PHASES);
             }
         }
-        Summary baseline = summaries.stream().filter(s -> s.contestant().role() == Contestant.Role.BASELINE)
-                .findFirst().orElseThrow();
+        Summary baseline = summaries.stream()
+                .filter(s -> s.contestant().role() == Contestant.Role.BASELINE)
+                .findFirst()
+                .orElseThrow();
         double jobSeconds = scenario.workload().serviceSeconds();
         if (jobSeconds > lowerBound) {
             // Jobs longer than the bound: the need (arrival rate x job time / slots) cannot be known before jobs
             // finish, nor read from a backlog of one job per replica before that many jobs have piled up, one job
             // time after a step. No causal autoscaler beats job time + start-up + one poll without being told.
             double causal = scenario.causalBoundSeconds(OUR_POLL_MS);
-            out.printf(Locale.ROOT, "   jobs (%.0f s) outlast the bound: the need shows only after one job time, so the"
+            out.printf(
+                    Locale.ROOT,
+                    "   jobs (%.0f s) outlast the bound: the need shows only after one job time, so the"
                             + " causal bound is job time + start-up + one poll = %.0f s; %s %.1f s (%.2fx), %s %.1f s (%.2fx)%n",
-                    jobSeconds, causal, summaries.get(0).contestant().label(), summaries.get(0).reachMean(),
-                    summaries.get(0).reachMean() / causal, baseline.contestant().label(), baseline.reachMean(),
+                    jobSeconds,
+                    causal,
+                    summaries.get(0).contestant().label(),
+                    summaries.get(0).reachMean(),
+                    summaries.get(0).reachMean() / causal,
+                    baseline.contestant().label(),
+                    baseline.reachMean(),
                     baseline.reachMean() / causal);
             // Why 1.5x the start-up bound is out of reach for any causal autoscaler: pods for the first rise must be
             // asked for by 1.5 x bound - start-up; show what had been observed by then.
             double askBy = 1.5 * lowerBound - scenario.workload().startupSeconds();
             int needed = scenario.neededAt(0);
             double arrived = arrivalsBy(scenario.trace(), askBy);
-            out.printf(Locale.ROOT, "   to have the %d needed replicas ready within 1.5x the bound (%.1f s) they must be asked for"
+            out.printf(
+                    Locale.ROOT,
+                    "   to have the %d needed replicas ready within 1.5x the bound (%.1f s) they must be asked for"
                             + " by %.1f s, when %.0f job(s) had arrived and none had finished; %.1f-s jobs would look the"
                             + " same and need %d: asking for %d then is a guess, not a measurement%n",
-                    needed, 1.5 * lowerBound, askBy, Math.floor(arrived), askBy,
-                    (int) Math.ceil(scenario.trace().rateAt(0) * askBy / scenario.workload().slotsPerReplica() - 1e-9),
+                    needed,
+                    1.5 * lowerBound,
+                    askBy,
+                    Math.floor(arrived),
+                    askBy,
+                    (int) Math.ceil(scenario.trace().rateAt(0)
+                                    * askBy
+                                    / scenario.workload().slotsPerReplica()
+                            - 1e-9),
                     needed);
         }
         for (Summary ours : summaries) {
@@ -280,12 +433,25 @@ public final class AutoscalingSimulation {
             // The target: the needed replicas ready within 1.5x the causal bound (job time + start-up + one poll).
             double reach = ours.reachMean() / scenario.causalBoundSeconds(OUR_POLL_MS);
             double cost = ours.replicaSeconds() / baseline.replicaSeconds();
-            out.printf(Locale.ROOT, "   targets, %s vs %s: reach %.2fx the causal bound (<= 1.5x: %s), replica-s %.2fx (<= 1x: %s),"
+            out.printf(
+                    Locale.ROOT,
+                    "   targets, %s vs %s: reach %.2fx the causal bound (<= 1.5x: %s), replica-s %.2fx (<= 1x: %s),"
                             + " p99 wait %.1f vs %.1f s (%s), scalings %.1f vs %.1f (%s), killed %.1f (0: %s); ready %.1fx"
-                            + " sooner%n", ours.contestant().label(), baseline.contestant().label(), reach,
-                    verdict(reach <= Scenario.TARGET_FACTOR), cost, verdict(cost <= 1), ours.p99Wait(), baseline.p99Wait(),
-                    verdict(ours.p99Wait() <= baseline.p99Wait()), ours.scaleEvents(), baseline.scaleEvents(),
-                    verdict(ours.scaleEvents() <= baseline.scaleEvents()), ours.killed(), verdict(ours.killed() == 0),
+                            + " sooner%n",
+                    ours.contestant().label(),
+                    baseline.contestant().label(),
+                    reach,
+                    verdict(reach <= Scenario.TARGET_FACTOR),
+                    cost,
+                    verdict(cost <= 1),
+                    ours.p99Wait(),
+                    baseline.p99Wait(),
+                    verdict(ours.p99Wait() <= baseline.p99Wait()),
+                    ours.scaleEvents(),
+                    baseline.scaleEvents(),
+                    verdict(ours.scaleEvents() <= baseline.scaleEvents()),
+                    ours.killed(),
+                    verdict(ours.killed() == 0),
                     baseline.reachMean() / ours.reachMean());
             StringBuilder pareto = new StringBuilder();
             for (Summary keda : summaries) {
@@ -295,9 +461,13 @@ public final class AutoscalingSimulation {
                 }
                 boolean cheaper = ours.replicaSeconds() <= keda.replicaSeconds();
                 boolean faster = ours.p99Wait() <= keda.p99Wait();
-                pareto.append(pareto.length() == 0 ? "" : "; ").append(keda.contestant().label()).append(": ")
-                        .append(cheaper && faster ? "better on both" : cheaper ? "cheaper, slower"
-                                : faster ? "faster, dearer" : "WORSE on both");
+                pareto.append(pareto.length() == 0 ? "" : "; ")
+                        .append(keda.contestant().label())
+                        .append(": ")
+                        .append(
+                                cheaper && faster
+                                        ? "better on both"
+                                        : cheaper ? "cheaper, slower" : faster ? "faster, dearer" : "WORSE on both");
             }
             out.println("   pareto (replica-s, p99 wait), " + ours.contestant().label() + " vs " + pareto);
         }

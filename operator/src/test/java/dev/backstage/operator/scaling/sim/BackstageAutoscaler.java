@@ -62,8 +62,8 @@ final class BackstageAutoscaler implements Autoscaler {
         Instant at = Instant.EPOCH.plusMillis(nowMs);
         int ready = cluster.readyReplicas(nowMs); // from the Deployment's status: live
         BacklogSample sample = cluster.workload().partitioned()
-                ? BacklogSample.measured(at, figures.queued() + figures.inFlight(), 0, ready,
-                        figures.arrivedTotal(), null)
+                ? BacklogSample.measured(
+                        at, figures.queued() + figures.inFlight(), 0, ready, figures.arrivedTotal(), null)
                 : BacklogSample.measured(at, figures.queued(), figures.inFlight(), ready, figures.arrivedTotal(), null);
         history = history.append(sample.withAskedReplicas(cluster.desiredReplicas()), policy.historyRetention());
         ScalingDecision decision = decider.decide(policy, cluster.desiredReplicas(), history);
@@ -74,7 +74,9 @@ final class BackstageAutoscaler implements Autoscaler {
             cluster.setReplicas(decision.desiredReplicas(), nowMs);
         }
         // Like the monitor: the next poll is scheduled when this one ends, sooner if the decision asks for it.
-        nextPollMs = nowMs + (decision.probeAgainIn() == null ? pollMs
-                : Math.min(pollMs, decision.probeAgainIn().toMillis()));
+        nextPollMs = nowMs
+                + (decision.probeAgainIn() == null
+                        ? pollMs
+                        : Math.min(pollMs, decision.probeAgainIn().toMillis()));
     }
 }

@@ -29,10 +29,14 @@ class CausalBoundTargetTest {
     @MethodSource("scenarioNames")
     void givenAScenario_whenOurAutoscalerRunsIt_thenTheNeededReplicasAreReadyWithinOneAndAHalfTimesTheCausalBound(
             String name) {
-        Scenario scenario = AutoscalingSimulation.scenarios().stream().filter(s -> s.trace().name().equals(name))
-                .findFirst().orElseThrow();
-        Contestant ours = scenario.contestants().stream().filter(c -> c.role() == Contestant.Role.OURS)
-                .findFirst().orElseThrow();
+        Scenario scenario = AutoscalingSimulation.scenarios().stream()
+                .filter(s -> s.trace().name().equals(name))
+                .findFirst()
+                .orElseThrow();
+        Contestant ours = scenario.contestants().stream()
+                .filter(c -> c.role() == Contestant.Role.OURS)
+                .findFirst()
+                .orElseThrow();
         SimulationRunner runner = new SimulationRunner(null);
         List<RunResult> runs = new ArrayList<>();
         for (int phase = 0; phase < AutoscalingSimulation.PHASES; phase++) {
@@ -41,10 +45,19 @@ class CausalBoundTargetTest {
         double reach = Summary.of(ours, runs).reachMean();
         double bound = scenario.causalBoundSeconds(AutoscalingSimulation.OUR_POLL_MS);
 
-        assertTrue(reach <= Scenario.TARGET_FACTOR * bound, String.format(Locale.ROOT,
-                "%s: %s reached the need in %.1f s on average, over %.1fx the causal bound of %.1f s (job %.1f s +"
-                        + " start-up %.0f s + poll %d s)", name, ours.label(), reach, Scenario.TARGET_FACTOR, bound,
-                scenario.workload().serviceSeconds(), scenario.workload().startupSeconds(),
-                AutoscalingSimulation.OUR_POLL_MS / 1000));
+        assertTrue(
+                reach <= Scenario.TARGET_FACTOR * bound,
+                String.format(
+                        Locale.ROOT,
+                        "%s: %s reached the need in %.1f s on average, over %.1fx the causal bound of %.1f s (job %.1f s +"
+                                + " start-up %.0f s + poll %d s)",
+                        name,
+                        ours.label(),
+                        reach,
+                        Scenario.TARGET_FACTOR,
+                        bound,
+                        scenario.workload().serviceSeconds(),
+                        scenario.workload().startupSeconds(),
+                        AutoscalingSimulation.OUR_POLL_MS / 1000));
     }
 }

@@ -12,7 +12,9 @@ import java.util.function.IntFunction;
  */
 record Contestant(String label, Role role, double graceSeconds, IntFunction<Autoscaler> factory) {
     enum Role {
-        OURS, BASELINE, VARIANT,
+        OURS,
+        BASELINE,
+        VARIANT,
         /** KEDA + HPA at another target: ours should be cheaper or faster than every one (Pareto). */
         KEDA_SWEEP
     }

@@ -121,8 +121,14 @@ final class KedaHpaAutoscaler implements Autoscaler {
 
     private int periodStartReplicas(long nowMs, int current, long periodMs) {
         long cutoff = nowMs - periodMs;
-        long added = scaleUpEvents.stream().filter(e -> e[0] > cutoff).mapToLong(e -> e[1]).sum();
-        long deleted = scaleDownEvents.stream().filter(e -> e[0] > cutoff).mapToLong(e -> e[1]).sum();
+        long added = scaleUpEvents.stream()
+                .filter(e -> e[0] > cutoff)
+                .mapToLong(e -> e[1])
+                .sum();
+        long deleted = scaleDownEvents.stream()
+                .filter(e -> e[0] > cutoff)
+                .mapToLong(e -> e[1])
+                .sum();
         return (int) (current - added + deleted);
     }
 }

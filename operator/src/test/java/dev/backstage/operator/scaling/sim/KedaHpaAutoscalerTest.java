@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 class KedaHpaAutoscalerTest {
     /** 1000 jobs at t=0 that nobody finishes within the test: the metric stays at 1000. */
     private static final ArrivalTrace BURST = new ArrivalTrace("burst", "1000 jobs at once", 0.1, t -> 10_000);
+
     private static final Workload STUCK = new Workload(1, 1_000_000, 0, 10);
 
     private static List<Integer> replicasEverySecond(SimulatedCluster cluster, Autoscaler autoscaler, int seconds) {
@@ -30,8 +31,8 @@ class KedaHpaAutoscalerTest {
     @Test
     void givenABigBacklogAtZero_thenKedaActivatesToOneAndTheHpaDoublesOrAddsFourEvery15Seconds() {
         SimulatedCluster cluster = new SimulatedCluster(BURST, STUCK, 30);
-        KedaHpaAutoscaler keda = new KedaHpaAutoscaler(
-                KedaSettings.defaults(10, 40, KedaMetric.READY_PLUS_UNACKED, 0), 0, 0);
+        KedaHpaAutoscaler keda =
+                new KedaHpaAutoscaler(KedaSettings.defaults(10, 40, KedaMetric.READY_PLUS_UNACKED, 0), 0, 0);
 
         List<Integer> replicas = replicasEverySecond(cluster, keda, 60);
 
@@ -46,8 +47,8 @@ class KedaHpaAutoscalerTest {
     void givenKafkaLagCappedAtThePartitionCount_whenOneBelowTheCap_thenTheHpaToleranceHoldsIt() {
         SimulatedCluster cluster = new SimulatedCluster(BURST, new Workload(1, 1_000_000, 12, 10), 30);
         cluster.setReplicas(11, 0);
-        KedaHpaAutoscaler keda = new KedaHpaAutoscaler(
-                KedaSettings.defaults(10, 40, KedaMetric.KAFKA_LAG_CAPPED, 12), 0, 0);
+        KedaHpaAutoscaler keda =
+                new KedaHpaAutoscaler(KedaSettings.defaults(10, 40, KedaMetric.KAFKA_LAG_CAPPED, 12), 0, 0);
 
         List<Integer> replicas = replicasEverySecond(cluster, keda, 120);
 
@@ -59,8 +60,8 @@ class KedaHpaAutoscalerTest {
     void givenTheQueueEmpties_thenKedaScalesToZeroOnlyAfterTheCooldown() {
         ArrivalTrace fewJobs = new ArrivalTrace("few", "5 jobs at once", 0.1, t -> 50);
         SimulatedCluster cluster = new SimulatedCluster(fewJobs, new Workload(1, 1, 0, 10), 30);
-        KedaHpaAutoscaler keda = new KedaHpaAutoscaler(
-                KedaSettings.defaults(10, 40, KedaMetric.READY_PLUS_UNACKED, 0), 0, 0);
+        KedaHpaAutoscaler keda =
+                new KedaHpaAutoscaler(KedaSettings.defaults(10, 40, KedaMetric.READY_PLUS_UNACKED, 0), 0, 0);
 
         List<Integer> replicas = replicasEverySecond(cluster, keda, 301);
 

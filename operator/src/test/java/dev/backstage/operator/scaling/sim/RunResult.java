@@ -20,6 +20,15 @@ import java.util.List;
  * @param scaleEvents    changes of the Deployment's replicas
  * @param killed         in-flight jobs killed at the end of a termination grace period
  */
-record RunResult(List<Double> reachSeconds, int unreached, List<Double> askSeconds, long maxOutstanding,
-                 double deficitReplicaSeconds, double idleConsumerReplicaSeconds, double longestStallSeconds,
-                 double replicaSeconds, double p99WaitSeconds, int scaleEvents, long killed) {}
+record RunResult(
+        List<Double> reachSeconds,
+        int unreached,
+        List<Double> askSeconds,
+        long maxOutstanding,
+        double deficitReplicaSeconds,
+        double idleConsumerReplicaSeconds,
+        double longestStallSeconds,
+        double replicaSeconds,
+        double p99WaitSeconds,
+        int scaleEvents,
+        long killed) {}

@@ -11,8 +11,13 @@ import java.util.List;
  * @param tailSeconds idle time simulated after the last arrival, so scale-in costs and kills are counted
  * @param notes       what a reader needs to know about this scenario's configuration
  */
-record Scenario(ArrivalTrace trace, Workload workload, int maxReplicas, double tailSeconds, String notes,
-                List<Contestant> contestants) {
+record Scenario(
+        ArrivalTrace trace,
+        Workload workload,
+        int maxReplicas,
+        double tailSeconds,
+        String notes,
+        List<Contestant> contestants) {
 
     /** The autoscaling target: the needed replicas ready within this factor of {@link #causalBoundSeconds}. */
     static final double TARGET_FACTOR = 1.5;

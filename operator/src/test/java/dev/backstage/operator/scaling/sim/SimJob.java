@@ -6,6 +6,7 @@ final class SimJob {
     final int partition;
     /** How long it runs once started. */
     final long serviceMs;
+
     long startedAtMs = -1;
     long finishesAtMs = -1;
     SimPod runningOn;

@@ -100,7 +100,8 @@ final class SimulatedCluster {
             List<SimPod> victims = new ArrayList<>(live);
             // ReplicaSet ranking: not ready before ready, then the most recently ready first.
             victims.sort(Comparator.comparing((SimPod pod) -> pod.ready(nowMs))
-                    .thenComparing(Comparator.comparingLong((SimPod pod) -> pod.readyAtMs).reversed()));
+                    .thenComparing(Comparator.comparingLong((SimPod pod) -> pod.readyAtMs)
+                            .reversed()));
             for (SimPod victim : victims.subList(0, excess)) {
                 victim.terminatingSinceMs = nowMs;
             }

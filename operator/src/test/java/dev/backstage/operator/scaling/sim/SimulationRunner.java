@@ -16,8 +16,8 @@ final class SimulationRunner {
     }
 
     RunResult run(Scenario scenario, Contestant contestant, int phase) {
-        SimulatedCluster cluster = new SimulatedCluster(scenario.trace(), scenario.workload(), contestant.graceSeconds(),
-                1000L + phase);
+        SimulatedCluster cluster =
+                new SimulatedCluster(scenario.trace(), scenario.workload(), contestant.graceSeconds(), 1000L + phase);
         Autoscaler autoscaler = contestant.factory().apply(phase);
         ReachTracker reach = new ReachTracker();
         ReachTracker ask = new ReachTracker();
@@ -44,16 +44,31 @@ final class SimulationRunner {
                 longestStall = Math.max(longestStall, stall);
             }
             if (timeline != null && now % 10_000 == 0) {
-                timeline.printf(java.util.Locale.ROOT, "t=%5.0f need=%2d desired=%2d ready=%2d queued=%6d inflight=%4d%n",
-                        now / 1000.0, need, cluster.desiredReplicas(), cluster.readyReplicas(now), cluster.queued(),
+                timeline.printf(
+                        java.util.Locale.ROOT,
+                        "t=%5.0f need=%2d desired=%2d ready=%2d queued=%6d inflight=%4d%n",
+                        now / 1000.0,
+                        need,
+                        cluster.desiredReplicas(),
+                        cluster.readyReplicas(now),
+                        cluster.queued(),
                         cluster.inFlight());
             }
         }
         reach.finish(endMs);
         ask.finish(endMs);
-        return new RunResult(List.copyOf(reach.reachSeconds()), reach.unreached(), List.copyOf(ask.reachSeconds()),
-                maxOutstanding, deficit, idleConsumers, longestStall, cluster.replicaSeconds(),
-                percentile(cluster.waitsMs(endMs), 0.99) / 1000.0, cluster.scaleEvents(), cluster.killed());
+        return new RunResult(
+                List.copyOf(reach.reachSeconds()),
+                reach.unreached(),
+                List.copyOf(ask.reachSeconds()),
+                maxOutstanding,
+                deficit,
+                idleConsumers,
+                longestStall,
+                cluster.replicaSeconds(),
+                percentile(cluster.waitsMs(endMs), 0.99) / 1000.0,
+                cluster.scaleEvents(),
+                cluster.killed());
     }
 
     static double percentile(List<Long> values, double quantile) {

@@ -10,8 +10,8 @@ package dev.backstage.operator.scaling.sim;
  * @param exponential      job times drawn from an exponential distribution with that mean (seeded per run, the
  *                         same job sizes for every autoscaler), instead of all equal
  */
-record Workload(int slotsPerReplica, double serviceSeconds, int partitions, double startupSeconds,
-                boolean exponential) {
+record Workload(
+        int slotsPerReplica, double serviceSeconds, int partitions, double startupSeconds, boolean exponential) {
 
     Workload(int slotsPerReplica, double serviceSeconds, int partitions, double startupSeconds) {
         this(slotsPerReplica, serviceSeconds, partitions, startupSeconds, false);
@@ -30,8 +30,13 @@ record Workload(int slotsPerReplica, double serviceSeconds, int partitions, doub
     }
 
     String describe() {
-        return String.format("%d slots x %s%.0f s jobs = %.2f jobs/s per replica, %s, pod start-up %.0f s",
-                slotsPerReplica, exponential ? "exponential, mean " : "", serviceSeconds, perReplicaRate(),
-                partitioned() ? partitions + " Kafka partitions" : "one shared queue", startupSeconds);
+        return String.format(
+                "%d slots x %s%.0f s jobs = %.2f jobs/s per replica, %s, pod start-up %.0f s",
+                slotsPerReplica,
+                exponential ? "exponential, mean " : "",
+                serviceSeconds,
+                perReplicaRate(),
+                partitioned() ? partitions + " Kafka partitions" : "one shared queue",
+                startupSeconds);
     }
 }

@@ -48,15 +48,18 @@ public final class CronExpression {
         int fields = trimmed.startsWith("@") ? 1 : trimmed.split(" ").length;
         CronParser parser = fields == 6 ? SIX_FIELDS : FIVE_FIELDS;
         if (fields != 1 && fields != 5 && fields != 6) {
-            throw new InvalidScheduleException("cron expression '" + trimmed + "' has " + fields + " fields: "
-                    + SYNTAX);
+            throw new InvalidScheduleException(
+                    "cron expression '" + trimmed + "' has " + fields + " fields: " + SYNTAX);
         }
         try {
-            return new CronExpression(trimmed, parser.parse(trimmed), fields == 6 ? ChronoUnit.SECONDS : ChronoUnit.MINUTES);
+            return new CronExpression(
+                    trimmed, parser.parse(trimmed), fields == 6 ? ChronoUnit.SECONDS : ChronoUnit.MINUTES);
         } catch (IllegalArgumentException e) {
-            String reason = Objects.requireNonNullElse(e.getMessage(), e.toString()).replaceAll("\\s+", " ").trim();
-            throw new InvalidScheduleException("cron expression '" + trimmed + "' is invalid (" + reason + "): "
-                    + SYNTAX);
+            String reason = Objects.requireNonNullElse(e.getMessage(), e.toString())
+                    .replaceAll("\\s+", " ")
+                    .trim();
+            throw new InvalidScheduleException(
+                    "cron expression '" + trimmed + "' is invalid (" + reason + "): " + SYNTAX);
         }
     }
 
@@ -69,7 +72,8 @@ public final class CronExpression {
      * from 00:00:00.400 fell on 00:00:01.400, and every later one with it).
      */
     public Optional<Instant> next(Instant after, ZoneId zone) {
-        return execution.nextExecution(ZonedDateTime.ofInstant(after, zone).truncatedTo(ChronoUnit.SECONDS))
+        return execution
+                .nextExecution(ZonedDateTime.ofInstant(after, zone).truncatedTo(ChronoUnit.SECONDS))
                 .map(ZonedDateTime::toInstant);
     }
 
@@ -104,20 +108,42 @@ public final class CronExpression {
     private static CronDefinition definition(boolean seconds) {
         CronDefinitionBuilder builder = CronDefinitionBuilder.defineCron();
         if (seconds) {
-            builder = builder.withSeconds().withValidRange(0, 59).withStrictRange().and();
+            builder = builder.withSeconds()
+                    .withValidRange(0, 59)
+                    .withStrictRange()
+                    .and();
         }
-        builder = builder
-                .withMinutes().withValidRange(0, 59).withStrictRange().and()
-                .withHours().withValidRange(0, 23).withStrictRange().and()
-                .withDayOfMonth().withValidRange(1, 31).withStrictRange().and()
-                .withMonth().withValidRange(1, 12).withStrictRange().and()
-                .withDayOfWeek().withValidRange(0, 7).withMondayDoWValue(1).withIntMapping(7, 0).withStrictRange()
+        builder = builder.withMinutes()
+                .withValidRange(0, 59)
+                .withStrictRange()
+                .and()
+                .withHours()
+                .withValidRange(0, 23)
+                .withStrictRange()
+                .and()
+                .withDayOfMonth()
+                .withValidRange(1, 31)
+                .withStrictRange()
+                .and()
+                .withMonth()
+                .withValidRange(1, 12)
+                .withStrictRange()
+                .and()
+                .withDayOfWeek()
+                .withValidRange(0, 7)
+                .withMondayDoWValue(1)
+                .withIntMapping(7, 0)
+                .withStrictRange()
                 .and()
                 .matchDayOfWeekAndDayOfMonth();
         if (!seconds) {
-            builder = builder.withSupportedNicknameYearly().withSupportedNicknameAnnually()
-                    .withSupportedNicknameMonthly().withSupportedNicknameWeekly().withSupportedNicknameDaily()
-                    .withSupportedNicknameMidnight().withSupportedNicknameHourly();
+            builder = builder.withSupportedNicknameYearly()
+                    .withSupportedNicknameAnnually()
+                    .withSupportedNicknameMonthly()
+                    .withSupportedNicknameWeekly()
+                    .withSupportedNicknameDaily()
+                    .withSupportedNicknameMidnight()
+                    .withSupportedNicknameHourly();
         }
         return builder.instance();
     }

@@ -3,8 +3,8 @@ package dev.backstage.runtime.spi.schedule;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.runtime.spi.ClaimingPublisher;
-import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.DedupeCapability;
+import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.JobsCapability;
 import dev.backstage.runtime.spi.OutgoingJob;
 import java.time.Clock;
@@ -30,6 +30,7 @@ import java.time.Instant;
 public final class CronTick {
     /** How long a claim outlives the starting deadline (the whole claim when there is no deadline). */
     public static final Duration CLAIM_MARGIN = Duration.ofHours(1);
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private CronTick() {}
@@ -42,7 +43,9 @@ public final class CronTick {
     }
 
     public static Duration claimTtl(Schedule schedule) {
-        return schedule.startingDeadline() == null ? CLAIM_MARGIN : schedule.startingDeadline().plus(CLAIM_MARGIN);
+        return schedule.startingDeadline() == null
+                ? CLAIM_MARGIN
+                : schedule.startingDeadline().plus(CLAIM_MARGIN);
     }
 
     /** The seeds' cron envelope: {@code {"taskName":…,"args":…}} (the TS serializer's output for plain JSON args). */
@@ -57,8 +60,8 @@ public final class CronTick {
 
     /** The job a tick enqueues, stamped with {@code clock}'s time as {@code enqueuedAt}. */
     public static OutgoingJob job(Schedule schedule, Clock clock) {
-        return new OutgoingJob(schedule.queue(), schedule.task(), payloadJson(schedule), clock.millis(), JobMeta.NONE,
-                1, null);
+        return new OutgoingJob(
+                schedule.queue(), schedule.task(), payloadJson(schedule), clock.millis(), JobMeta.NONE, 1, null);
     }
 
     /**
@@ -67,12 +70,12 @@ public final class CronTick {
      * atomic step: a failure leaves neither (or both, when only the replica wait failed) and the tick stays due; the
      * retry then finds the claim and reports the tick already fired, so it is enqueued once.
      */
-    public static Outcome fire(Schedule schedule, Instant tick, DedupeCapability dedupe, JobsCapability jobs,
-            Clock clock) {
+    public static Outcome fire(
+            Schedule schedule, Instant tick, DedupeCapability dedupe, JobsCapability jobs, Clock clock) {
         java.util.Optional<ClaimingPublisher> atomic = dedupe.claimingPublisher(jobs);
         if (atomic.isPresent()) {
-            ClaimingPublisher.Result result = atomic.get().claimAndPublish(dedupeKey(schedule, tick),
-                    claimTtl(schedule), job(schedule, clock));
+            ClaimingPublisher.Result result =
+                    atomic.get().claimAndPublish(dedupeKey(schedule, tick), claimTtl(schedule), job(schedule, clock));
             return new Outcome(tick, result.jobId(), !result.claimed());
         }
         if (!dedupe.tryClaim(dedupeKey(schedule, tick), claimTtl(schedule))) {
@@ -98,17 +101,21 @@ public final class CronTick {
     /** The tick's job could not be enqueued and its claim was given back: the tick stays due. */
     public static final class NotPublishedException extends RuntimeException {
         NotPublishedException(Schedule schedule, Instant tick, RuntimeException cause) {
-            super("tick " + tick + " of schedule '" + schedule.name() + "' could not be enqueued on queue '"
-                    + schedule.queue() + "' (the claim was given back; tried again while within the deadline): "
-                    + cause.getMessage(), cause);
+            super(
+                    "tick " + tick + " of schedule '" + schedule.name() + "' could not be enqueued on queue '"
+                            + schedule.queue() + "' (the claim was given back; tried again while within the deadline): "
+                            + cause.getMessage(),
+                    cause);
         }
     }
 
     /** The tick was claimed here but its job could not be published: it is not fired again (the claim holds). */
     public static final class ClaimedNotPublishedException extends RuntimeException {
         ClaimedNotPublishedException(Schedule schedule, Instant tick, RuntimeException cause) {
-            super("tick " + tick + " of schedule '" + schedule.name() + "' was claimed but its job could not be"
-                    + " enqueued on queue '" + schedule.queue() + "': " + cause.getMessage(), cause);
+            super(
+                    "tick " + tick + " of schedule '" + schedule.name() + "' was claimed but its job could not be"
+                            + " enqueued on queue '" + schedule.queue() + "': " + cause.getMessage(),
+                    cause);
         }
     }
 }

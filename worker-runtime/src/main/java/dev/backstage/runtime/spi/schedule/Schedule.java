@@ -4,10 +4,10 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import java.io.StringWriter;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backstage.runtime.spi.BrokerNames;
+import java.io.StringWriter;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -25,10 +25,16 @@ import java.util.Objects;
  * @param startingDeadline how late a tick may still be fired (Kubernetes CronJob's {@code startingDeadlineSeconds});
  *                         {@code null} = no limit
  */
-public record Schedule(String name, CronExpression cron, ZoneId zone, String task, String queue, String argsJson,
+public record Schedule(
+        String name,
+        CronExpression cron,
+        ZoneId zone,
+        String task,
+        String queue,
+        String argsJson,
         Duration startingDeadline) {
-    private static final ObjectMapper STRICT_JSON = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectMapper STRICT_JSON =
+            new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     public Schedule {
         BrokerNames.scheduleProblem("schedule", name).ifPresent(problem -> {
@@ -52,7 +58,13 @@ public record Schedule(String name, CronExpression cron, ZoneId zone, String tas
     }
 
     /** A schedule from its textual parts (cron expression and zone id are parsed; errors are one line). */
-    public static Schedule of(String name, String cron, String zone, String task, String queue, String argsJson,
+    public static Schedule of(
+            String name,
+            String cron,
+            String zone,
+            String task,
+            String queue,
+            String argsJson,
             Duration startingDeadline) {
         return new Schedule(name, CronExpression.parse(cron), zone(zone), task, queue, argsJson, startingDeadline);
     }

@@ -13,5 +13,9 @@ import java.util.Optional;
  * @param handledThrough the newest tick this decision accounts for: ticks up to it are fired or missed
  * @param next        the next tick after now, if the expression fires again
  */
-public record TickDecision(Optional<Instant> fire, long missed, Optional<Instant> tooLate, Instant handledThrough,
+public record TickDecision(
+        Optional<Instant> fire,
+        long missed,
+        Optional<Instant> tooLate,
+        Instant handledThrough,
         Optional<Instant> next) {}

@@ -52,7 +52,8 @@ public final class TickPolicy {
         Duration deadline = schedule.startingDeadline();
         Instant oldest = schedule.cron().next(since, schedule.zone()).orElseThrow(); // due: latest is after since
         Duration late = Duration.between(oldest, now);
-        if (oldest.isBefore(latest.get()) && late.compareTo(catchUp) <= 0
+        if (oldest.isBefore(latest.get())
+                && late.compareTo(catchUp) <= 0
                 && (deadline == null || late.compareTo(deadline) <= 0)) {
             return new TickDecision(Optional.of(oldest), 0, Optional.empty(), oldest, next);
         }

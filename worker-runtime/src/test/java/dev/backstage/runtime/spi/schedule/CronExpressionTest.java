@@ -32,7 +32,8 @@ class CronExpressionTest {
 
     @Test
     void givenDayOfMonthAndDayOfWeek_thenBothMustMatchAsInTheSeeds() {
-        // Friday the 13th: the next one after 2026-01-01 is 2026-02-13 (Vixie cron would also fire on the 13th and Fridays)
+        // Friday the 13th: the next one after 2026-01-01 is 2026-02-13 (Vixie cron would also fire on the 13th and
+        // Fridays)
         assertEquals(Instant.parse("2026-02-13T00:00:00Z"), next("0 0 13 * 5", "2026-01-01T00:00:00Z", UTC));
     }
 
@@ -54,9 +55,11 @@ class CronExpressionTest {
     @Test
     void givenAMoment_thenLatestIsTheTickAtOrBeforeIt() {
         CronExpression every5 = CronExpression.parse("*/5 * * * *");
-        assertEquals(Instant.parse("2026-01-01T00:05:00Z"),
+        assertEquals(
+                Instant.parse("2026-01-01T00:05:00Z"),
                 every5.latest(Instant.parse("2026-01-01T00:05:00Z"), UTC).orElseThrow());
-        assertEquals(Instant.parse("2026-01-01T00:05:00Z"),
+        assertEquals(
+                Instant.parse("2026-01-01T00:05:00Z"),
                 every5.latest(Instant.parse("2026-01-01T00:09:59.900Z"), UTC).orElseThrow());
     }
 
@@ -65,30 +68,42 @@ class CronExpressionTest {
         for (String bad : new String[] {"61 * * * *", "* * *", "bogus", "* * * * * * * *", "", "0 25 * * *"}) {
             InvalidScheduleException e = assertThrows(InvalidScheduleException.class, () -> CronExpression.parse(bad));
             assertFalse(e.getMessage().contains("\n"), e.getMessage());
-            assertTrue(e.getMessage().contains("use 5 fields 'minute hour day-of-month month day-of-week'"),
+            assertTrue(
+                    e.getMessage().contains("use 5 fields 'minute hour day-of-month month day-of-week'"),
                     e.getMessage());
         }
     }
 
     @Test
     void givenUnknownZonesAndBadArgs_thenTheyFailWithTheFix() {
-        InvalidScheduleException zone = assertThrows(InvalidScheduleException.class,
+        InvalidScheduleException zone = assertThrows(
+                InvalidScheduleException.class,
                 () -> Schedule.of("s", "* * * * *", "Mars/Olympus", "t", null, null, null));
-        assertEquals("time zone 'Mars/Olympus' is unknown: use an IANA zone id such as 'UTC', 'Europe/Paris' or"
-                + " 'America/New_York'", zone.getMessage());
-        InvalidScheduleException args = assertThrows(InvalidScheduleException.class,
-                () -> Schedule.of("s", "* * * * *", null, "t", null, "[1] 2", null));
+        assertEquals(
+                "time zone 'Mars/Olympus' is unknown: use an IANA zone id such as 'UTC', 'Europe/Paris' or"
+                        + " 'America/New_York'",
+                zone.getMessage());
+        InvalidScheduleException args = assertThrows(
+                InvalidScheduleException.class, () -> Schedule.of("s", "* * * * *", null, "t", null, "[1] 2", null));
         assertTrue(args.getMessage().startsWith("schedule 's': args must be one JSON value"), args.getMessage());
         assertEquals("[]", Schedule.of("s", "* * * * *", "t").argsJson());
     }
 
     @Test
     void givenScheduleArgs_thenTheirNumbersAreKeptAsTheProducerWroteThem() {
-        assertEquals("[1e-7,2,2.50,-0.0,{\"big\":123456789012345678901234567890,\"s\":\"1e-7\"}]",
-                Schedule.of("s", "* * * * *", "t").withArgs("[ 1e-7, 2, 2.50, -0.0, {\"big\": 123456789012345678901234567890,"
-                        + " \"s\": \"1e-7\"} ]").argsJson(), "numbers as the producer wrote them");
-        assertThrows(InvalidScheduleException.class, () -> Schedule.of("s", "* * * * *", "t").withArgs("[1] [2]"));
-        assertThrows(InvalidScheduleException.class, () -> Schedule.of("s", "* * * * *", "t").withArgs("[1"));
+        assertEquals(
+                "[1e-7,2,2.50,-0.0,{\"big\":123456789012345678901234567890,\"s\":\"1e-7\"}]",
+                Schedule.of("s", "* * * * *", "t")
+                        .withArgs("[ 1e-7, 2, 2.50, -0.0, {\"big\": 123456789012345678901234567890,"
+                                + " \"s\": \"1e-7\"} ]")
+                        .argsJson(),
+                "numbers as the producer wrote them");
+        assertThrows(
+                InvalidScheduleException.class,
+                () -> Schedule.of("s", "* * * * *", "t").withArgs("[1] [2]"));
+        assertThrows(
+                InvalidScheduleException.class,
+                () -> Schedule.of("s", "* * * * *", "t").withArgs("[1"));
     }
 
     @Test
@@ -96,7 +111,8 @@ class CronExpressionTest {
         CronExpression perSecond = CronExpression.parse("* * * * * *");
         Instant t = Instant.parse("2026-01-01T00:00:00.400Z");
         assertEquals(Optional.of(Instant.parse("2026-01-01T00:00:01Z")), perSecond.next(t, ZoneOffset.UTC));
-        assertEquals(Optional.of(Instant.parse("2026-01-01T00:00:02Z")),
+        assertEquals(
+                Optional.of(Instant.parse("2026-01-01T00:00:02Z")),
                 perSecond.next(Instant.parse("2026-01-01T00:00:01Z"), ZoneOffset.UTC));
     }
 }

@@ -64,7 +64,8 @@ class TickPolicyTest {
     @Test
     void givenDowntime_thenOnlyTheLatestTickFires_andTheOthersAreCountedMissed() {
         Schedule every = Schedule.of("s", "* * * * *", "t");
-        TickDecision d = TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(5));
+        TickDecision d =
+                TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(5));
         assertEquals(Optional.of(T0.plus(Duration.ofMinutes(10))), d.fire());
         assertEquals(9, d.missed());
     }
@@ -72,7 +73,8 @@ class TickPolicyTest {
     @Test
     void givenALatestTickPastTheStartingDeadline_thenItIsSkippedAndCounted() {
         Schedule every = Schedule.of("s", "* * * * *", "t").withStartingDeadline(Duration.ofSeconds(30));
-        TickDecision d = TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(45));
+        TickDecision d =
+                TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(45));
         assertEquals(Optional.empty(), d.fire());
         assertEquals(10, d.missed());
         assertEquals(Optional.of(T0.plus(Duration.ofMinutes(10))), d.tooLate());
@@ -82,7 +84,8 @@ class TickPolicyTest {
     @Test
     void givenALatestTickWithinTheStartingDeadline_thenItFires() {
         Schedule every = Schedule.of("s", "* * * * *", "t").withStartingDeadline(Duration.ofSeconds(30));
-        TickDecision d = TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(20));
+        TickDecision d =
+                TickPolicy.decide(every, T0, T0.plus(Duration.ofMinutes(10)).plusSeconds(20));
         assertEquals(Optional.of(T0.plus(Duration.ofMinutes(10))), d.fire());
         assertEquals(9, d.missed());
     }
@@ -94,15 +97,24 @@ class TickPolicyTest {
         TickDecision d = TickPolicy.decide(every, TickPolicy.startBoundary(every, now), now);
         assertEquals(Optional.of(T0), d.fire());
         Schedule noDeadline = Schedule.of("s", "* * * * *", "t");
-        assertEquals(Optional.empty(),
-                TickPolicy.decide(noDeadline, TickPolicy.startBoundary(noDeadline, now), now).fire());
+        assertEquals(
+                Optional.empty(),
+                TickPolicy.decide(noDeadline, TickPolicy.startBoundary(noDeadline, now), now)
+                        .fire());
     }
 
     @Test
     void givenASchedule_thenItsDedupeKeyPayloadAndClaimTtlAreTheWireFormat() {
-        Schedule nightly = Schedule.of("nightly-report", "0 2 * * *", "Europe/Paris", "report.build", "reports",
-                "[{\"full\": true}]", Duration.ofMinutes(5));
-        assertEquals("cron:nightly-report:1767229200000",
+        Schedule nightly = Schedule.of(
+                "nightly-report",
+                "0 2 * * *",
+                "Europe/Paris",
+                "report.build",
+                "reports",
+                "[{\"full\": true}]",
+                Duration.ofMinutes(5));
+        assertEquals(
+                "cron:nightly-report:1767229200000",
                 CronTick.dedupeKey(nightly, Instant.parse("2026-01-01T01:00:00Z")));
         assertEquals("{\"taskName\":\"report.build\",\"args\":[{\"full\":true}]}", CronTick.payloadJson(nightly));
         assertEquals(Duration.ofMinutes(65), CronTick.claimTtl(nightly));
