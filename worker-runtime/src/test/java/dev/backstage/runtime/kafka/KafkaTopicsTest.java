@@ -17,13 +17,25 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Publish/subscribe on Kafka topics: fan-out, shared groups, start position and failure redelivery. */
+/**
+ * Publish/subscribe on Kafka topics: fan-out, shared groups, start position and failure redelivery, on both
+ * cluster shapes ({@link KafkaShape}): the behaviour does not depend on the shape.
+ */
 @Tag("broker")
+@ParameterizedClass(name = "{0}")
+@EnumSource(KafkaShape.class)
 class KafkaTopicsTest {
     record Ride(String id) {}
 
-    private final KafkaTestSupport kafka = new KafkaTestSupport();
+    private final KafkaTestSupport kafka;
+
+    KafkaTopicsTest(KafkaShape shape) {
+        this.kafka = new KafkaTestSupport(shape);
+    }
+
     private final RedisTestSupport redis = new RedisTestSupport();
     private final List<Worker> workers = new CopyOnWriteArrayList<>();
 
