@@ -2,7 +2,7 @@ package dev.backstage.runtime.kafka;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.recovery.CrashRecoveryRun;
 import dev.backstage.runtime.redis.RedisTestSupport;
@@ -70,15 +70,23 @@ class KafkaWorkerRestartTest {
                         RedisTestSupport.URL,
                         redis.prefix()),
                 JOBS);
-        CrashRecoveryRun.Child first = run.start(consumerId);
-        // Killed while jobs are inside its handlers (between polls there can be a moment with none).
-        await().atMost(Duration.ofSeconds(120))
-                .pollInterval(Duration.ofMillis(5))
-                .until(() -> first.done() >= KILL_AFTER && inHandlers(first) > 0);
-        long killedAt = first.kill();
-        Set<Integer> held = new TreeSet<>(first.started());
-        held.removeAll(first.finished());
-        assertFalse(held.isEmpty(), "the killed worker had jobs inside its handlers");
+        // Killed while jobs are inside its handlers (between polls there can be a moment with none). On a loaded
+        // machine the jobs seen inside can finish between the look and the kill: then the kill did not test what
+        // this test is about, and a new process is started and killed again (its jobs still count; none may be
+        // lost), at most five times.
+        long killedAt;
+        Set<Integer> held;
+        int attempts = 0;
+        do {
+            assertTrue(++attempts <= 5, "in 5 kills no worker had a job inside its handlers when it died");
+            CrashRecoveryRun.Child victim = run.start(consumerId);
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> victim.done() >= KILL_AFTER && inHandlers(victim) > 0);
+            killedAt = victim.kill();
+            held = new TreeSet<>(victim.started());
+            held.removeAll(victim.finished());
+        } while (held.isEmpty());
 
         CrashRecoveryRun.Child second = run.start(consumerId);
         CrashRecoveryRun.Figures figures =
