@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 
 /** The pool reconciler against the mock API server: one operator for the class, one namespace per test. */
 class WorkerPoolReconcilerTest {
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = Duration.ofSeconds(90); // a deadline for a loaded machine, not a target
     private static OperatorTestHarness harness;
     private static KubernetesClient client;
 
