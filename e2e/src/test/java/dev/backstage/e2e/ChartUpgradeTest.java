@@ -130,7 +130,10 @@ class ChartUpgradeTest {
             await("the jobs enqueued after the upgrade done")
                     .atMost(Duration.ofMinutes(2))
                     .until(() -> receipts(run + "-after") == 200);
-            assertTrue(ready(client, ns), "topology and pool Ready after the upgrade");
+            // The new operator's first status write can come after the jobs are done: wait for it.
+            await("topology and pool Ready after the upgrade")
+                    .atMost(Duration.ofMinutes(2))
+                    .until(() -> ready(client, ns));
             Pod same = workerPod(client, ns);
             assertEquals(worker.getMetadata().getUid(), same.getMetadata().getUid(), "the worker pod was not replaced");
             assertEquals(
