@@ -67,7 +67,7 @@ EXPECTED = {
         "entrypoint": ["/opt/java/bin/java", "-cp",
                        "/opt/backstage/app/resources:/opt/backstage/app/classes:/opt/backstage/app/libs/*",
                        "dev.backstage.operator.main.OperatorMain"],
-        "ports": {"8081/tcp", "8443/tcp"}, "env": {},
+        "ports": {"8081/tcp", "8082/tcp", "8443/tcp"}, "env": {},
         "files": ["opt/backstage/app/classes/dev/backstage/operator/main/OperatorMain.class", "opt/java/bin/java"],
         "libs": ["operator-framework-core", "kubernetes-client", "worker-runtime", "bcpkix"],
     },
