@@ -217,6 +217,9 @@ public final class OperatorScaleBenchmark {
                 "set-up (not timed): %.1f s (namespace, certificates, webhook registration, operator start "
                         + "until it holds its Lease and /readyz answers 200)%n",
                 seconds(System.nanoTime() - setupStart));
+        System.out.println("kube-controller-manager's client rate limit: "
+                + controllerManagerRate(controlPlanePids.get("kube-controller-manager"))
+                + " (BACKSTAGE_KCM_API_QPS of bin/control-plane up; the figures in docs/benchmarks.md need 200)");
         System.out.printf(
                 "%d pools + %d topologies (Redis %s) per round and side, created by %d threads of one fabric8 "
                         + "client (JDK HttpClient, HTTP/2; no client-side rate limit); %d warm-up + %d measured rounds, idle "
@@ -963,6 +966,26 @@ public final class OperatorScaleBenchmark {
             }
         }
         return pids;
+    }
+
+    /**
+     * The {@code --kube-api-qps} kube-controller-manager runs with, from its own command line: a cluster started
+     * without it writes the pools' Deployments at 20 requests/s, which more than doubles the time to all Ready.
+     */
+    static String controllerManagerRate(Long pid) {
+        if (pid == null) {
+            return "unknown (no pid file)";
+        }
+        try {
+            List<String> args = List.of(
+                    Files.readString(Path.of("/proc/" + pid + "/cmdline")).split("\0"));
+            int at = args.indexOf("--kube-api-qps");
+            return at >= 0 && at + 1 < args.size()
+                    ? args.get(at + 1) + " requests/s"
+                    : "its default, 20 requests/s";
+        } catch (IOException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
     }
 
     /** utime + stime of a process, in clock ticks (USER_HZ, 100 on Linux); -1 when it cannot be read. */
