@@ -980,9 +980,7 @@ public final class OperatorScaleBenchmark {
             List<String> args = List.of(
                     Files.readString(Path.of("/proc/" + pid + "/cmdline")).split("\0"));
             int at = args.indexOf("--kube-api-qps");
-            return at >= 0 && at + 1 < args.size()
-                    ? args.get(at + 1) + " requests/s"
-                    : "its default, 20 requests/s";
+            return at >= 0 && at + 1 < args.size() ? args.get(at + 1) + " requests/s" : "its default, 20 requests/s";
         } catch (IOException e) {
             return "unknown (" + e.getMessage() + ")";
         }
