@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
 @ControllerConfiguration(
         name = WorkerPoolReconciler.NAME,
         generationAwareEventProcessing = false,
-        informer = @Informer(onUpdateFilter = PoolChangeFilter.class))
+        informer = @Informer(onUpdateFilter = PoolChangeFilter.class, itemStore = PoolCacheStore.class))
 public class WorkerPoolReconciler implements Reconciler<BackstageWorkerPool> {
     public static final String NAME = "backstageworkerpool";
     static final String CONFIG_DEPENDENT = "runtime-config";

@@ -15,6 +15,7 @@ import dev.backstage.operator.model.ReadyReason;
 import dev.backstage.operator.schedule.ScheduleFiring;
 import dev.backstage.runtime.spi.DeclaredObject;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
@@ -51,7 +52,10 @@ import org.slf4j.LoggerFactory;
  * finalizer is managed here rather than by JOSDK (which would put its own on every topology): the controller sees
  * every event ({@code triggerReconcilerOnAllEvents}) and adds or removes it as the policy says.
  */
-@ControllerConfiguration(name = TopologyReconciler.NAME, triggerReconcilerOnAllEvents = true)
+@ControllerConfiguration(
+        name = TopologyReconciler.NAME,
+        triggerReconcilerOnAllEvents = true,
+        informer = @Informer(itemStore = TopologyCacheStore.class))
 public class TopologyReconciler implements Reconciler<BackstageTopology> {
     public static final String NAME = "backstagetopology";
     /** The finalizer of a {@code deletionPolicy: delete} topology (the name JOSDK used before, so it is recognised). */

@@ -656,6 +656,16 @@ public final class OperatorScaleBenchmark {
 
     /** The chart's ValidatingWebhookConfiguration for both kinds, pointed at the operator's URL. */
     private void registerWebhook(int port, byte[] ca) {
+        // A run killed before its clean-up leaves its configuration behind: its failurePolicy Fail would refuse
+        // every create of this run (its operator is gone), so it goes first.
+        for (ValidatingWebhookConfiguration stale : client.resources(ValidatingWebhookConfiguration.class)
+                .withLabel(BENCH_LABEL, "operator-scale")
+                .list()
+                .getItems()) {
+            System.out.println("deleting the webhook configuration "
+                    + stale.getMetadata().getName() + " left by an earlier run that did not finish");
+            client.resource(stale).delete();
+        }
         ValidatingWebhookConfigurationBuilder builder = new ValidatingWebhookConfigurationBuilder()
                 .withNewMetadata()
                 .withName(runId + "-webhook")

@@ -1,0 +1,20 @@
+package dev.backstage.operator.pool;
+
+import dev.backstage.operator.model.BackstageWorkerPool;
+import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
+
+/**
+ * The pool informer's cache without {@code metadata.managedFields}: server-side apply's bookkeeping (one entry per
+ * field manager, each a tree of maps) is most of a cached pool's memory, and nothing here reads it (status and
+ * Deployments are applied from objects built afresh; the API server resolves field ownership). At 1,000 pools the
+ * entries held about 60 MiB of a 248 MiB heap. The Deployment and ConfigMap caches keep theirs: JOSDK's
+ * server-side-apply matcher compares the desired object with the managed fields of the cached one.
+ */
+public final class PoolCacheStore extends TransformingItemStore<BackstageWorkerPool> {
+    public PoolCacheStore() {
+        super(pool -> {
+            pool.getMetadata().setManagedFields(null);
+            return pool;
+        });
+    }
+}
