@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -48,7 +49,8 @@ final class KubeletServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KubeletServer.class);
     private static final int MAX_REQUEST_LINE = 8192;
 
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(
+            2, new DefaultThreadFactory("kubelet-port", true), NioIoHandler.newFactory());
     private final Channel server;
     private final int logPort;
 
