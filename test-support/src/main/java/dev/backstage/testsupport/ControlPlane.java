@@ -91,6 +91,11 @@ public final class ControlPlane {
         return root;
     }
 
+    /** The real kubectl's executable ({@code bin/lib.sh ensure_kube_tools}), for a process of its own. */
+    public Path kubectlBinary() {
+        return kubectl;
+    }
+
     /** Runs the real kubectl with this cluster's KUBECONFIG. */
     public Result kubectl(String... args) {
         return kubectlWithInput(null, args);
@@ -110,14 +115,30 @@ public final class ControlPlane {
      */
     public Result runWithCluster(Map<String, String> env, String... command) {
         Map<String, String> all = new java.util.HashMap<>(env);
-        all.put("KUBECONFIG", kubeconfig.toString());
-        all.put("KUBECTL", kubectl.toString());
-        all.put(
+        all.putAll(clusterEnv());
+        return run(root, all, 300, false, null, command);
+    }
+
+    /**
+     * A process of {@code command} that runs until stopped (e.g. {@code kubectl port-forward}), from the repository
+     * root with the environment of {@link #runWithCluster}; the caller starts it and reads its output.
+     */
+    public ProcessBuilder processWithCluster(String... command) {
+        ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile());
+        builder.environment().putAll(clusterEnv());
+        return builder;
+    }
+
+    private Map<String, String> clusterEnv() {
+        return Map.of(
+                "KUBECONFIG",
+                kubeconfig.toString(),
+                "KUBECTL",
+                kubectl.toString(),
                 "PATH",
                 kubectl.getParent()
                         + java.io.File.pathSeparator
                         + System.getenv().getOrDefault("PATH", ""));
-        return run(root, all, 300, false, null, command);
     }
 
     /** Runs the real helm with this cluster's KUBECONFIG. */

@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * and readiness probes, restarts exited containers with a back-off (restartPolicy), and on deletion sends
  * SIGTERM, waits the Pod's grace period, then SIGKILL, and removes the Pod. An unknown image leaves the Pod
  * Pending with an {@code ErrImagePull} state and a Warning Event saying which images are known. It also
- * forwards each Service's loopback ClusterIP to a ready pod ({@link ServiceProxy}), and serves the kubelet's log
- * endpoint, so {@code kubectl logs} works ({@code PodLogServer}).
+ * forwards each Service's loopback ClusterIP to a ready pod ({@link ServiceProxy}), and serves the kubelet's port
+ * ({@code KubeletServer}): its log endpoint, so {@code kubectl logs} works ({@code PodLogServer}), and its
+ * port-forward endpoint, so {@code kubectl port-forward} works ({@code PortForwardSession}).
  *
  * <p>This class is the loop (every 400 ms: renew the node, sync the Services, bind, sync each Pod, forget the gone)
  * and the pods' table; each concern is a class of its own ({@code NodeRegistration}, {@code PodBinder},
@@ -68,6 +70,7 @@ public final class NodeAgent implements AutoCloseable {
     private SharedIndexInformer<Pod> podInformer;
     private SharedIndexInformer<Service> serviceInformer;
     private PodLogServer logs;
+    private KubeletServer kubelet;
 
     public NodeAgent(KubernetesClient client, Path workDir, KnownImages images) {
         this.client = client;
@@ -106,10 +109,11 @@ public final class NodeAgent implements AutoCloseable {
                                     && s.name.equals(pod)
                                     && s.container != null
                                     && s.container.alive()));
+            kubelet = new KubeletServer(logs.port(), this::podPorts);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        node.registerNode(logs.port());
+        node.registerNode(kubelet.port());
         podInformer = client.pods().inAnyNamespace().inform();
         serviceInformer = client.services().inAnyNamespace().inform();
         loop.scheduleWithFixedDelay(
@@ -197,6 +201,18 @@ public final class NodeAgent implements AutoCloseable {
         status.write(pod, state, container);
     }
 
+    /** The container port → local port map of a pod whose container runs here ({@link PodPorts}). */
+    private Optional<Map<Integer, Integer>> podPorts(String namespace, String pod) {
+        return pods.values().stream()
+                .filter(s -> s.namespace.equals(namespace)
+                        && s.name.equals(pod)
+                        && !s.terminating
+                        && s.container != null
+                        && s.container.alive())
+                .findFirst()
+                .map(s -> s.ports);
+    }
+
     /** The ready endpoints of a Service port (the local ports its ready pods serve it on), from a random one on. */
     private List<Integer> endpoints(Service service, ServicePort servicePort) {
         Map<String, String> selector = service.getSpec().getSelector();
@@ -239,6 +255,9 @@ public final class NodeAgent implements AutoCloseable {
     public void close() {
         loop.shutdownNow();
         proxy.close();
+        if (kubelet != null) {
+            kubelet.close();
+        }
         if (logs != null) {
             logs.close();
         }

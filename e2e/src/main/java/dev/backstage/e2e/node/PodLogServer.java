@@ -1,10 +1,7 @@
 package dev.backstage.e2e.node;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
-import dev.backstage.operator.certificates.CertificateIssuer;
-import dev.backstage.operator.certificates.KeyAndCertificate;
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.RandomAccessFile;
@@ -14,11 +11,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
@@ -27,21 +20,19 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
 
 /**
  * The kubelet's log endpoint, so {@code kubectl logs} works on this node: the API server proxies
  * {@code GET /containerLogs/NS/POD/CONTAINER} to the port the Node advertises ({@code daemonEndpoints}) over HTTPS,
- * and this answers with the pod's {@code pod.log} ({@code tailLines} and {@code follow} as the kubelet reads them;
- * a followed log ends when the pod's container is gone). Listens on loopback only, with a self-signed certificate
- * (the local API server is not given a kubelet CA, so it does not verify it).
+ * {@link KubeletServer} relays it here, and this answers with the pod's {@code pod.log} ({@code tailLines} and
+ * {@code follow} as the kubelet reads them; a followed log ends when the pod's container is gone). Plain HTTP on
+ * loopback only: the TLS is the kubelet port's.
  */
 final class PodLogServer implements AutoCloseable {
     private static final String PREFIX = "/containerLogs/";
     private static final Duration FOLLOW_POLL = Duration.ofMillis(250);
 
-    private final HttpsServer server;
+    private final HttpServer server;
     private final BiFunction<String, String, Path> podDir;
     private final BiPredicate<String, String> running;
 
@@ -52,8 +43,7 @@ final class PodLogServer implements AutoCloseable {
     PodLogServer(BiFunction<String, String, Path> podDir, BiPredicate<String, String> running) throws IOException {
         this.podDir = podDir;
         this.running = running;
-        this.server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-        server.setHttpsConfigurator(new HttpsConfigurator(tls()));
+        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
         server.setExecutor(Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "node-agent-logs");
             t.setDaemon(true);
@@ -144,28 +134,6 @@ final class PodLogServer implements AutoCloseable {
             }
         }
         return query;
-    }
-
-    private static SSLContext tls() throws IOException {
-        try {
-            Instant now = Instant.now();
-            KeyAndCertificate ca = CertificateIssuer.newCa("backstage-local-kubelet-ca", Duration.ofDays(365), now);
-            KeyAndCertificate serving = CertificateIssuer.issueServing(
-                    ca, List.of(NodeAgent.HOST_IP, "localhost", NodeAgent.NODE_NAME), Duration.ofDays(365), now);
-            KeyStore store = KeyStore.getInstance("PKCS12");
-            store.load(null, null);
-            char[] password = "node-agent".toCharArray();
-            store.setKeyEntry(
-                    "kubelet", serving.key(), password, new X509Certificate[] {serving.certificate(), ca.certificate()
-                    });
-            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keys.init(store, password);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys.getKeyManagers(), null, null);
-            return context;
-        } catch (GeneralSecurityException e) {
-            throw new IOException("cannot make the node's log endpoint certificate: " + e.getMessage(), e);
-        }
     }
 
     @Override
