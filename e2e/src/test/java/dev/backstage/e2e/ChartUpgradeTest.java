@@ -68,7 +68,7 @@ class ChartUpgradeTest {
         KubernetesClient client = cluster.client();
         ControlPlane cp = cluster.controlPlane();
         UpgradeView view = new UpgradeView(client);
-        Path oldChart = checkout(cp, old);
+        Path oldChart = PinnedOperator.chart(cluster, PINNED, old);
         String pinnedImage = "backstage-operator:" + PinnedOperator.register(cluster, PINNED);
         String run = UUID.randomUUID().toString().substring(0, 8);
         String prefix = "upgrade-" + run;
@@ -228,6 +228,17 @@ class ChartUpgradeTest {
                 assertEquals(
                         UpgradeView.readySince(statusBefore), UpgradeView.readySince(statusAfter), "pool stayed Ready");
             }
+            System.out.printf(
+                    "upgraded from %s (%s) to this tree (%s): worker pod template %s; stream entries-added %d -> %d,"
+                            + " group entries-read %d -> %d; pool dead letters 1 -> 2%n",
+                    PINNED.substring(0, 7),
+                    pinnedImage,
+                    newImage,
+                    templateChange.isEmpty() ? "unchanged, pod kept" : "changed, rolled once",
+                    streamBefore.entriesAdded(),
+                    streamAfter.entriesAdded(),
+                    readBefore,
+                    redis.entriesRead(stream, GROUP));
             ControlPlane.Result denied = cluster.kubectlWithInput("""
                     apiVersion: backstage.dev/v1alpha1
                     kind: BackstageWorkerPool
@@ -259,21 +270,6 @@ class ChartUpgradeTest {
                 redis.deleteKeys(prefix + ":"); // the topology retains its keys
             }
         }
-    }
-
-    /** The pinned commit's chart (with its crds/), from git. */
-    private static Path checkout(ControlPlane cp, Path into) throws Exception {
-        Process archive = new ProcessBuilder(
-                        "sh",
-                        "-c",
-                        "git -C '" + cp.root() + "' archive " + PINNED + " helm/backstage-operator | tar -x -C '" + into
-                                + "'")
-                .inheritIO()
-                .start();
-        assertEquals(0, archive.waitFor(), "git archive " + PINNED);
-        Path chart = into.resolve("helm/backstage-operator");
-        assertTrue(Files.exists(chart.resolve("Chart.yaml")), "the pinned chart is there");
-        return chart;
     }
 
     /** 200 orders and one with a declined card (dead-lettered after its retries), ids {@code <run>-<i>}. */

@@ -37,6 +37,39 @@ public final class PinnedOperator {
         }
     }
 
+    /**
+     * The chart of {@code commit} (with its {@code crds/}), from {@code git archive} into {@code into}.
+     *
+     * @return the chart's directory, {@code into/helm/backstage-operator}
+     * @throws IllegalStateException when the commit has no chart there
+     */
+    public static Path chart(LocalCluster cluster, String commit, Path into) {
+        try {
+            Process archive = new ProcessBuilder(
+                            "sh",
+                            "-c",
+                            "git -C \"$0\" archive \"$1\" helm/backstage-operator | tar -x -C \"$2\"",
+                            cluster.root().toString(),
+                            commit,
+                            into.toString())
+                    .inheritIO()
+                    .start();
+            if (!archive.waitFor(2, TimeUnit.MINUTES) || archive.exitValue() != 0) {
+                throw new IllegalStateException("git archive " + commit + " helm/backstage-operator failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while extracting the chart of " + commit, e);
+        }
+        Path chart = into.resolve("helm/backstage-operator");
+        if (!Files.exists(chart.resolve("Chart.yaml"))) {
+            throw new IllegalStateException("commit " + commit + " has no helm/backstage-operator/Chart.yaml");
+        }
+        return chart;
+    }
+
     /** Runs {@code bin/pinned-operator <commit>}, its progress on this JVM's stderr; the class path file it printed. */
     private static Path build(Path root, String commit) {
         try {
