@@ -265,7 +265,9 @@ class ChartUpgradeTest {
                     "a retained topology is deleted without an operator");
         } finally {
             cluster.kubectl("delete", "namespace", ns, "--wait=false");
-            RealSandbox.installChart(cluster); // the other tests' operator, as they expect it
+            // The other tests' CRDs and operator, as they expect them, also after a failure before the upgrade.
+            cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", cp.root().resolve("crds").toString());
+            RealSandbox.installChart(cluster);
             try (RedisStreams redis = new RedisStreams()) {
                 redis.deleteKeys(prefix + ":"); // the topology retains its keys
             }
