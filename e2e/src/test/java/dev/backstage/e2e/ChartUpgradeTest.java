@@ -146,7 +146,6 @@ class ChartUpgradeTest {
             Pod worker = view.workerPod(ns);
             Deployment deploymentBefore = view.deployment(ns);
             BackstageWorkerPoolStatus statusBefore = view.pool(ns).getStatus();
-            String topologyReadySince = view.topologyReadySince(ns);
             StreamCounters streamBefore = redis.counters(stream);
             StreamCounters deadBefore = redis.counters(deadLetters);
             long readBefore = redis.entriesRead(stream, GROUP);
@@ -223,11 +222,9 @@ class ChartUpgradeTest {
             assertEquals(deadBefore.entriesAdded() + 1, deadAfter.entriesAdded(), "and its entries-added continues");
             BackstageWorkerPoolStatus statusAfter = view.pool(ns).getStatus();
             assertEquals(statusBefore.getObservedGeneration(), statusAfter.getObservedGeneration());
-            assertEquals(topologyReadySince, view.topologyReadySince(ns), "the topology stayed Ready throughout");
-            if (templateChange.isEmpty()) {
-                assertEquals(
-                        UpgradeView.readySince(statusBefore), UpgradeView.readySince(statusAfter), "pool stayed Ready");
-            }
+            // Not asserted: that the topology's and the pool's Ready stayed True throughout. The pinned operator, while
+            // it stops, can reconcile the topology after closing its broker connections and write Ready=False
+            // (DeclarationFailed, a wrapped BrokerConnections.ClosedException) until the new leader's first poll.
             System.out.printf(
                     "upgraded from %s (%s) to this tree (%s): worker pod template %s; stream entries-added %d -> %d,"
                             + " group entries-read %d -> %d; pool dead letters 1 -> 2%n",
@@ -266,7 +263,12 @@ class ChartUpgradeTest {
         } finally {
             cluster.kubectl("delete", "namespace", ns, "--wait=false");
             // The other tests' CRDs and operator, as they expect them, also after a failure before the upgrade.
-            cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", cp.root().resolve("crds").toString());
+            cluster.kubectl(
+                    "apply",
+                    "--server-side",
+                    "--force-conflicts",
+                    "-f",
+                    cp.root().resolve("crds").toString());
             RealSandbox.installChart(cluster);
             try (RedisStreams redis = new RedisStreams()) {
                 redis.deleteKeys(prefix + ":"); // the topology retains its keys

@@ -6,8 +6,6 @@ import dev.backstage.e2e.node.NodeAgent;
 import dev.backstage.e2e.sandbox.RealSandbox;
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageWorkerPool;
-import dev.backstage.operator.model.BackstageWorkerPoolStatus;
-import dev.backstage.operator.model.Condition;
 import dev.backstage.operator.model.Conditions;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -92,24 +90,6 @@ final class UpgradeView {
                 ? null
                 : pool.getStatus().getHeartbeatTime();
         return heartbeat != null && Instant.parse(heartbeat).isAfter(instant);
-    }
-
-    /** When the topology's Ready condition last changed. */
-    String topologyReadySince(String ns) {
-        BackstageTopology topology = client.resources(BackstageTopology.class)
-                .inNamespace(ns)
-                .withName(TOPOLOGY)
-                .get();
-        return Conditions.find(topology.getStatus().getConditions(), Conditions.READY)
-                .map(Condition::getLastTransitionTime)
-                .orElseThrow();
-    }
-
-    /** When the pool's Ready condition last changed. */
-    static String readySince(BackstageWorkerPoolStatus status) {
-        return Conditions.find(status.getConditions(), Conditions.READY)
-                .map(Condition::getLastTransitionTime)
-                .orElseThrow();
     }
 
     Deployment operatorDeployment() {
