@@ -75,6 +75,49 @@ final class RedisStreams implements AutoCloseable {
                 .size();
     }
 
+    /**
+     * A stream's own counters (XINFO STREAM): its length, {@code entries-added} (every XADD over the stream's life;
+     * it starts again from 0 only when the stream is deleted and made again), its first entry's id (null when it is
+     * empty) and the last id it gave out.
+     */
+    record StreamCounters(long length, long entriesAdded, String firstId, String lastId) {}
+
+    StreamCounters counters(String stream) {
+        List<Object> info = redis().xinfoStream(stream);
+        Map<String, Object> map = new HashMap<>();
+        for (int i = 0; i + 1 < info.size(); i += 2) {
+            map.put(String.valueOf(info.get(i)), info.get(i + 1));
+        }
+        return new StreamCounters(
+                ((Number) map.get("length")).longValue(),
+                ((Number) map.get("entries-added")).longValue(),
+                map.get("first-entry") instanceof List<?> first ? String.valueOf(first.get(0)) : null,
+                String.valueOf(map.get("last-generated-id")));
+    }
+
+    /** How many entries the stream holds after {@code id} (exclusive). */
+    long countAfter(String stream, String id) {
+        long count = 0;
+        String from = "(" + id;
+        while (true) {
+            List<StreamMessage<String, String>> page =
+                    redis().xrange(stream, Range.create(from, "+"), Limit.from(1000));
+            count += page.size();
+            if (page.size() < 1000) {
+                return count;
+            }
+            from = "(" + page.get(page.size() - 1).getId();
+        }
+    }
+
+    /** Deletes every key that starts with {@code prefix} (a test's own key prefix, when it is done). */
+    void deleteKeys(String prefix) {
+        List<String> keys = redis().keys(prefix + "*");
+        if (!keys.isEmpty()) {
+            redis().del(keys.toArray(String[]::new));
+        }
+    }
+
     @Override
     public void close() {
         connection.close();

@@ -13,7 +13,8 @@ import java.nio.file.Path;
 
 /**
  * The real local cluster: the {@link ControlPlane} of {@code bin/control-plane}, an admin client for it, and the
- * {@link NodeAgent} that runs its pods in this JVM. One per JVM ({@link #shared()}).
+ * {@link NodeAgent} that runs its pods in this JVM, with the {@link KnownImages} it runs them from. One per JVM
+ * ({@link #shared()}).
  */
 public final class LocalCluster implements AutoCloseable {
     private static LocalCluster shared;
@@ -21,11 +22,13 @@ public final class LocalCluster implements AutoCloseable {
     private final ControlPlane controlPlane;
     private final KubernetesClient client;
     private final NodeAgent node;
+    private final KnownImages images;
 
-    private LocalCluster(ControlPlane controlPlane, KubernetesClient client, NodeAgent node) {
+    private LocalCluster(ControlPlane controlPlane, KubernetesClient client, NodeAgent node, KnownImages images) {
         this.controlPlane = controlPlane;
         this.client = client;
         this.node = node;
+        this.images = images;
     }
 
     /** The cluster of this JVM, with its node agent (stopped when the JVM exits). */
@@ -43,8 +46,9 @@ public final class LocalCluster implements AutoCloseable {
     public static LocalCluster start(Path nodeDir) {
         ControlPlane controlPlane = ControlPlane.shared();
         KubernetesClient client = client(controlPlane.kubeconfig());
-        NodeAgent node = new NodeAgent(client, nodeDir, KnownImages.fromThisClassPath()).start();
-        return new LocalCluster(controlPlane, client, node);
+        KnownImages images = KnownImages.fromThisClassPath();
+        NodeAgent node = new NodeAgent(client, nodeDir, images).start();
+        return new LocalCluster(controlPlane, client, node, images);
     }
 
     /** A client with the credentials of {@code kubeconfig}. */
@@ -64,6 +68,11 @@ public final class LocalCluster implements AutoCloseable {
 
     public NodeAgent node() {
         return node;
+    }
+
+    /** The images the node runs; a test registers another build of an image here ({@link KnownImages#registerOperator}). */
+    public KnownImages images() {
+        return images;
     }
 
     public ControlPlane controlPlane() {

@@ -59,7 +59,7 @@ final class PodProcesses {
         if (image.isEmpty()) {
             state.waitingReason = "ErrImagePull";
             state.waitingMessage = "image " + container.getImage() + " is not one this node can run; it runs "
-                    + String.join(", ", images.names()) + " (any registry and tag)";
+                    + String.join(", ", images.names()) + " (any registry and tag, but a name:tag runs only that tag)";
             if (!state.warnedImage) {
                 state.warnedImage = true;
                 events.event(
