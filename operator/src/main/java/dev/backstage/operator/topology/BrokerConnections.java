@@ -31,6 +31,25 @@ public final class BrokerConnections implements AutoCloseable {
         ClosedException() {
             super("broker connections are closed (the operator is stopping)");
         }
+
+        /**
+         * Whether {@code e} or any of its causes is a {@code ClosedException}: JOSDK hands the reconciler's
+         * exception over wrapped (an {@code OperatorException}, or an aggregate of a workflow's failures).
+         */
+        public static boolean in(Throwable e) {
+            java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+                if (t instanceof ClosedException) {
+                    return true;
+                }
+                for (Throwable suppressed : t.getSuppressed()) {
+                    if (suppressed instanceof ClosedException) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
     }
 
     private record Entry(String fingerprint, Provider provider) {}

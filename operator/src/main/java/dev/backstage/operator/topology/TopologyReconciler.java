@@ -189,8 +189,9 @@ public class TopologyReconciler implements Reconciler<BackstageTopology> {
     @Override
     public ErrorStatusUpdateControl<BackstageTopology> updateErrorStatus(
             BackstageTopology topology, Context<BackstageTopology> context, Exception e) {
-        if (e instanceof BrokerConnections.ClosedException) {
-            // The operator is stopping mid-reconcile: the topology did nothing wrong, so its status stays as it is.
+        if (BrokerConnections.ClosedException.in(e)) {
+            // The operator is stopping mid-reconcile (JOSDK may hand the exception over wrapped): the topology did
+            // nothing wrong, so its status stays as it is.
             return ErrorStatusUpdateControl.<BackstageTopology>noStatusUpdate().withNoRetry();
         }
         // Only the unexpected gets here (e.g. the API server refused to let us read the Secret); JOSDK retries.

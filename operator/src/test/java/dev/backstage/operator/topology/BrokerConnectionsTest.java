@@ -51,4 +51,22 @@ class BrokerConnectionsTest {
                 BrokerConnections.ClosedException.class,
                 () -> connections.acquire("uid-c", "rv", () -> Providers.create(REDIS)));
     }
+
+    @Test
+    void givenAClosedExceptionWrappedByJosdk_whenCheckedForStopping_thenItIsFoundInTheCauseChain() {
+        BrokerConnections connections = new BrokerConnections();
+        connections.close();
+        BrokerConnections.ClosedException closed = assertThrows(
+                BrokerConnections.ClosedException.class,
+                () -> connections.acquire("uid", "rv", () -> Providers.create(REDIS)));
+        RuntimeException aggregate = new RuntimeException("Exception(s) during workflow execution");
+        aggregate.addSuppressed(closed);
+
+        assertTrue(BrokerConnections.ClosedException.in(closed));
+        assertTrue(BrokerConnections.ClosedException.in(
+                new io.javaoperatorsdk.operator.OperatorException(new IllegalStateException("reconcile", closed))));
+        assertTrue(BrokerConnections.ClosedException.in(new io.javaoperatorsdk.operator.OperatorException(aggregate)));
+        assertFalse(BrokerConnections.ClosedException.in(
+                new io.javaoperatorsdk.operator.OperatorException(new IllegalStateException("a broker failure"))));
+    }
 }
