@@ -64,13 +64,23 @@ final class RedisDeadLetters implements DeadLetterQueue {
     public long redrive(String queue, int limit) {
         String dlq = provider.keys().deadLetter(queue);
         String stream = provider.keys().stream(queue);
+        // Only the dead letters there when the redrive starts: a redriven job that fails again is dead-lettered
+        // anew (a later id), and must not be moved again by the same redrive.
+        List<StreamMessage<String, String>> last =
+                provider.sync().xrevrange(dlq, Range.create("-", "+"), Limit.from(1));
+        if (last.isEmpty()) {
+            return 0;
+        }
+        String upTo = last.get(0).getId();
+        String from = "-";
         long moved = 0;
         while (moved < limit) {
             List<StreamMessage<String, String>> batch =
-                    provider.sync().xrange(dlq, Range.create("-", "+"), Limit.from(Math.min(100, limit - moved)));
+                    provider.sync().xrange(dlq, Range.create(from, upTo), Limit.from(Math.min(100, limit - moved)));
             if (batch.isEmpty()) {
                 break;
             }
+            from = "(" + batch.get(batch.size() - 1).getId();
             // The batch's moves are pipelined (one round trip per batch, not per job); each is its own atomic script.
             List<io.lettuce.core.RedisFuture<String>> moves = new ArrayList<>(batch.size());
             for (StreamMessage<String, String> entry : batch) {
@@ -82,8 +92,9 @@ final class RedisDeadLetters implements DeadLetterQueue {
                                 redriveArgs(entry)));
             }
             for (io.lettuce.core.RedisFuture<String> move : moves) {
+                String added;
                 try {
-                    move.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    added = move.get(30, java.util.concurrent.TimeUnit.SECONDS);
                 } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
                     throw new dev.backstage.runtime.spi.BackstageException(
                             "redrive of " + dlq + " stopped after " + moved + " job(s): " + e.getMessage(), e);
@@ -92,7 +103,9 @@ final class RedisDeadLetters implements DeadLetterQueue {
                     throw new dev.backstage.runtime.spi.BackstageException(
                             "redrive of " + dlq + " interrupted after " + moved + " job(s)", e);
                 }
-                moved++;
+                if (added != null) { // null: another redrive moved it first
+                    moved++;
+                }
             }
         }
         return moved;
@@ -110,13 +123,13 @@ final class RedisDeadLetters implements DeadLetterQueue {
         if (found.isEmpty()) {
             return false;
         }
-        provider.sync()
+        String added = provider.sync()
                 .eval(
                         RedisScripts.REDRIVE,
                         ScriptOutputType.VALUE,
                         new String[] {dlq, provider.keys().stream(queue)},
                         redriveArgs(found.get(0)));
-        return true;
+        return added != null; // null: moved by another redrive between the read and the script
     }
 
     @Override

@@ -99,16 +99,16 @@ final class RedisScripts {
             """;
 
     /**
-     * Redrive one dead-letter entry: XADD the job back to its stream, then XDEL it from the DLQ, in one
-     * step, so an interrupted redrive neither loses nor duplicates an entry.
-     * KEYS[1] = dlq, KEYS[2] = stream; ARGV = dl entry id, fields...
+     * Redrive one dead-letter entry: XDEL it from the DLQ and, only if it was still there, XADD the job back to its
+     * stream, in one step, so an interrupted redrive neither loses nor duplicates an entry, and two redrives that
+     * read the same entry (the console's and the CLI's at once) move it once. Returns the new entry's id, or nil
+     * when the entry was already gone. KEYS[1] = dlq, KEYS[2] = stream; ARGV = dl entry id, fields...
      */
     static final String REDRIVE = """
+            if redis.call('XDEL', KEYS[1], ARGV[1]) == 0 then return false end
             local fields = {}
             for i = 2, #ARGV do fields[#fields + 1] = ARGV[i] end
-            local id = redis.call('XADD', KEYS[2], '*', unpack(fields))
-            redis.call('XDEL', KEYS[1], ARGV[1])
-            return id
+            return redis.call('XADD', KEYS[2], '*', unpack(fields))
             """;
 
     /**

@@ -81,6 +81,24 @@ class RedisRedriveTest {
     }
 
     @Test
+    void givenADeadLetterReadByTwoRedrives_whenBothRunTheMove_thenTheJobIsQueuedOnce() {
+        RedisProvider provider = redis.provider();
+        String dlq = provider.keys().deadLetter("default");
+        String stream = provider.keys().stream("default");
+        String id = provider.sync().xadd(dlq, Map.of("taskName", "charge", "payload", "{}", "originalId", "0-1"));
+        String[] keys = {dlq, stream};
+        String[] args = {id, "taskName", "charge", "payload", "{}"};
+
+        Object first = provider.sync().eval(RedisScripts.REDRIVE, io.lettuce.core.ScriptOutputType.VALUE, keys, args);
+        Object second = provider.sync().eval(RedisScripts.REDRIVE, io.lettuce.core.ScriptOutputType.VALUE, keys, args);
+
+        assertEquals(true, first != null, "the first move queues the job");
+        assertEquals(null, second, "the second finds the dead letter gone and queues nothing");
+        assertEquals(1L, provider.sync().xlen(stream));
+        assertEquals(0L, provider.sync().xlen(dlq));
+    }
+
+    @Test
     void givenThreeDeadLetters_whenPagedThenOneRedrivenAndOneDeleted_thenEachChangeTouchesOnlyItsEntry() {
         RedisProvider provider = redis.provider();
         String dlq = provider.keys().deadLetter("default");
