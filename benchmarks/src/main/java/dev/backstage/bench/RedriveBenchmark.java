@@ -54,8 +54,9 @@ public final class RedriveBenchmark {
             Rounds.run(
                     "Redis dead-letter redrive (" + REDIS + ")",
                     List.of(
-                            side("Worker's DeadLetterQueue.redrive", j -> redisProvider(redis, j)),
-                            side("baseline: lettuce XRANGE + pipelined XADD/XDEL", j -> redisRaw(redis, j))),
+                            RedisBenchmark.side("Worker's DeadLetterQueue.redrive", j -> redisProvider(redis, j)),
+                            RedisBenchmark.side(
+                                    "baseline: lettuce XRANGE + pipelined XADD/XDEL", j -> redisRaw(redis, j))),
                     jobs,
                     warmups,
                     rounds);
@@ -68,31 +69,14 @@ public final class RedriveBenchmark {
             Rounds.run(
                     "RabbitMQ dead-letter redrive (" + factory.getHost() + ":" + factory.getPort() + ")",
                     List.of(
-                            side("Worker's DeadLetterQueue.redrive", j -> rabbitProvider(connection, j)),
-                            side("baseline: amqp-client get + publish + confirm + ack", j -> rabbitRaw(connection, j))),
+                            RedisBenchmark.side("Worker's DeadLetterQueue.redrive", j -> rabbitProvider(connection, j)),
+                            RedisBenchmark.side(
+                                    "baseline: amqp-client get + publish + confirm + ack",
+                                    j -> rabbitRaw(connection, j))),
                     jobs,
                     warmups,
                     rounds);
         }
-    }
-
-    /** One timed move of {@code jobs} dead letters; returns the nanoseconds and CPU of the move alone. */
-    private interface Move {
-        TimedWindow.Measured run(int jobs) throws Exception;
-    }
-
-    private static Side side(String name, Move move) {
-        return new Side() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public TimedWindow.Measured run(int jobs) throws Exception {
-                return move.run(jobs);
-            }
-        };
     }
 
     private static TimedWindow.Measured timed(int jobs, Timed body) throws Exception {
