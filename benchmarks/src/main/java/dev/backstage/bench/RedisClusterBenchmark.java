@@ -5,23 +5,26 @@ import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.redis.RedisProvider;
 import dev.backstage.runtime.redis.RedisSettings;
+import dev.backstage.runtime.spi.TopologyRequest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Issue 23: the same work on one standalone Redis and on the 3-shard Redis Cluster of {@code bin/lib.sh} (ports
- * 7000-7005), and on that cluster with the replica wait on (WAIT 1 after every enqueue and ack). Three busy queues,
- * one producer thread per queue enqueuing as fast as the provider acknowledges, one Worker (concurrency 16) reading
- * all three; each job carries its send time. Printed per side: jobs/s from the first send to the last handler,
- * enqueue → handler p50/p99, and the machine's load before and after. One run per side: on 2 shared cores the
- * shards, the sentinels' neighbours and this JVM compete for the same CPUs, so the cluster cannot show the
- * parallelism it has on separate machines; the figures say what this machine does.
- * Run: {@code bin/bench redis-cluster [jobs]}.
+ * What sharding and the replica wait cost on this machine: the same work on one standalone Redis, on the 3-shard
+ * Redis Cluster of {@code bin/lib.sh} (ports 7000-7005), and on that cluster with {@code waitReplicas=1} (WAIT 1
+ * after every enqueue and acknowledgement).
+ *
+ * <p>Throughput: each round preloads {@code jobs} jobs spread over three busy queues through the side's own provider
+ * (outside the timed window, so the cluster sides pay their enqueue waits there), then times one Worker
+ * (concurrency 16, prefetch 256) reading all three queues to the last job. The sides rotate every round after the
+ * warm-up rounds, and the medians are printed with their spread and the ratios of standalone to each cluster side.
+ * Latency: enqueue → handler p50/p99 at a fixed rate, all three sides at once, sending in turns of one second, each
+ * enqueue paying its side's wait. On 2 shared cores the six cluster nodes, the client and the worker compete for the
+ * same CPUs, so the cluster cannot show the parallelism it has on separate machines; the figures say what this
+ * machine does.
+ *
+ * <p>Run: {@code bin/bench redis-cluster [jobs] [rounds] [warmups]}.
  */
 public final class RedisClusterBenchmark {
     static final String STANDALONE = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");
@@ -33,92 +36,100 @@ public final class RedisClusterBenchmark {
     private RedisClusterBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 60_000;
-        System.out.printf("Redis: %d jobs over 3 queues, 3 producer threads, 1 Worker (concurrency 16)%n", jobs);
-        run("warm-up (standalone, not counted)", RedisSettings.of(STANDALONE), jobs / 4);
-        List<String> lines = new ArrayList<>();
-        lines.add(run("standalone, one node", RedisSettings.of(STANDALONE), jobs));
-        lines.add(run("cluster, 3 shards", RedisSettings.of(CLUSTER), jobs));
-        lines.add(run(
-                "cluster, 3 shards, waitReplicas=1",
-                RedisSettings.of(CLUSTER).withReplicaWait(1, Duration.ofSeconds(1)),
-                jobs));
-        System.out.println("--- both sides, same work ---");
-        lines.forEach(System.out::println);
+        int jobs = RedisBenchmark.arg(args, 0, 30_000);
+        int rounds = RedisBenchmark.arg(args, 1, 3);
+        int warmups = RedisBenchmark.arg(args, 2, 1);
+        RedisSettings standalone = RedisSettings.of(STANDALONE);
+        RedisSettings cluster = RedisSettings.of(CLUSTER);
+        RedisSettings waiting = cluster.withReplicaWait(1, Duration.ofSeconds(1));
+        List<Side> sides = List.of(
+                RedisBenchmark.side("standalone, one node", j -> drain(standalone, j)),
+                RedisBenchmark.side("cluster, 3 shards", j -> drain(cluster, j)),
+                RedisBenchmark.side("cluster, 3 shards, waitReplicas=1", j -> drain(waiting, j)));
+        Rounds.run(
+                "Redis one node vs 3-shard cluster: 3 queues, 1 Worker (concurrency 16, prefetch 256)",
+                sides,
+                jobs,
+                warmups,
+                rounds);
+        List<RedisSettings> latencySettings =
+                List.of(standalone.withPrefix(prefix()), cluster.withPrefix(prefix()), waiting.withPrefix(prefix()));
+        Latency.measure(
+                "Redis one node vs 3-shard cluster",
+                List.of(
+                        Latency.worker("standalone, one node", worker(latencySettings.get(0), "default")),
+                        Latency.worker("cluster, 3 shards", worker(latencySettings.get(1), "default")),
+                        Latency.worker("cluster, 3 shards, waitReplicas=1", worker(latencySettings.get(2), "default"))),
+                Integer.getInteger("bench.latencyJobs", 10_000),
+                500);
+        for (RedisSettings s : latencySettings) {
+            delete(s, List.of("default"));
+        }
         System.exit(0);
     }
 
-    static String run(String name, RedisSettings base, int jobs) throws Exception {
-        String prefix = "bench23-" + System.nanoTime();
-        RedisSettings settings = base.withPrefix(prefix);
-        long[] latencies = new long[jobs];
-        AtomicInteger handled = new AtomicInteger();
-        CountDownLatch done = new CountDownLatch(jobs);
-        double loadBefore = Load.now();
-        long start;
-        long end;
-        try (Worker worker = Worker.builder()
+    private static String prefix() {
+        return "bench23-" + System.nanoTime();
+    }
+
+    static Worker worker(RedisSettings settings, String... queues) {
+        return Worker.builder()
                 .provider(RedisProvider.connect(settings))
-                .queues(QUEUES.toArray(String[]::new))
+                .queues(queues)
                 .concurrency(16)
                 .prefetch(256)
-                .build()) {
-            worker.register("ping", Ping.class, (ctx, p) -> {
-                latencies[handled.getAndIncrement()] = System.nanoTime() - p.sentNanos();
-                done.countDown();
+                .build();
+    }
+
+    /** Preloads {@code jobs} jobs over the three queues with the side's settings, then times one Worker draining them. */
+    static TimedWindow.Measured drain(RedisSettings base, int jobs) throws Exception {
+        RedisSettings settings = base.withPrefix(prefix());
+        TimedWindow window = new TimedWindow(jobs);
+        try (Worker worker = worker(settings, QUEUES.toArray(String[]::new))) {
+            worker.register("noop", Job.class, (ctx, job) -> {
+                window.handled();
                 return Next.done();
             });
+            preload(worker, jobs);
             worker.start();
-            start = System.nanoTime();
-            List<Thread> producers = new ArrayList<>();
-            for (int q = 0; q < QUEUES.size(); q++) {
-                String queue = QUEUES.get(q);
-                int count = jobs / QUEUES.size() + (q < jobs % QUEUES.size() ? 1 : 0);
-                Thread producer = new Thread(
-                        () -> {
-                            for (int i = 0; i < count; i++) {
-                                worker.enqueue("ping", new Ping(System.nanoTime()), EnqueueOptions.onQueue(queue));
-                            }
-                        },
-                        "producer-" + queue);
-                producer.start();
-                producers.add(producer);
-            }
-            for (Thread producer : producers) {
-                producer.join();
-            }
-            if (!done.await(10, TimeUnit.MINUTES)) {
-                throw new IllegalStateException(name + ": only " + handled.get() + " of " + jobs + " handled");
-            }
-            end = System.nanoTime();
-            try (RedisProvider admin = RedisProvider.connect(settings)) {
-                admin.declarer()
-                        .delete(new dev.backstage.runtime.spi.TopologyRequest(
-                                QUEUES.stream()
-                                        .map(q -> new dev.backstage.runtime.spi.TopologyRequest.QueueSpec(
-                                                q, 0, (short) 0))
-                                        .toList(),
-                                List.of(),
-                                true,
-                                settings.consumerGroup(),
-                                List.of()));
-            }
+            return window.await(settings.prefix());
+        } finally {
+            delete(settings, QUEUES);
         }
-        long[] sorted = Arrays.copyOf(latencies, jobs);
-        Arrays.sort(sorted);
-        double seconds = (end - start) / 1e9;
-        String line = String.format(
-                "%-36s %8.0f jobs/s  enqueue->handler p50 %7.2f ms  p99 %7.2f ms  (%d jobs in %.1f s,"
-                        + " load %.1f -> %.1f)",
-                name,
-                jobs / seconds,
-                sorted[jobs / 2] / 1e6,
-                sorted[(int) (jobs * 0.99)] / 1e6,
-                jobs,
-                seconds,
-                loadBefore,
-                Load.now());
-        System.out.println(line);
-        return line;
+    }
+
+    /** One producer thread per queue, each enqueuing its share as fast as the provider acknowledges. */
+    private static void preload(Worker worker, int jobs) throws InterruptedException {
+        List<Thread> producers = new ArrayList<>();
+        for (int q = 0; q < QUEUES.size(); q++) {
+            String queue = QUEUES.get(q);
+            int count = jobs / QUEUES.size() + (q < jobs % QUEUES.size() ? 1 : 0);
+            Thread producer = new Thread(
+                    () -> {
+                        for (int i = 0; i < count; i++) {
+                            worker.enqueue("noop", new Job(i), EnqueueOptions.onQueue(queue));
+                        }
+                    },
+                    "producer-" + queue);
+            producer.start();
+            producers.add(producer);
+        }
+        for (Thread producer : producers) {
+            producer.join();
+        }
+    }
+
+    private static void delete(RedisSettings settings, List<String> queues) throws Exception {
+        try (RedisProvider admin = RedisProvider.connect(settings)) {
+            admin.declarer()
+                    .delete(new TopologyRequest(
+                            queues.stream()
+                                    .map(q -> new TopologyRequest.QueueSpec(q, 0, (short) 0))
+                                    .toList(),
+                            List.of(),
+                            true,
+                            settings.consumerGroup(),
+                            List.of()));
+        }
     }
 }
