@@ -54,8 +54,8 @@ public final class RabbitMqClusterBenchmark {
                     jobs,
                     warmups,
                     rounds);
-            String singlePrefix = "bench-cluster-latency-single-" + System.nanoTime();
-            String clusterPrefix = "bench-cluster-latency-quorum-" + System.nanoTime();
+            String singlePrefix = "bench-lat-single-" + System.nanoTime();
+            String clusterPrefix = "bench-lat-quorum-" + System.nanoTime();
             Latency.measure(
                     "RabbitMQ one node classic vs 3-node quorum",
                     List.of(
