@@ -45,6 +45,9 @@ import org.springframework.kafka.listener.ContainerProperties;
  * listener with manual acknowledgement, AckMode.MANUAL, max.poll.records = allowance / concurrency each).
  * The broker runs in its own JVM ({@code bin/bench kafka} starts it and passes {@code -Dbench.kafka.bootstrap}).
  * Run: {@code bin/bench kafka [jobs] [rounds] [warmups] [concurrency] [prefetch] [partitions]}.
+ *
+ * <p>Kept as one class: every side is set up and timed the same way on the same preloaded topic, and having them side
+ * by side is what shows they do the same work.
  */
 public final class KafkaBenchmark {
     static final ObjectMapper JSON = new ObjectMapper();

@@ -38,6 +38,9 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
  * one XACK per batch, no decode, no hand-off), and Spring Data Redis's {@code StreamMessageListenerContainer}
  * (one subscription per handler thread in the same group, batch size = allowance / concurrency, manual ack).
  * Run: {@code bin/bench redis [jobs] [rounds] [warmups] [concurrency] [prefetch]}.
+ *
+ * <p>Kept as one class: every side is set up and timed the same way on the same preloaded stream, and having them side
+ * by side is what shows they do the same work.
  */
 public final class RedisBenchmark {
     static final String URL = System.getenv().getOrDefault("BACKSTAGE_REDIS_URL", "redis://127.0.0.1:6379");

@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
  *     cluster.kill(cluster.leaderOfMostPartitions("orders"));
  * }
  * }</pre>
+ *
+ * <p>Kept as one class: starting, killing and restarting nodes and the questions tests ask of the cluster (its leaders,
+ * its brokers) act on one set of node processes with their ports and data directories.
  */
 public final class KafkaCluster implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaCluster.class);

@@ -22,6 +22,9 @@ import java.util.concurrent.TimeUnit;
  * (the server certificate names only the first, so the second shows a host name mismatch), client certificates
  * optional, and the management API over HTTPS on 127.0.0.1. An {@code admin} user (random password) sets up vhosts,
  * users and permissions through the management API. Stopped by {@link #close()} and at JVM exit.
+ *
+ * <p>Kept as one class: the node's directories, certificates, configuration and management-API set-up are one recipe
+ * for a TLS node, each step using the paths and credentials of the one before.
  */
 public final class TlsRabbitMq implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);

@@ -35,6 +35,9 @@ import java.util.Set;
  * API, emptyDir) as files under the pod's own directory, mapping each mount path there. A container cannot be
  * chrooted, so env values under a mount path are rewritten to the local directory, and {@link #mounts} says
  * where each mount went (the node agent points the Kubernetes client's service-account settings there).
+ *
+ * <p>Kept as one class: env and volumes resolve against the same pod and the same mount map (env values under a mount
+ * path are rewritten through it), as the kubelet does in one pass.
  */
 public final class PodSpecResolver {
     private final KubernetesClient client;

@@ -26,6 +26,9 @@ import java.util.Set;
 /**
  * Admission rules for BackstageTopology. Each denial names the field and what to set; the schema and CEL rules
  * check the simple cases too, so a cluster without the webhook still refuses most of them.
+ *
+ * <p>Kept as one class: it is the list of topology rules, each a few lines with its fix-it message over one spec, which
+ * reads best as one list; the schedule checks reuse {@code ScheduleSpecs} and {@code spi.schedule}.
  */
 public final class TopologyValidator implements AdmissionCheck<BackstageTopology> {
     @Override

@@ -32,6 +32,9 @@ import java.util.stream.Collectors;
  * through, so the common admission call makes no API request and never waits on the API server it serves. A pool the
  * cached copy would deny, or whose topology the cache does not hold, is judged on a fresh read instead: a topology
  * created or changed a moment before its pool (one {@code kubectl apply -f} of both) may not have reached the cache.
+ *
+ * <p>Kept as one class: each rule is a few lines with its fix-it message, and the rules share the pool's topology
+ * (cached or read fresh), which decides which of them apply.
  */
 public final class WorkerPoolValidator implements AdmissionCheck<BackstageWorkerPool> {
     private final KubernetesClient client;

@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * at once with the same error, so a broker that is down costs one attempt per delay, not one per pool and poll.
  *
  * <p>Connecting and closing happen outside the lock: a slow broker never blocks another topology's pools.
+ *
+ * <p>Kept as one class: the per-topology entries, their leases and the rebuild on a changed Secret share one entry and
+ * its count of users; split apart, a provider could be closed under a lease.
  */
 public final class ProbeProviders implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProbeProviders.class);

@@ -50,6 +50,9 @@ import org.slf4j.LoggerFactory;
  * <p>Backlog and autoscaling run beside it, not in it: every reconcile hands the pool and its topology to the
  * {@link BacklogMonitors}, which poll the broker on their own threads and write their status fields; a new
  * {@code status.desiredReplicas} comes back here as a reconcile that scales the Deployment.
+ *
+ * <p>Kept as one class: the workflow, the topology gate and the status this reconciler owns are one reconcile; what it
+ * renders lives in its dependents ({@code PoolConfigMapDependent}, {@code PoolDeploymentDependent}) and their helpers.
  */
 @Workflow(
         explicitInvocation = true,

@@ -39,6 +39,10 @@ import java.util.List;
  * for the rate expected when new pods are ready; or a <em>step</em> (two levels with a significant jump
  * between them), sized for the new level with no slope. A step read as a line would be extrapolated: 10 → 100
  * jobs/s would be forecast at 160-200 jobs/s fifteen seconds on.
+ *
+ * <p>Kept as one class: the two capacity measurements, their reconciliation and the trend fit read the same sample
+ * window and together make one {@link RateEstimate}; much of its length is this description and the reason text each
+ * estimate carries.
  */
 public final class RateEstimator {
     /** Intervals needed before the arrival rate's trend is trusted. */

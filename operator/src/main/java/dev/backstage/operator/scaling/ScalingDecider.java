@@ -63,6 +63,10 @@ import java.util.Objects;
  *       and the metric (unlike clamping the lag metric, which can stall one replica below the cap under
  *       the HPA's tolerance).</li>
  * </ol>
+ *
+ * <p>Kept as one class: the rules above are one ordered decision over one {@link SampleHistory}, each rule using what
+ * the earlier ones computed (the needs, the holds, the window), and {@code ScalingDeciderTest} tables them together;
+ * about a sixth of its length is this description.
  */
 public final class ScalingDecider {
     /** Needs within this of an integer count as that integer (float noise must not add a replica). */

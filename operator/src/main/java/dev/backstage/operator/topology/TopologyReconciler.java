@@ -51,6 +51,10 @@ import org.slf4j.LoggerFactory;
  * after {@code helm uninstall}; a finalizer an older version put on it is removed on its next reconcile. The
  * finalizer is managed here rather than by JOSDK (which would put its own on every topology): the controller sees
  * every event ({@code triggerReconcilerOnAllEvents}) and adds or removes it as the policy says.
+ *
+ * <p>Kept as one class: inspect, declare, report and the finalizer are the steps of one reconcile of one topology; the
+ * broker connections ({@code BrokerConnections}), the cleanup ({@code TopologyCleanup}) and the plan ({@code
+ * TopologyPlan}) are already apart.
  */
 @ControllerConfiguration(
         name = TopologyReconciler.NAME,

@@ -44,6 +44,9 @@ import org.slf4j.LoggerFactory;
  *     ...
  * }
  * }</pre>
+ *
+ * <p>Kept as one class: the builder, the per-schedule tick state and the one firing loop make a small scheduler; the
+ * tick rules it shares with the operator are already apart in {@code spi.schedule}.
  */
 public final class Scheduler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);

@@ -30,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * The worker's lifecycle: start (check capabilities, start consumers and delay promotion), run until
  * asked to stop, then shut down gracefully (stop fetching → let in-flight work finish within the grace
  * → abandon the rest to the broker → flush acks → close).
+ *
+ * <p>Kept as one class: start and the graceful shutdown act on the same consumers, promoters and handler pool, and the
+ * order of the shutdown steps (stop fetching, wait out the grace, abandon, flush the acks, close) is what makes it
+ * graceful, so the steps stay in one place.
  */
 public final class WorkerEngine {
     private static final Logger log = LoggerFactory.getLogger(WorkerEngine.class);

@@ -38,6 +38,9 @@ import org.slf4j.LoggerFactory;
  * offset moves past it and it is deleted with the rest. Redrive one re-publishes the record, then records it.
  * Pages go partition by partition in offset order; a page after an entry reads from that entry's offset on, so a
  * page costs its own records, not the ones before it.
+ *
+ * <p>Kept as one class: listing, counting, redrive and single-entry deletion all read and write the same progress
+ * record (the redrive group's committed offset and its metadata), and must do it the same way.
  */
 final class KafkaDeadLetters implements DeadLetterQueue {
     private static final Logger log = LoggerFactory.getLogger(KafkaDeadLetters.class);

@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * their bookkeeping, the records waiting to be handed out and the pauses), {@link RebalanceListener},
  * {@link OffsetCommitter} (what to commit and its outcome), and {@link SettlementInbox} ({@link Settlement}s from
  * {@link SettlementTicket}s on their way to the poll thread).
+ *
+ * <p>What remains is kept as one class because every consumer call must run on the loop's thread: a turn (apply
+ * settlements, commit, pause or resume, poll, hand out) is one sequence over one consumer.
  */
 final class KafkaPollLoop implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaPollLoop.class);

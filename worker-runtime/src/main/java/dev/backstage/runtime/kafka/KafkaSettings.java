@@ -36,6 +36,10 @@ import java.util.TreeSet;
  *                           when something else owns the topics, as a BackstageTopology does for the operator's
  *                           pools: a missing topic is then an error that names it, and never a topic created with
  *                           the provider's partition count instead of the owner's.
+ *
+ * <p>Kept as one record: it is the provider's whole option surface (defaults, parsing of the URL and the options,
+ * validation with one-line errors, the {@code with…} copies), long because the options are many, not because it mixes
+ * concerns.
  */
 public record KafkaSettings(
         String bootstrapServers,

@@ -35,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * finds no flush running writes one {@code basic.ack(multiple=true)} up to the highest acked tag below which every
  * tag is settled. A requeue writes its own {@code basic.reject} before its tag counts as settled, so a multiple
  * ack never covers a message that is to go back to the queue.
+ *
+ * <p>Kept as one class: the epoch, its channel, its ack watermark and the subscriptions set up again on a new channel
+ * change together under one lock; split apart, an ack and a recovery could see different epochs.
  */
 final class SupervisedChannel implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SupervisedChannel.class);

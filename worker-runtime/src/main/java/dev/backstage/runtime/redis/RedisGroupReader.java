@@ -34,6 +34,9 @@ import org.slf4j.LoggerFactory;
  * the copy and the XACK happen together or not at all); an abandoned entry stays pending. Crash recovery is the
  * {@link RedisTopicReclaimer}'s: what a previous run under this consumer name left pending is delivered again at
  * start, a dead member's entries after the idle threshold, and running entries are kept fresh.
+ *
+ * <p>Kept as one class: the read loop and the ack, retry claim and drop act on the pending entries of one consumer on
+ * one connection; the recovery of other consumers' entries is already apart.
  */
 final class RedisGroupReader implements TopicConsumer {
     private static final Logger log = LoggerFactory.getLogger(RedisGroupReader.class);

@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * gets, so a takeover that needed one could wait indefinitely. It has an allowance of its own instead — at
  * most {@code capacity} recovered deliveries unsettled at a time — so the worker briefly holds up to twice
  * its allowance while it recovers a dead worker's entries, and never more.
+ *
+ * <p>Kept as one class: the heartbeat, the takeovers and the refresh of running entries run in one periodic pass and
+ * share one allowance for recovered deliveries, which splitting them would split.
  */
 final class RedisReclaimer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisReclaimer.class);

@@ -27,6 +27,10 @@ import java.util.Set;
  * @param mode               standalone, cluster or sentinel ({@link RedisMode}); null = what the URL's scheme says
  * @param replicaWait        replicas that must hold an enqueue or settlement before it is done (options
  *                           waitReplicas, waitTimeoutMs; {@link ReplicaWait})
+ *
+ * <p>Kept as one record: it is the provider's whole option surface (defaults, parsing of the URL and the options,
+ * validation with one-line errors, the {@code with…} copies), long because the options are many, not because it mixes
+ * concerns.
  */
 public record RedisSettings(
         String uri,
