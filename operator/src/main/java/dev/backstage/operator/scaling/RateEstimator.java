@@ -154,9 +154,15 @@ public final class RateEstimator {
             // straight line between two in-flight counts is far from what ran (1-s jobs stop within a second, not
             // over the 5-s interval), and Little's law reads them as slow or fast jobs.
             if (from.inFlightKnown() && to.inFlightKnown() && from.inFlight() > 0 && to.inFlight() > 0) {
+                // Only what the slots can run is running: entries a worker prefetched beyond its concurrency are
+                // in flight for the broker but wait in the worker, and Little's law would read that wait as job
+                // time (a replica holding 20 prefetched 1-s jobs at 4 jobs/s reads as 5-s jobs, a fifth of its
+                // capacity).
+                long fromRunning = running(from, concurrencyPerReplica);
+                long toRunning = running(to, concurrencyPerReplica);
                 completedWithInFlight += completedDelta;
-                startedWithInFlight += completedDelta + to.inFlight() - from.inFlight();
-                inFlightSeconds += (from.inFlight() + to.inFlight()) / 2.0 * seconds;
+                startedWithInFlight += completedDelta + toRunning - fromRunning;
+                inFlightSeconds += (fromRunning + toRunning) / 2.0 * seconds;
                 inFlightSpan += seconds;
             }
         }
@@ -599,6 +605,18 @@ public final class RateEstimator {
         return concurrencyPerReplica != null
                 && from.undelivered() > (long) from.readyReplicas() * concurrencyPerReplica
                 && to.undelivered() > (long) to.readyReplicas() * concurrencyPerReplica;
+    }
+
+    /**
+     * The sample's in-flight jobs that can be running: at most the ready replicas' slots ({@code ready x
+     * concurrency}); the rest were prefetched and wait in a worker. Uncapped when the concurrency is unknown or no
+     * replica is ready (then the in-flight jobs are those of pods starting or shutting down).
+     */
+    private static long running(BacklogSample sample, Integer concurrencyPerReplica) {
+        if (concurrencyPerReplica == null || sample.readyReplicas() <= 0) {
+            return sample.inFlight();
+        }
+        return Math.min(sample.inFlight(), (long) sample.readyReplicas() * concurrencyPerReplica);
     }
 
     /** Jobs were waiting at both ends and someone was there to take them, so every ready replica was busy. */
