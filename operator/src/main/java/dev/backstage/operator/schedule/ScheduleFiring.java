@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -128,7 +127,6 @@ public final class ScheduleFiring extends PerResourcePoller<BackstageTopology, T
      */
     public Optional<BackstageTopology> turn(BackstageTopology topology) {
         List<ScheduleSpec> specs = schedules(topology);
-        Instant now = clock.instant();
         List<ScheduleTurn.Notice> notices = new ArrayList<>();
         var written = patcher.update(topology, copy -> {
             notices.clear(); // a conflict re-runs the change: only the last attempt's notices are told
@@ -136,7 +134,12 @@ public final class ScheduleFiring extends PerResourcePoller<BackstageTopology, T
                 return null; // not reconciled yet: the reconciler writes the first status, firing starts after it
             }
             ScheduleStatuses.apply(
-                    copy.getStatus(), specs, now, notices, (schedule, tick) -> publisher.fire(copy, schedule, tick));
+                    copy.getStatus(),
+                    specs,
+                    clock,
+                    period,
+                    notices,
+                    (schedule, tick) -> publisher.fire(copy, schedule, tick));
             return null;
         });
         for (ScheduleTurn.Notice notice : notices) {

@@ -7,6 +7,8 @@ import dev.backstage.operator.model.ScheduleStatus;
 import dev.backstage.operator.status.StatusFields;
 import dev.backstage.runtime.spi.schedule.InvalidScheduleException;
 import dev.backstage.runtime.spi.schedule.Schedule;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,15 +30,19 @@ final class ScheduleStatuses {
     /**
      * Sets the owned fields of {@code status} (a copy, changed in place) for this turn.
      *
+     * @param clock   the firing's clock, read before each decision
+     * @param turn    how often the firing turns
+     *
      * @param notices receives what to tell the user (log and Event)
      */
     static void apply(
             BackstageTopologyStatus status,
             List<ScheduleSpec> specs,
-            Instant now,
+            Clock clock,
+            Duration turn,
             List<ScheduleTurn.Notice> notices,
             ScheduleTurn.Firing firing) {
-        List<ScheduleStatus> statuses = specs.isEmpty() ? null : next(status, specs, now, notices, firing);
+        List<ScheduleStatus> statuses = specs.isEmpty() ? null : next(status, specs, clock, turn, notices, firing);
         status.setSchedules(statuses);
         status.setScheduleSummary(specs.isEmpty() ? null : summary(specs));
         status.setLastFiredTick(
@@ -60,7 +66,8 @@ final class ScheduleStatuses {
     private static List<ScheduleStatus> next(
             BackstageTopologyStatus status,
             List<ScheduleSpec> specs,
-            Instant now,
+            Clock clock,
+            Duration turn,
             List<ScheduleTurn.Notice> notices,
             ScheduleTurn.Firing firing) {
         List<ScheduleStatus> previous = status.getSchedules() == null ? List.of() : status.getSchedules();
@@ -85,7 +92,7 @@ final class ScheduleStatuses {
                 statuses.add(invalid);
                 continue;
             }
-            ScheduleTurn.Result result = ScheduleTurn.run(spec, schedule, before, now, firing);
+            ScheduleTurn.Result result = ScheduleTurn.run(spec, schedule, before, clock, turn, firing);
             notices.addAll(result.notices());
             statuses.add(result.status());
         }

@@ -6,8 +6,11 @@ import dev.backstage.operator.model.ScheduleSpec;
 import dev.backstage.operator.model.ScheduleStatus;
 import dev.backstage.runtime.spi.schedule.CronTick;
 import dev.backstage.runtime.spi.schedule.Schedule;
+import dev.backstage.runtime.spi.schedule.TickCatchUp;
 import dev.backstage.runtime.spi.schedule.TickDecision;
 import dev.backstage.runtime.spi.schedule.TickPolicy;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +23,11 @@ import java.util.Optional;
  * found claimed and only recorded.
  *
  * <p>A schedule seen for the first time fires nothing: it records its next tick, and firing starts there.
+ *
+ * <p>Late ticks follow the runtime's rule ({@link TickPolicy}, {@link TickCatchUp}): a turn fires every tick that is
+ * due, oldest first, while each is at most {@link TickPolicy#CATCH_UP} late, or {@link TickPolicy#OUTAGE_CATCH_UP}
+ * late after the broker failed (the last attempt left {@code lastError}) or answered slower than a turn; older ticks
+ * follow the latest-only rule.
  */
 final class ScheduleTurn {
     /** Event reasons, a closed set. */
@@ -28,6 +36,11 @@ final class ScheduleTurn {
     static final String TICK_SKIPPED = "TickSkipped";
     static final String TICK_FAILED = "TickFailed";
     static final String INVALID_SCHEDULE = "InvalidSchedule";
+    /**
+     * At most this many ticks of one schedule per turn (a per-second schedule after a minute-long outage fires about
+     * 60); the rest wait for the next turn.
+     */
+    static final int MAX_TICKS_PER_TURN = 120;
 
     private ScheduleTurn() {}
 
@@ -41,18 +54,33 @@ final class ScheduleTurn {
 
     record Result(ScheduleStatus status, List<Notice> notices) {}
 
-    static Result run(ScheduleSpec spec, Schedule schedule, ScheduleStatus previous, Instant now, Firing firing) {
+    /**
+     * @param clock read before each decision, so the ticks that came due during a slow call are seen in this turn
+     * @param turn  how often the firing turns: a call slower than this leaves ticks due behind it
+     */
+    static Result run(
+            ScheduleSpec spec, Schedule schedule, ScheduleStatus previous, Clock clock, Duration turn, Firing firing) {
         ScheduleStatus status = previous == null ? new ScheduleStatus(spec.getName()) : previous.copy();
         long missed = status.getMissedTicks() == null ? 0 : status.getMissedTicks();
         List<Notice> notices = new ArrayList<>();
         boolean suspended = Boolean.TRUE.equals(spec.getSuspend());
-        Optional<Instant> since = since(status);
-        if (since.isPresent() && !suspended) {
-            TickDecision decision = TickPolicy.decide(schedule, since.get(), now);
+        // The recorded error is the memory of a failed attempt across turns (and operators): the ticks that came
+        // due while the broker failed are each fired once it answers, up to TickPolicy.OUTAGE_CATCH_UP late.
+        TickCatchUp catchUp = new TickCatchUp(status.getLastError() != null);
+        Instant now = clock.instant();
+        for (int round = 0; round < MAX_TICKS_PER_TURN && !suspended; round++) {
+            Optional<Instant> since = since(status);
+            if (since.isEmpty()) {
+                break;
+            }
+            TickDecision decision = TickPolicy.decide(schedule, since.get(), now, catchUp.window());
             if (decision.fire().isPresent()) {
                 Instant tick = decision.fire().get();
                 try {
+                    Instant calledAt = clock.instant();
                     CronTick.Outcome outcome = firing.fire(schedule, tick);
+                    now = clock.instant();
+                    catchUp.answered(Duration.between(calledAt, now), turn, schedule, decision.handledThrough(), now);
                     status.setLastFiredTick(tick.toString());
                     status.addRecentTick(new FiredTick(tick.toString(), outcome == null ? null : outcome.jobId()));
                     status.setLastError(null);
@@ -65,6 +93,7 @@ final class ScheduleTurn {
                                         + "': " + decision.missed() + " tick(s) came due while no operator fired them"
                                         + " (outage, failover or suspend); fired only the latest, " + tick));
                     }
+                    continue; // the next tick may be due too: late ticks are fired in this turn, oldest first
                 } catch (CronTick.ClaimedNotPublishedException e) {
                     status.setLastSkippedTick(tick.toString());
                     status.setLastError(e.getMessage());
@@ -89,6 +118,7 @@ final class ScheduleTurn {
                                 + "': tick " + tick + " not fired, it is past startingDeadlineSeconds="
                                 + spec.getStartingDeadlineSeconds() + " (" + decision.missed() + " tick(s) missed)"));
             }
+            break;
         }
         status.setMissedTicks(missed);
         status.setNextTick(

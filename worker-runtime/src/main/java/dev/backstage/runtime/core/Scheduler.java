@@ -7,6 +7,7 @@ import dev.backstage.runtime.spi.DedupeCapability;
 import dev.backstage.runtime.spi.Provider;
 import dev.backstage.runtime.spi.schedule.CronTick;
 import dev.backstage.runtime.spi.schedule.Schedule;
+import dev.backstage.runtime.spi.schedule.TickCatchUp;
 import dev.backstage.runtime.spi.schedule.TickDecision;
 import dev.backstage.runtime.spi.schedule.TickPolicy;
 import java.time.Clock;
@@ -73,8 +74,8 @@ public final class Scheduler implements AutoCloseable {
         Instant lastFiredTick;
         String lastError;
         Instant retryAt;
-        /** The broker failed or was slow since this schedule last caught up: late ticks are each fired. */
-        boolean brokerTrouble;
+        /** Which catch-up the next decision gets: late ticks are each fired after the broker failed or was slow. */
+        final TickCatchUp catchUp = new TickCatchUp();
 
         Entry(Schedule schedule, Instant handledThrough) {
             this.schedule = schedule;
@@ -113,11 +114,8 @@ public final class Scheduler implements AutoCloseable {
     private synchronized List<CronTick.Outcome> runDue(Instant now) {
         List<CronTick.Outcome> outcomes = new ArrayList<>();
         for (Entry entry : entries.values()) {
-            TickDecision decision = TickPolicy.decide(
-                    entry.schedule,
-                    entry.handledThrough,
-                    now,
-                    entry.brokerTrouble ? TickPolicy.OUTAGE_CATCH_UP : TickPolicy.CATCH_UP);
+            TickDecision decision =
+                    TickPolicy.decide(entry.schedule, entry.handledThrough, now, entry.catchUp.window());
             if (decision.fire().isEmpty()) {
                 if (decision.missed() > 0) {
                     LOG.warn(
@@ -139,8 +137,12 @@ public final class Scheduler implements AutoCloseable {
                 CronTick.Outcome outcome =
                         CronTick.fire(entry.schedule, tick, capabilities.dedupe(), capabilities.jobs(), clock);
                 // A call that took longer than a turn (a failover the client rode out) leaves ticks due behind it.
-                entry.brokerTrouble = System.nanoTime() - calledAt > MAX_SLEEP.toNanos()
-                        || (entry.brokerTrouble && !caughtUp(entry.schedule, decision.handledThrough()));
+                entry.catchUp.answered(
+                        Duration.ofNanos(System.nanoTime() - calledAt),
+                        MAX_SLEEP,
+                        entry.schedule,
+                        decision.handledThrough(),
+                        clock.instant());
                 if (outcome.alreadyFired()) {
                     entry.alreadyFired++;
                 } else {
@@ -153,34 +155,26 @@ public final class Scheduler implements AutoCloseable {
                 entry.lastError = null;
                 outcomes.add(outcome);
             } catch (CronTick.ClaimedNotPublishedException e) {
-                entry.brokerTrouble = true;
+                entry.catchUp.failed();
                 entry.handledThrough = decision.handledThrough(); // claimed: no one may fire it again
                 entry.lastError = e.getMessage();
                 LOG.error("schedule '{}': {}", entry.schedule.name(), e.getMessage());
             } catch (CronTick.NotPublishedException e) {
                 // Released: the tick stays due and is tried again next turn, within the deadline.
-                entry.brokerTrouble = true;
+                entry.catchUp.failed();
                 entry.lastError = e.getMessage();
                 entry.retryAt = now.plus(RETRY_PAUSE);
                 LOG.warn("schedule '{}': {}", entry.schedule.name(), entry.lastError);
             } catch (RuntimeException e) {
                 // The claim itself failed (the dedupe backend is unreachable): try again next turn, within the
                 // deadline.
-                entry.brokerTrouble = true;
+                entry.catchUp.failed();
                 entry.lastError = "claiming tick " + tick + " failed: " + e.getMessage();
                 entry.retryAt = now.plus(RETRY_PAUSE);
                 LOG.warn("schedule '{}': {}", entry.schedule.name(), entry.lastError);
             }
         }
         return outcomes;
-    }
-
-    /** True when no tick after {@code handledThrough} is due yet on the real clock. */
-    private boolean caughtUp(Schedule schedule, Instant handledThrough) {
-        return schedule.cron()
-                .next(handledThrough, schedule.zone())
-                .map(next -> next.isAfter(clock.instant()))
-                .orElse(true);
     }
 
     /** Starts the loop on a daemon thread ({@code backstage-scheduler-N}). */

@@ -8,20 +8,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.backstage.runtime.spi.JobsCapability;
 import dev.backstage.runtime.spi.schedule.CronTick;
 import dev.backstage.runtime.spi.schedule.Schedule;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import java.time.Clock;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A tick whose job cannot be enqueued after its claim gives the claim back (DEL of the dedupe key on Redis), so
- * the next attempt — here or on another scheduler — fires it: the tick is neither lost nor fired twice.
+ * the next attempt — here or on another scheduler — fires it: the tick is neither lost nor fired twice. In each
+ * connection mode (one node, the 6-node cluster, the Sentinel group).
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
+@UsesSharedBrokers({SharedBroker.REDIS_CLUSTER, SharedBroker.REDIS_SENTINEL})
 @Tag("broker")
 class CronTickReleaseTest {
-    private final RedisTestSupport redis = new RedisTestSupport();
-    private final RedisProvider provider = redis.provider();
+    private final RedisTestSupport redis;
+    private final RedisProvider provider;
+
+    CronTickReleaseTest(RedisMode mode) {
+        this.redis = new RedisTestSupport(mode);
+        this.provider = redis.provider();
+    }
 
     @AfterEach
     void close() {
@@ -33,7 +46,7 @@ class CronTickReleaseTest {
     void givenAPublishThatFailsAfterTheClaim_thenTheClaimIsGivenBackAndTheNextAttemptFiresTheTickOnce() {
         Schedule schedule = Schedule.of("nightly", "0 2 * * *", "report.build").onQueue("reports");
         Instant tick = Instant.parse("2026-12-01T02:00:00Z");
-        String key = redis.prefix() + ":dedupe:" + CronTick.dedupeKey(schedule, tick);
+        String key = redis.keys().dedupe(CronTick.dedupeKey(schedule, tick));
         JobsCapability jobs = provider.jobs();
         JobsCapability down = new JobsCapability() {
             @Override
@@ -66,6 +79,6 @@ class CronTickReleaseTest {
 
         assertFalse(fired.alreadyFired());
         assertTrue(again.alreadyFired(), "a second scheduler finds the tick claimed");
-        assertEquals(1, redis.redis().xlen(redis.prefix() + ":reports"), "one job on the queue's stream");
+        assertEquals(1, redis.redis().xlen(redis.keys().stream("reports")), "one job on the queue's stream");
     }
 }

@@ -13,6 +13,8 @@ import dev.backstage.runtime.spi.DeclaredObject.State;
 import dev.backstage.runtime.spi.QueueBacklog;
 import dev.backstage.runtime.spi.TopologyRequest;
 import dev.backstage.runtime.spi.TopologyRequest.QueueSpec;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
@@ -30,6 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)
+@UsesSharedBrokers({SharedBroker.REDIS_CLUSTER, SharedBroker.REDIS_SENTINEL})
 @Tag("broker")
 class RedisBacklogAndDeclarerTest {
     private final RedisTestSupport redis;

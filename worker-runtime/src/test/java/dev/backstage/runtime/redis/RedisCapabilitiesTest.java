@@ -18,6 +18,8 @@ import dev.backstage.runtime.spi.ProviderHealth;
 import dev.backstage.runtime.spi.StartPosition;
 import dev.backstage.runtime.spi.Subscription;
 import dev.backstage.runtime.spi.TopologyDeclarer;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,12 +29,24 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Capability resolution, supplied capabilities, and the explicit failures when one is missing. */
+/**
+ * Capability resolution, supplied capabilities, and the explicit failures when one is missing, in each connection
+ * mode (one node, the 6-node cluster, the Sentinel group); the keys are the mode's own layout.
+ */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
+@UsesSharedBrokers({SharedBroker.REDIS_CLUSTER, SharedBroker.REDIS_SENTINEL})
 @Tag("broker")
 class RedisCapabilitiesTest {
-    private final RedisTestSupport redis = new RedisTestSupport();
+    private final RedisTestSupport redis;
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+
+    RedisCapabilitiesTest(RedisMode mode) {
+        this.redis = new RedisTestSupport(mode);
+    }
 
     @AfterEach
     void tearDown() throws Exception {
@@ -134,7 +148,7 @@ class RedisCapabilitiesTest {
                 CapabilityMissingException.class,
                 () -> worker.subscribe(Subscription.fanOut("news"), Map.class, (ctx, p) -> {}));
         assertEquals(Capability.TOPICS, topics.capability());
-        assertEquals(0, redis.redis().exists(redis.prefix() + ":default"), "no job was written");
+        assertEquals(0, redis.redis().exists(redis.keys().stream("default")), "no job was written");
     }
 
     @Test
@@ -158,13 +172,13 @@ class RedisCapabilitiesTest {
         worker.schedule("later", Map.of("n", 1), Duration.ofMillis(300));
         // An abandoned claim (a worker died between claim and publish) is claimed again.
         String abandoned = "{\"taskName\":\"later\",\"payload\":\"{\\\"n\\\":2}\",\"enqueuedAt\":1,\"streamKey\":\""
-                + redis.prefix() + ":default\",\"priority\":\"default\"}";
-        redis.redis().zadd(redis.prefix() + ":scheduled:claimed", System.currentTimeMillis() - 60_000, abandoned);
+                + redis.keys().stream("default") + "\",\"priority\":\"default\"}";
+        redis.redis().zadd(redis.keys().scheduledClaimed("default"), System.currentTimeMillis() - 60_000, abandoned);
 
         await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 2);
         assertEquals(Set.of("1", "2"), Set.copyOf(seen));
-        assertEquals(0, redis.redis().zcard(redis.prefix() + ":scheduled"));
-        assertEquals(0, redis.redis().zcard(redis.prefix() + ":scheduled:claimed"));
+        assertEquals(0, redis.redis().zcard(redis.keys().scheduled("default")));
+        assertEquals(0, redis.redis().zcard(redis.keys().scheduledClaimed("default")));
     }
 
     @Test

@@ -14,15 +14,38 @@ import java.util.concurrent.TimeUnit;
  * prints one value per line; replies of key/value pairs are parsed into maps.
  */
 final class RedisCli {
-    private final String url;
+    private final List<String> target;
 
     RedisCli(String url) {
-        this.url = url;
+        this(List.of("-u", url));
+    }
+
+    private RedisCli(List<String> target) {
+        this.target = target;
+    }
+
+    /**
+     * The node that answers for {@code redis}'s mode: its one node; in a cluster the first seed node with {@code -c}
+     * (redis-cli follows the MOVED redirects); with Sentinel the primary the first sentinel names now.
+     */
+    static RedisCli of(RedisTestSupport redis) {
+        String url = RedisTestSupport.url(redis.mode());
+        io.lettuce.core.RedisURI first = RedisEndpoints.of(url, redis.mode()).get(0);
+        return switch (redis.mode()) {
+            case STANDALONE -> new RedisCli(url);
+            case CLUSTER -> new RedisCli(List.of("-c", "-h", first.getHost(), "-p", String.valueOf(first.getPort())));
+            case SENTINEL -> {
+                io.lettuce.core.RedisURI sentinel = first.getSentinels().get(0);
+                int primary = RedisNodes.sentinelPrimary(sentinel.getPort(), first.getSentinelMasterId());
+                yield new RedisCli(List.of("-h", sentinel.getHost(), "-p", String.valueOf(primary)));
+            }
+        };
     }
 
     /** The reply's lines. */
     List<String> run(String... command) {
-        List<String> args = new ArrayList<>(List.of("redis-cli", "-u", url));
+        List<String> args = new ArrayList<>(List.of("redis-cli"));
+        args.addAll(target);
         args.addAll(List.of(command));
         try {
             Process process = new ProcessBuilder(args).redirectErrorStream(true).start();

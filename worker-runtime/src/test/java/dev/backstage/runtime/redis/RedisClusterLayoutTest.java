@@ -8,7 +8,9 @@ import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.testsupport.SharedBroker;
 import dev.backstage.testsupport.UniqueNames;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.lettuce.core.cluster.models.partitions.ClusterPartitionParser;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import java.time.Duration;
@@ -19,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +29,8 @@ import org.junit.jupiter.api.Test;
  * jobs) share one slot and the queues spread over the shards; with a prefix in braces the keys are the seed SDKs'
  * own names, all in one slot. The slots and owners are the cluster's answers (CLUSTER KEYSLOT, CLUSTER NODES).
  */
+@Tag("broker")
+@UsesSharedBrokers(SharedBroker.REDIS_CLUSTER)
 class RedisClusterLayoutTest {
     record Job(int n) {}
 

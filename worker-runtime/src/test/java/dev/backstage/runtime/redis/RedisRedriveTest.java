@@ -8,6 +8,8 @@ import dev.backstage.runtime.api.EnqueueResult;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)
+@UsesSharedBrokers({SharedBroker.REDIS_CLUSTER, SharedBroker.REDIS_SENTINEL})
 @Tag("broker")
 class RedisRedriveTest {
     private final RedisTestSupport redis;

@@ -10,7 +10,9 @@ import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.core.Scheduler;
 import dev.backstage.runtime.spi.schedule.CronTick;
 import dev.backstage.runtime.spi.schedule.Schedule;
+import dev.backstage.testsupport.SharedBroker;
 import dev.backstage.testsupport.SimulatedClock;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
 import java.time.Duration;
@@ -35,6 +37,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)
+@UsesSharedBrokers({SharedBroker.REDIS_CLUSTER, SharedBroker.REDIS_SENTINEL})
 @Tag("broker")
 class RedisSchedulerTest {
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00.500Z");

@@ -8,6 +8,8 @@ import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.Backoff;
 import dev.backstage.runtime.spi.Subscription;
 import dev.backstage.runtime.spi.TopologyRequest;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
 import java.time.Duration;
@@ -27,6 +29,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)
+@UsesSharedBrokers({SharedBroker.REDIS_CLUSTER, SharedBroker.REDIS_SENTINEL})
 @Tag("broker")
 class RedisTopicDeadLetterTest {
     record Ride(String id) {}

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.StartPosition;
 import dev.backstage.runtime.spi.Subscription;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XReadArgs;
@@ -17,18 +19,27 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A topic message a consumer read and never settled (the process was killed while its handler ran or while its
  * retry waited in memory) is still pending in the group; it is delivered again — by the same consumer name at
  * its next start, or by another member of a shared group after the idle threshold — and the group's pending
  * list is empty once it ran. The "crashed" consumer here is a raw XREADGROUP that never acks: exactly what
- * Redis holds after a kill -9.
+ * Redis holds after a kill -9. In each connection mode (one node, the 6-node cluster, the Sentinel group).
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
+@UsesSharedBrokers({SharedBroker.REDIS_CLUSTER, SharedBroker.REDIS_SENTINEL})
 @Tag("broker")
 class RedisTopicRecoveryTest {
-    private final RedisTestSupport redis = new RedisTestSupport();
+    private final RedisTestSupport redis;
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+
+    RedisTopicRecoveryTest(RedisMode mode) {
+        this.redis = new RedisTestSupport(mode);
+    }
 
     @AfterEach
     void close() throws Exception {
@@ -40,7 +51,7 @@ class RedisTopicRecoveryTest {
 
     /** Publishes {@code ids} and reads them into the group as {@code consumer} without acking (a crash). */
     private String crashedReader(String group, String consumer, String... ids) {
-        String stream = redis.prefix() + ":topic:rides";
+        String stream = redis.keys().topic("rides");
         redis.redis()
                 .xgroupCreate(
                         StreamOffset.from(stream, "0"), group, io.lettuce.core.XGroupCreateArgs.Builder.mkstream());

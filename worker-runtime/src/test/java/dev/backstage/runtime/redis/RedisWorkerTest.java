@@ -13,6 +13,8 @@ import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.TaskOptions;
 import dev.backstage.runtime.api.Worker;
 import dev.backstage.runtime.spi.Backoff;
+import dev.backstage.testsupport.SharedBroker;
+import dev.backstage.testsupport.UsesSharedBrokers;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
@@ -37,6 +39,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)
+@UsesSharedBrokers({SharedBroker.REDIS_CLUSTER, SharedBroker.REDIS_SENTINEL})
 @Tag("broker")
 class RedisWorkerTest {
     record Order(String orderId) {}

@@ -16,6 +16,7 @@ import java.util.Optional;
  * <p>A scheduler whose broker failed or answered slowly (a failover) passes {@link #OUTAGE_CATCH_UP} instead: the
  * ticks that came due while it kept trying are each fired, in order, once the broker answers again, as long as the
  * oldest is at most that late (and within the starting deadline). A longer outage follows the latest-only rule.
+ * {@link TickCatchUp} says which of the two a schedule gets, for every scheduler.
  */
 public final class TickPolicy {
     /** Counting missed ticks stops here (a per-second schedule after a long outage); the figure is then a floor. */
