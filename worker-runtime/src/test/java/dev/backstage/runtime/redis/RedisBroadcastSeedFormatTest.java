@@ -8,12 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.backstage.runtime.api.Capability;
 import dev.backstage.runtime.api.CapabilityMissingException;
 import dev.backstage.runtime.api.Worker;
-import dev.backstage.runtime.spi.BacklogProbe;
-import dev.backstage.runtime.spi.DeadLetterQueue;
-import dev.backstage.runtime.spi.JobsCapability;
 import dev.backstage.runtime.spi.Provider;
-import dev.backstage.runtime.spi.ProviderHealth;
-import dev.backstage.runtime.spi.TopologyDeclarer;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
@@ -170,42 +165,7 @@ class RedisBroadcastSeedFormatTest {
     @Test
     void givenAProviderWithoutBroadcast_thenRegistrationAndSendFailWithTheFix() {
         RedisProvider inner = redis.provider();
-        Provider jobsOnly = new Provider() {
-            @Override
-            public String name() {
-                return "jobs-only";
-            }
-
-            @Override
-            public JobsCapability jobs() {
-                return inner.jobs();
-            }
-
-            @Override
-            public TopologyDeclarer declarer() {
-                return inner.declarer();
-            }
-
-            @Override
-            public BacklogProbe backlogProbe() {
-                return inner.backlogProbe();
-            }
-
-            @Override
-            public DeadLetterQueue deadLetters() {
-                return inner.deadLetters();
-            }
-
-            @Override
-            public ProviderHealth health() {
-                return inner.health();
-            }
-
-            @Override
-            public void close() {
-                inner.close();
-            }
-        };
+        Provider jobsOnly = new JobsOnlyProvider(inner);
         Worker worker = Worker.builder().provider(jobsOnly).queues("default").build();
         workers.add(worker);
         CapabilityMissingException e = assertThrows(

@@ -10,14 +10,10 @@ import dev.backstage.runtime.api.CapabilityMissingException;
 import dev.backstage.runtime.api.EnqueueOptions;
 import dev.backstage.runtime.api.Next;
 import dev.backstage.runtime.api.Worker;
-import dev.backstage.runtime.spi.BacklogProbe;
-import dev.backstage.runtime.spi.DeadLetterQueue;
 import dev.backstage.runtime.spi.JobsCapability;
 import dev.backstage.runtime.spi.Provider;
-import dev.backstage.runtime.spi.ProviderHealth;
 import dev.backstage.runtime.spi.StartPosition;
 import dev.backstage.runtime.spi.Subscription;
-import dev.backstage.runtime.spi.TopologyDeclarer;
 import dev.backstage.testsupport.SharedBroker;
 import dev.backstage.testsupport.UsesSharedBrokers;
 import java.time.Duration;
@@ -58,15 +54,9 @@ class RedisCapabilitiesTest {
 
     /** A provider that supplies jobs only (borrowing Redis for the mechanics), like a bare broker would. */
     private Provider jobsOnly(RedisProvider inner, boolean retryNeedsDelays) {
-        return new Provider() {
+        return new JobsOnlyProvider(inner) {
             @Override
-            public String name() {
-                return "jobs-only";
-            }
-
-            @Override
-            public JobsCapability jobs() {
-                JobsCapability jobs = inner.jobs();
+            JobsCapability jobs(JobsCapability jobs) {
                 return new JobsCapability() {
                     @Override
                     public String publish(dev.backstage.runtime.spi.OutgoingJob job) {
@@ -89,31 +79,6 @@ class RedisCapabilitiesTest {
                         return retryNeedsDelays;
                     }
                 };
-            }
-
-            @Override
-            public TopologyDeclarer declarer() {
-                return inner.declarer();
-            }
-
-            @Override
-            public BacklogProbe backlogProbe() {
-                return inner.backlogProbe();
-            }
-
-            @Override
-            public DeadLetterQueue deadLetters() {
-                return inner.deadLetters();
-            }
-
-            @Override
-            public ProviderHealth health() {
-                return inner.health();
-            }
-
-            @Override
-            public void close() {
-                inner.close();
             }
         };
     }
