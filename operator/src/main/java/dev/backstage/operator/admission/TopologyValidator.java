@@ -43,7 +43,10 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
         }
         connection(verdict, "spec.connection", spec.getConnection());
         if (spec.getKeyPrefix() != null) {
-            BrokerNames.prefixProblem("spec.keyPrefix", spec.getKeyPrefix()).ifPresent(verdict::deny);
+            String provider =
+                    spec.getProvider() == null ? null : spec.getProvider().wire();
+            BrokerNames.prefixProblem("spec.keyPrefix", spec.getKeyPrefix(), provider)
+                    .ifPresent(verdict::deny);
         }
         if (spec.getConsumerGroup() != null) {
             BrokerNames.groupProblem("spec.consumerGroup", spec.getConsumerGroup())
@@ -256,6 +259,12 @@ public final class TopologyValidator implements AdmissionCheck<BackstageTopology
                     + " to another provider's jobs; set it to redis");
         }
         connection(verdict, field + ".connection", backend.getConnection());
+        if (backend.getKeyPrefix() != null) {
+            String provider =
+                    backend.getBackend() == null ? null : backend.getBackend().wire();
+            BrokerNames.prefixProblem(field + ".keyPrefix", backend.getKeyPrefix(), provider)
+                    .ifPresent(verdict::deny);
+        }
     }
 
     private static void redis(Verdict verdict, BackstageTopologySpec spec) {

@@ -18,6 +18,7 @@ import java.util.List;
 @ValidationRule(
         value = "!has(self.redis) || self.provider == 'redis'",
         message = "spec.redis applies only to provider redis")
+@ValidationRule(value = BrokerNameRules.BRACED_PREFIX, message = BrokerNameRules.BRACED_PREFIX_MESSAGE)
 @ValidationRule(
         value = "!has(self.kafka) || self.provider == 'kafka'",
         message = "spec.kafka applies only to provider kafka")
@@ -56,7 +57,9 @@ public class BackstageTopologySpec {
     @Default("backstage")
     @Size(min = 1, max = BrokerNames.PREFIX_MAX_LENGTH)
     @ValidationRule(value = BrokerNameRules.PREFIX, message = BrokerNameRules.PREFIX_MESSAGE)
-    @JsonPropertyDescription("Prefix of every broker object name (streams, queues, topics, keys).")
+    @JsonPropertyDescription("Prefix of every broker object name (streams, queues, topics, keys). For provider redis it"
+            + " may be a hash tag in braces ({backstage}): on a Redis Cluster all keys then share one slot, the layout"
+            + " the seed SDKs need to share the cluster.")
     private String keyPrefix = "backstage";
 
     @Default("backstage-workers")

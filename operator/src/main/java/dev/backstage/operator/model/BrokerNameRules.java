@@ -14,8 +14,18 @@ import dev.backstage.runtime.spi.BrokerNames;
  * message.
  */
 public final class BrokerNameRules {
-    public static final String PREFIX = "self.matches('" + BrokerNames.PREFIX_PATTERN + "')";
-    public static final String PREFIX_MESSAGE = "not a valid key prefix: " + BrokerNames.PREFIX_RULE;
+    /**
+     * A key prefix as provider redis takes it (braces allowed: a field cannot see the provider);
+     * {@link #BRACED_PREFIX} on the object refuses braces for the other providers.
+     */
+    public static final String PREFIX = "self.matches('" + BrokerNames.REDIS_PREFIX_PATTERN + "')";
+
+    public static final String PREFIX_MESSAGE = "not a valid key prefix: " + BrokerNames.REDIS_PREFIX_RULE;
+    /** On a topology's spec: a keyPrefix in braces only with provider redis. */
+    public static final String BRACED_PREFIX =
+            "!has(self.keyPrefix) || self.provider == 'redis' || !self.keyPrefix.startsWith('{')";
+
+    public static final String BRACED_PREFIX_MESSAGE = "a keyPrefix in braces is " + BrokerNames.BRACED_PREFIX_RULE;
 
     public static final String QUEUE = "self.matches('" + BrokerNames.QUEUE_PATTERN + "')";
     public static final String QUEUE_MESSAGE = "not a valid queue or topic name: " + BrokerNames.QUEUE_RULE;

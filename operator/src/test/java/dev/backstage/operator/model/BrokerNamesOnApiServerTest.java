@@ -46,6 +46,7 @@ class BrokerNamesOnApiServerTest {
     /** The rules' messages; {@code CrdOnApiServerTest} leaves them to this class. */
     static final Set<String> MESSAGES = Set.of(
             BrokerNameRules.PREFIX_MESSAGE,
+            BrokerNameRules.BRACED_PREFIX_MESSAGE,
             BrokerNameRules.QUEUE_MESSAGE,
             BrokerNameRules.NOT_RESERVED_MESSAGE,
             BrokerNameRules.GROUP_MESSAGE,
@@ -62,6 +63,9 @@ class BrokerNamesOnApiServerTest {
     /** What BrokerNames says of a name in one field: the oracle the API server must agree with. */
     private interface Oracle extends BiFunction<String, String, Optional<String>> {}
 
+    /** A key prefix of provider redis (the topology here, and the only capability backend): braces allowed. */
+    private static final Oracle REDIS_PREFIX = (field, value) -> BrokerNames.prefixProblem(field, value, "redis");
+
     /** One broker-name field of a CRD: where it is, the rule it follows and the message the API server gives. */
     private record Field(boolean pool, String pointer, String path, Oracle oracle, String message) {
         /** How the API server shows the value of a CEL refusal: the list for a rule on a list of names. */
@@ -71,12 +75,7 @@ class BrokerNamesOnApiServerTest {
     }
 
     private static final List<Field> FIELDS = List.of(
-            new Field(
-                    false,
-                    "/spec/keyPrefix",
-                    "spec.keyPrefix",
-                    BrokerNames::prefixProblem,
-                    BrokerNameRules.PREFIX_MESSAGE),
+            new Field(false, "/spec/keyPrefix", "spec.keyPrefix", REDIS_PREFIX, BrokerNameRules.PREFIX_MESSAGE),
             new Field(
                     false,
                     "/spec/consumerGroup",
@@ -117,7 +116,7 @@ class BrokerNamesOnApiServerTest {
                     false,
                     "/spec/capabilities/delays/keyPrefix",
                     "spec.capabilities.delays.keyPrefix",
-                    BrokerNames::prefixProblem,
+                    REDIS_PREFIX,
                     BrokerNameRules.PREFIX_MESSAGE),
             new Field(true, "/spec/queues/0", "spec.queues", BrokerNames::queueProblem, BrokerNameRules.QUEUE_MESSAGE),
             new Field(
@@ -147,6 +146,14 @@ class BrokerNamesOnApiServerTest {
             "billing/send-invoice:v2",
             "hy:a",
             "hy.a",
+            "{orders}",
+            "{" + "x".repeat(38) + "}",
+            "{}",
+            "{orders",
+            "orders}",
+            "{hy}:a",
+            "{a.b}",
+            "x{a}",
             "x".repeat(40),
             "x".repeat(41),
             "x".repeat(100),
@@ -296,6 +303,49 @@ class BrokerNamesOnApiServerTest {
         assertEquals(List.of(), disagreements);
         assertNotEquals(0, refused, "the table has names BrokerNames refuses");
         assertTrue(refused < FIELDS.size() * TABLE.size(), "the table has names BrokerNames accepts");
+    }
+
+    @Test
+    void givenAKeyPrefixInBraces_whenTheProviderIsRabbitMqOrKafka_thenTheApiServerRefusesItSayingWhy() {
+        KubernetesClient client = api.client();
+        for (String provider : List.of("rabbitmq", "kafka", "redis")) {
+            ObjectNode manifest = JSON.valueToTree(Map.of(
+                    "apiVersion",
+                    group + "/v1alpha1",
+                    "kind",
+                    "BackstageTopology",
+                    "metadata",
+                    Map.of("name", "braced-" + provider),
+                    "spec",
+                    Map.of(
+                            "provider",
+                            provider,
+                            "connection",
+                            Map.of("secretName", "broker", "key", "url"),
+                            "keyPrefix",
+                            "{orders}",
+                            "queues",
+                            List.of(Map.of("name", "default")),
+                            "capabilities",
+                            Map.of(
+                                    "delays",
+                                    Map.of(
+                                            "backend",
+                                            "redis",
+                                            "keyPrefix",
+                                            "{delays}",
+                                            "connection",
+                                            Map.of("secretName", "redis", "key", "url"))))));
+            List<String> causes = dryRun(client, manifest, false).stream()
+                    .map(c -> c.getField() + ": " + c.getMessage())
+                    .toList();
+            if (provider.equals("redis")) {
+                assertEquals(List.of(), causes);
+            } else {
+                assertEquals(1, causes.size(), provider + ": " + causes);
+                assertTrue(causes.get(0).contains(BrokerNameRules.BRACED_PREFIX_MESSAGE), causes.get(0));
+            }
+        }
     }
 
     @Test

@@ -21,6 +21,7 @@ import dev.backstage.operator.model.TopicSubscriptionSpec;
 import dev.backstage.operator.model.UnknownTaskMode;
 import dev.backstage.runtime.config.RuntimeConfig;
 import dev.backstage.runtime.config.RuntimeConfigFiles;
+import dev.backstage.runtime.spi.ProviderSettings;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -116,5 +117,25 @@ class RuntimeConfigRendererTest {
 
         assertEquals(RuntimeConfigRenderer.render(pool, topology), RuntimeConfigFiles.parse(yaml));
         assertFalse(yaml.contains("t-redis"), "Secret names stay in the Deployment, not the config:\n" + yaml);
+    }
+
+    @Test
+    void givenARedisTopologyWithABracedKeyPrefix_whenRendered_thenTheYamlKeepsTheBraces_andTheRuntimeAcceptsIt() {
+        BackstageTopology topology = redisTopology("ns", "t", "default");
+        topology.getSpec().setKeyPrefix("{backstage}");
+        String yaml =
+                RuntimeConfigFiles.render(RuntimeConfigRenderer.render(pool("ns", "p", "t", "default"), topology));
+
+        RuntimeConfig parsed = RuntimeConfigFiles.parse(yaml);
+        assertEquals("{backstage}", parsed.provider().prefix(), yaml);
+        assertEquals(
+                "{backstage}",
+                new ProviderSettings(
+                                "redis",
+                                "redis+cluster://127.0.0.1:7000",
+                                parsed.provider().prefix(),
+                                null,
+                                null)
+                        .prefix());
     }
 }

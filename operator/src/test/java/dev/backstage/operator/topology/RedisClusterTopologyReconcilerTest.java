@@ -5,6 +5,8 @@ import static dev.backstage.operator.topology.TopologyTestSupport.awaitReady;
 import static dev.backstage.operator.topology.TopologyTestSupport.secret;
 import static dev.backstage.operator.topology.TopologyTestSupport.topology;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.Condition;
@@ -33,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * A topology in cluster mode on the 6-node Redis Cluster of {@code bin/lib.sh} (issue 23): the mode comes from
  * {@code spec.redis.mode} with a plain {@code redis://} seed node, as a managed cluster endpoint is given; the
  * reconciler declares each queue's stream, group and dead-letter stream under the queue's hash tag, asserted on the
- * cluster itself.
+ * cluster itself. A URL the runtime refuses for its mode (a database number in cluster mode, a Sentinel URL without
+ * a master) shows as {@code Ready=False} with the runtime's own one-line fix-it.
  */
 @Tag("broker")
 @UsesSharedBrokers(SharedBroker.REDIS_CLUSTER)
@@ -93,6 +96,49 @@ class RedisClusterTopologyReconcilerTest {
                 redis.del("{" + prefix + ":" + queue + "}");
                 redis.del("{" + prefix + ":" + queue + "}:dead-letter");
             }
+        }
+    }
+
+    /** A URL in the topology's Secret, the mode of its {@code spec.redis} (or null) and the runtime's fix-it. */
+    private record BadUrl(String url, RedisConnectionMode mode, String fixIt) {}
+
+    /**
+     * Admission cannot check the URL: it is in a Secret, which the webhook does not read (and which may be created
+     * after the topology). The runtime refuses a URL that contradicts its mode when the operator connects, and that
+     * one-line fix-it reaches the topology's Ready condition, its password scrubbed.
+     */
+    @Test
+    void givenUrlsTheRuntimeRefusesInTheSecret_whenApplied_thenReadyIsFalseWithTheRuntimesFixItAndNoPassword() {
+        String ns = harness.newNamespace("badurl");
+        List<BadUrl> cases = List.of(
+                new BadUrl(
+                        "redis://app:s3cret-pw@127.0.0.1:7000/3",
+                        RedisConnectionMode.CLUSTER,
+                        "Redis Cluster has only database 0: drop /3 from the URL"),
+                new BadUrl(
+                        "redis+cluster://app:s3cret-pw@127.0.0.1:7000/2",
+                        null,
+                        "Redis Cluster has only database 0: drop /2 from the URL"),
+                new BadUrl(
+                        "redis-sentinel://app:s3cret-pw@127.0.0.1:26379",
+                        null,
+                        "a Sentinel URL names the master after '#': redis-sentinel://host:26379#mymaster"));
+        for (int i = 0; i < cases.size(); i++) {
+            BadUrl bad = cases.get(i);
+            String name = "bad-" + i;
+            secret(client, ns, name, bad.url());
+            BackstageTopology topology =
+                    topology(ns, name, ProviderType.REDIS, UniqueNames.prefix("bs-bad"), name, "orders");
+            if (bad.mode() != null) {
+                RedisTopologySettings settings = new RedisTopologySettings();
+                settings.setMode(bad.mode());
+                topology.getSpec().setRedis(settings);
+            }
+            client.resource(topology).create();
+            Condition ready = awaitReady(client, ns, name, ReadyReason.INVALID_SPEC);
+            assertEquals(Conditions.FALSE, ready.getStatus());
+            assertTrue(ready.getMessage().contains(bad.fixIt()), ready.getMessage());
+            assertFalse(ready.getMessage().contains("s3cret-pw"), ready.getMessage());
         }
     }
 

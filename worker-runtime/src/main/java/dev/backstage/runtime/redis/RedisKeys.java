@@ -16,7 +16,7 @@ package dev.backstage.runtime.redis;
  *       {@code {p}:broadcast}); {@code {p}:scheduled:queues} lists the queues that have delayed jobs.
  * </ul>
  *
- * The full table is in docs/providers/redis-cluster.md.
+ * The full table, for each mode, is in docs/wire-format.md ("Redis Cluster: the keys in each mode").
  */
 public record RedisKeys(String prefix, boolean queueTags) {
     public RedisKeys(String prefix) {

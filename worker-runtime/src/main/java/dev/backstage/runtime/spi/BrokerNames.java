@@ -13,7 +13,10 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>key prefix: 1-40 of {@code A-Z a-z 0-9 _ -}, starting with a letter or digit. No {@code .} or {@code :}: they
  *       separate the prefix from the rest of the name, so {@code hy:a} would reach into prefix {@code hy}'s queue
- *       {@code a};</li>
+ *       {@code a}. For provider {@code redis} also such a name of 1-38 characters in braces, {@code {orders}}: a
+ *       Redis Cluster hash tag, which puts all of the prefix's keys in one slot and is how the seed SDKs share a
+ *       cluster with us (docs/providers/redis-cluster.md). Other providers refuse braces: Kafka topic names cannot
+ *       hold them and RabbitMQ names should not;</li>
  *   <li>queue and topic: 1-100 of {@code A-Z a-z 0-9 _ . -}, starting with a letter or digit; not one of the
  *       names the providers use themselves ({@value #RESERVED_TEXT}), not ending in {@code .dead-letter} or
  *       {@code .retry} and not starting with {@code topic.} or {@code broadcast.};</li>
@@ -28,6 +31,13 @@ import java.util.regex.Pattern;
  */
 public final class BrokerNames {
     public static final String PREFIX_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$";
+    /**
+     * A Redis key prefix: {@link #PREFIX_PATTERN}, or such a name in braces (a hash tag). The braces are written as
+     * classes ({@code [{]}) so that the pattern reads the same in Java, in RE2 and inside a CEL string.
+     */
+    public static final String REDIS_PREFIX_PATTERN =
+            "^([A-Za-z0-9][A-Za-z0-9_-]{0,39}|[{][A-Za-z0-9][A-Za-z0-9_-]{0,37}[}])$";
+
     public static final String QUEUE_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$";
     public static final String GROUP_PATTERN = QUEUE_PATTERN;
     public static final String TASK_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$";
@@ -50,6 +60,12 @@ public final class BrokerNames {
     /** What to change, after "is not a valid key prefix: ". */
     public static final String PREFIX_RULE =
             "use 1-40 letters, digits, '_' or '-', starting with a letter or digit" + " (no '.' or ':'), e.g. orders";
+    /** What to change, after "is not a valid key prefix: ", for provider redis. */
+    public static final String REDIS_PREFIX_RULE = "use 1-40 letters, digits, '_' or '-', starting with a letter or"
+            + " digit (no '.' or ':'), e.g. orders, or such a name in braces (a Redis Cluster hash tag), e.g. {orders}";
+    /** Why a prefix in braces is refused for any provider but redis, after "is ". */
+    public static final String BRACED_PREFIX_RULE = "a Redis Cluster hash tag, for provider redis only: Kafka topic"
+            + " names cannot hold braces and RabbitMQ names should not; drop the braces";
     /** What to change, after "is not a valid name: " (queues and topics). */
     public static final String QUEUE_RULE =
             "use 1-100 letters, digits, '_', '.' or '-', starting with a letter or" + " digit, e.g. emails";
@@ -69,18 +85,36 @@ public final class BrokerNames {
 
     private static final Set<String> RESERVED = Set.of(RESERVED_TEXT.split(", "));
     private static final Pattern PREFIX = Pattern.compile(PREFIX_PATTERN);
+    private static final Pattern REDIS_PREFIX = Pattern.compile(REDIS_PREFIX_PATTERN);
     private static final Pattern QUEUE = Pattern.compile(QUEUE_PATTERN);
     private static final Pattern TASK = Pattern.compile(TASK_PATTERN);
     private static final int SHOWN = 40;
 
     private BrokerNames() {}
 
-    /** Why {@code value} is no key prefix, or empty when it is one. {@code field} names it in the message. */
+    /**
+     * Why {@code value} is no key prefix for every provider (no braces), or empty when it is one. {@code field}
+     * names it in the message.
+     */
     public static Optional<String> prefixProblem(String field, String value) {
-        if (value != null && PREFIX.matcher(value).matches()) {
+        return prefixProblem(field, value, null);
+    }
+
+    /**
+     * Why {@code value} is no key prefix of {@code provider} ({@code redis}, {@code rabbitmq}, {@code kafka}), or
+     * empty: provider {@code redis} also takes a prefix in braces ({@code {orders}}), the others do not.
+     */
+    public static Optional<String> prefixProblem(String field, String value, String provider) {
+        boolean redis = "redis".equals(provider);
+        if (value != null && (redis ? REDIS_PREFIX : PREFIX).matcher(value).matches()) {
             return Optional.empty();
         }
-        return Optional.of(field + " " + shown(value) + " is not a valid key prefix: " + PREFIX_RULE);
+        if (value != null && REDIS_PREFIX.matcher(value).matches()) {
+            return Optional.of(field + " " + shown(value) + " is " + BRACED_PREFIX_RULE + ": "
+                    + value.substring(1, value.length() - 1));
+        }
+        return Optional.of(field + " " + shown(value) + " is not a valid key prefix: "
+                + (redis ? REDIS_PREFIX_RULE : PREFIX_RULE));
     }
 
     /** Why {@code value} is no queue name (or topic name: the same rules), or empty. */
@@ -124,6 +158,12 @@ public final class BrokerNames {
 
     public static String requirePrefix(String field, String value) {
         prefixProblem(field, value).ifPresent(BrokerNames::fail);
+        return value;
+    }
+
+    /** {@link #requirePrefix(String, String)} with {@code provider}'s rule: braces only for redis. */
+    public static String requirePrefix(String field, String value, String provider) {
+        prefixProblem(field, value, provider).ifPresent(BrokerNames::fail);
         return value;
     }
 

@@ -9,7 +9,8 @@ import java.util.Objects;
  * @param provider       {@code redis}, {@code rabbitmq} or {@code kafka}
  * @param url            connection URL (redis://…, amqp://…, or a Kafka bootstrap list); may hold
  *                       credentials, so it is never logged or written to status
- * @param prefix         key/queue/topic prefix (default {@code backstage})
+ * @param prefix         key/queue/topic prefix (default {@code backstage}); in braces ({@code {backstage}}) for
+ *                       provider redis only
  * @param consumerGroup  jobs consumer group (default {@code backstage-workers})
  * @param options        provider-specific settings (e.g. {@code delayedExchange=auto}); unknown keys are errors
  */
@@ -23,7 +24,7 @@ public record ProviderSettings(
         Objects.requireNonNull(url, "url");
         prefix = prefix == null || prefix.isBlank() ? DEFAULT_PREFIX : prefix;
         consumerGroup = consumerGroup == null || consumerGroup.isBlank() ? DEFAULT_GROUP : consumerGroup;
-        BrokerNames.requirePrefix("key prefix", prefix);
+        BrokerNames.requirePrefix("key prefix", prefix, provider);
         BrokerNames.requireGroup("consumer group", consumerGroup);
         options = options == null ? Map.of() : Map.copyOf(options);
     }

@@ -135,6 +135,29 @@ class CliOnRedisClusterTest {
         assertTrue(unknown.err().contains("unknown redis option 'mood'"), unknown.err());
     }
 
+    @Test
+    void givenAPrefixInBraces_whenEnqueuingOnACluster_thenTheKeysAreTheSeedLayoutInThePrefixsOneSlot() {
+        String braced = "{" + prefix + "}";
+        try {
+            CliRun run = CliRun.of(
+                    "enqueue", "mail", "{}", "--url", URL, "--prefix", braced, "--queue", "emails", "--count", "2");
+            assertEquals(0, run.exit(), run.err());
+            assertEquals(2, redis.xlen(braced + ":emails"), "the seed's key, on the shard of the tag's slot");
+            assertEquals(redis.clusterKeyslot(prefix), redis.clusterKeyslot(braced + ":emails"));
+
+            CliRun table = CliRun.of("inspect", "--url", URL, "--prefix", braced, "--queue", "emails");
+            assertEquals(0, table.exit(), table.err());
+            assertTrue(table.out().lines().anyMatch(l -> l.matches("emails\\s+2\\s+0\\s+0\\s+.*")), table.out());
+        } finally {
+            redis.del(braced + ":emails");
+        }
+        CliRun rabbit = CliRun.of("inspect", "--provider", "rabbitmq", "--prefix", braced);
+        assertEquals(2, rabbit.exit(), rabbit.err());
+        assertEquals(1, rabbit.err().strip().lines().count(), rabbit.err());
+        assertTrue(rabbit.err().contains("is a Redis Cluster hash tag, for provider redis only"), rabbit.err());
+        assertTrue(rabbit.err().contains("drop the braces: " + prefix), rabbit.err());
+    }
+
     private String stream(String queue) {
         return "{" + prefix + ":" + queue + "}";
     }

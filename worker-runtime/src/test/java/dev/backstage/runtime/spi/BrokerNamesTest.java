@@ -58,6 +58,46 @@ class BrokerNamesTest {
     }
 
     @Test
+    void givenAPrefixInBraces_whenTheProviderIsRedis_thenItIsAccepted_andEveryOtherProviderRefusesItSayingWhy() {
+        for (String braced : new String[] {"{backstage}", "{a}", "{" + "x".repeat(38) + "}"}) {
+            assertEquals(Optional.empty(), BrokerNames.prefixProblem("p", braced, "redis"), braced);
+            assertEquals(
+                    braced,
+                    new ProviderSettings("redis", "redis+cluster://127.0.0.1:7000", braced, null, null).prefix());
+        }
+        for (String provider : new String[] {"rabbitmq", "kafka"}) {
+            ConfigurationException e = assertThrows(
+                    ConfigurationException.class,
+                    () -> new ProviderSettings(provider, "127.0.0.1:9092", "{backstage}", null, null));
+            assertEquals(
+                    "key prefix '{backstage}' is a Redis Cluster hash tag, for provider redis only: Kafka topic names"
+                            + " cannot hold braces and RabbitMQ names should not; drop the braces: backstage",
+                    e.getMessage());
+        }
+        assertTrue(BrokerNames.prefixProblem("p", "{backstage}").isPresent(), "no provider: the strict rule");
+    }
+
+    @Test
+    void givenMalformedBraces_whenTheProviderIsRedis_thenTheyAreRefusedWithTheRedisRule() {
+        for (String bad : new String[] {
+            "{}",
+            "{backstage",
+            "backstage}",
+            "{hy}:a",
+            "{hy:a}",
+            "{a.b}",
+            "x{a}",
+            "{{a}}",
+            "{-a}",
+            "{" + "x".repeat(39) + "}"
+        }) {
+            String problem =
+                    BrokerNames.prefixProblem("--prefix", bad, "redis").orElseThrow(() -> new AssertionError(bad));
+            assertTrue(problem.endsWith("or such a name in braces (a Redis Cluster hash tag), e.g. {orders}"), problem);
+        }
+    }
+
+    @Test
     void givenASchedule_whenItsNameBreaksTheRule_thenScheduleRefusesItWithBrokerNamesMessage() {
         assertEquals(Optional.empty(), BrokerNames.scheduleProblem("s", "nightly-report.v2"));
         assertTrue(BrokerNames.scheduleProblem("s", "x".repeat(101)).isPresent());
