@@ -10,6 +10,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.backstage.testsupport.UniqueNames;
 import java.io.IOException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * the password, never silently sent to another broker or user. The RabbitMQ check reads the real broker: the queue
  * the job would have gone to does not exist.
  */
+@Tag("broker")
 class CliCredentialsTest {
     private static final String SECRET = "Xk42hostile";
     private static final String RABBITMQ =

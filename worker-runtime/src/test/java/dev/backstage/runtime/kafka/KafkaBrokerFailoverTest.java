@@ -33,6 +33,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,6 +45,8 @@ import org.junit.jupiter.api.Test;
  * reach the end of every partition, as the surviving brokers report them. Duplicates and the time from the kill
  * until the dead broker's partitions deliver again are printed, not asserted.
  */
+@Tag("broker")
+@Tag("slow")
 class KafkaBrokerFailoverTest {
     record Job(int n) {}
 

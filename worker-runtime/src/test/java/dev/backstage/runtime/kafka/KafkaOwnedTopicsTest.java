@@ -19,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * that starts before its topology never creates them with its own partition count, and a running worker follows
  * partitions added to them within its metadata refresh.
  */
+@Tag("broker")
 class KafkaOwnedTopicsTest {
     record Job(int n) {}
 

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,6 +25,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * identity (no {@code POD_NAME}: the runtime's default id has the process id in it), which has to wait for the
  * group to evict the dead member after the session timeout.
  */
+@Tag("broker")
+@Tag("slow")
 class KafkaWorkerRestartTest {
     private static final int JOBS = 3_000;
     private static final int PARTITIONS = 4;
