@@ -11,10 +11,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code enqueue TASK @file} against the real Redis: a 50 MB payload, a file that is not UTF-8, one that is not JSON. */
+@Tag("broker")
 class CliPayloadFileTest {
     private final RedisTestSupport redis = new RedisTestSupport();
 

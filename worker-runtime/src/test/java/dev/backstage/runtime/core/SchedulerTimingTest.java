@@ -14,12 +14,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * When the scheduler wakes and what it fires, on the real Redis: the next wake-up comes from the schedule (the
  * tick after the last one handled), never from "now plus a period", and a turn that runs late never costs a tick.
  */
+@Tag("broker")
 class SchedulerTimingTest {
     private static final Instant T0 = Instant.parse("2026-03-01T00:00:00Z");
     private final RedisTestSupport redis = new RedisTestSupport();

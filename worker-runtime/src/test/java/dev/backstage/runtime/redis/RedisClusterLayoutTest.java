@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * jobs) share one slot and the queues spread over the shards; with a prefix in braces the keys are the seed SDKs'
  * own names, all in one slot. The slots and owners are the cluster's answers (CLUSTER KEYSLOT, CLUSTER NODES).
  */
+@Tag("broker")
 class RedisClusterLayoutTest {
     record Job(int n) {}
 

@@ -14,6 +14,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,7 @@ import org.slf4j.LoggerFactory;
  * The mains' logging set-up at TRACE for everything (lettuce and netty included) while a provider authenticates to
  * the real Redis as an ACL user of its own: the log shows lettuce's TRACE lines, and nowhere the password.
  */
+@Tag("broker")
 class RedisTraceLoggingTest {
 
     @Test
