@@ -96,15 +96,48 @@ final class BrokerAdmin {
     }
 
     /**
-     * Declares a durable queue unless it exists. A queue that exists is left alone whatever its arguments, so
-     * queues shaped by an operator (policies, arguments) are accepted. Returns true when it was created.
+     * Declares a durable queue unless it exists. A queue that exists is left alone whatever its other arguments,
+     * so queues shaped by an operator (policies, arguments) are accepted, with one exception: when
+     * {@code arguments} ask for a quorum queue, an existing classic queue of that name is refused
+     * ({@link #requireQuorum}) rather than silently used without replication. Returns true when it was created.
      */
     boolean ensureQueue(String name, Map<String, Object> arguments) {
         if (queueExists(name)) {
+            if (arguments != null && QueueType.QUORUM.wire().equals(arguments.get(QueueArguments.QUEUE_TYPE))) {
+                requireQuorum(name, Map.of());
+            }
             return false;
         }
         call("declare queue " + name, ch -> ch.queueDeclare(name, true, false, false, arguments));
         return true;
+    }
+
+    /**
+     * Fails when the existing queue {@code name} is not a quorum queue. AMQP does not report a queue's type, so
+     * this re-declares it with {@code classicArguments} (what an earlier classic declaration gave it) plus
+     * {@code x-queue-type: quorum}: a classic queue refuses exactly that argument (406 "inequivalent arg
+     * 'x-queue-type'"); a quorum queue refuses one of its other arguments, or nothing, and is accepted. The
+     * refusal closes only this call's channel.
+     */
+    void requireQuorum(String name, Map<String, Object> classicArguments) {
+        Map<String, Object> probe = new java.util.HashMap<>(classicArguments);
+        probe.put(QueueArguments.QUEUE_TYPE, QueueType.QUORUM.wire());
+        try {
+            call("check the type of queue " + name, ch -> ch.queueDeclare(name, true, false, false, probe));
+        } catch (BrokerCallException e) {
+            if (e.replyCode() == AMQP.PRECONDITION_FAILED
+                    && e.getMessage().contains("inequivalent arg '" + QueueArguments.QUEUE_TYPE + "'")) {
+                throw new BrokerCallException(
+                        "queue " + name + " exists as a classic queue, but queueType is quorum: RabbitMQ cannot"
+                                + " change a queue's type in place. Use another keyPrefix for the quorum queues"
+                                + " (and let workers on the old one drain it), set queueType: classic to keep"
+                                + " this queue, or delete it if it holds nothing you need",
+                        e.replyCode(),
+                        e);
+            }
+            // Another argument differs (a quorum queue declared with other settings, or shaped by a policy):
+            // its type is not what the broker refused.
+        }
     }
 
     /** Declares a durable exchange unless it exists; true when it was created. */
