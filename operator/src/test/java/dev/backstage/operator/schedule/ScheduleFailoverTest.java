@@ -272,8 +272,8 @@ class ScheduleFailoverTest {
                 .setCapabilities(new SuppliedCapabilities(
                         null, new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("redis", "url"), null)));
         topology.getSpec().setSchedules(List.of(schedule("every-minute", "reports", null)));
-        // The test declares the queue itself, as a classic queue, so the topology says so: quorum settings over a
-        // classic queue are refused.
+        // The test declares the queue itself, as a classic queue, so the topology says so (quorum settings would
+        // use it as it is, with a warning).
         RabbitMqSettings rabbit = new RabbitMqSettings();
         rabbit.setQueueType(RabbitMqQueueType.CLASSIC);
         topology.getSpec().setRabbitmq(rabbit);
