@@ -272,6 +272,11 @@ class ConsoleOnApiServerTest {
         topology.getSpec().setProvider(dev.backstage.operator.model.ProviderType.RABBITMQ);
         topology.getSpec().setConnection(new dev.backstage.operator.model.SecretKeyReference("rabbit", "url"));
         topology.getSpec().setKeyPrefix(rabbitPrefix);
+        // The test declares the dead-letter queue itself, as a classic queue, so the topology says so (quorum
+        // settings would use it as it is, with a warning).
+        dev.backstage.operator.model.RabbitMqSettings rabbit = new dev.backstage.operator.model.RabbitMqSettings();
+        rabbit.setQueueType(dev.backstage.operator.model.RabbitMqQueueType.CLASSIC);
+        topology.getSpec().setRabbitmq(rabbit);
         client.resource(topology).create();
         client.resource(dev.backstage.operator.testing.BackstageFixtures.pool(
                         ns, "rabbit-workers", "rabbit", "default"))

@@ -13,6 +13,8 @@ import dev.backstage.operator.model.BackstageTopology;
 import dev.backstage.operator.model.BackstageTopologyStatus;
 import dev.backstage.operator.model.CapabilityBackend;
 import dev.backstage.operator.model.ProviderType;
+import dev.backstage.operator.model.RabbitMqQueueType;
+import dev.backstage.operator.model.RabbitMqSettings;
 import dev.backstage.operator.model.ScheduleSpec;
 import dev.backstage.operator.model.ScheduleStatus;
 import dev.backstage.operator.model.SecretKeyReference;
@@ -270,6 +272,11 @@ class ScheduleFailoverTest {
                 .setCapabilities(new SuppliedCapabilities(
                         null, new CapabilityBackend(ProviderType.REDIS, new SecretKeyReference("redis", "url"), null)));
         topology.getSpec().setSchedules(List.of(schedule("every-minute", "reports", null)));
+        // The test declares the queue itself, as a classic queue, so the topology says so (quorum settings would
+        // use it as it is, with a warning).
+        RabbitMqSettings rabbit = new RabbitMqSettings();
+        rabbit.setQueueType(RabbitMqQueueType.CLASSIC);
+        topology.getSpec().setRabbitmq(rabbit);
         client.resource(topology).create();
         client.resources(BackstageTopology.class)
                 .inNamespace(namespace)

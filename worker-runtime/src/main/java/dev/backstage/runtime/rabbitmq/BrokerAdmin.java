@@ -8,6 +8,8 @@ import com.rabbitmq.client.ShutdownSignalException;
 import java.io.IOException;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +26,8 @@ final class BrokerAdmin {
     static final int COMMAND_INVALID = AMQP.COMMAND_INVALID;
 
     private final Connection connection;
+    /** Existing classic queues this provider was asked to use as quorum queues, each reported once. */
+    private final Set<String> classicUnderQuorum = ConcurrentHashMap.newKeySet();
 
     BrokerAdmin(Connection connection) {
         this.connection = connection;
@@ -96,15 +100,49 @@ final class BrokerAdmin {
     }
 
     /**
-     * Declares a durable queue unless it exists. A queue that exists is left alone whatever its arguments, so
-     * queues shaped by an operator (policies, arguments) are accepted. Returns true when it was created.
+     * Declares a durable queue unless it exists. A queue that exists is used as it is whatever its arguments, so
+     * queues shaped by an operator (policies, arguments) and queues created by earlier versions keep working. When
+     * {@code arguments} ask for a quorum queue and the existing one is classic, that is logged once per queue (a
+     * WARN line saying what it means and what to do), not refused: RabbitMQ cannot change a queue's type in place,
+     * and refusing would stop every existing classic topology after an upgrade that makes quorum the default.
+     * Returns true when it was created.
      */
     boolean ensureQueue(String name, Map<String, Object> arguments) {
         if (queueExists(name)) {
+            if (arguments != null
+                    && QueueType.QUORUM.wire().equals(arguments.get(QueueArguments.QUEUE_TYPE))
+                    && !classicUnderQuorum.contains(name)
+                    && isClassic(name)
+                    && classicUnderQuorum.add(name)) {
+                log.warn(
+                        "queue {} exists as a classic queue (not replicated) while queueType is quorum: it is used as"
+                                + " it is; to move to quorum queues use another keyPrefix"
+                                + " (docs/providers/rabbitmq-cluster.md, \"Migrating from classic to quorum\")",
+                        name);
+            }
             return false;
         }
         call("declare queue " + name, ch -> ch.queueDeclare(name, true, false, false, arguments));
         return true;
+    }
+
+    /**
+     * True when the existing queue {@code name} is a classic queue. AMQP does not report a queue's type, so this
+     * re-declares it with {@code x-queue-type: quorum} alone on a throwaway channel: a classic queue refuses exactly
+     * that argument (406 "inequivalent arg 'x-queue-type'"); a quorum queue refuses one of its other arguments, or
+     * nothing. The refusal closes only this call's channel; the queue is not changed either way.
+     */
+    boolean isClassic(String name) {
+        Map<String, Object> probe = Map.of(QueueArguments.QUEUE_TYPE, QueueType.QUORUM.wire());
+        try {
+            call("check the type of queue " + name, ch -> ch.queueDeclare(name, true, false, false, probe));
+            return false;
+        } catch (BrokerCallException e) {
+            // Another argument differs (a quorum queue declared with other settings, or shaped by a policy): its
+            // type is not what the broker refused.
+            return e.replyCode() == AMQP.PRECONDITION_FAILED
+                    && e.getMessage().contains("inequivalent arg '" + QueueArguments.QUEUE_TYPE + "'");
+        }
     }
 
     /** Declares a durable exchange unless it exists; true when it was created. */

@@ -17,13 +17,25 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Listing, paging, counting and redriving the dead-letter topic, and settling one entry of it. */
+/**
+ * Listing, paging, counting and redriving the dead-letter topic, and settling one entry of it, on both cluster
+ * shapes ({@link KafkaShape}): the behaviour does not depend on the shape.
+ */
 @Tag("broker")
+@ParameterizedClass(name = "{0}")
+@EnumSource(KafkaShape.class)
 class KafkaDeadLettersTest {
-    private final KafkaTestSupport kafka = new KafkaTestSupport();
-    private final KafkaProvider provider = kafka.provider();
+    private final KafkaTestSupport kafka;
+    private final KafkaProvider provider;
     private final ObjectMapper json = new ObjectMapper();
+
+    KafkaDeadLettersTest(KafkaShape shape) {
+        kafka = new KafkaTestSupport(shape);
+        provider = kafka.provider();
+    }
 
     @AfterEach
     void tearDown() {

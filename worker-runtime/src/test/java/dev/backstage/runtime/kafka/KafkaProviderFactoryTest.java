@@ -16,6 +16,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("broker")
 @Tag("slow")
 class KafkaProviderFactoryTest {
 

@@ -26,6 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * group to evict the dead member after the session timeout.
  */
 @Tag("broker")
+@Tag("slow")
 class KafkaWorkerRestartTest {
     private static final int JOBS = 3_000;
     private static final int PARTITIONS = 4;

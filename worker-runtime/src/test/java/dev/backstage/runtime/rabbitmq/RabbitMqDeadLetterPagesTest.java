@@ -6,31 +6,44 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.spi.DeadLetterEntry;
 import dev.backstage.runtime.spi.DeadLetterQueue;
+import dev.backstage.runtime.spi.TopologyRequest;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The console's dead-letter operations on the real RabbitMQ: pages after an entry, redrive one and delete one by id,
  * each checked against what the broker's queues then hold (the dead-letter queue's own order and count, the work
- * queue's bodies).
+ * queue's bodies). On both shapes ({@link RabbitMqShape}): a classic dead-letter queue on the single node and a
+ * quorum one on the 3-node cluster, which must keep the same order after the reads put their messages back. The
+ * queues are declared as the provider declares them: on RabbitMQ 3.10 a quorum queue without a delivery limit puts
+ * returned messages at its tail, one with a limit at its head.
  */
 @Tag("broker")
+@ParameterizedClass(name = "{0}")
+@EnumSource(RabbitMqShape.class)
 class RabbitMqDeadLetterPagesTest {
-    private static RabbitMqTestBroker broker;
-    private static DeadLetterQueue dlq;
+    private final RabbitMqTestBroker broker;
+    private final DeadLetterQueue dlq;
 
-    @BeforeAll
-    static void start() {
-        broker = new RabbitMqTestBroker();
-        dlq = broker.provider("dead-letters").deadLetters();
+    RabbitMqDeadLetterPagesTest(RabbitMqShape shape) {
+        broker = new RabbitMqTestBroker(shape);
+        RabbitMqProvider provider = broker.provider("dead-letters");
+        provider.declarer()
+                .declare(new TopologyRequest(
+                        List.of(TopologyRequest.QueueSpec.named("paged"), TopologyRequest.QueueSpec.named("single")),
+                        List.of(),
+                        true,
+                        null));
+        dlq = provider.deadLetters();
     }
 
-    @AfterAll
-    static void stop() throws Exception {
+    @AfterEach
+    void stop() throws Exception {
         broker.close();
     }
 
@@ -41,7 +54,7 @@ class RabbitMqDeadLetterPagesTest {
     }
 
     /** The job ids in the dead-letter queue, head first, as the broker holds them (read and put back by the test). */
-    private static List<String> idsOnTheBroker(String queue) throws Exception {
+    private List<String> idsOnTheBroker(String queue) throws Exception {
         List<String> bodies = broker.drain(broker.queue(queue) + ".dead-letter");
         List<String> ids = new ArrayList<>();
         for (String body : bodies) {
@@ -68,7 +81,7 @@ class RabbitMqDeadLetterPagesTest {
         assertEquals("boom 6", third.get(0).error());
         assertEquals("{\"n\":6}", third.get(0).payloadJson());
         assertEquals(List.of(), dlq.page("paged", "no-such-entry", 3), "an entry that is gone: nothing after it");
-        assertEquals(7, broker.ready(broker.queue("paged") + ".dead-letter"), "every page put its messages back");
+        assertEquals(7, broker.countByGet(broker.queue("paged") + ".dead-letter"), "every page put its messages back");
         assertEquals(
                 List.of("job-0", "job-1", "job-2", "job-3", "job-4", "job-5", "job-6"),
                 idsOnTheBroker("paged"),
@@ -94,7 +107,7 @@ class RabbitMqDeadLetterPagesTest {
 
         assertTrue(dlq.delete("single", "job-0"));
         assertEquals(List.of("job-1", "job-3"), idsOnTheBroker("single"));
-        assertEquals(0, broker.ready(broker.queue("single")), "a delete publishes nothing");
+        assertEquals(0, broker.countByGet(broker.queue("single")), "a delete publishes nothing");
 
         assertFalse(dlq.delete("single", "job-0"), "already gone");
         assertFalse(dlq.redriveOne("single", "job-9"));
