@@ -127,6 +127,8 @@ public final class ScaleFromZeroBenchmark {
             }
             redisClient.shutdown(); // the node agent stops with this JVM (LocalCluster.shared's hook)
         }
+        // Threads of the node agent and the clients are not all daemons: exit, so bin/bench files the result.
+        System.exit(0);
     }
 
     /** One measurement: {detection, scheduling, jvm start, runtime ready, job, total} in ms. */
