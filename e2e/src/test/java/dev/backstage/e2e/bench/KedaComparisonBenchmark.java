@@ -137,6 +137,8 @@ public final class KedaComparisonBenchmark {
             redisClient.shutdown();
         }
         TraceResult.printTable(results, kedaVersion);
+        // Threads of the node agent and the clients are not all daemons: exit, so bin/bench files the result.
+        System.exit(0);
     }
 
     private static TraceResult run(

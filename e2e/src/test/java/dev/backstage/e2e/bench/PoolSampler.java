@@ -1,9 +1,11 @@
 package dev.backstage.e2e.bench;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What one side of {@link KedaComparisonBenchmark} costs and how it moved, from the API server every
@@ -43,6 +45,7 @@ final class PoolSampler {
                 : d.getSpec().getReplicas();
         if (desired >= 0 && now >= 0 && now != desired) {
             scaleEvents++;
+            System.out.printf("  %s desired %d -> %d%s%n", pool, desired, now, reason());
         }
         if (now >= 0) {
             desired = now;
@@ -63,6 +66,23 @@ final class PoolSampler {
                 .count();
         maxPods = Math.max(maxPods, pods);
         replicaSeconds += pods * seconds;
+    }
+
+    /**
+     * Why the pool's controller moved, when it says: a {@code BackstageWorkerPool} of that name records it in
+     * {@code status.lastScaleReason}; KEDA's HPA keeps no such field, so its moves print without one.
+     */
+    private String reason() {
+        GenericKubernetesResource bwp = client.genericKubernetesResources(
+                        "backstage.dev/v1alpha1", "BackstageWorkerPool")
+                .inNamespace(namespace)
+                .withName(pool)
+                .get();
+        if (bwp == null || !(bwp.getAdditionalProperties().get("status") instanceof Map<?, ?> status)) {
+            return "";
+        }
+        Object reason = status.get("lastScaleReason");
+        return reason == null ? "" : ": " + reason;
     }
 
     /** Clears the totals for the next trace (the current counts stay). */
