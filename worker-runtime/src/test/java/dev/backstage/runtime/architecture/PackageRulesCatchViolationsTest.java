@@ -3,17 +3,13 @@ package dev.backstage.runtime.architecture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
-import com.tngtech.archunit.lang.ViolationHandler;
-import java.util.ArrayList;
-import java.util.Collection;
+import dev.backstage.testsupport.ArchViolations;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -78,36 +74,7 @@ class PackageRulesCatchViolationsTest {
                 result.getFailureReport().getDetails());
     }
 
-    /**
-     * Each violating dependency as "origin -> target" (fixture classes relative to the fixtures' root); fails if the
-     * rule reports anything that is not a dependency (an empty layer, a cycle).
-     */
     private static Set<String> dependencies(EvaluationResult result) {
-        List<Object> all = new ArrayList<>();
-        List<Dependency> dependencies = new ArrayList<>();
-        result.handleViolations(new ViolationHandler<Dependency>() {
-            @Override
-            public void handle(Collection<Dependency> violatingObjects, String message) {
-                dependencies.addAll(violatingObjects);
-            }
-        });
-        result.handleViolations(new ViolationHandler<Object>() {
-            @Override
-            public void handle(Collection<Object> violatingObjects, String message) {
-                all.addAll(violatingObjects);
-            }
-        });
-        System.out.println(result.getFailureReport());
-        assertEquals(all.size(), dependencies.size(), "only dependencies expected: " + result.getFailureReport());
-        Set<String> edges = new TreeSet<>();
-        for (Dependency dependency : dependencies) {
-            edges.add(relative(dependency.getOriginClass().getName()) + " -> "
-                    + relative(dependency.getTargetClass().getName()));
-        }
-        return edges;
-    }
-
-    private static String relative(String className) {
-        return className.startsWith(FIXTURES + ".") ? className.substring(FIXTURES.length() + 1) : className;
+        return ArchViolations.dependencies(result, FIXTURES);
     }
 }
