@@ -65,7 +65,7 @@ class KafkaCrashAndRebalanceTest {
 
         // Jobs 0..9 run except 3, which hangs: the commit must stop at offset 3 and record 4..9 as settled.
         await().atMost(Duration.ofSeconds(60)).until(() -> doneInChild.size() == 9);
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
             OffsetAndMetadata om = kafka.committedWithMetadata(kafka.group, topic, 0);
             return om != null && om.offset() == 3 && CommitMetadata.decode(3, om.metadata()).length == 6;
         });

@@ -108,7 +108,7 @@ class KafkaDeadLettersTest {
         // Entries without a jobId take their first delivery's id (originalId), docs/wire-format.md
         assertEquals(new TreeSet<>(List.of("job-0", "x.emails:0:1", "job-2", "x.emails:0:3", "job-4")), jobIds);
         // The moved records were deleted from the dead-letter topic, so other tools stop seeing them too.
-        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.readAll(dlq, 0).isEmpty());
+        await().atMost(Duration.ofSeconds(60)).until(() -> kafka.readAll(dlq, 0).isEmpty());
     }
 
     private List<String> ids(List<DeadLetterEntry> entries) {
@@ -178,7 +178,7 @@ class KafkaDeadLettersTest {
         assertTrue(dead.delete("emails", dlq + ":0:0"));
         assertTrue(dead.redriveOne("emails", dlq + ":0:1"));
         assertEquals(4, kafka.committed(provider.settings().names().redriveGroup(), dlq, 0));
-        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.readAll(dlq, 0).size() == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> kafka.readAll(dlq, 0).size() == 1);
         assertEquals(1, dead.redrive("emails", 100));
         assertEquals(0, dead.count("emails"));
         Set<String> jobIds = new TreeSet<>();

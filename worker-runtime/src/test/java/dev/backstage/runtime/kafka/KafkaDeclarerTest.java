@@ -34,7 +34,7 @@ class KafkaDeclarerTest {
 
     /** Waits until the broker's metadata shows {@code topic} with {@code expected} partitions (it lags creation). */
     private void awaitPartitions(String topic, int expected) {
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(60))
                 .ignoreExceptions()
                 .until(
                         () -> kafka.admin()
@@ -116,7 +116,7 @@ class KafkaDeclarerTest {
                 Map.of(kafka.topic("orders"), State.DELETED, kafka.topic("orders.dead-letter"), State.DELETED),
                 deleted);
         // Deletion reaches the broker's metadata a moment later.
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(60))
                 .until(() -> states(provider.declarer().inspect(request)).values().stream()
                         .allMatch(s -> s == State.MISSING));
         assertTrue(states(provider.declarer().delete(request)).values().stream().allMatch(s -> s == State.MISSING));
@@ -137,7 +137,7 @@ class KafkaDeclarerTest {
         assertEquals(
                 Map.of(names.topicTopic("rides"), State.DELETED, retry, State.DELETED, deadLetters, State.DELETED),
                 deleted);
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
             var left = kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS);
             return !left.contains(retry) && !left.contains(deadLetters) && left.contains(otherTopics);
         });

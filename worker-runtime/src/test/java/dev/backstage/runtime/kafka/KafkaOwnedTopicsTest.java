@@ -91,7 +91,7 @@ class KafkaOwnedTopicsTest {
                 .createPartitions(Map.of(topic, NewPartitions.increaseTo(3)))
                 .all()
                 .get(30, TimeUnit.SECONDS);
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(60))
                 .ignoreExceptions()
                 .until(() -> kafka.admin()
                                 .describeTopics(List.of(topic))

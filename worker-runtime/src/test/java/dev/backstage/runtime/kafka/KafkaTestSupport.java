@@ -89,7 +89,7 @@ final class KafkaTestSupport implements AutoCloseable {
             newTopic.configs(Map.of("min.insync.replicas", String.valueOf(shape.minInsyncReplicas)));
         }
         admin().createTopics(List.of(newTopic)).all().get(30, TimeUnit.SECONDS);
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(60))
                 .ignoreExceptions()
                 .until(() -> admin().describeTopics(List.of(topic))
                                 .allTopicNames()

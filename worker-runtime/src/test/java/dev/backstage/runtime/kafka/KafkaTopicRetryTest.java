@@ -121,7 +121,7 @@ class KafkaTopicRetryTest {
         assertTrue(header(copy, TopicRetryHeaders.ERROR).contains("fails once"), header(copy, TopicRetryHeaders.ERROR));
         assertArrayEquals(kafka.readAll(topic, 1).get(0).value(), copy.value(), "the copy keeps the original bytes");
         // The retry settled and was committed on the retry topic; both groups are past the message on the topic.
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(60))
                 .until(() -> kafka.committed(groupA, retryA, 0) == 1
                         && kafka.committed(groupA, topic, 0) == offset + 1
                         && kafka.committed(names.sharedGroup("b"), topic, 0) == offset + 1);
@@ -159,7 +159,7 @@ class KafkaTopicRetryTest {
                 (ctx, ride) -> runs.add(new Run(ctx.deliveryCount(), ctx.messageId(), -1)));
         restarted.start();
         await().atMost(Duration.ofSeconds(60)).until(() -> !runs.isEmpty());
-        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.committed(groupA, retryA, 0) == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> kafka.committed(groupA, retryA, 0) == 1);
         assertEquals(List.of(new Run(2, id, -1)), runs, "the retry ran once more, as delivery 2, nothing lost");
         System.out.println("topic retry crash: child ran "
                 + childRuns.stream().filter(l -> l.startsWith("RUN")).toList()
@@ -192,7 +192,7 @@ class KafkaTopicRetryTest {
         assertArrayEquals(
                 kafka.readAll(topic, 1).get(0).value(), dead.value(), "the dead letter keeps the original bytes");
         String retryA = names.topicRetryTopic("rides", groupA);
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(Duration.ofSeconds(60))
                 .until(() ->
                         kafka.committed(groupA, topic, 0) == offset + 1 && kafka.committed(groupA, retryA, 0) == 1);
         assertEquals(List.of(1, 2), counts, "not run again after the dead letter");

@@ -126,6 +126,6 @@ class KafkaTopicsTest {
         await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(10)).until(() -> counts.size() == 4);
         assertEquals(List.of(1, 2, 3, 4), counts);
         assertEquals(List.of("r"), steady, "the retry reached only the failing group");
-        await().atMost(Duration.ofSeconds(10)).until(() -> w.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> w.inFlight() == 0);
     }
 }

@@ -93,7 +93,7 @@ class KafkaWorkerTest {
         }
         String topic = kafka.topic("jobs");
         await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 30);
-        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.committed(kafka.group, topic, 0) == 30);
+        await().atMost(Duration.ofSeconds(60)).until(() -> kafka.committed(kafka.group, topic, 0) == 30);
         assertEquals(published, seen, "the handler sees the id enqueue returned");
         assertEquals(30, runs.get());
         assertEquals(30, kafka.endOffset(topic, 0));
@@ -119,7 +119,7 @@ class KafkaWorkerTest {
         String topic = kafka.topic("jobs");
         await().atMost(Duration.ofSeconds(30)).until(() -> done.containsAll(Set.of(1, 2, 3, 4, 5)));
         // Offsets 1..5 are settled but 0 is not: the commit must stay at 0, with 1..5 in its metadata.
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
             OffsetAndMetadata om = kafka.committedWithMetadata(kafka.group, topic, 0);
             return om != null && CommitMetadata.decode(om.offset(), om.metadata()).length == 5;
         });
@@ -129,7 +129,7 @@ class KafkaWorkerTest {
         assertFalse(done.contains(0));
 
         release.countDown();
-        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.committed(kafka.group, topic, 0) == 6);
+        await().atMost(Duration.ofSeconds(60)).until(() -> kafka.committed(kafka.group, topic, 0) == 6);
         assertEquals("", kafka.committedWithMetadata(kafka.group, topic, 0).metadata());
     }
 
@@ -194,7 +194,7 @@ class KafkaWorkerTest {
         assertEquals(0, redis.redis().zcard(redis.prefix() + ":scheduled"), "nothing left in the delay set");
 
         var topic = kafka.topic("jobs");
-        await().atMost(Duration.ofSeconds(10)).until(() -> kafka.committed(kafka.group, topic, 0) == 3);
+        await().atMost(Duration.ofSeconds(60)).until(() -> kafka.committed(kafka.group, topic, 0) == 3);
         List<DeadLetterEntry> dead = deadLetters("jobs");
         assertEquals(1, dead.size());
         DeadLetterEntry entry = dead.get(0);

@@ -75,7 +75,7 @@ class RuntimeFromConfigTest {
                             "processOrder",
                             Map.of("orderId", "o-1"),
                             dev.backstage.runtime.api.EnqueueOptions.onQueue("orders"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> done.contains("o-1"));
+            await().atMost(Duration.ofSeconds(60)).until(() -> done.contains("o-1"));
             assertEquals(200, get(http, base + "/healthz").statusCode());
             assertEquals(200, get(http, base + "/readyz").statusCode());
             String metrics = get(http, base + "/metrics").body();

@@ -76,7 +76,7 @@ class RabbitMqConnectionLossTest {
                 .until(() -> providerA.health().up());
         assertTrue(a.isRunning(), "the worker kept running through the outage");
         releaseA.countDown(); // a's late settlement must not ack anything: its channel is gone
-        await().atMost(Duration.ofSeconds(10)).until(() -> a.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.inFlight() == 0);
 
         b.close();
         a.enqueue("job", "after recovery");
@@ -107,7 +107,7 @@ class RabbitMqConnectionLossTest {
 
         assertEquals(1, broker.closeConnectionsNamed(broker.prefix + "-p/publish"));
         await("health reports the outage")
-                .atMost(Duration.ofSeconds(10))
+                .atMost(Duration.ofSeconds(60))
                 .until(() -> !provider.health().up());
         assertTrue(
                 provider.health().detail().contains("publish connection down"),
@@ -120,7 +120,7 @@ class RabbitMqConnectionLossTest {
                 .atMost(Duration.ofSeconds(30))
                 .until(() -> provider.health().up());
         await("publishing works again")
-                .atMost(Duration.ofSeconds(10))
+                .atMost(Duration.ofSeconds(60))
                 .ignoreExceptions()
                 .until(() -> provider.jobs().publish(job) != null);
         assertFalse(broker.ready(broker.queue("default")) < 2, "both successful publishes are in the queue");

@@ -87,13 +87,13 @@ class RabbitMqRedisDelaysTest {
         String jobId = worker.enqueue("retry.me", "x").id();
 
         await("the retry copy is stored in Redis")
-                .atMost(Duration.ofSeconds(10))
+                .atMost(Duration.ofSeconds(60))
                 .until(() -> redis.redis().zcard(redis.prefix() + ":scheduled") == 1);
         await().atMost(Duration.ofSeconds(20)).until(() -> counts.size() == 2);
         assertEquals(List.of(1, 2), counts);
         assertEquals(List.of(jobId, jobId), ids);
         assertTrue(runs.get(1) - runs.get(0) >= 1500, "waited the back-off");
-        await().atMost(Duration.ofSeconds(10)).until(() -> worker.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> worker.inFlight() == 0);
         worker.close();
         assertEquals(0, broker.ready(broker.queue("default")), "the original was acked after Redis stored the copy");
     }

@@ -90,7 +90,7 @@ class RabbitMqTopicsTest {
         // The jobs' retry rule (a failure at deliveryCount > max is final): deliveries 1..4, then dead-lettered.
         await().atMost(Duration.ofSeconds(20)).until(() -> counts.size() == 4);
         assertEquals(List.of(1, 2, 3, 4), counts);
-        await().atMost(Duration.ofSeconds(10)).until(() -> worker.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> worker.inFlight() == 0);
         worker.close();
         assertEquals(
                 0, broker.ready(broker.queue("topic.alerts.pager")), "gone from the group after the fourth delivery");

@@ -55,7 +55,7 @@ class RabbitMqWorkerTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() == 1);
         assertEquals(new Order("o-1", 42), seen.get(0));
         assertEquals(result.id(), jobIds.get("o-1"), "the enqueue id is the job id the handler sees");
-        await().atMost(Duration.ofSeconds(10)).until(() -> worker.inFlight() == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> worker.inFlight() == 0);
         worker.close();
         assertEquals(0, broker.ready(broker.queue("default")), "acked, not requeued at close");
     }
@@ -191,7 +191,7 @@ class RabbitMqWorkerTest {
         bystander.start();
         bystander.enqueue("owned.elsewhere", "x");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> bystander.totals().deliveries() >= 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> bystander.totals().deliveries() >= 1);
         // Handed back after a pause each time, so only a few redeliveries fit in three seconds (not thousands).
         await().during(Duration.ofSeconds(3))
                 .atMost(Duration.ofSeconds(5))

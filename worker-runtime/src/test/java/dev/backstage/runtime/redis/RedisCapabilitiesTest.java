@@ -140,7 +140,7 @@ class RedisCapabilitiesTest {
                 + redis.keys().stream("default") + "\",\"priority\":\"default\"}";
         redis.redis().zadd(redis.keys().scheduledClaimed("default"), System.currentTimeMillis() - 60_000, abandoned);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 2);
+        await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == 2);
         assertEquals(Set.of("1", "2"), Set.copyOf(seen));
         assertEquals(0, redis.redis().zcard(redis.keys().scheduled("default")));
         assertEquals(0, redis.redis().zcard(redis.keys().scheduledClaimed("default")));
@@ -176,7 +176,7 @@ class RedisCapabilitiesTest {
         for (int i = 0; i < 10; i++) {
             w1.publish("ride.cancelled", Map.of("rideId", "r" + i));
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> a.size() == 10 && b.size() == 10 && billing.size() >= 10);
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.size() == 10 && b.size() == 10 && billing.size() >= 10);
         assertEquals(10, Set.copyOf(billing).size());
     }
 }

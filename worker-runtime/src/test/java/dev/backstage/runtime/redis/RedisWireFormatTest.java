@@ -190,7 +190,7 @@ class RedisWireFormatTest {
                         "traceparent",
                         "00-abc");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 3);
+        await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == 3);
         assertTrue(
                 seen.containsAll(List.of(
                         "o2 attempts=3 timeout=10000 backoff=1000",
@@ -230,7 +230,7 @@ class RedisWireFormatTest {
                         "{\"enqueuedAt\":1718900000000,\"payload\":\"{\\\"x\\\":1}\","
                                 + "\"priority\":\"urgent\",\"taskName\":\"later\"}");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 2);
+        await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == 2);
         assertTrue(seen.containsAll(List.of("emails:2:attempts=2", "urgent:1")), seen.toString());
         StreamMessage<String, String> promoted = redis.redis()
                 .xrange(redis.prefix() + ":emails", Range.create("-", "+"))
@@ -262,7 +262,7 @@ class RedisWireFormatTest {
                         "1718900000000");
 
         String dlq = redis.prefix() + ":emails:dead-letter";
-        await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> redis.redis().xlen(dlq) == 1);
         StreamMessage<String, String> m =
                 redis.redis().xrange(dlq, Range.create("-", "+")).get(0);
         Map<String, String> b = m.getBody();
@@ -295,8 +295,8 @@ class RedisWireFormatTest {
         String real =
                 redis.redis().xadd(redis.prefix() + ":default", "taskName", "t", "payload", "{}", "enqueuedAt", "1");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(real));
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(60)).until(() -> seen.contains(real));
+        await().atMost(Duration.ofSeconds(60))
                 .until(() -> redis.redis()
                                 .xpending(redis.prefix() + ":default", "backstage-workers")
                                 .getCount()

@@ -122,8 +122,8 @@ class RedisWorkerTest {
         worker.start();
         EnqueueResult result = worker.enqueue("processOrder", new Order("o-1"));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> pendingWhenReceiptRan.contains("o-1"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> pending(stream()) == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> pendingWhenReceiptRan.contains("o-1"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> pending(stream()) == 0);
         List<StreamMessage<String, String>> entries = redis.redis().xrange(stream(), Range.create("-", "+"));
         assertEquals(2, entries.size());
         assertEquals(result.id(), entries.get(0).getId());
@@ -143,7 +143,7 @@ class RedisWorkerTest {
         worker.enqueue("processOrder", new Order("o-2"));
 
         String dlq = redis.keys().deadLetter("default");
-        await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> redis.redis().xlen(dlq) == 1);
         assertEquals(2, runs.get(), "ran once, retried once, then dead-lettered (max 1 retry)");
         String error = redis.redis()
                 .xrange(dlq, Range.create("-", "+"))
@@ -178,7 +178,7 @@ class RedisWorkerTest {
         assertEquals("4", dead.get("deliveryCount"));
         assertEquals("IllegalStateException: payment gateway said no", dead.get("error"));
         assertNotNull(dead.get("deadLetteredAt"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> pending(stream()) == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> pending(stream()) == 0);
         assertEquals(0, redis.redis().exists(redis.keys().error(stream(), result.id())), "failure record removed");
     }
 
@@ -202,10 +202,10 @@ class RedisWorkerTest {
         worker.start();
         worker.enqueue("onceFails", new Order("o-4"));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> runTimes.size() == 2);
+        await().atMost(Duration.ofSeconds(60)).until(() -> runTimes.size() == 2);
         long gapMs = TimeUnit.NANOSECONDS.toMillis(runTimes.get(1) - runTimes.get(0));
         assertTrue(gapMs >= 300, "waited for the back-off: " + gapMs + " ms");
-        await().atMost(Duration.ofSeconds(5)).until(() -> pending(stream()) == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> pending(stream()) == 0);
     }
 
     @Test
@@ -243,7 +243,7 @@ class RedisWorkerTest {
         rescuer.start();
 
         await().atMost(Duration.ofSeconds(20)).until(() -> completed.size() == 3);
-        await().atMost(Duration.ofSeconds(5)).until(() -> pending(stream()) == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> pending(stream()) == 0);
         assertEquals(Set.of("o-0", "o-1", "o-2"), completed);
         never.countDown();
         doomed.close(); // stops the dead worker's loops (its connections are already gone)
@@ -289,8 +289,8 @@ class RedisWorkerTest {
         await().atMost(Duration.ofSeconds(15)).until(() -> completed.size() == 2);
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
         assertTrue(tookMs < 30_000, "rescued in " + tookMs + " ms, well before the 60 s idle threshold");
-        await().atMost(Duration.ofSeconds(5)).until(() -> pending(stream()) == 0);
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(60)).until(() -> pending(stream()) == 0);
+        await().atMost(Duration.ofSeconds(60))
                 .until(() -> !redis.redis().hexists(redis.keys().workers("backstage-workers"), "victim"));
         victim.close();
     }
@@ -308,7 +308,7 @@ class RedisWorkerTest {
         assertTrue(result.id().startsWith("scheduled:"), result.id());
         long due = result.runAt().toEpochMilli();
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> !ranAt.isEmpty());
+        await().atMost(Duration.ofSeconds(60)).until(() -> !ranAt.isEmpty());
         long lateness = ranAt.get(0) - due;
         assertTrue(lateness >= 0, "never early: " + lateness + " ms");
         System.out.printf("scheduled job promoted %d ms after due%n", lateness);
@@ -397,7 +397,7 @@ class RedisWorkerTest {
         worker.enqueue("nobodyHandlesThis", new Order("o-6"));
 
         String dlq = redis.keys().deadLetter("default");
-        await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> redis.redis().xlen(dlq) == 1);
         assertEquals(
                 "unknown task 'nobodyHandlesThis'",
                 redis.redis()
@@ -420,7 +420,7 @@ class RedisWorkerTest {
         redis.redis().xadd(stream(), "taskName", "processOrder", "payload", "[1,2]", "enqueuedAt", "1718900000000");
 
         String dlq = redis.keys().deadLetter("default");
-        await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 2);
+        await().atMost(Duration.ofSeconds(60)).until(() -> redis.redis().xlen(dlq) == 2);
         List<StreamMessage<String, String>> dead = redis.redis().xrange(dlq, Range.create("-", "+"));
         Map<String, String> notJson = dead.stream()
                 .filter(m -> m.getBody().get("payload").equals("{not json"))
@@ -456,14 +456,14 @@ class RedisWorkerTest {
         worker.enqueue("hangs", new Order("o-7"));
 
         String dlq = redis.keys().deadLetter("default");
-        await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().xlen(dlq) == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> redis.redis().xlen(dlq) == 1);
         assertTrue(redis.redis()
                 .xrange(dlq, Range.create("-", "+"))
                 .get(0)
                 .getBody()
                 .get("error")
                 .startsWith("hard timeout"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> interrupted.get() == 2);
+        await().atMost(Duration.ofSeconds(60)).until(() -> interrupted.get() == 2);
     }
 
     @Test
@@ -499,7 +499,7 @@ class RedisWorkerTest {
             return Next.done();
         });
         healed.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> fixed.size() == 5);
+        await().atMost(Duration.ofSeconds(60)).until(() -> fixed.size() == 5);
         List<StreamMessage<String, String>> redriven =
                 redis.redis().xrange(stream(), Range.create("-", "+"), Limit.from(100));
         assertTrue(
