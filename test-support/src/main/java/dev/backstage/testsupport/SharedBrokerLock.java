@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,11 +21,13 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * another run's test. Two layers: a fair {@link ReentrantReadWriteLock} per broker inside this JVM (a file lock
  * cannot be taken twice by one JVM), and a {@link FileLock} on {@code ${java.io.tmpdir}/backstage-shared-brokers/}
  * between JVMs (released by the OS if a JVM dies). Brokers are always locked in enum order, so two holders cannot
- * deadlock.
+ * deadlock. Its own tests lock files in a directory of their own ({@link #hold(Path, Set, boolean, String)}), so they
+ * neither wait for nor disturb the other lanes.
  */
 public final class SharedBrokerLock implements AutoCloseable {
     private static final Path DIRECTORY = Path.of(System.getProperty("java.io.tmpdir"), "backstage-shared-brokers");
-    private static final Map<SharedBroker, Entry> ENTRIES = new EnumMap<>(SharedBroker.class);
+    /** One entry per lock file: the file names the broker, its directory the set of runs that share it. */
+    private static final Map<Path, Entry> ENTRIES = new HashMap<>();
 
     private final List<Runnable> releases = new ArrayList<>();
 
@@ -36,12 +38,18 @@ public final class SharedBrokerLock implements AutoCloseable {
      * exclusively when it is true (the caller kills or restarts their nodes). Prints a line when it has to wait.
      */
     public static SharedBrokerLock hold(Set<SharedBroker> brokers, boolean disrupts, String holder) {
+        return hold(DIRECTORY, brokers, disrupts, holder);
+    }
+
+    /** {@link #hold(Set, boolean, String)} with the lock files in {@code directory}. */
+    static SharedBrokerLock hold(Path directory, Set<SharedBroker> brokers, boolean disrupts, String holder) {
         SharedBrokerLock lock = new SharedBrokerLock();
         try {
             for (SharedBroker broker : new TreeSet<>(brokers)) {
                 Entry entry;
                 synchronized (ENTRIES) {
-                    entry = ENTRIES.computeIfAbsent(broker, Entry::new);
+                    entry = ENTRIES.computeIfAbsent(
+                            directory.resolve(broker.fileName()), file -> new Entry(broker, file));
                 }
                 lock.releases.add(0, disrupts ? entry.exclusive(holder) : entry.shared(holder));
             }
@@ -61,13 +69,15 @@ public final class SharedBrokerLock implements AutoCloseable {
     /** One broker's two layers; {@code sharedHolders} counts this JVM's shared holders of the file lock. */
     private static final class Entry {
         private final SharedBroker broker;
+        private final Path file;
         private final ReentrantReadWriteLock inJvm = new ReentrantReadWriteLock(true);
         private FileChannel channel;
         private FileLock fileLock;
         private int sharedHolders;
 
-        Entry(SharedBroker broker) {
+        Entry(SharedBroker broker, Path file) {
             this.broker = broker;
+            this.file = file;
         }
 
         Runnable shared(String holder) {
@@ -115,12 +125,9 @@ public final class SharedBrokerLock implements AutoCloseable {
 
         private FileLock acquire(boolean shared, String holder) {
             try {
-                Files.createDirectories(DIRECTORY);
+                Files.createDirectories(file.getParent());
                 channel = FileChannel.open(
-                        DIRECTORY.resolve(broker.fileName()),
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.READ,
-                        StandardOpenOption.WRITE);
+                        file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
                 FileLock got = channel.tryLock(0, Long.MAX_VALUE, shared);
                 if (got == null) {
                     System.out.printf(
@@ -130,7 +137,7 @@ public final class SharedBrokerLock implements AutoCloseable {
                 }
                 return got;
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot lock " + DIRECTORY.resolve(broker.fileName()), e);
+                throw new UncheckedIOException("cannot lock " + file, e);
             }
         }
 

@@ -18,19 +18,23 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+/** Locks files in a directory of its own: the real ones are held by the other lanes of {@code bin/test}. */
 class SharedBrokerLockTest {
-    private static final Path FILE =
-            Path.of(System.getProperty("java.io.tmpdir"), "backstage-shared-brokers", "redis-sentinel.lock");
+    @TempDir
+    Path directory;
 
     @Test
     void givenAnExclusiveHolder_whenAnotherThreadAsksToShare_thenItWaitsUntilTheHolderLetsGo() {
         AtomicBoolean sharedHeld = new AtomicBoolean();
-        SharedBrokerLock exclusive = SharedBrokerLock.hold(Set.of(SharedBroker.REDIS_SENTINEL), true, "killer");
+        SharedBrokerLock exclusive =
+                SharedBrokerLock.hold(directory, Set.of(SharedBroker.REDIS_SENTINEL), true, "killer");
         Thread[] reader = new Thread[1];
         CompletableFuture<Void> sharing = CompletableFuture.runAsync(() -> {
             reader[0] = Thread.currentThread();
-            try (SharedBrokerLock shared = SharedBrokerLock.hold(Set.of(SharedBroker.REDIS_SENTINEL), false, "user")) {
+            try (SharedBrokerLock shared =
+                    SharedBrokerLock.hold(directory, Set.of(SharedBroker.REDIS_SENTINEL), false, "user")) {
                 sharedHeld.set(true);
             }
         });
@@ -44,21 +48,23 @@ class SharedBrokerLockTest {
 
     @Test
     void givenTwoSharedHoldersInOneJvm_whenBothHold_thenAnotherProcessCannotTakeItExclusively() throws Exception {
-        try (SharedBrokerLock a = SharedBrokerLock.hold(EnumSet.of(SharedBroker.REDIS_SENTINEL), false, "a");
-                SharedBrokerLock b = SharedBrokerLock.hold(EnumSet.of(SharedBroker.REDIS_SENTINEL), false, "b")) {
-            assertEquals("busy", tryExclusiveInAnotherProcess());
+        try (SharedBrokerLock a =
+                        SharedBrokerLock.hold(directory, EnumSet.of(SharedBroker.REDIS_SENTINEL), false, "a");
+                SharedBrokerLock b =
+                        SharedBrokerLock.hold(directory, EnumSet.of(SharedBroker.REDIS_SENTINEL), false, "b")) {
+            assertEquals("busy", tryExclusiveInAnotherProcess(directory.resolve("redis-sentinel.lock")));
         }
-        assertEquals("free", tryExclusiveInAnotherProcess());
+        assertEquals("free", tryExclusiveInAnotherProcess(directory.resolve("redis-sentinel.lock")));
     }
 
     /** A child JVM tries the file lock exclusively, as another lane's test would, and says what it found. */
-    private static String tryExclusiveInAnotherProcess() throws Exception {
+    private static String tryExclusiveInAnotherProcess(Path file) throws Exception {
         Process child = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp",
                         System.getProperty("java.class.path"),
                         TryExclusive.class.getName(),
-                        FILE.toString())
+                        file.toString())
                 .redirectErrorStream(true)
                 .start();
         try (BufferedReader out =
