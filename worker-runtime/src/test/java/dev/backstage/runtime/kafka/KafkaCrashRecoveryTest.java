@@ -2,7 +2,6 @@ package dev.backstage.runtime.kafka;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.recovery.CrashRecoveryRun;
@@ -70,27 +69,10 @@ class KafkaCrashRecoveryTest {
                         RedisTestSupport.URL,
                         redis.prefix()),
                 JOBS);
-        CrashRecoveryRun.Child first = run.start("worker-a");
-        await().atMost(Duration.ofSeconds(90)).until(() -> first.done() >= KILL_AFTER);
-        long killedAt = first.kill();
-
-        OffsetAndMetadata committed = kafka.committedWithMetadata(kafka.group, topic, 0);
-        long from = committed == null ? 0 : committed.offset();
-        Set<Long> settledBeyond = new HashSet<>();
-        if (committed != null) {
-            for (long o : CommitMetadata.decode(committed.offset(), committed.metadata())) {
-                settledBeyond.add(o);
-            }
-        }
-        int lastStarted =
-                first.started().stream().mapToInt(Integer::intValue).max().orElse(-1);
-        Set<Integer> held = new TreeSet<>();
-        for (long o = from; o <= lastStarted; o++) {
-            if (!settledBeyond.contains(o)) {
-                held.add((int) o);
-            }
-        }
-        assertFalse(held.isEmpty(), "the killed worker held unsettled records");
+        CrashRecoveryRun.Killed killed =
+                run.killWhileHolding("worker-a", KILL_AFTER, victim -> unsettled(topic, victim.started()));
+        long killedAt = killed.atNanos();
+        Set<Integer> held = killed.held();
 
         CrashRecoveryRun.Child second = run.start("worker-a");
         CrashRecoveryRun.Figures figures = run.measure(
@@ -100,6 +82,29 @@ class KafkaCrashRecoveryTest {
                 figures.secondsToRecover() >= 0 && figures.secondsToRecover() <= RECOVERY_BOUND.toSeconds(),
                 "every held record ran again within " + RECOVERY_BOUND.toSeconds() + " s: " + figures);
         assertEquals(0, figures.lost(), "jobs lost: " + figures);
+    }
+
+    /**
+     * The offsets the group's committed position (and its settled-beyond metadata) does not cover, up to the last
+     * one the killed worker started.
+     */
+    private Set<Integer> unsettled(String topic, Set<Integer> started) throws Exception {
+        OffsetAndMetadata committed = kafka.committedWithMetadata(kafka.group, topic, 0);
+        long from = committed == null ? 0 : committed.offset();
+        Set<Long> settledBeyond = new HashSet<>();
+        if (committed != null) {
+            for (long o : CommitMetadata.decode(committed.offset(), committed.metadata())) {
+                settledBeyond.add(o);
+            }
+        }
+        int lastStarted = started.stream().mapToInt(Integer::intValue).max().orElse(-1);
+        Set<Integer> held = new TreeSet<>();
+        for (long o = from; o <= lastStarted; o++) {
+            if (!settledBeyond.contains(o)) {
+                held.add((int) o);
+            }
+        }
+        return held;
     }
 
     private static String job(int n) {

@@ -2,7 +2,6 @@ package dev.backstage.runtime.kafka;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.recovery.CrashRecoveryRun;
 import dev.backstage.runtime.redis.RedisTestSupport;
@@ -73,23 +72,14 @@ class KafkaWorkerRestartTest {
                         RedisTestSupport.URL,
                         redis.prefix()),
                 JOBS);
-        // Killed while jobs are inside its handlers (between polls there can be a moment with none). On a loaded
-        // machine the jobs seen inside can finish between the look and the kill: then the kill did not test what
-        // this test is about, and a new process is started and killed again (its jobs still count; none may be
-        // lost), at most five times.
-        long killedAt;
-        Set<Integer> held;
-        int attempts = 0;
-        do {
-            assertTrue(++attempts <= 5, "in 5 kills no worker had a job inside its handlers when it died");
-            CrashRecoveryRun.Child victim = run.start(consumerId);
-            await().atMost(Duration.ofSeconds(120))
-                    .pollInterval(Duration.ofMillis(5))
-                    .until(() -> victim.done() >= KILL_AFTER && inHandlers(victim) > 0);
-            killedAt = victim.kill();
-            held = new TreeSet<>(victim.started());
-            held.removeAll(victim.finished());
-        } while (held.isEmpty());
+        // Held: what it started and did not finish (the test's own account of its handlers).
+        CrashRecoveryRun.Killed killed = run.killWhileHolding(consumerId, KILL_AFTER, victim -> {
+            Set<Integer> inside = new TreeSet<>(victim.started());
+            inside.removeAll(victim.finished());
+            return inside;
+        });
+        long killedAt = killed.atNanos();
+        Set<Integer> held = killed.held();
 
         CrashRecoveryRun.Child second = run.start(consumerId);
         CrashRecoveryRun.Figures figures =
@@ -108,12 +98,6 @@ class KafkaWorkerRestartTest {
                     .until(() -> kafka.committed(kafka.group, topic, partition) == kafka.endOffset(topic, partition));
         }
         assertEquals(0, figures.lost(), "jobs lost: " + figures);
-    }
-
-    private static int inHandlers(CrashRecoveryRun.Child child) {
-        Set<Integer> running = new TreeSet<>(child.started());
-        running.removeAll(child.finished());
-        return running.size();
     }
 
     private static String job(int n) {

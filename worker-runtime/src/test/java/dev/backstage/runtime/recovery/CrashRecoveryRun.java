@@ -126,6 +126,13 @@ public final class CrashRecoveryRun implements AutoCloseable {
             return Set.copyOf(doneAt.keySet());
         }
 
+        /** Jobs it said it started and not yet that it finished. */
+        public int inHandlers() {
+            Set<Integer> running = new HashSet<>(started);
+            running.removeAll(doneAt.keySet());
+            return running.size();
+        }
+
         /** {@link System#nanoTime()} when this worker said it started, or -1 while it has not. */
         public long readyAt() {
             return readyAt;
@@ -154,6 +161,39 @@ public final class CrashRecoveryRun implements AutoCloseable {
         Child child = new Child(consumerId);
         children.add(child);
         return child;
+    }
+
+    /** A worker killed while it held jobs: when, and which jobs it held by the broker's account. */
+    public record Killed(long atNanos, Set<Integer> held) {}
+
+    /** Reads which jobs a killed worker held, from the broker's own state. */
+    @FunctionalInterface
+    public interface HeldAtKill {
+        Set<Integer> held(Child victim) throws Exception;
+    }
+
+    /**
+     * Starts a worker as {@code consumerId} and SIGKILLs it once it has finished {@code killAfter} jobs and has
+     * some inside its handlers, then asks {@code heldAtKill} which jobs it held (from the broker's own state).
+     * Between polls a worker can have none inside, and on a loaded machine the jobs seen inside can finish between
+     * the look and the kill: then the kill did not test a crash with work held, and another worker is started as
+     * {@code consumerId} and killed again (what it ran still counts; nothing may be lost), at most five times.
+     */
+    public Killed killWhileHolding(String consumerId, int killAfter, HeldAtKill heldAtKill) throws Exception {
+        for (int attempt = 1; attempt <= 5; attempt++) {
+            Child victim = start(consumerId);
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> victim.done() >= killAfter && victim.inHandlers() > 0);
+            long at = victim.kill();
+            Set<Integer> held = heldAtKill.held(victim);
+            if (!held.isEmpty()) {
+                return new Killed(at, Set.copyOf(held));
+            }
+            System.out.println("crash recovery [" + name + "]: attempt " + attempt
+                    + " held nothing at the kill (its jobs finished first); killing another worker");
+        }
+        throw new AssertionError("in 5 kills no worker of " + name + " held a job when it died");
     }
 
     /**

@@ -2,7 +2,6 @@ package dev.backstage.runtime.redis;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.backstage.runtime.recovery.CrashRecoveryRun;
@@ -120,14 +119,13 @@ class RedisCrashRecoveryTest {
                         "4",
                         "25"),
                 JOBS);
-        CrashRecoveryRun.Child first = run.start("worker-a");
-        await().atMost(Duration.ofSeconds(60)).until(() -> first.done() >= KILL_AFTER);
-        long killedAt = first.kill();
-
-        List<PendingMessage> pending = redis.redis()
-                .xpending(stream, Consumer.from(group, "worker-a"), Range.create("-", "+"), Limit.from(10_000));
-        Set<Integer> held = pending.stream().map(p -> jobOfEntry.get(p.getId())).collect(Collectors.toSet());
-        assertFalse(held.isEmpty(), "the killed worker held pending entries");
+        CrashRecoveryRun.Killed killed = run.killWhileHolding("worker-a", KILL_AFTER, victim -> {
+            List<PendingMessage> pending = redis.redis()
+                    .xpending(stream, Consumer.from(group, "worker-a"), Range.create("-", "+"), Limit.from(10_000));
+            return pending.stream().map(p -> jobOfEntry.get(p.getId())).collect(Collectors.toSet());
+        });
+        long killedAt = killed.atNanos();
+        Set<Integer> held = killed.held();
 
         CrashRecoveryRun.Child second = run.start(restartAs);
         CrashRecoveryRun.Figures figures =
