@@ -16,6 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -37,27 +40,34 @@ class WorkerCrashTest {
             System.out.println("[crash] waiting for 3 ready workers");
             await().atMost(Duration.ofSeconds(120)).until(() -> cluster.readyReplicas("orders") == 3);
 
-            try (Worker producer = Worker.builder()
-                    .provider(RedisProvider.connect(
-                            RedisSettings.of(RedisStreams.URL).withPrefix(prefix)))
-                    .build()) {
-                for (int i = 0; i < ORDERS; i++) {
-                    producer.enqueue("processOrder", new Order("o-" + i, 100 + i, "visa"), EnqueueOptions.defaults());
-                }
-            }
+            // The orders go in while the workers run, so there is work in flight to interrupt whenever the kill
+            // comes (on a loaded machine the workers can keep pace with a producer that enqueues one at a time).
+            CompletableFuture<Void> producing = CompletableFuture.runAsync(() -> produce(prefix));
             String stream = prefix + ":default";
             System.out.println("[crash] waiting until a fifth of the orders are done, then killing a worker");
             await().atMost(Duration.ofSeconds(120))
                     .until(() -> streams.entriesRead(stream, "shop-workers") >= ORDERS / 5);
-            LocalPod victim = cluster.kubelet().pods("orders").get(0);
-            // Kill it while it holds unacked work, so the crash really interrupts jobs.
-            await().atMost(Duration.ofSeconds(30))
-                    .until(() -> streams.pendingOf(stream, "shop-workers", victim.name()) > 0);
+            // Kill a pod while it holds unacked work, so the crash really interrupts jobs.
+            AtomicReference<LocalPod> holder = new AtomicReference<>();
+            await("a pod holding unacked jobs")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> {
+                        for (LocalPod pod : cluster.kubelet().pods("orders")) {
+                            if (streams.pendingOf(stream, "shop-workers", pod.name()) > 0) {
+                                holder.set(pod);
+                                return true;
+                            }
+                        }
+                        return false;
+                    });
+            LocalPod victim = holder.get();
             long held = streams.pendingOf(stream, "shop-workers", victim.name());
             victim.kill();
             System.out.println("[crash] killed " + victim.name() + " with SIGKILL holding " + held
                     + " unacked jobs; waiting for every order to complete");
 
+            producing.get(180, TimeUnit.SECONDS); // a failed enqueue fails the test here
             await().atMost(Duration.ofSeconds(180))
                     .until(() -> streams.receiptsPerOrder(stream).size() == ORDERS);
             await().atMost(Duration.ofSeconds(60)).until(() -> streams.pending(stream, "shop-workers") == 0);
@@ -73,6 +83,17 @@ class WorkerCrashTest {
             assertEquals(ORDERS, receipts.size(), "no order lost");
             assertTrue(cluster.kubelet().podsReplaced() >= 1, "the killed pod was replaced");
             await().atMost(Duration.ofSeconds(120)).until(() -> cluster.readyReplicas("orders") == 3);
+        }
+    }
+
+    private static void produce(String prefix) {
+        try (Worker producer = Worker.builder()
+                .provider(
+                        RedisProvider.connect(RedisSettings.of(RedisStreams.URL).withPrefix(prefix)))
+                .build()) {
+            for (int i = 0; i < ORDERS; i++) {
+                producer.enqueue("processOrder", new Order("o-" + i, 100 + i, "visa"), EnqueueOptions.defaults());
+            }
         }
     }
 
