@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -73,11 +72,8 @@ class KafkaWorkerRestartTest {
                         redis.prefix()),
                 JOBS);
         // Held: what it started and did not finish (the test's own account of its handlers).
-        CrashRecoveryRun.Killed killed = run.killWhileHolding(consumerId, KILL_AFTER, victim -> {
-            Set<Integer> inside = new TreeSet<>(victim.started());
-            inside.removeAll(victim.finished());
-            return inside;
-        });
+        CrashRecoveryRun.Killed killed =
+                run.killWhileHolding(consumerId, KILL_AFTER, CrashRecoveryRun.Child::unfinished);
         long killedAt = killed.atNanos();
         Set<Integer> held = killed.held();
 

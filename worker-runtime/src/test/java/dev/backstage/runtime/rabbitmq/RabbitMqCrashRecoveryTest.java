@@ -8,7 +8,6 @@ import dev.backstage.runtime.recovery.CrashRecoveryRun;
 import dev.backstage.runtime.spi.JobMeta;
 import dev.backstage.runtime.spi.OutgoingJob;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -61,11 +60,8 @@ class RabbitMqCrashRecoveryTest {
                         "25"),
                 JOBS);
         // What it started and did not finish was unacked when it died (acks follow the handler).
-        CrashRecoveryRun.Killed killed = run.killWhileHolding("worker-a", KILL_AFTER, victim -> {
-            Set<Integer> unacked = new HashSet<>(victim.started());
-            unacked.removeAll(victim.finished());
-            return unacked;
-        });
+        CrashRecoveryRun.Killed killed =
+                run.killWhileHolding("worker-a", KILL_AFTER, CrashRecoveryRun.Child::unfinished);
         long killedAt = killed.atNanos();
         Set<Integer> held = killed.held();
 

@@ -126,11 +126,11 @@ public final class CrashRecoveryRun implements AutoCloseable {
             return Set.copyOf(doneAt.keySet());
         }
 
-        /** Jobs it said it started and not yet that it finished. */
-        public int inHandlers() {
+        /** Jobs it said it started and not yet that it finished: inside its handlers, or cut off by a kill. */
+        public Set<Integer> unfinished() {
             Set<Integer> running = new HashSet<>(started);
             running.removeAll(doneAt.keySet());
-            return running.size();
+            return running;
         }
 
         /** {@link System#nanoTime()} when this worker said it started, or -1 while it has not. */
@@ -184,7 +184,8 @@ public final class CrashRecoveryRun implements AutoCloseable {
             Child victim = start(consumerId);
             await().atMost(Duration.ofSeconds(120))
                     .pollInterval(Duration.ofMillis(5))
-                    .until(() -> victim.done() >= killAfter && victim.inHandlers() > 0);
+                    .until(() ->
+                            victim.done() >= killAfter && !victim.unfinished().isEmpty());
             long at = victim.kill();
             Set<Integer> held = heldAtKill.held(victim);
             if (!held.isEmpty()) {
